@@ -1,0 +1,525 @@
+//! A strict JSON parser with `JSON.parse` semantics.
+//!
+//! Strict means ECMA-404: only space, tab, line feed and carriage return between tokens, no
+//! byte order mark, no trailing commas, no raw control characters in strings. That is what
+//! `JSON.parse` accepts, so a file this parser rejects is a file the harness would reject.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::{LONE_SURROGATE_BASE, Num, Object, Span, Str, Value};
+
+/// How deep arrays and objects may nest before the parser gives up.
+///
+/// Real cassettes nest a few dozen levels at most; the limit only keeps hostile input from
+/// exhausting the stack.
+const MAX_DEPTH: usize = 512;
+
+/// Why a text is not JSON, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+    /// Byte offset of the problem in the text.
+    pub offset: usize,
+}
+
+/// What went wrong while parsing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseErrorKind {
+    /// The text is empty or only whitespace.
+    Empty,
+    /// The text ends in the middle of a value.
+    UnexpectedEnd,
+    /// A character that cannot start or continue a value here.
+    Unexpected(char),
+    /// The bytes are not UTF-8.
+    InvalidUtf8,
+    /// The text starts with a byte order mark, which `JSON.parse` rejects.
+    ByteOrderMark,
+    /// A raw control character inside a string.
+    ControlCharacter(u8),
+    /// A backslash escape that JSON does not define.
+    InvalidEscape,
+    /// A number that does not follow the JSON grammar.
+    InvalidNumber,
+    /// More text after the value.
+    TrailingCharacters,
+    /// Nesting deeper than the parser allows.
+    TooDeep,
+    /// A string mixes lone surrogates with characters of U+100000..U+1007FF, which this
+    /// implementation uses to carry lone surrogates.
+    Unrepresentable,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ParseErrorKind::Empty => f.write_str("empty file, expected a JSON value"),
+            ParseErrorKind::UnexpectedEnd => f.write_str("unexpected end of file (truncated?)"),
+            ParseErrorKind::Unexpected(c) => write!(f, "unexpected character {c:?}"),
+            ParseErrorKind::InvalidUtf8 => f.write_str("invalid UTF-8"),
+            ParseErrorKind::ByteOrderMark => {
+                f.write_str("byte order mark at the start (JSON.parse rejects it)")
+            }
+            ParseErrorKind::ControlCharacter(b) => {
+                write!(f, "raw control character U+{b:04X} in a string")
+            }
+            ParseErrorKind::InvalidEscape => f.write_str("invalid escape sequence"),
+            ParseErrorKind::InvalidNumber => f.write_str("invalid number"),
+            ParseErrorKind::TrailingCharacters => {
+                f.write_str("trailing characters after the value")
+            }
+            ParseErrorKind::TooDeep => {
+                write!(f, "nesting deeper than {MAX_DEPTH} levels")
+            }
+            ParseErrorKind::Unrepresentable => f.write_str(
+                "string mixes lone surrogates with characters U+100000..U+1007FF (unsupported)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses one JSON value from `bytes`, as `JSON.parse` would.
+pub fn parse(bytes: &[u8]) -> Result<Value<'_>, ParseError> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(ParseError {
+                kind: ParseErrorKind::InvalidUtf8,
+                offset: e.valid_up_to(),
+            });
+        }
+    };
+    if text.starts_with('\u{feff}') {
+        return Err(ParseError {
+            kind: ParseErrorKind::ByteOrderMark,
+            offset: 0,
+        });
+    }
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
+    parser.skip_ws();
+    if parser.pos == parser.bytes.len() {
+        return Err(parser.error(ParseErrorKind::Empty));
+    }
+    let value = parser.value(0)?;
+    parser.skip_ws();
+    if parser.pos != parser.bytes.len() {
+        return Err(parser.error(ParseErrorKind::TrailingCharacters));
+    }
+    Ok(value)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn error(&self, kind: ParseErrorKind) -> ParseError {
+        ParseError {
+            kind,
+            offset: self.pos,
+        }
+    }
+
+    fn unexpected(&self) -> ParseError {
+        match self.text[self.pos..].chars().next() {
+            Some(c) => self.error(ParseErrorKind::Unexpected(c)),
+            None => self.error(ParseErrorKind::UnexpectedEnd),
+        }
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
+        match self.peek() {
+            None => Err(self.error(ParseErrorKind::UnexpectedEnd)),
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            Some(b't') => self.literal("true", Value::Bool(true)),
+            Some(b'f') => self.literal("false", Value::Bool(false)),
+            Some(b'n') => self.literal("null", Value::Null),
+            Some(_) => Err(self.unexpected()),
+        }
+    }
+
+    fn literal(&mut self, word: &str, value: Value<'a>) -> Result<Value<'a>, ParseError> {
+        for &expected in word.as_bytes() {
+            if self.peek() != Some(expected) {
+                return Err(self.unexpected());
+            }
+            self.pos += 1;
+        }
+        Ok(value)
+    }
+
+    fn enter(&self, depth: usize) -> Result<usize, ParseError> {
+        if depth >= MAX_DEPTH {
+            return Err(self.error(ParseErrorKind::TooDeep));
+        }
+        Ok(depth + 1)
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
+        let depth = self.enter(depth)?;
+        self.pos += 1; // [
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
+        let depth = self.enter(depth)?;
+        self.pos += 1; // {
+        let mut entries = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(Object::from_parsed(entries)));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.unexpected());
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value(depth)?;
+            entries.push((key, value));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(Object::from_parsed(entries)));
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Value<'a>, ParseError> {
+        let start = self.pos;
+        let digits = |p: &mut Self| {
+            let from = p.pos;
+            while matches!(p.peek(), Some(b'0'..=b'9')) {
+                p.pos += 1;
+            }
+            p.pos - from
+        };
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                digits(self);
+            }
+            _ => return Err(self.error(ParseErrorKind::InvalidNumber)),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if digits(self) == 0 {
+                return Err(self.error(ParseErrorKind::InvalidNumber));
+            }
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.error(ParseErrorKind::InvalidNumber));
+            }
+        }
+        Ok(Value::Number(Num(Cow::Borrowed(
+            &self.text[start..self.pos],
+        ))))
+    }
+
+    fn string(&mut self) -> Result<Str<'a>, ParseError> {
+        let start = self.pos;
+        self.pos += 1; // opening quote
+        let content_start = self.pos;
+        // Fast path: no escapes, borrow the slice.
+        loop {
+            match self.peek() {
+                None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+                Some(b'"') => {
+                    let text = &self.text[content_start..self.pos];
+                    self.pos += 1;
+                    return Ok(Str::parsed(
+                        Cow::Borrowed(text),
+                        self.span_from(start),
+                        false,
+                    ));
+                }
+                Some(b'\\') => break,
+                Some(b) if b < 0x20 => return Err(self.error(ParseErrorKind::ControlCharacter(b))),
+                Some(_) => self.pos += 1,
+            }
+        }
+        let mut out = String::with_capacity(self.pos - content_start + 16);
+        out.push_str(&self.text[content_start..self.pos]);
+        let mut lone = false;
+        let mut private_use = false;
+        loop {
+            let run_start = self.pos;
+            loop {
+                match self.peek() {
+                    None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+                    Some(b'"' | b'\\') => break,
+                    Some(b) if b < 0x20 => {
+                        return Err(self.error(ParseErrorKind::ControlCharacter(b)));
+                    }
+                    Some(0xF4) => {
+                        // U+100000..U+10FFFF all start with F4; mark if in our stand-in range.
+                        if self.bytes.get(self.pos + 1).is_some_and(|&b| b < 0x82) {
+                            private_use = true;
+                        }
+                        self.pos += 1;
+                    }
+                    Some(_) => self.pos += 1,
+                }
+            }
+            out.push_str(&self.text[run_start..self.pos]);
+            if self.peek() == Some(b'"') {
+                self.pos += 1;
+                break;
+            }
+            // A backslash escape.
+            let escape_at = self.pos;
+            self.pos += 1;
+            let c = match self.peek() {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
+                Some(b'u') => {
+                    self.pos += 1;
+                    let unit = self.hex4(escape_at)?;
+                    match unit {
+                        0xD800..=0xDBFF => {
+                            // A high surrogate pairs with an immediately following low one.
+                            let save = self.pos;
+                            let low = if self.bytes[self.pos..].starts_with(b"\\u") {
+                                self.pos += 2;
+                                let low = self.hex4(save)?;
+                                (0xDC00..=0xDFFF).contains(&low).then_some(low)
+                            } else {
+                                None
+                            };
+                            match low {
+                                Some(low) => {
+                                    let cp = 0x10000
+                                        + ((u32::from(unit) - 0xD800) << 10)
+                                        + (u32::from(low) - 0xDC00);
+                                    if (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800)
+                                        .contains(&cp)
+                                    {
+                                        private_use = true;
+                                    }
+                                    out.push(char::from_u32(cp).expect("valid surrogate pair"));
+                                }
+                                None => {
+                                    self.pos = save;
+                                    lone = true;
+                                    out.push(lone_char(unit));
+                                }
+                            }
+                            continue;
+                        }
+                        0xDC00..=0xDFFF => {
+                            lone = true;
+                            out.push(lone_char(unit));
+                            continue;
+                        }
+                        _ => {
+                            out.push(char::from_u32(u32::from(unit)).expect("not a surrogate"));
+                            continue;
+                        }
+                    }
+                }
+                Some(_) => {
+                    self.pos = escape_at;
+                    return Err(self.error(ParseErrorKind::InvalidEscape));
+                }
+                None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+            };
+            out.push(c);
+            self.pos += 1;
+        }
+        if lone && private_use {
+            return Err(ParseError {
+                kind: ParseErrorKind::Unrepresentable,
+                offset: start,
+            });
+        }
+        Ok(Str::parsed(Cow::Owned(out), self.span_from(start), lone))
+    }
+
+    /// Reads four hex digits after `\u`; errors point at the escape's backslash.
+    fn hex4(&mut self, escape_at: usize) -> Result<u16, ParseError> {
+        let digits = self.bytes.get(self.pos..self.pos + 4);
+        let value = digits
+            .filter(|d| d.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|d| u16::from_str_radix(std::str::from_utf8(d).ok()?, 16).ok());
+        match value {
+            Some(v) => {
+                self.pos += 4;
+                Ok(v)
+            }
+            None if digits.is_none() && self.bytes.len() - self.pos < 4 => {
+                Err(self.error(ParseErrorKind::UnexpectedEnd))
+            }
+            None => Err(ParseError {
+                kind: ParseErrorKind::InvalidEscape,
+                offset: escape_at,
+            }),
+        }
+    }
+
+    fn span_from(&self, start: usize) -> Span {
+        // Files past 4 GiB lose positions rather than failing.
+        match (u32::try_from(start), u32::try_from(self.pos)) {
+            (Ok(start), Ok(end)) => Span { start, end },
+            _ => Span::NONE,
+        }
+    }
+}
+
+/// The private-use character standing for the lone surrogate `unit`.
+fn lone_char(unit: u16) -> char {
+    char::from_u32(LONE_SURROGATE_BASE + u32::from(unit - 0xD800)).expect("plane 16 character")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Position;
+
+    #[track_caller]
+    fn fails(text: &str, kind: ParseErrorKind, line: usize, column: usize) {
+        let err = parse(text.as_bytes()).expect_err(text);
+        assert_eq!(err.kind, kind, "{text:?}");
+        let at = Position::locate(text.as_bytes(), err.offset);
+        assert_eq!((at.line, at.column), (line, column), "{text:?}: {err}");
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        fails("", ParseErrorKind::Empty, 1, 1);
+        fails("  \n", ParseErrorKind::Empty, 2, 1);
+        fails("{\"a\":1", ParseErrorKind::UnexpectedEnd, 1, 7);
+        fails("{\"a\":1,}", ParseErrorKind::Unexpected('}'), 1, 8);
+        fails("[1,\n 2,\n x]", ParseErrorKind::Unexpected('x'), 3, 2);
+        fails("\"a\u{1}\"", ParseErrorKind::ControlCharacter(1), 1, 3);
+        fails("\"\\x\"", ParseErrorKind::InvalidEscape, 1, 2);
+        fails("\"\\u12g4\"", ParseErrorKind::InvalidEscape, 1, 2);
+        fails("01", ParseErrorKind::TrailingCharacters, 1, 2);
+        fails("1.", ParseErrorKind::InvalidNumber, 1, 3);
+        fails("-", ParseErrorKind::InvalidNumber, 1, 2);
+        fails("1e+", ParseErrorKind::InvalidNumber, 1, 4);
+        fails("\u{feff}{}", ParseErrorKind::ByteOrderMark, 1, 1);
+        fails("{} {}", ParseErrorKind::TrailingCharacters, 1, 4);
+        fails("\u{a0}1", ParseErrorKind::Unexpected('\u{a0}'), 1, 1);
+        fails("tru", ParseErrorKind::UnexpectedEnd, 1, 4);
+    }
+
+    #[test]
+    fn invalid_utf8_is_located() {
+        let err = parse(b"{\"a\":\n\"\xff\"}").unwrap_err();
+        assert_eq!(err.kind, ParseErrorKind::InvalidUtf8);
+        assert_eq!(err.offset, 7);
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = "[".repeat(100_000);
+        assert_eq!(
+            parse(text.as_bytes()).unwrap_err().kind,
+            ParseErrorKind::TooDeep
+        );
+    }
+
+    #[test]
+    fn strings_borrow_when_unescaped_and_record_spans() {
+        let text = br#"{"k": "plain", "e": "a\nb"}"#;
+        let value = parse(text).unwrap();
+        let o = value.as_object().unwrap();
+        let Value::String(plain) = o.get("k").unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            &text[plain.span().start as usize..plain.span().end as usize],
+            b"\"plain\""
+        );
+        assert_eq!(o.get("e").unwrap().as_str(), Some("a\nb"));
+    }
+
+    #[test]
+    fn lone_surrogates_are_kept_and_pairs_decoded() {
+        let value = parse(br#"["\ud83d\ude00", "\ud800x", "\udc00\ud800"]"#).unwrap();
+        let items = value.as_array().unwrap();
+        let Value::String(pair) = &items[0] else {
+            panic!()
+        };
+        assert_eq!(pair.as_str(), "😀");
+        assert!(!pair.has_lone_surrogates());
+        let Value::String(lone) = &items[1] else {
+            panic!()
+        };
+        assert!(lone.has_lone_surrogates());
+        assert_eq!(lone.as_str(), "\u{100000}x");
+    }
+
+    #[test]
+    fn lone_surrogates_next_to_stand_in_characters_are_refused() {
+        let err = parse("\"\\ud800\u{100001}\"".as_bytes()).unwrap_err();
+        assert_eq!(err.kind, ParseErrorKind::Unrepresentable);
+    }
+}

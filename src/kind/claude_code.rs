@@ -1,0 +1,584 @@
+//! Claude Code's VCR fixtures (`fixtures/<6hex>(-<6hex>)*.json`, `fixtures/token-count-<12hex>.json`).
+//!
+//! A message fixture is `{"input": [...], "output": [...]}`, written by
+//! `JSON.stringify(value, null, 2)` with no trailing newline and named by the SHA-1 of each
+//! `input` element. Dehydration touches exactly the fields Claude Code 2.1.88 touches
+//! (`mapMessages` on the input side, `mapAssistantMessage` on the output side); everything
+//! else, notably the raw `stream_event` items, is kept verbatim. The stored `input` is already
+//! mapped, so only its string leaves are rewritten: the lodash quirk that turns arrays of
+//! scalars into index-keyed objects is never applied a second time.
+//!
+//! Token-count fixtures are `{"tokenCount": n}`; their key is not stored, so they are parsed
+//! and formatted but never renamed.
+
+use sha1::{Digest, Sha1};
+
+use crate::json::{self, Object, Str, Value};
+use crate::rules::{RuleSet, Scope};
+
+/// Which Claude Code release's writer to reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+pub enum Version {
+    /// 2.1.88, the reference: assistant items are `uuid, requestId, timestamp, message, type`.
+    #[default]
+    #[serde(rename = "2.1.88")]
+    V2_1_88,
+    /// 2.1.195: error fields kept between `timestamp` and `message`, base64 images in the
+    /// input replaced by `[IMAGE_DATA]`.
+    #[serde(rename = "2.1.195")]
+    V2_1_195,
+}
+
+/// The two file kinds of a Claude Code fixture folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// `<6hex>(-<6hex>)*.json`: a recorded model call, named by its input.
+    Message,
+    /// `token-count-<12hex>.json`: a recorded token count.
+    TokenCount,
+}
+
+/// Recognises a Claude Code fixture by its file name.
+///
+/// `.json` alone is the name the harness gives a call with no messages.
+pub fn classify(file_name: &str) -> Option<FileKind> {
+    let stem = file_name.strip_suffix(".json")?;
+    if let Some(hash) = stem.strip_prefix("token-count-") {
+        return (hash.len() == 12 && is_lower_hex(hash)).then_some(FileKind::TokenCount);
+    }
+    if stem.is_empty() {
+        return Some(FileKind::Message);
+    }
+    stem.split('-')
+        .all(|segment| segment.len() == 6 && is_lower_hex(segment))
+        .then_some(FileKind::Message)
+}
+
+fn is_lower_hex(s: &str) -> bool {
+    s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A value that is valid JSON but not the shape of its kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{field}` {problem}")]
+pub struct SchemaError {
+    /// Where in the document, as a JavaScript-style path (`output[3].message`).
+    pub field: String,
+    /// What is wrong with it.
+    pub problem: String,
+    /// Byte offset of the offending value, when known.
+    pub offset: Option<usize>,
+}
+
+fn schema(
+    field: impl Into<String>,
+    problem: impl Into<String>,
+    at: Option<&Value<'_>>,
+) -> SchemaError {
+    let offset = at.and_then(value_offset);
+    SchemaError {
+        field: field.into(),
+        problem: problem.into(),
+        offset,
+    }
+}
+
+/// The source offset of a value, found through its first string.
+fn value_offset(value: &Value<'_>) -> Option<usize> {
+    let mut found = None;
+    value.for_each_string(&mut |s| {
+        if found.is_none() && s.span().is_known() {
+            found = Some(s.span().start as usize);
+        }
+    });
+    if found.is_none()
+        && let Value::Object(o) = value
+    {
+        found = o
+            .iter()
+            .map(|(k, _)| k.span())
+            .find(|s| s.is_known())
+            .map(|s| s.start as usize);
+    }
+    found
+}
+
+/// Checks that `value` is a message fixture: an object with an `input` array (of strings and
+/// block arrays) and an `output` array of objects.
+pub fn check_message(value: &Value<'_>) -> Result<(), SchemaError> {
+    let Value::Object(root) = value else {
+        return Err(schema(
+            "(root)",
+            format!(
+                "must be an object with `input` and `output`, found {}",
+                value.type_name()
+            ),
+            Some(value),
+        ));
+    };
+    match root.get("input") {
+        None => return Err(schema("input", "is missing", Some(value))),
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::String(_) => {}
+                    Value::Array(blocks) => {
+                        for (j, block) in blocks.iter().enumerate() {
+                            if !matches!(block, Value::Object(_) | Value::Null) {
+                                return Err(schema(
+                                    format!("input[{i}][{j}]"),
+                                    format!(
+                                        "must be a content block object, found {}",
+                                        block.type_name()
+                                    ),
+                                    Some(block),
+                                ));
+                            }
+                        }
+                    }
+                    other => {
+                        return Err(schema(
+                            format!("input[{i}]"),
+                            format!(
+                                "must be a string or an array of content blocks, found {}",
+                                other.type_name()
+                            ),
+                            Some(other),
+                        ));
+                    }
+                }
+            }
+        }
+        Some(other) => {
+            return Err(schema(
+                "input",
+                format!("must be an array, found {}", other.type_name()),
+                Some(other),
+            ));
+        }
+    }
+    let output = match root.get("output") {
+        None => return Err(schema("output", "is missing", Some(value))),
+        Some(Value::Array(items)) => items,
+        Some(other @ Value::Object(_)) => {
+            return Err(schema(
+                "output",
+                "is a single object: this is the old 0.2.x fixture shape, re-record it",
+                Some(other),
+            ));
+        }
+        Some(other) => {
+            return Err(schema(
+                "output",
+                format!("must be an array, found {}", other.type_name()),
+                Some(other),
+            ));
+        }
+    };
+    for (i, item) in output.iter().enumerate() {
+        let Value::Object(item_object) = item else {
+            return Err(schema(
+                format!("output[{i}]"),
+                format!("must be an object, found {}", item.type_name()),
+                Some(item),
+            ));
+        };
+        if item_object.get("type").and_then(Value::as_str) != Some("assistant") {
+            continue;
+        }
+        match item_object.get("message") {
+            Some(Value::Object(message)) => match message.get("content") {
+                Some(Value::Array(_)) => {}
+                Some(other) => {
+                    return Err(schema(
+                        format!("output[{i}].message.content"),
+                        format!("must be an array, found {}", other.type_name()),
+                        Some(other),
+                    ));
+                }
+                None => {
+                    return Err(schema(
+                        format!("output[{i}].message.content"),
+                        "is missing",
+                        Some(item),
+                    ));
+                }
+            },
+            Some(other) => {
+                return Err(schema(
+                    format!("output[{i}].message"),
+                    format!("must be an object, found {}", other.type_name()),
+                    Some(other),
+                ));
+            }
+            None => {
+                return Err(schema(
+                    format!("output[{i}].message"),
+                    "is missing",
+                    Some(item),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that `value` is a token-count fixture: `{"tokenCount": number | null}`.
+pub fn check_token_count(value: &Value<'_>) -> Result<(), SchemaError> {
+    let Value::Object(root) = value else {
+        return Err(schema(
+            "(root)",
+            format!(
+                "must be an object with `tokenCount`, found {}",
+                value.type_name()
+            ),
+            Some(value),
+        ));
+    };
+    match root.get("tokenCount") {
+        Some(Value::Number(_) | Value::Null) => Ok(()),
+        Some(other) => Err(schema(
+            "tokenCount",
+            format!("must be a number or null, found {}", other.type_name()),
+            Some(other),
+        )),
+        None => Err(schema("tokenCount", "is missing", Some(value))),
+    }
+}
+
+/// The message fixture's file name for its `input` elements, as the harness computes it:
+/// `sha1(JSON.stringify(input[i])).slice(0, 6)` joined by `-`, plus `.json`.
+pub fn message_name(input: &[Value<'_>]) -> String {
+    let mut name = String::with_capacity(input.len() * 7 + 5);
+    let mut buf = Vec::new();
+    for (i, element) in input.iter().enumerate() {
+        if i > 0 {
+            name.push('-');
+        }
+        buf.clear();
+        json::write_compact(element, &mut buf);
+        name.push_str(&hex_prefix(&Sha1::digest(&buf), 6));
+    }
+    name.push_str(".json");
+    name
+}
+
+/// The first `len` lowercase hex digits of a digest.
+pub(crate) fn hex_prefix(digest: &[u8], len: usize) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(len);
+    for b in digest {
+        if out.len() >= len {
+            break;
+        }
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 0xF)] as char);
+    }
+    out.truncate(len);
+    out
+}
+
+/// The `input` elements of a checked message fixture.
+pub fn input<'v, 'a>(value: &'v Value<'a>) -> &'v [Value<'a>] {
+    value
+        .as_object()
+        .and_then(|o| o.get("input"))
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
+}
+
+/// Applies the rules of `scope` to the string leaves of a stored `input` element: string
+/// content, `text` blocks, `tool_result` strings and text parts, and `tool_use` input leaves.
+/// Anything else in the input is left alone.
+pub fn dehydrate_input_element(
+    element: &mut Value<'_>,
+    rules: &RuleSet,
+    scope: Scope,
+    version: Version,
+) {
+    match element {
+        Value::String(s) => apply(s, rules, scope),
+        Value::Array(blocks) => {
+            for block in blocks.iter_mut().filter_map(Value::as_object_mut) {
+                dehydrate_input_block(block, rules, scope, version);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn dehydrate_input_block(block: &mut Object<'_>, rules: &RuleSet, scope: Scope, version: Version) {
+    match block.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            if let Some(Value::String(text)) = block.get_mut("text") {
+                apply(text, rules, scope);
+            }
+        }
+        Some("tool_result") => match block.get_mut("content") {
+            Some(Value::String(content)) => apply(content, rules, scope),
+            Some(Value::Array(parts)) => {
+                for part in parts.iter_mut().filter_map(Value::as_object_mut) {
+                    if part.get("type").and_then(Value::as_str) == Some("text")
+                        && let Some(Value::String(text)) = part.get_mut("text")
+                    {
+                        apply(text, rules, scope);
+                    }
+                }
+            }
+            _ => {}
+        },
+        Some("tool_use") => {
+            if let Some(input) = block.get_mut("input") {
+                dehydrate_leaves(input, rules, scope);
+            }
+        }
+        Some("image") if version == Version::V2_1_195 => {
+            if let Some(Value::Object(source)) = block.get_mut("source")
+                && source.get("type").and_then(Value::as_str) == Some("base64")
+                && source.get("data").and_then(Value::as_str) != Some("[IMAGE_DATA]")
+            {
+                source.insert(Str::new("data"), Value::string("[IMAGE_DATA]"));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `mapValuesDeep(value, dehydrateValue)` on an already-mapped value: every string leaf.
+fn dehydrate_leaves(value: &mut Value<'_>, rules: &RuleSet, scope: Scope) {
+    value.for_each_string_mut(&mut |s| apply(s, rules, scope));
+}
+
+fn apply(s: &mut Str<'_>, rules: &RuleSet, scope: Scope) {
+    if let std::borrow::Cow::Owned(new) = rules.apply(s.as_str(), scope)
+        && new != s.as_str()
+    {
+        s.set(new);
+    }
+}
+
+/// Applies the key rules to every `input` element.
+///
+/// This is what `vcr rehash` does before computing the name: the output is left alone.
+pub fn dehydrate_input(value: &mut Value<'_>, rules: &RuleSet, version: Version) {
+    if let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("input")) {
+        for element in items {
+            dehydrate_input_element(element, rules, Scope::Key, version);
+        }
+    }
+}
+
+/// Brings a checked message fixture to what Claude Code's writer would have written: key
+/// rules on `input`, payload rules and `mapAssistantMessage` on the assistant items of
+/// `output`, everything else verbatim.
+pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Version) {
+    dehydrate_input(value, rules, version);
+    let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("output")) else {
+        return;
+    };
+    for (index, item) in items.iter_mut().enumerate() {
+        let Value::Object(object) = item else {
+            continue;
+        };
+        if object.get("type").and_then(Value::as_str) == Some("assistant") {
+            let old = std::mem::take(object);
+            *object = map_assistant_message(old, index, rules, version);
+        }
+    }
+}
+
+/// Top-level fields 2.1.195 keeps between `timestamp` and `message`.
+const ERROR_FIELDS_2_1_195: [&str; 5] = [
+    "isApiErrorMessage",
+    "apiError",
+    "error",
+    "errorDetails",
+    "healsDistinctCarrier",
+];
+
+/// `mapAssistantMessage(msg, dehydrateValue, index)`: deterministic ids, the seed's key
+/// order, other top-level fields dropped, content blocks mapped.
+fn map_assistant_message<'a>(
+    mut msg: Object<'a>,
+    index: usize,
+    rules: &RuleSet,
+    version: Version,
+) -> Object<'a> {
+    let mut out = Object::new();
+    out.insert(Str::new("uuid"), Value::string(format!("UUID-{index}")));
+    out.insert(Str::new("requestId"), Value::string("REQUEST_ID"));
+    // A key holding `undefined` is not written; a stored file never has one, so a missing
+    // key stays missing.
+    if let Some(timestamp) = msg.remove("timestamp") {
+        out.insert(Str::new("timestamp"), timestamp);
+    }
+    if version == Version::V2_1_195 {
+        for field in ERROR_FIELDS_2_1_195 {
+            if let Some(value) = msg.remove(field) {
+                out.insert(Str::new(field), value);
+            }
+        }
+    }
+    let mut message = match msg.remove("message") {
+        Some(Value::Object(message)) => message,
+        _ => Object::new(),
+    };
+    if let Some(Value::Array(blocks)) = message.get_mut("content") {
+        let old = std::mem::take(blocks);
+        *blocks = old
+            .into_iter()
+            .map(|block| map_output_block(block, rules))
+            .filter(Value::is_truthy)
+            .collect();
+    }
+    out.insert(Str::new("message"), Value::Object(message));
+    out.insert(Str::new("type"), Value::string("assistant"));
+    out
+}
+
+/// The output side of `mapAssistantMessage`'s content mapping.
+fn map_output_block<'a>(mut block: Value<'a>, rules: &RuleSet) -> Value<'a> {
+    let Value::Object(object) = &mut block else {
+        return block;
+    };
+    match object.get("type").and_then(Value::as_str) {
+        Some("text") => {
+            if let Some(Value::String(text)) = object.get_mut("text") {
+                apply(text, rules, Scope::Payload);
+            }
+            // `citations: b.citations || []`: kept in place if truthy, else `[]` (appended
+            // when absent).
+            let keep = object.get("citations").is_some_and(Value::is_truthy);
+            if !keep {
+                object.insert(Str::new("citations"), Value::Array(Vec::new()));
+            }
+        }
+        Some("tool_use") => {
+            if let Some(input) = object.get_mut("input") {
+                dehydrate_leaves(input, rules, Scope::Payload);
+            }
+        }
+        _ => {}
+    }
+    block
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Machine, Platform, claude_code};
+
+    fn rules() -> RuleSet {
+        RuleSet::new(claude_code(&Machine {
+            cwd: "/home/u/proj".into(),
+            config_home: "/home/u/.claude".into(),
+            platform: Platform::Unix,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn classifies_names() {
+        assert_eq!(classify("a1f2fb.json"), Some(FileKind::Message));
+        assert_eq!(classify("a1f2fb-0e9579.json"), Some(FileKind::Message));
+        assert_eq!(classify(".json"), Some(FileKind::Message));
+        assert_eq!(
+            classify("token-count-e81e0bac9db2.json"),
+            Some(FileKind::TokenCount)
+        );
+        assert_eq!(classify("A1F2FB.json"), None);
+        assert_eq!(classify("a1f2f.json"), None);
+        assert_eq!(classify("a1f2fb-.json"), None);
+        assert_eq!(classify("token-count-e81e0bac9db.json"), None);
+        assert_eq!(classify("package.json"), None);
+    }
+
+    #[test]
+    fn names_match_the_seed_examples() {
+        // formats.md A.2: "hello" -> a1f2fb, [{"type":"text","text":"hello"}] -> 0e9579.
+        let v = json::parse(br#"["hello", [{"type":"text","text":"hello"}]]"#).unwrap();
+        assert_eq!(message_name(v.as_array().unwrap()), "a1f2fb-0e9579.json");
+        assert_eq!(message_name(&[]), ".json");
+    }
+
+    #[test]
+    fn schema_errors_name_the_field() {
+        let cases: [(&str, &str); 7] = [
+            (
+                "[]",
+                "`(root)` must be an object with `input` and `output`, found an array",
+            ),
+            (r#"{"output":[]}"#, "`input` is missing"),
+            (
+                r#"{"input":{},"output":[]}"#,
+                "`input` must be an array, found an object",
+            ),
+            (
+                r#"{"input":[1],"output":[]}"#,
+                "`input[0]` must be a string or an array of content blocks, found a number",
+            ),
+            (
+                r#"{"input":[],"output":{"type":"assistant"}}"#,
+                "`output` is a single object: this is the old 0.2.x fixture shape, re-record it",
+            ),
+            (
+                r#"{"input":[],"output":[{"type":"assistant","message":{}}]}"#,
+                "`output[0].message.content` is missing",
+            ),
+            (
+                r#"{"input":[],"output":[3]}"#,
+                "`output[0]` must be an object, found a number",
+            ),
+        ];
+        for (text, message) in cases {
+            let v = json::parse(text.as_bytes()).unwrap();
+            assert_eq!(
+                check_message(&v).unwrap_err().to_string(),
+                message,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn assistant_items_are_rebuilt_in_the_seed_order() {
+        let text = r#"{"input":["at /home/u/proj/a"],"output":[
+            {"type":"stream_event","event":{"delta":{"text":"/home/u/proj"}}},
+            {"type":"assistant","costUSD":1,"message":{"id":"m","content":[
+                {"type":"text","text":"see /home/u/proj/x"},
+                {"type":"text","citations":null,"text":"c"},
+                {"type":"tool_use","input":{"path":"/home/u/proj/y","n":[1]}},
+                0
+            ],"usage":{}},"uuid":"0f0e","timestamp":"2026-01-01T00:00:00Z","requestId":"req_1"}
+        ]}"#;
+        let mut v = json::parse(text.as_bytes()).unwrap();
+        check_message(&v).unwrap();
+        normalize_message(&mut v, &rules(), Version::V2_1_88);
+        let expected = r#"{"input":["at [CWD]/a"],"output":[{"type":"stream_event","event":{"delta":{"text":"/home/u/proj"}}},{"uuid":"UUID-1","requestId":"REQUEST_ID","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","content":[{"type":"text","text":"see [CWD]/x","citations":[]},{"type":"text","citations":[],"text":"c"},{"type":"tool_use","input":{"path":"[CWD]/y","n":[1]}}],"usage":{}},"type":"assistant"}]}"#;
+        assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
+    }
+
+    #[test]
+    fn version_2_1_195_keeps_error_fields_and_hides_images() {
+        let text = r#"{"input":[[{"type":"image","source":{"type":"base64","data":"AAAA"}}]],"output":[
+            {"type":"assistant","message":{"content":[]},"error":"overloaded","isApiErrorMessage":true}]}"#;
+        let mut v = json::parse(text.as_bytes()).unwrap();
+        normalize_message(&mut v, &rules(), Version::V2_1_195);
+        let expected = r#"{"input":[[{"type":"image","source":{"type":"base64","data":"[IMAGE_DATA]"}}]],"output":[{"uuid":"UUID-0","requestId":"REQUEST_ID","isApiErrorMessage":true,"error":"overloaded","message":{"content":[]},"type":"assistant"}]}"#;
+        assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
+    }
+
+    #[test]
+    fn input_mapping_touches_only_the_seed_fields() {
+        let text = r#"{"input":[[
+            {"type":"text","text":"/home/u/proj"},
+            {"type":"tool_result","content":[{"type":"text","text":"/home/u/proj"},{"type":"other","text":"/home/u/proj"}]},
+            {"type":"tool_use","input":{"a":{"b":["/home/u/proj"]}},"name":"/home/u/proj"},
+            {"type":"thinking","thinking":"/home/u/proj"}
+        ]],"output":[]}"#;
+        let mut v = json::parse(text.as_bytes()).unwrap();
+        normalize_message(&mut v, &rules(), Version::V2_1_88);
+        let expected = r#"{"input":[[{"type":"text","text":"[CWD]"},{"type":"tool_result","content":[{"type":"text","text":"[CWD]"},{"type":"other","text":"/home/u/proj"}]},{"type":"tool_use","input":{"a":{"b":["[CWD]"]}},"name":"/home/u/proj"},{"type":"thinking","thinking":"/home/u/proj"}]],"output":[]}"#;
+        assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
+    }
+}

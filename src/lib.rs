@@ -1,0 +1,11 @@
+//! The `vcr` engine: reading, checking and rewriting the fixture trees of record/replay
+//! tests of LLM agents.
+//!
+//! This library never prints. Everything it has to say goes back to the caller as values
+//! (plans, outcomes, typed errors) or through the callbacks the caller passes in; the `vcr`
+//! binary is the only place that writes to a terminal.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod json;
+pub mod kind;
+pub mod rules;

@@ -1,0 +1,133 @@
+//! `String.prototype.replace` with a regex and a replacement pattern, as JavaScript does it.
+
+/// Replaces the first match (or all, when `global`) of `re` in `text`, expanding
+/// `replacement` like ECMAScript's `GetSubstitution`. `None` when nothing matched.
+pub(super) fn js_replace(
+    re: &regress::Regex,
+    text: &str,
+    replacement: &str,
+    global: bool,
+) -> Option<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut matched = false;
+    for m in re.find_iter(text) {
+        matched = true;
+        out.push_str(&text[last..m.start()]);
+        substitute(&m, text, replacement, &mut out);
+        last = m.end();
+        if !global {
+            break;
+        }
+    }
+    if !matched {
+        return None;
+    }
+    out.push_str(&text[last..]);
+    Some(out)
+}
+
+/// ECMAScript `GetSubstitution`: `$$`, `$&`, `` $` ``, `$'`, `$n`, `$nn` and `$<name>`.
+fn substitute(m: &regress::Match, text: &str, replacement: &str, out: &mut String) {
+    let group = |i: usize| m.group(i).map_or("", |r| &text[r]);
+    let captures = m.captures.len();
+    let bytes = replacement.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' || i + 1 == bytes.len() {
+            let next = replacement[i..]
+                .find('$')
+                .map_or(bytes.len(), |p| i + p.max(1));
+            out.push_str(&replacement[i..next]);
+            i = next;
+            continue;
+        }
+        match bytes[i + 1] {
+            b'$' => {
+                out.push('$');
+                i += 2;
+            }
+            b'&' => {
+                out.push_str(&text[m.range()]);
+                i += 2;
+            }
+            b'`' => {
+                out.push_str(&text[..m.start()]);
+                i += 2;
+            }
+            b'\'' => {
+                out.push_str(&text[m.end()..]);
+                i += 2;
+            }
+            d @ b'0'..=b'9' => {
+                let one = usize::from(d - b'0');
+                let two = bytes
+                    .get(i + 2)
+                    .filter(|b| b.is_ascii_digit())
+                    .map(|b| one * 10 + usize::from(b - b'0'));
+                match two {
+                    Some(n) if (1..=captures).contains(&n) => {
+                        out.push_str(group(n));
+                        i += 3;
+                    }
+                    _ if (1..=captures).contains(&one) => {
+                        out.push_str(group(one));
+                        i += 2;
+                    }
+                    _ => {
+                        out.push('$');
+                        i += 1;
+                    }
+                }
+            }
+            b'<' if m.named_groups().next().is_some() => match replacement[i + 2..].find('>') {
+                Some(close) => {
+                    let name = &replacement[i + 2..i + 2 + close];
+                    if let Some(r) = m.named_group(name) {
+                        out.push_str(&text[r]);
+                    }
+                    i += 3 + close;
+                }
+                None => {
+                    out.push('$');
+                    i += 1;
+                }
+            },
+            _ => {
+                out.push('$');
+                i += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(pattern: &str, text: &str, replacement: &str, global: bool, expected: Option<&str>) {
+        let re = regress::Regex::new(pattern).unwrap();
+        assert_eq!(
+            js_replace(&re, text, replacement, global).as_deref(),
+            expected,
+            "{pattern} {replacement}"
+        );
+    }
+
+    #[test]
+    fn substitution_patterns_follow_ecmascript() {
+        case("b", "abc", "[$&]", true, Some("a[b]c"));
+        case("b", "abc", "$`|$'", true, Some("aa|cc"));
+        case("(b)", "abc", "$1$1", true, Some("abbc"));
+        case("(b)", "abc", "$2", true, Some("a$2c"));
+        case("(b)", "abc", "$0", true, Some("a$0c"));
+        case("(b)", "abc", "$10", true, Some("ab0c"));
+        case("(?<x>b)", "abc", "<$<x>>", true, Some("a<b>c"));
+        case("b", "abc", "$<x>", true, Some("a$<x>c"));
+        case("b", "abc", "$$", true, Some("a$c"));
+        case("b", "abc", "x$", true, Some("ax$c"));
+        case("b", "abbc", "x", false, Some("axbc"));
+        case("z", "abc", "x", true, None);
+    }
+}
