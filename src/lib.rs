@@ -6,6 +6,12 @@
 //! binary is the only place that writes to a terminal.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod config;
+pub mod event;
 pub mod json;
 pub mod kind;
+pub mod normalize;
+pub mod rehash;
 pub mod rules;
+pub mod store;
+pub mod tree;

@@ -1,3 +1,111 @@
-//! Fixture kinds: how to recognise, check, normalize and name each kind of cassette.
+//! Fixture kinds: how to check, normalize and name each kind of cassette.
+//!
+//! [`canonicalize`] is the one entry point the commands use: it parses a cassette's bytes,
+//! checks the shape of its kind, applies the rules the mode calls for, and returns the bytes
+//! the kind's own writer would produce together with the name the harness would look up.
 
 pub mod claude_code;
+
+use crate::json::{self, ParseError, Position};
+use crate::tree::{Cassette, CassetteKind};
+
+pub use claude_code::SchemaError;
+
+/// What to do to a cassette.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Everything `vcr normalize` does: key rules on the key material, payload rules on the
+    /// payload, the canonical writer.
+    Normalize,
+    /// What `vcr rehash` does: key rules on the key material only.
+    Rekey,
+}
+
+/// A cassette after [`canonicalize`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Canonical {
+    /// The bytes the kind's writer produces for the (rewritten) value.
+    pub bytes: Vec<u8>,
+    /// Whether the rules changed the key material.
+    pub key_changed: bool,
+    /// The file name the harness would look up, for content-addressed kinds.
+    pub name: Option<String>,
+}
+
+/// Why a cassette cannot be processed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CassetteError {
+    /// Not JSON.
+    #[error("{0}")]
+    Parse(#[from] ParseError),
+    /// JSON, but not the shape of its kind.
+    #[error("{0}")]
+    Schema(#[from] SchemaError),
+}
+
+impl CassetteError {
+    /// The finding id of the problem (`parse` or `schema`).
+    pub fn id(&self) -> &'static str {
+        match self {
+            CassetteError::Parse(_) => "parse",
+            CassetteError::Schema(_) => "schema",
+        }
+    }
+
+    /// Where the problem is in `bytes`, when known.
+    pub fn position(&self, bytes: &[u8]) -> Option<Position> {
+        let offset = match self {
+            CassetteError::Parse(e) => Some(e.offset),
+            CassetteError::Schema(e) => e.offset,
+        };
+        offset.map(|o| Position::locate(bytes, o))
+    }
+}
+
+/// Parses, checks and rewrites one cassette (see the module docs).
+pub fn canonicalize(
+    cassette: &Cassette,
+    bytes: &[u8],
+    mode: Mode,
+) -> Result<Canonical, CassetteError> {
+    let mut value = json::parse(bytes)?;
+    match cassette.kind {
+        CassetteKind::ClaudeCodeMessage => {
+            claude_code::check_message(&value)?;
+            let before = compact_all(claude_code::input(&value));
+            let rules = &cassette.dir.rules;
+            let version = cassette.dir.version;
+            match mode {
+                Mode::Normalize => claude_code::normalize_message(&mut value, rules, version),
+                Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version),
+            }
+            let input = claude_code::input(&value);
+            let after = compact_all(input);
+            Ok(Canonical {
+                bytes: json::to_pretty(&value),
+                key_changed: before != after,
+                name: Some(claude_code::message_name(input)),
+            })
+        }
+        CassetteKind::ClaudeCodeTokenCount => {
+            claude_code::check_token_count(&value)?;
+            Ok(Canonical {
+                bytes: json::to_pretty(&value),
+                key_changed: false,
+                name: None,
+            })
+        }
+    }
+}
+
+/// The compact forms of `values`, one after the other: enough to tell whether rules changed
+/// any of them.
+fn compact_all(values: &[json::Value<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for value in values {
+        json::write_compact(value, &mut out);
+        out.push(b'\n');
+    }
+    out
+}

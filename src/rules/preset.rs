@@ -14,6 +14,17 @@ pub enum Platform {
     Windows,
 }
 
+impl Platform {
+    /// The platform vcr runs on.
+    pub fn native() -> Platform {
+        if cfg!(windows) {
+            Platform::Windows
+        } else {
+            Platform::Unix
+        }
+    }
+}
+
 /// The machine values the preset replaces with placeholders.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Machine {

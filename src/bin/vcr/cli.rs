@@ -1,0 +1,107 @@
+//! The command-line definition: syntax only. Everything it parses is resolved into a
+//! `Context` before any command runs.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::commands::{normalize, rehash};
+
+/// Keeps the fixture trees of record/replay tests of LLM agents healthy.
+///
+/// vcr reads the cassettes that Claude Code's VCR and harnesses like it record, names them as
+/// the harness names them, applies the dehydration rules to exactly the fields the harness
+/// dehydrates, and writes them back byte for byte as the harness's own writer would.
+///
+/// Exit codes: 0 done or clean, 1 findings (`--check` would change files), 2 error (bad
+/// usage, bad config, unreadable input, a refused unsafe operation).
+#[derive(Debug, Parser)]
+#[command(name = "vcr", version, max_term_width = 100)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) global: GlobalArgs,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every command takes.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalArgs {
+    /// Run as if vcr was started in DIR.
+    #[arg(short = 'C', value_name = "DIR", global = true)]
+    pub(crate) directory: Option<PathBuf>,
+
+    /// Use this configuration file instead of looking for vcr.toml.
+    #[arg(long, value_name = "FILE", env = "VCR_CONFIG", global = true)]
+    pub(crate) config: Option<PathBuf>,
+
+    /// When to use colour (NO_COLOR is honoured by `auto`).
+    #[arg(
+        long,
+        value_name = "WHEN",
+        env = "VCR_COLOR",
+        default_value = "auto",
+        global = true
+    )]
+    pub(crate) color: ColorChoice,
+
+    /// Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine's].
+    #[arg(long, value_name = "PLATFORM", global = true)]
+    pub(crate) platform: Option<PlatformArg>,
+
+    /// Say less: only errors.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+
+    /// Say more: skipped files, the rule set, recovered runs.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
+}
+
+/// When to colour the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// When writing to a terminal and NO_COLOR is not set.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// A platform whose path forms the rules replace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PlatformArg {
+    /// Paths as written (Linux, macOS).
+    Unix,
+    /// Also forward-slash and JSON-escaped forms of Windows paths.
+    Windows,
+}
+
+/// How results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum Format {
+    /// Text for people.
+    #[default]
+    Human,
+    /// One JSON document with `"version": 1`.
+    Json,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    Normalize(normalize::Args),
+    Rehash(rehash::Args),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn verify_cli() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,78 @@
+//! `vcr normalize`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::{Outcome, count};
+use crate::cli::Format;
+use crate::context::Context;
+
+/// Bring cassettes to the exact bytes their harness's writer produces: dehydration rules
+/// applied to the fields the harness dehydrates, deterministic ids, canonical formatting.
+///
+/// Names are not changed (see `vcr rehash`), but names that went stale are reported.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Cassettes or folders to normalize [default: the whole configured tree].
+    #[arg(value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Write nothing; exit 1 if any cassette would change.
+    #[arg(long)]
+    pub(crate) check: bool,
+
+    /// Print the unified diff of each change.
+    #[arg(long)]
+    pub(crate) diff: bool,
+
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    pub(crate) format: Format,
+}
+
+pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
+    let _lock = if args.check {
+        None
+    } else {
+        Some(cx.begin_mutation()?)
+    };
+    cx.announce()?;
+    let selection = cx.select(&args.paths)?;
+    if !args.check {
+        cx.remove_stray_temps(&selection)?;
+    }
+    let options = vcr::normalize::Options {
+        check: args.check,
+        diff: args.diff,
+    };
+    let summary = vcr::normalize::run(&selection, &cx.store, options, cx.report(), cx.progress());
+    let mut line = if args.check {
+        format!(
+            "{} of {} would change",
+            summary.changed,
+            count(summary.files, "cassette")
+        )
+    } else {
+        format!(
+            "{} of {} normalized",
+            summary.written,
+            count(summary.files, "cassette")
+        )
+    };
+    if summary.stale > 0 {
+        line.push_str(&format!(
+            ", {} (run `vcr rehash`)",
+            count(summary.stale, "stale name")
+        ));
+    }
+    if summary.errors > 0 {
+        line.push_str(&format!(", {}", count(summary.errors, "unreadable file")));
+    }
+    cx.reporter.finish("normalize", &summary, &line);
+    Ok(if args.check && summary.changed > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}

@@ -1,0 +1,220 @@
+//! Everything a command needs, resolved once from the command line, the environment and the
+//! configuration: the project, its store, the reporter and the progress bar.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use vcr::config::{Overrides, ProcessEnv};
+use vcr::event::{Event, Progress, Report};
+use vcr::rules::Platform;
+use vcr::store::{Lock, Store};
+use vcr::tree::{Project, Selection};
+
+use crate::cli::{ColorChoice, Format, GlobalArgs, PlatformArg};
+use crate::report::{Reporter, Verbosity};
+
+/// Testing hook: abort before the N-th change to the file system (see `Store::with_fault_after`).
+const FAULT_ENV: &str = "VCR_FAULT_KILL_AFTER";
+
+pub(crate) struct Context {
+    pub(crate) working_dir: PathBuf,
+    pub(crate) project: Project,
+    pub(crate) store: Store,
+    pub(crate) reporter: Reporter,
+    progress: Bar,
+}
+
+impl Context {
+    pub(crate) fn new(
+        global: &GlobalArgs,
+        format: Format,
+    ) -> Result<Context, (Reporter, anyhow::Error)> {
+        let verbosity = if global.quiet {
+            Verbosity::Quiet
+        } else if global.verbose > 0 {
+            Verbosity::Verbose
+        } else {
+            Verbosity::Normal
+        };
+        let color = use_color(global.color, std::io::stdout().is_terminal());
+        let color_stderr = use_color(global.color, std::io::stderr().is_terminal());
+        let reporter = Reporter::new(format, verbosity, color, color_stderr);
+        match Self::open(global) {
+            Ok((working_dir, project, store)) => Ok(Context {
+                working_dir,
+                project,
+                store,
+                progress: Bar::new(verbosity > Verbosity::Quiet && std::io::stderr().is_terminal()),
+                reporter,
+            }),
+            Err(e) => Err((reporter, e)),
+        }
+    }
+
+    fn open(global: &GlobalArgs) -> Result<(PathBuf, Project, Store)> {
+        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        let working_dir = match &global.directory {
+            Some(dir) => cwd.join(dir),
+            None => cwd,
+        };
+        if !working_dir.is_dir() {
+            anyhow::bail!("-C {}: no such directory", working_dir.display());
+        }
+        let overrides = Overrides {
+            platform: global.platform.map(|p| match p {
+                PlatformArg::Unix => Platform::Unix,
+                PlatformArg::Windows => Platform::Windows,
+            }),
+        };
+        let project = Project::open(
+            &working_dir,
+            global.config.as_deref(),
+            &ProcessEnv,
+            &overrides,
+        )?;
+        let mut store = Store::new(project.root());
+        if let Some(steps) = std::env::var(FAULT_ENV).ok().and_then(|v| v.parse().ok()) {
+            store = store.with_fault_after(steps);
+        }
+        Ok((working_dir, project, store))
+    }
+
+    pub(crate) fn report(&self) -> &dyn Report {
+        &self.reporter
+    }
+
+    pub(crate) fn progress(&self) -> &dyn Progress {
+        &self.progress
+    }
+
+    /// Takes the lock of a mutating command and completes any run that was interrupted.
+    pub(crate) fn begin_mutation(&self) -> Result<Lock> {
+        let lock = self.store.lock()?;
+        if let Some(recovery) = self.store.recover()? {
+            let (command, moves, completed) = match &recovery {
+                vcr::store::journal::Recovery::Completed { command, moves } => {
+                    (command, *moves, true)
+                }
+                vcr::store::journal::Recovery::RolledBack { command, moves } => {
+                    (command, *moves, false)
+                }
+            };
+            self.reporter.report(&Event::Recovered {
+                command,
+                moves,
+                completed,
+            });
+        }
+        Ok(lock)
+    }
+
+    /// Selects the cassettes for `paths` and reports what could not be selected.
+    pub(crate) fn select(&self, paths: &[PathBuf]) -> Result<Selection> {
+        let selection = self.project.select(paths, &self.working_dir)?;
+        for error in &selection.errors {
+            self.reporter.report(&Event::PathError {
+                message: &error.to_string(),
+            });
+        }
+        for path in &selection.ignored {
+            self.reporter.report(&Event::Skipped {
+                path,
+                reason: "not a cassette vcr knows",
+            });
+        }
+        Ok(selection)
+    }
+
+    /// Removes temporary files a killed run left (with the lock held).
+    pub(crate) fn remove_stray_temps(&self, selection: &Selection) -> Result<()> {
+        for path in self.store.remove_stray_temps(&selection.stray_temps)? {
+            self.reporter.report(&Event::TempRemoved {
+                path: &self.project.rel(&path),
+            });
+        }
+        Ok(())
+    }
+
+    /// In verbose mode, says which project, configuration and rules this run uses.
+    pub(crate) fn announce(&self) -> Result<()> {
+        if self.reporter.verbosity() < Verbosity::Verbose {
+            return Ok(());
+        }
+        let config = self
+            .project
+            .config_path()
+            .map_or_else(|| "none (defaults)".to_owned(), |p| p.display().to_string());
+        let settings = self.project.claude_code();
+        let fingerprint = self.project.rules_for_cwd(".")?.fingerprint();
+        self.reporter
+            .err(&format!("project root: {}", self.project.root().display()));
+        self.reporter.err(&format!("config file: {config}"));
+        self.reporter.err(&format!(
+            "[CONFIG_HOME]: {}; platform: {:?}; rules fingerprint: {fingerprint}",
+            settings.config_home, settings.platform
+        ));
+        Ok(())
+    }
+}
+
+fn use_color(choice: ColorChoice, terminal: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            terminal
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::env::var("TERM").map_or(true, |t| t != "dumb")
+        }
+    }
+}
+
+/// A progress bar on stderr that shows itself only on a terminal and only once the work has
+/// taken a while, so short runs print nothing extra.
+struct Bar {
+    bar: Option<ProgressBar>,
+    started: std::sync::Mutex<Option<Instant>>,
+}
+
+const SHOW_AFTER: Duration = Duration::from_millis(400);
+
+impl Bar {
+    fn new(enabled: bool) -> Bar {
+        let bar = enabled.then(|| {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+            bar.set_style(
+                ProgressStyle::with_template("{bar:40} {pos}/{len} files {elapsed}")
+                    .expect("valid template"),
+            );
+            bar
+        });
+        Bar {
+            bar,
+            started: std::sync::Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total);
+            *self.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        }
+    }
+
+    fn advance(&self, n: u64) {
+        let Some(bar) = &self.bar else { return };
+        bar.inc(n);
+        let started = *self.started.lock().unwrap_or_else(|e| e.into_inner());
+        if bar.is_hidden() && started.is_some_and(|t| t.elapsed() > SHOW_AFTER) {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        if bar.position() >= bar.length().unwrap_or(0) {
+            bar.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The `vcr` command line: a thin adapter over the `vcr` library.
+//!
+//! Arguments are parsed (`cli`), resolved once into a `Context` (`context`), handed to one
+//! command module (`commands`), and the outcome becomes an exit code in `app`, the only place
+//! that decides how the process ends.
+
+mod app;
+mod cli;
+mod commands;
+mod context;
+mod report;
+
+fn main() -> std::process::ExitCode {
+    app::run(std::env::args_os())
+}

@@ -1,0 +1,135 @@
+//! Text for people: one line per event, problems on stderr, a summary at the end.
+
+use console::Style as ConsoleStyle;
+use vcr::event::Event;
+
+use super::{Reporter, Verbosity};
+
+/// The few styles vcr uses.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Style {
+    Error,
+    Warning,
+    Changed,
+    Dim,
+}
+
+pub(super) fn paint(enabled: bool, style: Style, text: &str) -> String {
+    if !enabled {
+        return text.to_owned();
+    }
+    let style = match style {
+        Style::Error => ConsoleStyle::new().red().bold(),
+        Style::Warning => ConsoleStyle::new().yellow().bold(),
+        Style::Changed => ConsoleStyle::new().green(),
+        Style::Dim => ConsoleStyle::new().dim(),
+    };
+    style.force_styling(true).apply_to(text).to_string()
+}
+
+/// The least verbosity at which an event is shown; problems always are.
+fn level(event: &Event<'_>) -> Verbosity {
+    match event {
+        Event::Skipped { .. } | Event::TempRemoved { .. } => Verbosity::Verbose,
+        Event::Collision { .. }
+        | Event::NameTooLong { .. }
+        | Event::FileError { .. }
+        | Event::PathError { .. }
+        | Event::Recovered { .. } => Verbosity::Quiet,
+        _ => Verbosity::Normal,
+    }
+}
+
+pub(super) fn render(r: &Reporter, event: &Event<'_>) {
+    if r.verbosity < level(event) {
+        return;
+    }
+    let c = r.color;
+    let e = r.color_stderr;
+    match event {
+        Event::Normalized { path, written, diff } => {
+            let verb = if *written { "normalized" } else { "would normalize" };
+            r.out(&format!("{} {path}", paint(c, Style::Changed, verb)));
+            if let Some(diff) = diff {
+                r.out(&colour_diff(c, diff));
+            }
+        }
+        Event::StaleName { path, expected } => r.out(&format!(
+            "{} {path}: the harness looks for {expected} (run `vcr rehash`)",
+            paint(c, Style::Warning, "stale name")
+        )),
+        Event::Renamed { from, to, rewritten, done } => {
+            let verb = match (done, rewritten) {
+                (true, false) => "renamed",
+                (true, true) => "re-keyed",
+                (false, false) => "would rename",
+                (false, true) => "would re-key",
+            };
+            let arrow = if from == to { String::new() } else { format!(" -> {to}") };
+            r.out(&format!("{} {from}{arrow}", paint(c, Style::Changed, verb)));
+        }
+        Event::Merged { from, into, done } => {
+            let verb = if *done { "merged" } else { "would merge" };
+            r.out(&format!(
+                "{} {from} into {into} (identical cassettes)",
+                paint(c, Style::Changed, verb)
+            ));
+        }
+        Event::Collision { name, paths } => r.err(&format!(
+            "{}: {} would all be named {name}, but they differ; nothing was renamed",
+            paint(e, Style::Error, "collision"),
+            paths.join(", ")
+        )),
+        Event::NameTooLong { path, bytes } => r.err(&format!(
+            "{}: {path} would get a {bytes}-byte name; file systems allow 255, so the harness cannot open it (fewer messages per call fix it)",
+            paint(e, Style::Error, "name too long")
+        )),
+        Event::FileError { path, id, line, column, message } => {
+            let at = match (line, column) {
+                (Some(line), Some(column)) => format!("{path}:{line}:{column}"),
+                _ => (*path).to_owned(),
+            };
+            r.err(&format!("{}: {at}: {message} [{id}]", paint(e, Style::Error, "error")));
+        }
+        Event::PathError { message } => {
+            r.err(&format!("{}: {message}", paint(e, Style::Error, "error")));
+        }
+        Event::Skipped { path, reason } => {
+            r.out(&format!("{} {path}: {reason}", paint(c, Style::Dim, "skipped")));
+        }
+        Event::Recovered { command, moves, completed } => {
+            let what = if *completed { "completed" } else { "rolled back" };
+            r.err(&format!(
+                "{}: an interrupted `vcr {command}` ({moves} moves) was {what}",
+                paint(e, Style::Warning, "recovered")
+            ));
+        }
+        Event::TempRemoved { path } => {
+            r.out(&format!("{} {path}", paint(c, Style::Dim, "removed leftover")));
+        }
+        _ => {}
+    }
+}
+
+fn colour_diff(enabled: bool, diff: &str) -> String {
+    if !enabled {
+        return diff.trim_end_matches('\n').to_owned();
+    }
+    diff.lines()
+        .map(|line| {
+            let style = if line.starts_with("+++") || line.starts_with("---") {
+                ConsoleStyle::new().bold()
+            } else if line.starts_with('+') {
+                ConsoleStyle::new().green()
+            } else if line.starts_with('-') {
+                ConsoleStyle::new().red()
+            } else if line.starts_with("@@") {
+                ConsoleStyle::new().cyan()
+            } else {
+                ConsoleStyle::new()
+            };
+            style.force_styling(true).apply_to(line).to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

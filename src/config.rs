@@ -1,0 +1,348 @@
+//! `vcr.toml`: where it is found, what it may say, and how it layers with the environment and
+//! the command line.
+//!
+//! Precedence, low to high: built-in defaults, the configuration file (the nearest `vcr.toml`
+//! or `.vcr.toml` walking up from the working directory to the repository root, or the file
+//! given with `--config` / `VCR_CONFIG`), environment variables, command-line flags. Unknown
+//! keys are errors that name the key: a typo must not silently change what gets rewritten.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use unicode_normalization::UnicodeNormalization;
+
+use crate::kind::claude_code::Version;
+use crate::rules::{Platform, RuleConfig};
+
+/// Names of the configuration file, in the order they are looked for in each folder.
+pub const FILE_NAMES: [&str; 2] = ["vcr.toml", ".vcr.toml"];
+
+/// The contents of a `vcr.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ConfigFile {
+    /// Settings of Claude Code fixture trees.
+    pub claude_code: ClaudeCodeConfig,
+    /// Rules added after the preset of each kind, in order.
+    #[serde(rename = "rule")]
+    pub rules: Vec<RuleConfig>,
+}
+
+/// The `[claude-code]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ClaudeCodeConfig {
+    /// Fixture folders, relative to the project root. Without it, every `fixtures/` folder
+    /// under the root that holds Claude Code fixtures.
+    pub fixtures: Option<Vec<PathBuf>>,
+    /// What `[CWD]` stands for. Without it, the parent of each fixtures folder (the seed
+    /// writes to `<cwd>/fixtures`).
+    pub cwd: Option<String>,
+    /// What `[CONFIG_HOME]` stands for. Without it, `$CLAUDE_CONFIG_DIR` or `~/.claude`.
+    pub config_home: Option<String>,
+    /// Whose path forms to replace: `unix` or `windows`. Without it, this machine's.
+    pub platform: Option<Platform>,
+    /// Which Claude Code writer to reproduce: `2.1.88` (default) or `2.1.195`.
+    pub version: Option<Version>,
+}
+
+/// Why the configuration cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or has unknown keys or wrong types.
+    #[error("invalid config file {}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What the parser said, with line and column.
+        message: String,
+    },
+    /// An environment variable has a value vcr does not understand.
+    #[error("environment variable `{name}` has an invalid value `{value}`: {expected}")]
+    Env {
+        /// The variable.
+        name: String,
+        /// Its value.
+        value: String,
+        /// What was expected.
+        expected: String,
+    },
+    /// A rule does not compile.
+    #[error("in {}: {source}", path.as_deref().map_or("the built-in rules".into(), |p| p.display().to_string()))]
+    Rule {
+        /// The configuration file, if the rule came from one.
+        path: Option<PathBuf>,
+        /// The problem.
+        #[source]
+        source: crate::rules::RuleError,
+    },
+}
+
+impl ConfigFile {
+    /// Reads and checks a configuration file.
+    pub fn load(path: &Path) -> Result<ConfigFile, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        ConfigFile::parse(&text).map_err(|message| ConfigError::Parse {
+            path: path.to_owned(),
+            message,
+        })
+    }
+
+    /// Parses configuration text; the error message carries the line and column.
+    pub fn parse(text: &str) -> Result<ConfigFile, String> {
+        toml::from_str(text).map_err(|e| e.to_string().trim_end().to_owned())
+    }
+}
+
+/// Finds the configuration file for a working directory: the nearest `vcr.toml` or
+/// `.vcr.toml` in it or an ancestor, not looking above the repository root (the first folder
+/// holding `.git`).
+pub fn discover(start: &Path) -> Option<PathBuf> {
+    for dir in start.ancestors() {
+        for name in FILE_NAMES {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    None
+}
+
+/// The environment as vcr reads it, so tests can supply their own.
+pub trait Env {
+    /// The value of a variable, if set and not empty.
+    fn var(&self, name: &str) -> Option<String>;
+}
+
+/// The process environment.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ProcessEnv;
+
+impl Env for ProcessEnv {
+    fn var(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok().filter(|v| !v.is_empty())
+    }
+}
+
+/// Settings the command line may override.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    /// `--platform`.
+    pub platform: Option<Platform>,
+}
+
+/// The machine-dependent settings of Claude Code trees, after layering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaudeCodeSettings {
+    /// `[CWD]`, if fixed for every tree; otherwise each tree's fixtures parent.
+    pub cwd: Option<String>,
+    /// `[CONFIG_HOME]`, NFC-normalized.
+    pub config_home: String,
+    /// Whose path forms to replace.
+    pub platform: Platform,
+    /// Which writer to reproduce.
+    pub version: Version,
+}
+
+impl ClaudeCodeSettings {
+    /// Layers defaults, the file, the environment and the command line.
+    ///
+    /// Environment: `VCR_PLATFORM` (`unix`/`windows`), `VCR_CWD`, `CLAUDE_CONFIG_DIR` (the
+    /// variable Claude Code itself reads), `HOME` for the default `~/.claude`.
+    pub fn resolve(
+        file: &ClaudeCodeConfig,
+        root: &Path,
+        env: &dyn Env,
+        cli: &Overrides,
+    ) -> Result<ClaudeCodeSettings, ConfigError> {
+        let env_platform = match env.var("VCR_PLATFORM") {
+            None => None,
+            Some(v) => Some(parse_platform(&v).ok_or_else(|| ConfigError::Env {
+                name: "VCR_PLATFORM".into(),
+                value: v.clone(),
+                expected: "expected `unix` or `windows`".into(),
+            })?),
+        };
+        let platform = cli
+            .platform
+            .or(env_platform)
+            .or(file.platform)
+            .unwrap_or_else(Platform::native);
+        let cwd = env
+            .var("VCR_CWD")
+            .or_else(|| file.cwd.clone())
+            .map(|cwd| absolute_from(root, &cwd));
+        let config_home = env
+            .var("CLAUDE_CONFIG_DIR")
+            .or_else(|| file.config_home.clone())
+            .or_else(|| env.var("HOME").map(|home| join_like_node(&home, ".claude")))
+            .unwrap_or_default();
+        Ok(ClaudeCodeSettings {
+            cwd,
+            config_home: config_home.nfc().collect(),
+            platform,
+            version: file.version.unwrap_or_default(),
+        })
+    }
+}
+
+fn parse_platform(value: &str) -> Option<Platform> {
+    match value {
+        "unix" | "linux" | "macos" | "darwin" => Some(Platform::Unix),
+        "windows" | "win32" => Some(Platform::Windows),
+        _ => None,
+    }
+}
+
+/// A configured path as the harness would have seen it: relative paths are taken from the
+/// project root; absolute ones, and Windows paths, are kept as written.
+fn absolute_from(root: &Path, value: &str) -> String {
+    let looks_absolute =
+        value.starts_with('/') || value.starts_with('\\') || value.as_bytes().get(1) == Some(&b':');
+    if looks_absolute {
+        value.to_owned()
+    } else {
+        let joined = root.join(value);
+        std::fs::canonicalize(&joined)
+            .unwrap_or(joined)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+/// `path.join(home, name)` for the common cases: one separator between the parts.
+fn join_like_node(home: &str, name: &str) -> String {
+    format!("{}/{name}", home.trim_end_matches('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    struct MapEnv(HashMap<&'static str, &'static str>);
+
+    impl Env for MapEnv {
+        fn var(&self, name: &str) -> Option<String> {
+            self.0.get(name).map(|v| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let err = ConfigFile::parse("[claude-code]\ncwdd = \"/x\"\n").unwrap_err();
+        assert!(err.contains("unknown field `cwdd`"), "{err}");
+        assert!(err.contains("line 2"), "{err}");
+        let err = ConfigFile::parse("colour = 1\n").unwrap_err();
+        assert!(err.contains("unknown field `colour`"), "{err}");
+        let err = ConfigFile::parse(
+            "[[rule]]\nid = \"a\"\nregex = \"x\"\nreplace = \"y\"\nscop = \"key\"\n",
+        )
+        .unwrap_err();
+        assert!(err.contains("unknown field `scop`"), "{err}");
+    }
+
+    #[test]
+    fn rules_and_settings_parse() {
+        let file = ConfigFile::parse(
+            "[claude-code]\nplatform = \"windows\"\nversion = \"2.1.195\"\n\n[[rule]]\nid = \"host\"\nliteral = \"build-7\"\nreplace = \"[HOST]\"\nscope = \"payload\"\n",
+        )
+        .unwrap();
+        assert_eq!(file.claude_code.platform, Some(Platform::Windows));
+        assert_eq!(file.claude_code.version, Some(Version::V2_1_195));
+        assert_eq!(file.rules[0].id, "host");
+    }
+
+    #[test]
+    fn cli_over_env_over_file_over_defaults() {
+        let file = ClaudeCodeConfig {
+            platform: Some(Platform::Windows),
+            config_home: Some("/file/.claude".into()),
+            cwd: Some("/file/cwd".into()),
+            ..ClaudeCodeConfig::default()
+        };
+        let root = Path::new("/project");
+        let none = MapEnv(HashMap::new());
+        let s = ClaudeCodeSettings::resolve(&file, root, &none, &Overrides::default()).unwrap();
+        assert_eq!(s.platform, Platform::Windows);
+        assert_eq!(s.config_home, "/file/.claude");
+        assert_eq!(s.cwd.as_deref(), Some("/file/cwd"));
+
+        let env = MapEnv(HashMap::from([
+            ("VCR_PLATFORM", "unix"),
+            ("CLAUDE_CONFIG_DIR", "/env/claude"),
+            ("VCR_CWD", "/env/cwd"),
+        ]));
+        let s = ClaudeCodeSettings::resolve(&file, root, &env, &Overrides::default()).unwrap();
+        assert_eq!(s.platform, Platform::Unix);
+        assert_eq!(s.config_home, "/env/claude");
+        assert_eq!(s.cwd.as_deref(), Some("/env/cwd"));
+
+        let cli = Overrides {
+            platform: Some(Platform::Windows),
+        };
+        let s = ClaudeCodeSettings::resolve(&file, root, &env, &cli).unwrap();
+        assert_eq!(s.platform, Platform::Windows);
+
+        let home = MapEnv(HashMap::from([("HOME", "/home/u/")]));
+        let s = ClaudeCodeSettings::resolve(
+            &ClaudeCodeConfig::default(),
+            root,
+            &home,
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(s.config_home, "/home/u/.claude");
+        assert_eq!(s.cwd, None);
+    }
+
+    #[test]
+    fn bad_env_values_are_named() {
+        let env = MapEnv(HashMap::from([("VCR_PLATFORM", "beos")]));
+        let err = ClaudeCodeSettings::resolve(
+            &ClaudeCodeConfig::default(),
+            Path::new("/"),
+            &env,
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "environment variable `VCR_PLATFORM` has an invalid value `beos`: expected `unix` or `windows`"
+        );
+    }
+
+    #[test]
+    fn config_home_is_nfc() {
+        // "e" + combining acute (NFD) becomes "é" (NFC), as `.normalize('NFC')` does.
+        let env = MapEnv(HashMap::from([(
+            "CLAUDE_CONFIG_DIR",
+            "/home/jose\u{301}/.claude",
+        )]));
+        let s = ClaudeCodeSettings::resolve(
+            &ClaudeCodeConfig::default(),
+            Path::new("/"),
+            &env,
+            &Overrides::default(),
+        )
+        .unwrap();
+        assert_eq!(s.config_home, "/home/jos\u{e9}/.claude");
+    }
+}

@@ -1,0 +1,151 @@
+//! What the library has to say, as values: the events commands emit and the traits through
+//! which the binary receives them.
+//!
+//! The library never prints. A command calls [`Report::report`] for each thing worth telling,
+//! in a deterministic order (sorted by path), and the binary decides how it looks: human
+//! text, JSON, SARIF. Paths in events are relative to the project root and `/`-separated.
+
+use serde::Serialize;
+
+/// Something a command has to tell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Event<'a> {
+    /// A cassette differs from its canonical form: rewritten, or would be (`--check`).
+    Normalized {
+        /// The cassette.
+        path: &'a str,
+        /// Whether the file was written (false under `--check`).
+        written: bool,
+        /// The unified diff, when asked for.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        diff: Option<&'a str>,
+    },
+    /// A cassette's name is not the hash of its key material under the current rules.
+    StaleName {
+        /// The cassette.
+        path: &'a str,
+        /// The name the harness would look up.
+        expected: &'a str,
+    },
+    /// A cassette was (or, in a dry run, would be) renamed.
+    Renamed {
+        /// The old path.
+        from: &'a str,
+        /// The new path.
+        to: &'a str,
+        /// Whether its key material was rewritten by the rules too.
+        rewritten: bool,
+        /// Whether it happened (false in a dry run).
+        done: bool,
+    },
+    /// A cassette identical to another one that takes the same name was (or would be)
+    /// removed.
+    Merged {
+        /// The removed twin.
+        from: &'a str,
+        /// The cassette it is identical to.
+        into: &'a str,
+        /// Whether it happened (false in a dry run).
+        done: bool,
+    },
+    /// Two or more different cassettes have, or would get, the same name.
+    Collision {
+        /// The shared name.
+        name: &'a str,
+        /// The cassettes.
+        paths: &'a [String],
+    },
+    /// A name longer than file systems allow (255 bytes): the harness cannot open it.
+    NameTooLong {
+        /// The cassette.
+        path: &'a str,
+        /// Length of the name in bytes.
+        bytes: usize,
+    },
+    /// A file could not be processed; it was skipped and the run went on.
+    FileError {
+        /// The file.
+        path: &'a str,
+        /// The finding id (`parse`, `schema`, `io`).
+        id: &'a str,
+        /// 1-based line, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<usize>,
+        /// 1-based column, when known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        column: Option<usize>,
+        /// What is wrong.
+        message: &'a str,
+    },
+    /// A path given on the command line could not be used.
+    PathError {
+        /// What is wrong, path included.
+        message: &'a str,
+    },
+    /// A cassette was left out on purpose.
+    Skipped {
+        /// The file.
+        path: &'a str,
+        /// Why.
+        reason: &'a str,
+    },
+    /// An interrupted run was completed or undone before this one started.
+    Recovered {
+        /// The interrupted command.
+        command: &'a str,
+        /// How many moves its plan had.
+        moves: usize,
+        /// True if completed, false if rolled back.
+        completed: bool,
+    },
+    /// A temporary file left by a killed run was removed.
+    TempRemoved {
+        /// The file.
+        path: &'a str,
+    },
+}
+
+/// Receives events. Implementations must be thread-safe; events arrive in a deterministic
+/// order from one thread at a time.
+pub trait Report: Send + Sync {
+    /// Takes one event.
+    fn report(&self, event: &Event<'_>);
+}
+
+/// Receives progress of long runs (the binary draws a bar on a terminal).
+pub trait Progress: Sync {
+    /// `total` units of work are coming.
+    fn start(&self, _total: u64) {}
+    /// `n` more units are done.
+    fn advance(&self, _n: u64) {}
+}
+
+/// Progress nobody watches.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+/// Processes `items` on every core, handing results to `sink` in the items' order.
+///
+/// Items go in chunks, so memory holds at most one chunk of results, however large the tree,
+/// and the output is the same whatever the scheduling.
+pub fn par_ordered<T: Sync, R: Send>(
+    items: &[T],
+    progress: &dyn Progress,
+    work: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(&T, R),
+) {
+    use rayon::prelude::*;
+    const CHUNK: usize = 256;
+    progress.start(items.len() as u64);
+    for chunk in items.chunks(CHUNK) {
+        let results: Vec<R> = chunk.par_iter().map(&work).collect();
+        progress.advance(chunk.len() as u64);
+        for (item, result) in chunk.iter().zip(results) {
+            sink(item, result);
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! `vcr normalize`: bring every cassette to the bytes its harness's own writer would produce.
+//!
+//! Rules apply to the scoped fields, ids become deterministic, the canonical writer formats
+//! the result. Names are not changed (that is `vcr rehash`), but names that went stale under
+//! the current rules are reported. Each file is rewritten atomically on its own, so a run
+//! killed halfway leaves some files normalized and the others untouched; running again
+//! finishes the job.
+
+use similar::TextDiff;
+
+use crate::event::{Event, Progress, Report, par_ordered};
+use crate::kind::{self, Mode};
+use crate::store::Store;
+use crate::tree::{Cassette, Selection};
+
+/// How `normalize` runs.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Write nothing; only report what would change.
+    pub check: bool,
+    /// Compute the unified diff of each change.
+    pub diff: bool,
+}
+
+/// Counts of what `normalize` found and did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Cassettes read.
+    pub files: usize,
+    /// Cassettes that differ from their canonical form.
+    pub changed: usize,
+    /// Cassettes written.
+    pub written: usize,
+    /// Cassettes whose name is stale.
+    pub stale: usize,
+    /// Files that could not be processed.
+    pub errors: usize,
+}
+
+struct FileResult {
+    changed: bool,
+    written: bool,
+    diff: Option<String>,
+    stale: Option<String>,
+    error: Option<FileProblem>,
+}
+
+/// A per-file problem, ready to report.
+pub(crate) struct FileProblem {
+    pub(crate) id: &'static str,
+    pub(crate) line: Option<usize>,
+    pub(crate) column: Option<usize>,
+    pub(crate) message: String,
+}
+
+impl FileProblem {
+    pub(crate) fn io(e: &dyn std::fmt::Display) -> FileProblem {
+        FileProblem {
+            id: "io",
+            line: None,
+            column: None,
+            message: e.to_string(),
+        }
+    }
+
+    pub(crate) fn cassette(e: &kind::CassetteError, bytes: &[u8]) -> FileProblem {
+        let at = e.position(bytes);
+        FileProblem {
+            id: e.id(),
+            line: at.map(|p| p.line),
+            column: at.map(|p| p.column),
+            message: e.to_string(),
+        }
+    }
+
+    pub(crate) fn report(&self, path: &str, report: &dyn Report) {
+        report.report(&Event::FileError {
+            path,
+            id: self.id,
+            line: self.line,
+            column: self.column,
+            message: &self.message,
+        });
+    }
+}
+
+/// Runs `normalize` over the selected cassettes. With `check` unset, the caller must hold
+/// the store's lock.
+pub fn run(
+    selection: &Selection,
+    store: &Store,
+    options: Options,
+    report: &dyn Report,
+    progress: &dyn Progress,
+) -> Summary {
+    let mut summary = Summary::default();
+    par_ordered(
+        &selection.cassettes,
+        progress,
+        |cassette| normalize_one(cassette, store, options),
+        |cassette, result| {
+            summary.files += 1;
+            if let Some(problem) = &result.error {
+                summary.errors += 1;
+                problem.report(&cassette.rel, report);
+                return;
+            }
+            if result.changed {
+                summary.changed += 1;
+                summary.written += usize::from(result.written);
+                report.report(&Event::Normalized {
+                    path: &cassette.rel,
+                    written: result.written,
+                    diff: result.diff.as_deref(),
+                });
+            }
+            if let Some(expected) = &result.stale {
+                summary.stale += 1;
+                report.report(&Event::StaleName {
+                    path: &cassette.rel,
+                    expected,
+                });
+            }
+        },
+    );
+    summary
+}
+
+fn normalize_one(cassette: &Cassette, store: &Store, options: Options) -> FileResult {
+    let mut result = FileResult {
+        changed: false,
+        written: false,
+        diff: None,
+        stale: None,
+        error: None,
+    };
+    let bytes = match std::fs::read(&cassette.path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            result.error = Some(FileProblem::io(&e));
+            return result;
+        }
+    };
+    let canonical = match kind::canonicalize(cassette, &bytes, Mode::Normalize) {
+        Ok(canonical) => canonical,
+        Err(e) => {
+            result.error = Some(FileProblem::cassette(&e, &bytes));
+            return result;
+        }
+    };
+    let file_name = cassette.path.file_name().and_then(|n| n.to_str());
+    result.stale = canonical
+        .name
+        .filter(|name| Some(name.as_str()) != file_name);
+    if canonical.bytes == bytes {
+        return result;
+    }
+    result.changed = true;
+    if options.diff {
+        result.diff = Some(unified_diff(&cassette.rel, &bytes, &canonical.bytes));
+    }
+    if !options.check {
+        match store.write_file(&cassette.path, &canonical.bytes) {
+            Ok(()) => result.written = true,
+            Err(e) => result.error = Some(FileProblem::io(&e)),
+        }
+    }
+    result
+}
+
+/// A unified diff of two versions of a file, `a/` and `b/` prefixed like git's.
+pub fn unified_diff(rel: &str, old: &[u8], new: &[u8]) -> String {
+    let old = String::from_utf8_lossy(old);
+    let new = String::from_utf8_lossy(new);
+    TextDiff::from_lines(old.as_ref(), new.as_ref())
+        .unified_diff()
+        .context_radius(3)
+        .missing_newline_hint(true)
+        .header(&format!("a/{rel}"), &format!("b/{rel}"))
+        .to_string()
+}

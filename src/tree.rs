@@ -1,0 +1,493 @@
+//! The project: its root, its configuration, its fixture folders and the cassettes in them.
+//!
+//! Selection follows what users and hooks pass: no paths means the whole configured tree;
+//! file paths mean exactly those files, with no walk (the pre-commit framework passes staged
+//! file names and expects milliseconds); folder paths are walked. Symbolic links are never
+//! followed, and nothing outside the project root is ever selected.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{ClaudeCodeSettings, ConfigError, ConfigFile, Env, Overrides};
+use crate::kind::claude_code::{self, FileKind, Version};
+use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
+
+/// Folders never searched for fixtures: version control, dependencies, vcr's own state.
+const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
+
+/// The name of the folder Claude Code writes its fixtures to.
+pub const FIXTURES_DIR: &str = "fixtures";
+
+/// Prefix of every temporary file vcr creates beside cassettes.
+pub const TEMP_PREFIX: &str = ".vcr-";
+
+/// What kind of cassette a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CassetteKind {
+    /// A Claude Code message fixture.
+    ClaudeCodeMessage,
+    /// A Claude Code token-count fixture.
+    ClaudeCodeTokenCount,
+}
+
+impl CassetteKind {
+    /// Whether the file's name is a hash of its contents (and can be re-keyed).
+    pub fn is_content_addressed(self) -> bool {
+        matches!(self, CassetteKind::ClaudeCodeMessage)
+    }
+}
+
+/// A folder of Claude Code fixtures, with the rules that apply to it.
+#[derive(Debug)]
+pub struct FixtureDir {
+    /// The folder, absolute.
+    pub path: PathBuf,
+    /// The rules: the `claude-code` preset for this folder's `[CWD]`, then the user's.
+    pub rules: Arc<RuleSet>,
+    /// Which writer to reproduce.
+    pub version: Version,
+}
+
+/// One cassette file.
+#[derive(Debug, Clone)]
+pub struct Cassette {
+    /// The file, absolute.
+    pub path: PathBuf,
+    /// The path relative to the project root, `/`-separated: how every report names it.
+    pub rel: String,
+    /// Its kind.
+    pub kind: CassetteKind,
+    /// The folder it lives in.
+    pub dir: Arc<FixtureDir>,
+}
+
+/// A problem with a path the user gave.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SelectError {
+    /// The path does not exist.
+    #[error("{path}: no such file or folder")]
+    Missing {
+        /// The path as given.
+        path: String,
+    },
+    /// The path is outside the project root.
+    #[error("{path}: outside the project root {root}")]
+    Outside {
+        /// The path as given.
+        path: String,
+        /// The project root.
+        root: String,
+    },
+    /// The path or one of its parents is a symbolic link.
+    #[error("{path}: is a symbolic link; vcr does not follow links")]
+    Symlink {
+        /// The path as given.
+        path: String,
+    },
+    /// A configured fixtures folder does not exist.
+    #[error("configured fixtures folder `{path}` does not exist")]
+    MissingFixtures {
+        /// The folder, relative to the root.
+        path: String,
+    },
+    /// The tree could not be read.
+    #[error("{path}: {message}")]
+    Io {
+        /// Where.
+        path: String,
+        /// What the system said.
+        message: String,
+    },
+}
+
+/// The cassettes chosen for a command, in path order.
+#[derive(Debug, Default)]
+pub struct Selection {
+    /// The cassettes, sorted by relative path.
+    pub cassettes: Vec<Cassette>,
+    /// Files given by name that are not cassettes vcr knows (reported in verbose mode).
+    pub ignored: Vec<String>,
+    /// Temporary files a killed run left beside cassettes.
+    pub stray_temps: Vec<PathBuf>,
+    /// Paths that could not be selected.
+    pub errors: Vec<SelectError>,
+}
+
+/// A project: a root folder, its configuration and its settings after layering.
+#[derive(Debug)]
+pub struct Project {
+    root: PathBuf,
+    config_path: Option<PathBuf>,
+    config: ConfigFile,
+    claude_code: ClaudeCodeSettings,
+    user_rules: Vec<Rule>,
+    rule_sets: std::sync::Mutex<HashMap<String, Arc<RuleSet>>>,
+}
+
+impl Project {
+    /// Opens the project for a working directory.
+    ///
+    /// With `config` (from `--config` or `VCR_CONFIG`), that file is used and the root is the
+    /// working directory. Otherwise the nearest `vcr.toml` up to the repository root is used,
+    /// and its folder is the root; with none, the working directory is the root.
+    pub fn open(
+        working_dir: &Path,
+        config: Option<&Path>,
+        env: &dyn Env,
+        overrides: &Overrides,
+    ) -> Result<Project, ConfigError> {
+        let working_dir =
+            std::fs::canonicalize(working_dir).map_err(|source| ConfigError::Read {
+                path: working_dir.to_owned(),
+                source,
+            })?;
+        let (root, config_path) = match config {
+            Some(path) => (working_dir.clone(), Some(working_dir.join(path))),
+            None => match crate::config::discover(&working_dir) {
+                Some(found) => (
+                    found.parent().map_or(working_dir.clone(), Path::to_owned),
+                    Some(found),
+                ),
+                None => (working_dir.clone(), None),
+            },
+        };
+        let config_file = match &config_path {
+            Some(path) => ConfigFile::load(path)?,
+            None => ConfigFile::default(),
+        };
+        let claude_code =
+            ClaudeCodeSettings::resolve(&config_file.claude_code, &root, env, overrides)?;
+        let user_rules = config_file
+            .rules
+            .iter()
+            .map(Rule::from_config)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| ConfigError::Rule {
+                path: config_path.clone(),
+                source,
+            })?;
+        let project = Project {
+            root,
+            config_path,
+            config: config_file,
+            claude_code,
+            user_rules,
+            rule_sets: std::sync::Mutex::default(),
+        };
+        // Compile one rule set now so that duplicate ids fail before any work starts.
+        project.rules_for_cwd("/")?;
+        Ok(project)
+    }
+
+    /// The project root, absolute and canonical.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The configuration file in use, if any.
+    pub fn config_path(&self) -> Option<&Path> {
+        self.config_path.as_deref()
+    }
+
+    /// The Claude Code settings after layering.
+    pub fn claude_code(&self) -> &ClaudeCodeSettings {
+        &self.claude_code
+    }
+
+    /// Where vcr keeps its journal, stash and lock.
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(".vcr")
+    }
+
+    /// The rule set for a fixtures folder whose `[CWD]` is `cwd`.
+    pub fn rules_for_cwd(&self, cwd: &str) -> Result<Arc<RuleSet>, ConfigError> {
+        let mut cache = self.rule_sets.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(set) = cache.get(cwd) {
+            return Ok(Arc::clone(set));
+        }
+        let machine = Machine {
+            cwd: cwd.to_owned(),
+            config_home: self.claude_code.config_home.clone(),
+            platform: self.claude_code.platform,
+        };
+        let mut rules = preset(&machine);
+        rules.extend(self.user_rules.iter().cloned());
+        let set = Arc::new(RuleSet::new(rules).map_err(|source| ConfigError::Rule {
+            path: self.config_path.clone(),
+            source,
+        })?);
+        cache.insert(cwd.to_owned(), Arc::clone(&set));
+        Ok(set)
+    }
+
+    /// The fixtures folder at `path` (absolute), with its rules.
+    fn fixture_dir(&self, path: &Path) -> Result<Arc<FixtureDir>, ConfigError> {
+        let cwd = match &self.claude_code.cwd {
+            Some(cwd) => cwd.clone(),
+            None => path.parent().unwrap_or(path).to_string_lossy().into_owned(),
+        };
+        Ok(Arc::new(FixtureDir {
+            path: path.to_owned(),
+            rules: self.rules_for_cwd(&cwd)?,
+            version: self.claude_code.version,
+        }))
+    }
+
+    /// The path of `path` relative to the root, `/`-separated.
+    pub fn rel(&self, path: &Path) -> String {
+        let rel = path.strip_prefix(&self.root).unwrap_or(path);
+        let mut out = String::new();
+        for component in rel.components() {
+            if !out.is_empty() {
+                out.push('/');
+            }
+            out.push_str(&component.as_os_str().to_string_lossy());
+        }
+        out
+    }
+
+    /// Chooses the cassettes for a command: every cassette of the configured tree when
+    /// `paths` is empty, else the given files (no walk) and the cassettes under the given
+    /// folders. Relative paths are taken from `working_dir`.
+    pub fn select(&self, paths: &[PathBuf], working_dir: &Path) -> Result<Selection, ConfigError> {
+        let mut selection = Selection::default();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if paths.is_empty() {
+            match &self.config.claude_code.fixtures {
+                Some(configured) => {
+                    for dir in configured {
+                        let path = self.root.join(dir);
+                        if path.is_dir() {
+                            dirs.push(path);
+                        } else {
+                            selection.errors.push(SelectError::MissingFixtures {
+                                path: dir.display().to_string(),
+                            });
+                        }
+                    }
+                }
+                None => self.discover_fixture_dirs(&self.root, &mut dirs, &mut selection),
+            }
+        }
+        let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
+        for given in paths {
+            let shown = given.display().to_string();
+            let absolute = lexical_absolute(&working_dir.join(given));
+            let Ok(inside) = absolute.strip_prefix(&self.root) else {
+                selection.errors.push(SelectError::Outside {
+                    path: shown,
+                    root: self.root.display().to_string(),
+                });
+                continue;
+            };
+            match link_in(&self.root, inside) {
+                Err(LinkCheck::Missing) => {
+                    selection.errors.push(SelectError::Missing { path: shown });
+                    continue;
+                }
+                Err(LinkCheck::Link) => {
+                    selection.errors.push(SelectError::Symlink { path: shown });
+                    continue;
+                }
+                Ok(()) => {}
+            }
+            if absolute.is_dir() {
+                if self.is_fixture_dir(&absolute) {
+                    dirs.push(absolute);
+                } else {
+                    self.discover_fixture_dirs(&absolute, &mut dirs, &mut selection);
+                }
+            } else {
+                let kind = absolute
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .and_then(claude_code::classify)
+                    .filter(|_| absolute.parent().is_some_and(|p| self.is_fixture_dir(p)));
+                match kind {
+                    Some(kind) => files.push((absolute, kind)),
+                    None => selection.ignored.push(self.rel(&absolute)),
+                }
+            }
+        }
+        let mut by_dir: HashMap<PathBuf, Arc<FixtureDir>> = HashMap::new();
+        for dir in dirs {
+            if by_dir.contains_key(&dir) {
+                continue;
+            }
+            let fixture_dir = self.fixture_dir(&dir)?;
+            self.list_dir(&fixture_dir, &mut selection);
+            by_dir.insert(dir, fixture_dir);
+        }
+        for (path, kind) in files {
+            let parent = path.parent().map(Path::to_owned).unwrap_or_default();
+            let dir = match by_dir.get(&parent) {
+                Some(dir) => Arc::clone(dir),
+                None => {
+                    let dir = self.fixture_dir(&parent)?;
+                    by_dir.insert(parent, Arc::clone(&dir));
+                    dir
+                }
+            };
+            selection.cassettes.push(Cassette {
+                rel: self.rel(&path),
+                path,
+                kind: cassette_kind(kind),
+                dir,
+            });
+        }
+        selection.cassettes.sort_by(|a, b| a.rel.cmp(&b.rel));
+        selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
+        selection.ignored.sort();
+        Ok(selection)
+    }
+
+    /// Whether `dir` holds Claude Code fixtures by configuration (or, without one, by name).
+    fn is_fixture_dir(&self, dir: &Path) -> bool {
+        match &self.config.claude_code.fixtures {
+            Some(configured) => configured
+                .iter()
+                .any(|c| lexical_absolute(&self.root.join(c)) == dir),
+            None => dir.file_name().is_some_and(|n| n == FIXTURES_DIR),
+        }
+    }
+
+    /// Finds the fixture folders under `start`: configured ones, or folders named
+    /// `fixtures` that hold at least one Claude Code fixture.
+    fn discover_fixture_dirs(
+        &self,
+        start: &Path,
+        dirs: &mut Vec<PathBuf>,
+        selection: &mut Selection,
+    ) {
+        if let Some(configured) = &self.config.claude_code.fixtures {
+            for dir in configured {
+                let path = lexical_absolute(&self.root.join(dir));
+                if path.starts_with(start) && path.is_dir() {
+                    dirs.push(path);
+                }
+            }
+            return;
+        }
+        let walk = walkdir::WalkDir::new(start)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
+            });
+        for entry in walk {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(e) => {
+                    selection.errors.push(SelectError::Io {
+                        path: e.path().map_or_else(String::new, |p| self.rel(p)),
+                        message: e.to_string(),
+                    });
+                    continue;
+                }
+            };
+            if entry.file_type().is_dir() && entry.file_name() == FIXTURES_DIR {
+                let holds_fixtures = std::fs::read_dir(entry.path()).is_ok_and(|mut it| {
+                    it.any(|e| {
+                        e.is_ok_and(|e| {
+                            e.file_name()
+                                .to_str()
+                                .and_then(claude_code::classify)
+                                .is_some()
+                        })
+                    })
+                });
+                if holds_fixtures {
+                    dirs.push(entry.path().to_owned());
+                }
+            }
+        }
+    }
+
+    /// Lists the cassettes (and stray temporary files) directly in a fixtures folder.
+    fn list_dir(&self, dir: &Arc<FixtureDir>, selection: &mut Selection) {
+        let entries = match std::fs::read_dir(&dir.path) {
+            Ok(entries) => entries,
+            Err(e) => {
+                selection.errors.push(SelectError::Io {
+                    path: self.rel(&dir.path),
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            if !file_type.is_file() {
+                continue;
+            }
+            if name.starts_with(TEMP_PREFIX) {
+                selection.stray_temps.push(entry.path());
+            } else if let Some(kind) = claude_code::classify(name) {
+                let path = entry.path();
+                selection.cassettes.push(Cassette {
+                    rel: self.rel(&path),
+                    path,
+                    kind: cassette_kind(kind),
+                    dir: Arc::clone(dir),
+                });
+            }
+        }
+    }
+}
+
+fn cassette_kind(kind: FileKind) -> CassetteKind {
+    match kind {
+        FileKind::Message => CassetteKind::ClaudeCodeMessage,
+        FileKind::TokenCount => CassetteKind::ClaudeCodeTokenCount,
+    }
+}
+
+fn is_skipped_dir(name: &str) -> bool {
+    (name.starts_with('.') && name != ".") || SKIPPED_DIRS.contains(&name)
+}
+
+/// Removes `.` and `..` without touching the file system (the path may not exist yet).
+pub fn lexical_absolute(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Why a path inside the root cannot be used.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum LinkCheck {
+    /// It does not exist.
+    Missing,
+    /// It, or a folder on the way to it, is a symbolic link.
+    Link,
+}
+
+/// Checks every component of `rel` under `root` for symbolic links.
+pub(crate) fn link_in(root: &Path, rel: &Path) -> Result<(), LinkCheck> {
+    let mut path = root.to_owned();
+    for component in rel.components() {
+        path.push(component);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(LinkCheck::Link),
+            Ok(_) => {}
+            Err(_) => return Err(LinkCheck::Missing),
+        }
+    }
+    Ok(())
+}
