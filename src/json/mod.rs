@@ -272,6 +272,18 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// Where the value starts in the source, when it can be told: strings know their span,
+    /// objects the span of their first key, arrays that of their first element.
+    pub fn source_offset(&self) -> Option<usize> {
+        let span = match self {
+            Value::String(s) => Some(s.span()),
+            Value::Object(o) => o.iter().next().map(|(k, _)| k.span()),
+            Value::Array(items) => return items.first().and_then(Value::source_offset),
+            Value::Null | Value::Bool(_) | Value::Number(_) => None,
+        };
+        span.filter(|s| s.is_known()).map(|s| s.start as usize)
+    }
+
     /// Detaches the value from the source buffer.
     pub fn into_owned(self) -> Value<'static> {
         match self {
@@ -341,6 +353,15 @@ impl<'a> Object<'a> {
     /// Whether `key` is present.
     pub fn contains_key(&self, key: &str) -> bool {
         self.get(key).is_some()
+    }
+
+    /// Where `key` is written in the source, when the object was parsed.
+    pub fn key_span(&self, key: &str) -> Option<Span> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(k, _)| k.span())
+            .filter(|s| s.is_known())
     }
 
     /// Sets `key` with JavaScript's property order (see the type docs).

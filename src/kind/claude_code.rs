@@ -73,9 +73,8 @@ pub struct SchemaError {
 fn schema(
     field: impl Into<String>,
     problem: impl Into<String>,
-    at: Option<&Value<'_>>,
+    offset: Option<usize>,
 ) -> SchemaError {
-    let offset = at.and_then(value_offset);
     SchemaError {
         field: field.into(),
         problem: problem.into(),
@@ -83,24 +82,19 @@ fn schema(
     }
 }
 
-/// The source offset of a value, found through its first string.
-fn value_offset(value: &Value<'_>) -> Option<usize> {
-    let mut found = None;
-    value.for_each_string(&mut |s| {
-        if found.is_none() && s.span().is_known() {
-            found = Some(s.span().start as usize);
-        }
-    });
-    if found.is_none()
-        && let Value::Object(o) = value
-    {
-        found = o
-            .iter()
-            .map(|(k, _)| k.span())
-            .find(|s| s.is_known())
-            .map(|s| s.start as usize);
-    }
-    found
+/// Where to point for a problem with `key` of `object`: the value when it has a position,
+/// else the key, else the object itself.
+fn at(object: &Object<'_>, key: &str) -> Option<usize> {
+    object
+        .get(key)
+        .and_then(Value::source_offset)
+        .or_else(|| object.key_span(key).map(|s| s.start as usize))
+        .or_else(|| Value::Object(object.clone()).source_offset())
+}
+
+/// "found a number", for messages.
+fn found(value: &Value<'_>) -> String {
+    format!("found {}", value.type_name())
 }
 
 /// Checks that `value` is a message fixture: an object with an `input` array (of strings and
@@ -110,112 +104,112 @@ pub fn check_message(value: &Value<'_>) -> Result<(), SchemaError> {
         return Err(schema(
             "(root)",
             format!(
-                "must be an object with `input` and `output`, found {}",
-                value.type_name()
+                "must be an object with `input` and `output`, {}",
+                found(value)
             ),
-            Some(value),
+            value.source_offset(),
         ));
     };
-    match root.get("input") {
-        None => return Err(schema("input", "is missing", Some(value))),
-        Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate() {
-                match item {
-                    Value::String(_) => {}
-                    Value::Array(blocks) => {
-                        for (j, block) in blocks.iter().enumerate() {
-                            if !matches!(block, Value::Object(_) | Value::Null) {
-                                return Err(schema(
-                                    format!("input[{i}][{j}]"),
-                                    format!(
-                                        "must be a content block object, found {}",
-                                        block.type_name()
-                                    ),
-                                    Some(block),
-                                ));
-                            }
-                        }
-                    }
-                    other => {
-                        return Err(schema(
-                            format!("input[{i}]"),
-                            format!(
-                                "must be a string or an array of content blocks, found {}",
-                                other.type_name()
-                            ),
-                            Some(other),
-                        ));
-                    }
-                }
-            }
-        }
+    let input = match root.get("input") {
+        Some(Value::Array(items)) => items,
         Some(other) => {
             return Err(schema(
                 "input",
-                format!("must be an array, found {}", other.type_name()),
-                Some(other),
+                format!("must be an array, {}", found(other)),
+                at(root, "input"),
             ));
+        }
+        None => return Err(schema("input", "is missing", value.source_offset())),
+    };
+    for (i, item) in input.iter().enumerate() {
+        let offset = || item.source_offset().or_else(|| at(root, "input"));
+        match item {
+            Value::String(_) => {}
+            Value::Array(blocks) => {
+                if let Some((j, block)) = blocks
+                    .iter()
+                    .enumerate()
+                    .find(|(_, b)| !matches!(b, Value::Object(_) | Value::Null))
+                {
+                    return Err(schema(
+                        format!("input[{i}][{j}]"),
+                        format!("must be a content block object, {}", found(block)),
+                        block.source_offset().or_else(offset),
+                    ));
+                }
+            }
+            other => {
+                return Err(schema(
+                    format!("input[{i}]"),
+                    format!(
+                        "must be a string or an array of content blocks, {}",
+                        found(other)
+                    ),
+                    offset(),
+                ));
+            }
         }
     }
     let output = match root.get("output") {
-        None => return Err(schema("output", "is missing", Some(value))),
         Some(Value::Array(items)) => items,
-        Some(other @ Value::Object(_)) => {
+        Some(Value::Object(_)) => {
             return Err(schema(
                 "output",
                 "is a single object: this is the old 0.2.x fixture shape, re-record it",
-                Some(other),
+                root.key_span("output").map(|s| s.start as usize),
             ));
         }
         Some(other) => {
             return Err(schema(
                 "output",
-                format!("must be an array, found {}", other.type_name()),
-                Some(other),
+                format!("must be an array, {}", found(other)),
+                at(root, "output"),
             ));
         }
+        None => return Err(schema("output", "is missing", value.source_offset())),
     };
     for (i, item) in output.iter().enumerate() {
-        let Value::Object(item_object) = item else {
+        let Value::Object(object) = item else {
             return Err(schema(
                 format!("output[{i}]"),
-                format!("must be an object, found {}", item.type_name()),
-                Some(item),
+                format!("must be an object, {}", found(item)),
+                item.source_offset().or_else(|| at(root, "output")),
             ));
         };
-        if item_object.get("type").and_then(Value::as_str) != Some("assistant") {
+        if object.get("type").and_then(Value::as_str) != Some("assistant") {
             continue;
         }
-        match item_object.get("message") {
-            Some(Value::Object(message)) => match message.get("content") {
-                Some(Value::Array(_)) => {}
-                Some(other) => {
-                    return Err(schema(
-                        format!("output[{i}].message.content"),
-                        format!("must be an array, found {}", other.type_name()),
-                        Some(other),
-                    ));
-                }
-                None => {
-                    return Err(schema(
-                        format!("output[{i}].message.content"),
-                        "is missing",
-                        Some(item),
-                    ));
-                }
-            },
+        let message = match object.get("message") {
+            Some(Value::Object(message)) => message,
             Some(other) => {
                 return Err(schema(
                     format!("output[{i}].message"),
-                    format!("must be an object, found {}", other.type_name()),
-                    Some(other),
+                    format!("must be an object, {}", found(other)),
+                    at(object, "message"),
                 ));
             }
             None => {
                 return Err(schema(
                     format!("output[{i}].message"),
                     "is missing",
-                    Some(item),
+                    item.source_offset(),
+                ));
+            }
+        };
+        match message.get("content") {
+            Some(Value::Array(_)) => {}
+            Some(other) => {
+                return Err(schema(
+                    format!("output[{i}].message.content"),
+                    format!("must be an array, {}", found(other)),
+                    at(message, "content"),
+                ));
+            }
+            None => {
+                return Err(schema(
+                    format!("output[{i}].message.content"),
+                    "is missing",
+                    at(object, "message"),
                 ));
             }
         }
@@ -228,21 +222,18 @@ pub fn check_token_count(value: &Value<'_>) -> Result<(), SchemaError> {
     let Value::Object(root) = value else {
         return Err(schema(
             "(root)",
-            format!(
-                "must be an object with `tokenCount`, found {}",
-                value.type_name()
-            ),
-            Some(value),
+            format!("must be an object with `tokenCount`, {}", found(value)),
+            value.source_offset(),
         ));
     };
     match root.get("tokenCount") {
         Some(Value::Number(_) | Value::Null) => Ok(()),
         Some(other) => Err(schema(
             "tokenCount",
-            format!("must be a number or null, found {}", other.type_name()),
-            Some(other),
+            format!("must be a number or null, {}", found(other)),
+            at(root, "tokenCount"),
         )),
-        None => Err(schema("tokenCount", "is missing", Some(value))),
+        None => Err(schema("tokenCount", "is missing", value.source_offset())),
     }
 }
 

@@ -1,0 +1,256 @@
+//! `vcr rehash` as a user runs it, including being killed at every possible moment.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{TestDir, fixture};
+
+fn prompt(i: usize) -> (String, String) {
+    fixture(&[&format!("\"prompt {i}\"")], &format!("answer {i}"))
+}
+
+/// A tree with every kind of move: a cycle, a chain, identical twins, a key rewritten by a
+/// rule, a cassette already right, a token-count fixture.
+fn messy_tree() -> TestDir {
+    let t = TestDir::new();
+    t.write("vcr.toml", "[[rule]]\nid = \"host\"\nliteral = \"SECRET-HOST\"\nreplace = \"[HOST]\"\nscope = \"key\"\n");
+    let (n1, f1) = prompt(1);
+    let (n2, f2) = prompt(2);
+    let (_, f3) = prompt(3);
+    let (n4, f4) = prompt(4);
+    let (_, f5) = prompt(5);
+    let (n6, f6) = prompt(6);
+    t.write(&format!("fixtures/{n2}"), &f1); // cycle: 1 sits at 2's name
+    t.write(&format!("fixtures/{n1}"), &f2); // and 2 at 1's
+    t.write(&format!("fixtures/{n4}"), &f3); // chain: 3 at 4's name,
+    t.write("fixtures/abcdef.json", &f4); // 4 somewhere else
+    t.write("fixtures/111111.json", &f5); // twins
+    t.write("fixtures/222222.json", &f5);
+    t.write(&format!("fixtures/{n6}"), &f6); // right already
+    let (raw_name, raw) = fixture(&["\"deploy to SECRET-HOST\""], "deployed to SECRET-HOST");
+    t.write(&format!("fixtures/{raw_name}"), &raw);
+    t.write(
+        "fixtures/token-count-0123456789ab.json",
+        "{\n  \"tokenCount\": 42\n}",
+    );
+    t
+}
+
+fn expected_tree() -> BTreeMap<String, Vec<u8>> {
+    let mut expected = BTreeMap::new();
+    for i in 1..=6 {
+        let (name, text) = prompt(i);
+        expected.insert(format!("fixtures/{name}"), text.into_bytes());
+    }
+    let (name, text) = fixture(&["\"deploy to [HOST]\""], "deployed to SECRET-HOST");
+    expected.insert(format!("fixtures/{name}"), text.into_bytes());
+    expected.insert(
+        "fixtures/token-count-0123456789ab.json".into(),
+        b"{\n  \"tokenCount\": 42\n}".to_vec(),
+    );
+    expected.insert(
+        "vcr.toml".into(),
+        b"[[rule]]\nid = \"host\"\nliteral = \"SECRET-HOST\"\nreplace = \"[HOST]\"\nscope = \"key\"\n".to_vec(),
+    );
+    expected
+}
+
+#[test]
+fn cycles_chains_twins_and_rewrites() {
+    let t = messy_tree();
+    let before = t.files("");
+    let dry = t.vcr(&["rehash", "--dry-run"]);
+    dry.code(0)
+        .stdout_has("would merge fixtures/222222.json into fixtures/")
+        .stdout_has("would re-key fixtures/")
+        .stdout_has("6 of 8 cassettes would be renamed, 1 identical twin merged");
+    assert_eq!(t.files(""), before, "a dry run changes nothing");
+
+    let run = t.vcr(&["-v", "rehash"]);
+    run.code(0)
+        .stdout_has("renamed fixtures/abcdef.json -> fixtures/")
+        .stdout_has("merged fixtures/222222.json into fixtures/")
+        .stdout_has("skipped fixtures/token-count-0123456789ab.json: the key of a token-count fixture is not stored")
+        .stdout_has("6 of 8 cassettes renamed, 1 identical twin merged");
+    assert_eq!(t.files(""), expected_tree());
+    assert!(!t.exists(".vcr/journal.json"));
+
+    // Idempotent.
+    t.vcr(&["rehash"])
+        .code(0)
+        .stdout_has("0 of 7 cassettes renamed");
+    t.vcr(&["normalize", "--check"]).code(0);
+}
+
+#[test]
+fn different_cassettes_that_would_share_a_name_stop_everything() {
+    let t = TestDir::new();
+    let (name, a) = fixture(&["\"same prompt\""], "one answer");
+    let (_, b) = fixture(&["\"same prompt\""], "another answer");
+    let (_, other) = prompt(9);
+    t.write("fixtures/aaaaaa.json", &a);
+    t.write("fixtures/bbbbbb.json", &b);
+    t.write("fixtures/cccccc.json", &other);
+    let before = t.files("");
+    t.vcr(&["rehash"])
+        .code(2)
+        .stderr_has(&format!(
+            "collision: fixtures/aaaaaa.json, fixtures/bbbbbb.json would all be named {name}, but they differ; nothing was renamed"
+        ))
+        .stdout_has("nothing renamed");
+    assert_eq!(
+        t.files(""),
+        before,
+        "nothing moves when the plan has a collision"
+    );
+    t.vcr(&["rehash", "--dry-run"]).code(2);
+}
+
+#[test]
+fn a_file_already_holding_the_name_counts_too() {
+    let t = TestDir::new();
+    let (name, a) = fixture(&["\"prompt\""], "recorded last week");
+    let (_, b) = fixture(&["\"prompt\""], "recorded today");
+    t.write(&format!("fixtures/{name}"), &a);
+    t.write("fixtures/dddddd.json", &b);
+    t.vcr(&["rehash", "fixtures/dddddd.json"])
+        .code(2)
+        .stderr_has(&format!(
+            "fixtures/{name}, fixtures/dddddd.json would all be named {name}"
+        ));
+    assert!(t.exists("fixtures/dddddd.json"));
+    // An identical file under the right name is a twin: the stale copy goes.
+    t.write("fixtures/dddddd.json", &a);
+    t.vcr(&["rehash", "fixtures/dddddd.json"])
+        .code(0)
+        .stdout_has("merged fixtures/dddddd.json");
+    assert!(!t.exists("fixtures/dddddd.json"));
+    assert_eq!(t.read(&format!("fixtures/{name}")), a);
+}
+
+#[test]
+fn names_too_long_for_the_file_system_are_refused() {
+    let t = TestDir::new();
+    let inputs: Vec<String> = (0..40).map(|i| format!("\"message {i}\"")).collect();
+    let inputs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    let (name, text) = fixture(&inputs, "long conversation");
+    assert!(name.len() > 255);
+    t.write("fixtures/eeeeee.json", &text);
+    let (_, short) = prompt(1);
+    t.write("fixtures/ffffff.json", &short);
+    t.vcr(&["rehash"])
+        .code(2)
+        .stderr_has("fixtures/eeeeee.json would get a 284-byte name");
+    assert!(t.exists("fixtures/eeeeee.json") && t.exists("fixtures/ffffff.json"));
+}
+
+#[test]
+fn json_lists_every_change() {
+    let t = messy_tree();
+    let run = t.vcr(&["rehash", "--format", "json"]);
+    run.code(0);
+    let doc = run.json();
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["summary"]["renamed"], 6);
+    assert_eq!(doc["summary"]["merged"], 1);
+    let events = doc["events"].as_array().unwrap();
+    let renamed: Vec<_> = events.iter().filter(|e| e["type"] == "renamed").collect();
+    assert_eq!(renamed.len(), 6);
+    assert!(
+        renamed
+            .iter()
+            .any(|e| e["from"] == "fixtures/abcdef.json" && e["done"] == true)
+    );
+    assert_eq!(renamed.iter().filter(|e| e["rewritten"] == true).count(), 1);
+}
+
+/// Every mutation step of a rehash, killed before it happens; the next run must finish the
+/// job with nothing lost, duplicated or half-written.
+#[cfg(unix)]
+#[test]
+fn killed_at_every_step_the_next_run_finishes_the_job() {
+    let expected = expected_tree();
+    let contents: std::collections::BTreeSet<Vec<u8>> =
+        messy_tree().files("").into_values().collect();
+    let mut steps = 0;
+    loop {
+        let t = messy_tree();
+        let crashed = t.vcr_with(&["rehash"], &[("VCR_FAULT_KILL_AFTER", &steps.to_string())]);
+        if crashed.code == Some(0) {
+            assert_eq!(t.files(""), expected);
+            break;
+        }
+        assert_eq!(
+            crashed.code, None,
+            "step {steps}: killed by a signal\n{}",
+            crashed.stderr
+        );
+        // Right after the crash every original cassette, or its rewritten form, still
+        // exists somewhere in the tree.
+        let present: Vec<Vec<u8>> = t.files("").into_values().collect();
+        for original in &contents {
+            let rewritten = expected
+                .values()
+                .any(|e| present.contains(e) && !contents.contains(e));
+            assert!(
+                present.contains(original) || rewritten,
+                "step {steps}: a cassette was lost"
+            );
+        }
+        t.vcr(&["rehash"]).code(0);
+        assert_eq!(
+            t.files(""),
+            expected,
+            "step {steps}: the tree after recovery"
+        );
+        assert!(!t.exists(".vcr/journal.json"));
+        steps += 1;
+        assert!(steps < 200, "the fault hook never let a run finish");
+    }
+    assert!(steps > 15, "only {steps} steps: the hook is not counting");
+}
+
+/// Real `kill -9` at random moments of a larger rehash.
+#[cfg(unix)]
+#[test]
+fn killed_at_random_moments_nothing_is_lost() {
+    let build = || {
+        let t = TestDir::new();
+        for i in 0..150 {
+            let (a_name, a) = prompt(2 * i);
+            let (b_name, b) = prompt(2 * i + 1);
+            t.write(&format!("fixtures/{b_name}"), &a);
+            t.write(&format!("fixtures/{a_name}"), &b);
+        }
+        t
+    };
+    let reference = build();
+    reference.vcr(&["rehash"]).code(0);
+    let expected = reference.files("");
+    let started = std::time::Instant::now();
+    build().vcr(&["rehash"]).code(0);
+    let duration = started.elapsed().as_micros() as u64;
+    let mut seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64;
+    eprintln!("random kill seed {seed}, a full run takes {duration} us");
+    for round in 0..12 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let delay = (seed >> 33) % duration.max(1);
+        let t = build();
+        let mut child = t.command(&["rehash"], &[]).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(delay));
+        let _ = child.kill();
+        let _ = child.wait();
+        t.vcr(&["rehash"]).code(0);
+        assert_eq!(
+            t.files(""),
+            expected,
+            "round {round}, killed after {delay} us"
+        );
+    }
+}
