@@ -423,3 +423,43 @@ fn fixtures_folders_are_found_anywhere_under_the_root() {
         .stdout_has("normalized packages/cli/fixtures/")
         .stdout_has("1 of 1 cassette normalized");
 }
+
+/// The trees in `examples/` must stay what the README says: a clean tree, and a raw one
+/// that normalize + rehash turn into it.
+#[test]
+fn shipped_examples_stay_true() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let clean = TestDir::new();
+    let raw = TestDir::new();
+    for (dir, tree) in [("claude-code", &clean), ("claude-code-raw", &raw)] {
+        for entry in walk(&examples.join(dir)) {
+            let rel = entry
+                .strip_prefix(examples.join(dir))
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            tree.write(&rel, std::fs::read(&entry).unwrap());
+        }
+    }
+    clean
+        .vcr(&["normalize", "--check"])
+        .code(0)
+        .stdout_has("0 of 5 cassettes would change");
+    raw.vcr(&["normalize", "--check"]).code(1);
+    raw.vcr(&["normalize"]).code(0);
+    raw.vcr(&["rehash"]).code(0);
+    assert_eq!(raw.files("fixtures"), clean.files("fixtures"));
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -8,6 +8,8 @@ mod app;
 mod cli;
 mod commands;
 mod context;
+#[cfg(test)]
+mod generated;
 mod report;
 
 fn main() -> std::process::ExitCode {

@@ -1,0 +1,70 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_vcr_global_optspecs
+    string join \n C= config= color= platform= q/quiet v/verbose h/help V/version
+end
+
+function __fish_vcr_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_vcr_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_vcr_using_subcommand
+    set -l cmd (__fish_vcr_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c vcr -n "__fish_vcr_needs_command" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_needs_command" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_needs_command" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_needs_command" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_needs_command" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_needs_command" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_needs_command" -s V -l version -d 'Print version'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l format -d 'Output format' -r -f -a "human\t'Text for people'
+json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l check -d 'Write nothing; exit 1 if any cassette would change'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l diff -d 'Print the unified diff of each change'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l format -d 'Output format' -r -f -a "human\t'Text for people'
+json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s n -l dry-run -d 'Show the plan; change nothing'
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from normalize rehash help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from normalize rehash help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from normalize rehash help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
