@@ -9,12 +9,13 @@
 //! rehash is completed by the next run.
 
 use std::collections::BTreeMap;
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
 use crate::event::{Event, Progress, Report, par_ordered};
-use crate::kind::{self, Mode};
+use crate::kind::{self, KeyRead, Mode};
 use crate::normalize::FileProblem;
 use crate::store::journal::Move;
 use crate::store::{Store, StoreError};
@@ -56,8 +57,11 @@ struct Entry {
     rel: String,
     path: PathBuf,
     target: PathBuf,
-    /// SHA-1 of the canonical bytes of the re-keyed value, to recognise twins.
-    content: [u8; 20],
+    /// The cassette as `normalize` would see it after re-keying, hashed, to recognise twins;
+    /// computed only for cassettes that compete for a name.
+    content: std::cell::OnceCell<Option<[u8; 20]>>,
+    /// The cassette, to compute `content`.
+    cassette: Cassette,
     /// Whether the key rules changed the key material.
     rewritten: bool,
     /// A temporary file with the rewritten contents (not in a dry run).
@@ -107,10 +111,7 @@ pub fn run(
             return Ok(summary);
         }
     };
-    summary.rewritten = entries
-        .iter()
-        .filter(|e| e.target == e.path && e.rewritten)
-        .count();
+    summary.rewritten = entries.iter().filter(|e| e.stays() && e.rewritten).count();
     if options.dry_run {
         report_plan(&moves, &entries, store, false, report);
         return Ok(summary);
@@ -121,36 +122,100 @@ pub fn run(
     Ok(summary)
 }
 
+/// How much of a cassette to read first; most key material fits.
+const FIRST_READ: usize = 16 * 1024;
+
 fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
-    if !cassette.kind.is_content_addressed() {
-        return Planned::Skip;
-    }
-    let bytes = match std::fs::read(&cassette.path) {
-        Ok(bytes) => bytes,
-        Err(e) => return Planned::Problem(FileProblem::io(&e)),
+    let (bytes, keyed) = match read_key(cassette) {
+        Ok((bytes, Some(keyed))) => (bytes, keyed),
+        Ok((_, None)) => return Planned::Skip,
+        Err(problem) => return Planned::Problem(problem),
     };
-    let canonical = match kind::canonicalize(cassette, &bytes, Mode::Rekey) {
-        Ok(canonical) => canonical,
-        Err(e) => return Planned::Problem(FileProblem::cassette(&e, &bytes)),
-    };
-    let name = canonical.name.unwrap_or_default();
-    let target = cassette.path.with_file_name(&name);
-    let new = if canonical.key_changed && !options.dry_run {
+    let target = cassette.path.with_file_name(&keyed.name);
+    let mut new = None;
+    if keyed.key_changed && !options.dry_run {
+        let bytes = match read_rest(cassette, bytes) {
+            Ok(bytes) => bytes,
+            Err(e) => return Planned::Problem(FileProblem::io(&e)),
+        };
+        let canonical = match kind::canonicalize(cassette, &bytes, Mode::Rekey) {
+            Ok(canonical) => canonical,
+            Err(e) => return Planned::Problem(FileProblem::cassette(&e, &bytes)),
+        };
         match store.write_temp(&target, &canonical.bytes, Some(&cassette.path), "new") {
-            Ok(path) => Some(path),
+            Ok(path) => new = Some(path),
             Err(e) => return Planned::Problem(FileProblem::io(&e)),
         }
-    } else {
-        None
-    };
+    }
     Planned::Entry(Entry {
         rel: cassette.rel.clone(),
         path: cassette.path.clone(),
         target,
-        content: Sha1::digest(&canonical.bytes).into(),
-        rewritten: canonical.key_changed,
+        content: std::cell::OnceCell::new(),
+        cassette: cassette.clone(),
+        rewritten: keyed.key_changed,
         new,
     })
+}
+
+/// Reads a cassette only as far as its key material; returns the bytes read and its name
+/// (`None` for kinds that are not content-addressed).
+fn read_key(cassette: &Cassette) -> Result<(Vec<u8>, Option<kind::Keyed>), FileProblem> {
+    let io = |e: std::io::Error| FileProblem::io(&e);
+    let mut file = std::fs::File::open(&cassette.path).map_err(io)?;
+    let size = usize::try_from(file.metadata().map_err(io)?.len()).unwrap_or(usize::MAX);
+    let mut bytes = Vec::new();
+    let mut filled = 0;
+    let mut want = FIRST_READ.min(size);
+    loop {
+        bytes.resize(want, 0);
+        while filled < want {
+            match file.read(&mut bytes[filled..]).map_err(io)? {
+                0 => break, // the file shrank since it was measured
+                n => filled += n,
+            }
+        }
+        bytes.truncate(filled);
+        let complete = filled < want || filled >= size;
+        match kind::key_from_prefix(cassette, &bytes, complete) {
+            Ok(KeyRead::Keyed(keyed)) => return Ok((bytes, Some(keyed))),
+            Ok(KeyRead::NotAddressed) => return Ok((bytes, None)),
+            Ok(KeyRead::NeedMore) if !complete => want = want.saturating_mul(4).min(size),
+            Ok(KeyRead::NeedMore) => {
+                return Err(FileProblem::io(&"the file ended before its key material"));
+            }
+            Err(e) => return Err(FileProblem::cassette(&e, &bytes)),
+        }
+    }
+}
+
+/// Completes a partial read of a cassette.
+fn read_rest(cassette: &Cassette, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
+    let mut file = std::fs::File::open(&cassette.path)?;
+    file.seek(std::io::SeekFrom::Start(bytes.len() as u64))?;
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+impl Entry {
+    /// Whether the cassette keeps its name. (Raw path bytes: `Path` equality compares
+    /// component by component, which is slow enough to show on a large tree.)
+    fn stays(&self) -> bool {
+        self.path.as_os_str() == self.target.as_os_str()
+    }
+
+    /// The hash of what this cassette holds once re-keyed (`None` if it cannot be read).
+    fn content(&self) -> Option<[u8; 20]> {
+        *self.content.get_or_init(|| {
+            let bytes = std::fs::read(&self.path).ok()?;
+            canonical_hash(&self.cassette, &bytes)
+        })
+    }
+}
+
+fn canonical_hash(cassette: &Cassette, bytes: &[u8]) -> Option<[u8; 20]> {
+    let canonical = kind::canonicalize(cassette, bytes, Mode::Rekey).ok()?;
+    Some(Sha1::digest(&canonical.bytes).into())
 }
 
 /// Checks the plan and turns it into moves; `None` (after reporting why) if it is unsafe.
@@ -164,11 +229,12 @@ fn validate(
     for entry in entries {
         by_target.entry(&entry.target).or_default().push(entry);
     }
-    let sources: std::collections::HashSet<&Path> =
-        entries.iter().map(|e| e.path.as_path()).collect();
+    let sources: std::collections::HashSet<&std::ffi::OsStr> =
+        entries.iter().map(|e| e.path.as_os_str()).collect();
     let mut moves = Vec::new();
     let mut ok = true;
     for (target, group) in &by_target {
+        let target = Path::new(target);
         let name_len = target.file_name().map_or(0, |n| n.len());
         if name_len > MAX_NAME_BYTES {
             ok = false;
@@ -182,9 +248,20 @@ fn validate(
             continue;
         }
         // A file already at the target that this run does not move: it must be a twin.
-        let occupant = (!sources.contains(target) && target.exists()).then_some(*target);
-        let twins = group.iter().all(|e| e.content == group[0].content)
-            && occupant.is_none_or(|path| same_content(path, &group[0].content));
+        let occupant = (!sources.contains(target.as_os_str()) && target.exists()).then_some(target);
+        let twins = if group.len() == 1 && occupant.is_none() {
+            true
+        } else {
+            let first = group[0].content();
+            first.is_some()
+                && group.iter().all(|e| e.content() == first)
+                && occupant.is_none_or(|path| {
+                    std::fs::read(path)
+                        .ok()
+                        .and_then(|b| canonical_hash(&group[0].cassette, &b))
+                        == first
+                })
+        };
         if !twins {
             ok = false;
             summary.collisions += 1;
@@ -206,11 +283,11 @@ fn validate(
         let keeper = if occupant.is_some() {
             None
         } else {
-            Some(group.iter().position(|e| e.path == **target).unwrap_or(0))
+            Some(group.iter().position(|e| e.stays()).unwrap_or(0))
         };
         for (i, entry) in group.iter().enumerate() {
             if Some(i) == keeper {
-                if entry.path != entry.target || entry.rewritten {
+                if !entry.stays() || entry.rewritten {
                     moves.push(Move {
                         from: entry.path.clone(),
                         to: Some(entry.target.clone()),
@@ -229,29 +306,23 @@ fn validate(
     }
     summary.renamed = moves
         .iter()
-        .filter(|m| m.to.as_ref().is_some_and(|to| *to != m.from))
+        .filter(|m| {
+            m.to.as_ref()
+                .is_some_and(|to| to.as_os_str() != m.from.as_os_str())
+        })
         .count();
     ok.then_some(moves)
 }
 
-/// Whether the file at `path` holds the same cassette as `entry` (canonical bytes).
-fn same_content(path: &Path, content: &[u8; 20]) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
-        return false;
-    };
-    let Ok(value) = crate::json::parse(&bytes) else {
-        return false;
-    };
-    let digest: [u8; 20] = Sha1::digest(crate::json::to_pretty(&value)).into();
-    digest == *content
-}
-
 fn report_plan(moves: &[Move], entries: &[Entry], store: &Store, done: bool, report: &dyn Report) {
-    let by_path: std::collections::HashMap<&Path, &Entry> =
-        entries.iter().map(|e| (e.path.as_path(), e)).collect();
+    if moves.is_empty() {
+        return;
+    }
+    let by_path: std::collections::HashMap<&std::ffi::OsStr, &Entry> =
+        entries.iter().map(|e| (e.path.as_os_str(), e)).collect();
     let mut planned: Vec<(&Entry, &Move)> = moves
         .iter()
-        .filter_map(|m| by_path.get(m.from.as_path()).map(|e| (*e, m)))
+        .filter_map(|m| by_path.get(m.from.as_os_str()).map(|e| (*e, m)))
         .collect();
     planned.sort_by(|a, b| a.0.rel.cmp(&b.0.rel));
     for (entry, m) in planned {

@@ -354,7 +354,7 @@ impl Project {
     }
 
     /// Finds the fixture folders under `start`: configured ones, or folders named
-    /// `fixtures` that hold at least one Claude Code fixture.
+    /// `fixtures` (those without a Claude Code fixture then contribute nothing).
     fn discover_fixture_dirs(
         &self,
         start: &Path,
@@ -370,39 +370,26 @@ impl Project {
             }
             return;
         }
-        let walk = walkdir::WalkDir::new(start)
+        // Only folders matter, and a fixtures folder is flat: its files are listed once, by
+        // `list_dir`, not walked here.
+        let mut walk = walkdir::WalkDir::new(start)
             .follow_links(false)
-            .sort_by_file_name()
             .into_iter()
             .filter_entry(|e| {
-                e.depth() == 0
-                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
+                e.file_type().is_dir()
+                    && (e.depth() == 0 || !is_skipped_dir(&e.file_name().to_string_lossy()))
             });
-        for entry in walk {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(e) => {
-                    selection.errors.push(SelectError::Io {
-                        path: e.path().map_or_else(String::new, |p| self.rel(p)),
-                        message: e.to_string(),
-                    });
-                    continue;
+        while let Some(entry) = walk.next() {
+            match entry {
+                Ok(entry) if entry.file_name() == FIXTURES_DIR => {
+                    dirs.push(entry.into_path());
+                    walk.skip_current_dir();
                 }
-            };
-            if entry.file_type().is_dir() && entry.file_name() == FIXTURES_DIR {
-                let holds_fixtures = std::fs::read_dir(entry.path()).is_ok_and(|mut it| {
-                    it.any(|e| {
-                        e.is_ok_and(|e| {
-                            e.file_name()
-                                .to_str()
-                                .and_then(claude_code::classify)
-                                .is_some()
-                        })
-                    })
-                });
-                if holds_fixtures {
-                    dirs.push(entry.path().to_owned());
-                }
+                Ok(_) => {}
+                Err(e) => selection.errors.push(SelectError::Io {
+                    path: e.path().map_or_else(String::new, |p| self.rel(p)),
+                    message: e.to_string(),
+                }),
             }
         }
     }
@@ -419,6 +406,7 @@ impl Project {
                 return;
             }
         };
+        let dir_rel = self.rel(&dir.path);
         for entry in entries.flatten() {
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
@@ -431,10 +419,13 @@ impl Project {
             if name.starts_with(TEMP_PREFIX) {
                 selection.stray_temps.push(entry.path());
             } else if let Some(kind) = claude_code::classify(name) {
-                let path = entry.path();
                 selection.cassettes.push(Cassette {
-                    rel: self.rel(&path),
-                    path,
+                    rel: if dir_rel.is_empty() {
+                        name.to_owned()
+                    } else {
+                        format!("{dir_rel}/{name}")
+                    },
+                    path: entry.path(),
                     kind: cassette_kind(kind),
                     dir: Arc::clone(dir),
                 });

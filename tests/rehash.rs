@@ -254,3 +254,38 @@ fn killed_at_random_moments_nothing_is_lost() {
         );
     }
 }
+
+/// Key material longer than the first read of a file (and a multi-byte character across the
+/// boundary) is read in full before the name is computed.
+#[test]
+fn large_key_material_is_read_in_full() {
+    let t = TestDir::new();
+    let long = "é".repeat(40_000) + "x";
+    let (name, text) = fixture(
+        &[
+            &format!("\"{long}\""),
+            &format!("\"{}\"", "y".repeat(70_000)),
+        ],
+        "ok",
+    );
+    t.write("fixtures/aaaaaa.json", &text);
+    t.vcr(&["rehash"])
+        .code(0)
+        .stdout_has("1 of 1 cassette renamed");
+    assert_eq!(t.read(&format!("fixtures/{name}")), text);
+    t.vcr(&["rehash"])
+        .code(0)
+        .stdout_has("0 of 1 cassette renamed");
+}
+
+/// A file cut short inside its key material is an error, not a guess.
+#[test]
+fn a_truncated_key_is_an_error() {
+    let t = TestDir::new();
+    let (_, text) = fixture(&[&format!("\"{}\"", "z".repeat(50_000))], "ok");
+    t.write("fixtures/aaaaaa.json", &text[..30_000]);
+    t.vcr(&["rehash"])
+        .code(2)
+        .stderr_has("fixtures/aaaaaa.json:3:");
+    assert!(t.exists("fixtures/aaaaaa.json"));
+}

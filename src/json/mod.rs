@@ -14,13 +14,14 @@
 
 mod number;
 mod parse;
+mod scan;
 mod write;
 
 use std::borrow::Cow;
 use std::collections::HashSet;
 
 pub use number::format_number;
-pub use parse::{ParseError, ParseErrorKind, parse};
+pub use parse::{ParseError, ParseErrorKind, parse, parse_fields, parse_until_field};
 pub(crate) use write::write_string;
 pub use write::{to_compact, to_pretty, write_compact, write_pretty};
 

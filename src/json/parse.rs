@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use super::scan::{plain_run_end, space_run_end};
 use super::{LONE_SURROGATE_BASE, Num, Object, Span, Str, Value};
 
 /// How deep arrays and objects may nest before the parser gives up.
@@ -85,6 +86,51 @@ impl std::error::Error for ParseError {}
 
 /// Parses one JSON value from `bytes`, as `JSON.parse` would.
 pub fn parse(bytes: &[u8]) -> Result<Value<'_>, ParseError> {
+    parse_document(bytes, Fields::All)
+}
+
+/// Parses only the top-level fields `keys` of an object, as `JSON.parse` would see them
+/// (the last of repeated keys wins), and checks the rest of the text without building it.
+///
+/// The result is the object reduced to those fields. Naming a cassette needs its key
+/// material only; skipping the recorded payload instead of building it is what makes that
+/// fast. A text that is not an object is parsed whole.
+pub fn parse_fields<'a>(bytes: &'a [u8], keys: &[&str]) -> Result<Value<'a>, ParseError> {
+    parse_document(bytes, Fields::Only(keys))
+}
+
+/// Parses the top-level object of a text that may have been read only in part, up to and
+/// including the field `key`, and stops there.
+///
+/// `Ok(None)` means the text ends before the field does and `complete` is false: read more
+/// and call again. Fields before `key` are checked and skipped; nothing after it is read.
+/// Cassette names are a hash of one field that writers put first; reading a file only that
+/// far is what lets `vcr rehash` name a tree at the speed of the file system.
+pub fn parse_until_field<'a>(
+    bytes: &'a [u8],
+    key: &str,
+    complete: bool,
+) -> Result<Option<Value<'a>>, ParseError> {
+    let usable = match std::str::from_utf8(bytes) {
+        Err(e) if !complete && e.error_len().is_none() => &bytes[..e.valid_up_to()],
+        _ => bytes,
+    };
+    match parse_document(usable, Fields::Until(key)) {
+        Err(e) if !complete && e.kind == ParseErrorKind::UnexpectedEnd => Ok(None),
+        Err(e) if !complete && e.kind == ParseErrorKind::Empty => Ok(None),
+        other => other.map(Some),
+    }
+}
+
+/// Which top-level fields to build.
+#[derive(Clone, Copy)]
+enum Fields<'k> {
+    All,
+    Only(&'k [&'k str]),
+    Until(&'k str),
+}
+
+fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, ParseError> {
     let text = match std::str::from_utf8(bytes) {
         Ok(text) => text,
         Err(e) => {
@@ -109,7 +155,15 @@ pub fn parse(bytes: &[u8]) -> Result<Value<'_>, ParseError> {
     if parser.pos == parser.bytes.len() {
         return Err(parser.error(ParseErrorKind::Empty));
     }
-    let value = parser.value(0)?;
+    let (value, stopped) = match fields {
+        Fields::All => (parser.value(0)?, false),
+        _ if parser.peek() != Some(b'{') => (parser.value(0)?, false),
+        Fields::Only(keys) => parser.object_fields(keys, false)?,
+        Fields::Until(key) => parser.object_fields(&[key], true)?,
+    };
+    if stopped {
+        return Ok(value);
+    }
     parser.skip_ws();
     if parser.pos != parser.bytes.len() {
         return Err(parser.error(ParseErrorKind::TrailingCharacters));
@@ -139,8 +193,13 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.pos) {
-            self.pos += 1;
+        loop {
+            match self.bytes.get(self.pos) {
+                Some(b' ' | b'\t' | b'\r') => self.pos += 1,
+                // Indentation follows a newline: skip its spaces a word at a time.
+                Some(b'\n') => self.pos = space_run_end(self.bytes, self.pos + 1),
+                _ => return,
+            }
         }
     }
 
@@ -238,6 +297,131 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The top-level object, keeping only `keys`; other values are checked and skipped.
+    /// With `stop`, returns as soon as the first of `keys` is built (and says so).
+    fn object_fields(
+        &mut self,
+        keys: &[&str],
+        stop: bool,
+    ) -> Result<(Value<'a>, bool), ParseError> {
+        self.pos += 1; // {
+        let mut entries = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok((Value::Object(Object::from_parsed(entries)), false));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.unexpected());
+            }
+            self.pos += 1;
+            self.skip_ws();
+            if keys.contains(&key.as_str()) {
+                let value = self.value(1)?;
+                entries.push((key, value));
+                if stop {
+                    return Ok((Value::Object(Object::from_parsed(entries)), true));
+                }
+            } else {
+                self.skip(1)?;
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok((Value::Object(Object::from_parsed(entries)), false));
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
+    /// Checks one value as [`Parser::value`] would, without building it.
+    fn skip(&mut self, depth: usize) -> Result<(), ParseError> {
+        match self.peek() {
+            None => Err(self.error(ParseErrorKind::UnexpectedEnd)),
+            Some(open @ (b'{' | b'[')) => {
+                let depth = self.enter(depth)?;
+                let close = if open == b'{' { b'}' } else { b']' };
+                self.pos += 1;
+                self.skip_ws();
+                if self.peek() == Some(close) {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                loop {
+                    self.skip_ws();
+                    if open == b'{' {
+                        if self.peek() != Some(b'"') {
+                            return Err(self.unexpected());
+                        }
+                        self.skip_string()?;
+                        self.skip_ws();
+                        if self.peek() != Some(b':') {
+                            return Err(self.unexpected());
+                        }
+                        self.pos += 1;
+                        self.skip_ws();
+                    }
+                    self.skip(depth)?;
+                    self.skip_ws();
+                    match self.peek() {
+                        Some(b',') => self.pos += 1,
+                        Some(b) if b == close => {
+                            self.pos += 1;
+                            return Ok(());
+                        }
+                        _ => return Err(self.unexpected()),
+                    }
+                }
+            }
+            Some(b'"') => self.skip_string(),
+            Some(_) => self.value(depth).map(drop),
+        }
+    }
+
+    /// Checks a string literal without decoding it.
+    fn skip_string(&mut self) -> Result<(), ParseError> {
+        self.pos += 1; // opening quote
+        loop {
+            self.pos = plain_run_end(self.bytes, self.pos);
+            match self.peek() {
+                None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let escape_at = self.pos;
+                    self.pos += 1;
+                    match self.peek() {
+                        Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                            self.pos += 1;
+                        }
+                        Some(b'u') => {
+                            self.pos += 1;
+                            self.hex4(escape_at)?;
+                        }
+                        Some(_) => {
+                            self.pos = escape_at;
+                            return Err(self.error(ParseErrorKind::InvalidEscape));
+                        }
+                        None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+                    }
+                }
+                Some(b) => return Err(self.error(ParseErrorKind::ControlCharacter(b))),
+            }
+        }
+    }
+
     fn number(&mut self) -> Result<Value<'a>, ParseError> {
         let start = self.pos;
         let digits = |p: &mut Self| {
@@ -282,45 +466,31 @@ impl<'a> Parser<'a> {
         self.pos += 1; // opening quote
         let content_start = self.pos;
         // Fast path: no escapes, borrow the slice.
-        loop {
-            match self.peek() {
-                None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
-                Some(b'"') => {
-                    let text = &self.text[content_start..self.pos];
-                    self.pos += 1;
-                    return Ok(Str::parsed(
-                        Cow::Borrowed(text),
-                        self.span_from(start),
-                        false,
-                    ));
-                }
-                Some(b'\\') => break,
-                Some(b) if b < 0x20 => return Err(self.error(ParseErrorKind::ControlCharacter(b))),
-                Some(_) => self.pos += 1,
+        self.pos = plain_run_end(self.bytes, self.pos);
+        match self.peek() {
+            None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+            Some(b'"') => {
+                let text = &self.text[content_start..self.pos];
+                self.pos += 1;
+                return Ok(Str::parsed(
+                    Cow::Borrowed(text),
+                    self.span_from(start),
+                    false,
+                ));
             }
+            Some(b'\\') => {}
+            Some(b) => return Err(self.error(ParseErrorKind::ControlCharacter(b))),
         }
         let mut out = String::with_capacity(self.pos - content_start + 16);
         out.push_str(&self.text[content_start..self.pos]);
-        let mut lone = false;
-        let mut private_use = false;
+        let mut lone = 0usize;
         loop {
             let run_start = self.pos;
-            loop {
-                match self.peek() {
-                    None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
-                    Some(b'"' | b'\\') => break,
-                    Some(b) if b < 0x20 => {
-                        return Err(self.error(ParseErrorKind::ControlCharacter(b)));
-                    }
-                    Some(0xF4) => {
-                        // U+100000..U+10FFFF all start with F4; mark if in our stand-in range.
-                        if self.bytes.get(self.pos + 1).is_some_and(|&b| b < 0x82) {
-                            private_use = true;
-                        }
-                        self.pos += 1;
-                    }
-                    Some(_) => self.pos += 1,
-                }
+            self.pos = plain_run_end(self.bytes, self.pos);
+            match self.peek() {
+                None => return Err(self.error(ParseErrorKind::UnexpectedEnd)),
+                Some(b'"' | b'\\') => {}
+                Some(b) => return Err(self.error(ParseErrorKind::ControlCharacter(b))),
             }
             out.push_str(&self.text[run_start..self.pos]);
             if self.peek() == Some(b'"') {
@@ -358,23 +528,18 @@ impl<'a> Parser<'a> {
                                     let cp = 0x10000
                                         + ((u32::from(unit) - 0xD800) << 10)
                                         + (u32::from(low) - 0xDC00);
-                                    if (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800)
-                                        .contains(&cp)
-                                    {
-                                        private_use = true;
-                                    }
                                     out.push(char::from_u32(cp).expect("valid surrogate pair"));
                                 }
                                 None => {
                                     self.pos = save;
-                                    lone = true;
+                                    lone += 1;
                                     out.push(lone_char(unit));
                                 }
                             }
                             continue;
                         }
                         0xDC00..=0xDFFF => {
-                            lone = true;
+                            lone += 1;
                             out.push(lone_char(unit));
                             continue;
                         }
@@ -393,13 +558,19 @@ impl<'a> Parser<'a> {
             out.push(c);
             self.pos += 1;
         }
-        if lone && private_use {
+        // Lone surrogates travel as private-use stand-ins; a real character of that range
+        // beside them could not be told apart.
+        if lone > 0 && out.chars().filter(|&c| is_stand_in(c)).count() > lone {
             return Err(ParseError {
                 kind: ParseErrorKind::Unrepresentable,
                 offset: start,
             });
         }
-        Ok(Str::parsed(Cow::Owned(out), self.span_from(start), lone))
+        Ok(Str::parsed(
+            Cow::Owned(out),
+            self.span_from(start),
+            lone > 0,
+        ))
     }
 
     /// Reads four hex digits after `\u`; errors point at the escape's backslash.
@@ -430,6 +601,10 @@ impl<'a> Parser<'a> {
             _ => Span::NONE,
         }
     }
+}
+
+fn is_stand_in(c: char) -> bool {
+    (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800).contains(&(c as u32))
 }
 
 /// The private-use character standing for the lone surrogate `unit`.
@@ -468,6 +643,80 @@ mod tests {
         fails("{} {}", ParseErrorKind::TrailingCharacters, 1, 4);
         fails("\u{a0}1", ParseErrorKind::Unexpected('\u{a0}'), 1, 1);
         fails("tru", ParseErrorKind::UnexpectedEnd, 1, 4);
+    }
+
+    #[test]
+    fn selected_fields_parse_and_the_rest_is_still_checked() {
+        let text = br#"{"input": ["a"], "output": [{"x": "\u00e9", "y": [1.5e3, true, null]}], "input": ["b"]}"#;
+        let value = parse_fields(text, &["input"]).unwrap();
+        let o = value.as_object().unwrap();
+        assert_eq!(o.len(), 1);
+        assert_eq!(
+            o.get("input").unwrap().as_array().unwrap()[0].as_str(),
+            Some("b")
+        );
+        for (bad, kind) in [
+            (
+                &br#"{"input": [], "output": [1,]}"#[..],
+                ParseErrorKind::Unexpected(']'),
+            ),
+            (
+                br#"{"input": [], "output": "\q"}"#,
+                ParseErrorKind::InvalidEscape,
+            ),
+            (
+                br#"{"input": [], "output": ["a"#,
+                ParseErrorKind::UnexpectedEnd,
+            ),
+            (
+                b"{\"input\": [], \"output\": \"a\x01\"}",
+                ParseErrorKind::ControlCharacter(1),
+            ),
+            (
+                br#"{"input": [], "output": 01}"#,
+                ParseErrorKind::Unexpected('1'),
+            ),
+        ] {
+            let full = parse(bad).unwrap_err();
+            let fields = parse_fields(bad, &["input"]).unwrap_err();
+            assert_eq!(fields, full, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(fields.kind, kind);
+        }
+    }
+
+    #[test]
+    fn reading_stops_after_the_field_and_asks_for_more_when_cut() {
+        let text = "{\"model\": \"x\", \"input\": [\"héllo\"], \"output\": [1,,,";
+        let value = parse_until_field(text.as_bytes(), "input", true)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            value
+                .as_object()
+                .unwrap()
+                .get("input")
+                .unwrap()
+                .as_array()
+                .unwrap()[0]
+                .as_str(),
+            Some("héllo")
+        );
+        // Cut anywhere before the field ends, including inside "é": more is needed.
+        let end = text.find("],").unwrap();
+        for cut in 0..=end {
+            assert_eq!(
+                parse_until_field(&text.as_bytes()[..cut], "input", false),
+                Ok(None),
+                "cut at {cut}"
+            );
+        }
+        // An error before the field is an error, cut or not.
+        assert!(parse_until_field(b"{\"a\": tru_", "input", false).is_err());
+        // A complete text without the field parses whole.
+        let whole = parse_until_field(b"{\"a\": 1}", "input", true)
+            .unwrap()
+            .unwrap();
+        assert!(whole.as_object().unwrap().is_empty());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! `JSON.stringify`, compact and with a 2-space indent.
 
+use super::scan::plain_run_end;
 use super::{LONE_SURROGATE_BASE, Str, Value, format_number};
 
 /// `JSON.stringify(value)`.
@@ -146,11 +147,10 @@ pub(crate) fn write_string(s: &Str<'_>, out: &mut Vec<u8>) {
 
 fn write_escaped(bytes: &[u8], out: &mut Vec<u8>) {
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    loop {
+        let i = plain_run_end(bytes, start);
+        let Some(&b) = bytes.get(i) else { break };
         let escape = ESCAPE[b as usize];
-        if escape == 0 {
-            continue;
-        }
         out.extend_from_slice(&bytes[start..i]);
         out.push(b'\\');
         out.push(escape);

@@ -97,9 +97,8 @@ fn found(value: &Value<'_>) -> String {
     format!("found {}", value.type_name())
 }
 
-/// Checks that `value` is a message fixture: an object with an `input` array (of strings and
-/// block arrays) and an `output` array of objects.
-pub fn check_message(value: &Value<'_>) -> Result<(), SchemaError> {
+/// Checks the `input` of a message fixture: an array of strings and block arrays.
+pub fn check_input(value: &Value<'_>) -> Result<(), SchemaError> {
     let Value::Object(root) = value else {
         return Err(schema(
             "(root)",
@@ -150,6 +149,14 @@ pub fn check_message(value: &Value<'_>) -> Result<(), SchemaError> {
             }
         }
     }
+    Ok(())
+}
+
+/// Checks that `value` is a message fixture: an object with an `input` array (of strings and
+/// block arrays) and an `output` array of objects.
+pub fn check_message(value: &Value<'_>) -> Result<(), SchemaError> {
+    check_input(value)?;
+    let root = value.as_object().expect("check_input accepts objects only");
     let output = match root.get("output") {
         Some(Value::Array(items)) => items,
         Some(Value::Object(_)) => {
@@ -280,92 +287,103 @@ pub fn input<'v, 'a>(value: &'v Value<'a>) -> &'v [Value<'a>] {
 
 /// Applies the rules of `scope` to the string leaves of a stored `input` element: string
 /// content, `text` blocks, `tool_result` strings and text parts, and `tool_use` input leaves.
-/// Anything else in the input is left alone.
+/// Anything else in the input is left alone. Returns whether anything changed.
 pub fn dehydrate_input_element(
     element: &mut Value<'_>,
     rules: &RuleSet,
     scope: Scope,
     version: Version,
-) {
+) -> bool {
     match element {
         Value::String(s) => apply(s, rules, scope),
-        Value::Array(blocks) => {
-            for block in blocks.iter_mut().filter_map(Value::as_object_mut) {
-                dehydrate_input_block(block, rules, scope, version);
-            }
-        }
-        _ => {}
+        Value::Array(blocks) => blocks
+            .iter_mut()
+            .filter_map(Value::as_object_mut)
+            .fold(false, |changed, block| {
+                dehydrate_input_block(block, rules, scope, version) | changed
+            }),
+        _ => false,
     }
 }
 
-fn dehydrate_input_block(block: &mut Object<'_>, rules: &RuleSet, scope: Scope, version: Version) {
+fn dehydrate_input_block(
+    block: &mut Object<'_>,
+    rules: &RuleSet,
+    scope: Scope,
+    version: Version,
+) -> bool {
     match block.get("type").and_then(Value::as_str) {
-        Some("text") => {
-            if let Some(Value::String(text)) = block.get_mut("text") {
-                apply(text, rules, scope);
-            }
-        }
+        Some("text") => match block.get_mut("text") {
+            Some(Value::String(text)) => apply(text, rules, scope),
+            _ => false,
+        },
         Some("tool_result") => match block.get_mut("content") {
             Some(Value::String(content)) => apply(content, rules, scope),
-            Some(Value::Array(parts)) => {
-                for part in parts.iter_mut().filter_map(Value::as_object_mut) {
-                    if part.get("type").and_then(Value::as_str) == Some("text")
-                        && let Some(Value::String(text)) = part.get_mut("text")
-                    {
-                        apply(text, rules, scope);
-                    }
-                }
-            }
-            _ => {}
+            Some(Value::Array(parts)) => parts
+                .iter_mut()
+                .filter_map(Value::as_object_mut)
+                .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+                .fold(false, |changed, part| match part.get_mut("text") {
+                    Some(Value::String(text)) => apply(text, rules, scope) | changed,
+                    _ => changed,
+                }),
+            _ => false,
         },
-        Some("tool_use") => {
-            if let Some(input) = block.get_mut("input") {
-                dehydrate_leaves(input, rules, scope);
-            }
-        }
-        Some("image") if version == Version::V2_1_195 => {
-            if let Some(Value::Object(source)) = block.get_mut("source")
-                && source.get("type").and_then(Value::as_str) == Some("base64")
-                && source.get("data").and_then(Value::as_str) != Some("[IMAGE_DATA]")
+        Some("tool_use") => match block.get_mut("input") {
+            Some(input) => dehydrate_leaves(input, rules, scope),
+            None => false,
+        },
+        Some("image") if version == Version::V2_1_195 => match block.get_mut("source") {
+            Some(Value::Object(source))
+                if source.get("type").and_then(Value::as_str) == Some("base64")
+                    && source.get("data").and_then(Value::as_str) != Some("[IMAGE_DATA]") =>
             {
                 source.insert(Str::new("data"), Value::string("[IMAGE_DATA]"));
+                true
             }
-        }
-        _ => {}
+            _ => false,
+        },
+        _ => false,
     }
 }
 
 /// `mapValuesDeep(value, dehydrateValue)` on an already-mapped value: every string leaf.
-fn dehydrate_leaves(value: &mut Value<'_>, rules: &RuleSet, scope: Scope) {
-    value.for_each_string_mut(&mut |s| apply(s, rules, scope));
+fn dehydrate_leaves(value: &mut Value<'_>, rules: &RuleSet, scope: Scope) -> bool {
+    let mut changed = false;
+    value.for_each_string_mut(&mut |s| changed |= apply(s, rules, scope));
+    changed
 }
 
-fn apply(s: &mut Str<'_>, rules: &RuleSet, scope: Scope) {
+/// Rewrites one string; returns whether it changed.
+fn apply(s: &mut Str<'_>, rules: &RuleSet, scope: Scope) -> bool {
     if let std::borrow::Cow::Owned(new) = rules.apply(s.as_str(), scope)
         && new != s.as_str()
     {
         s.set(new);
+        return true;
     }
+    false
 }
 
-/// Applies the key rules to every `input` element.
+/// Applies the key rules to every `input` element; returns whether anything changed.
 ///
 /// This is what `vcr rehash` does before computing the name: the output is left alone.
-pub fn dehydrate_input(value: &mut Value<'_>, rules: &RuleSet, version: Version) {
-    if let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("input")) {
-        for element in items {
-            dehydrate_input_element(element, rules, Scope::Key, version);
-        }
+pub fn dehydrate_input(value: &mut Value<'_>, rules: &RuleSet, version: Version) -> bool {
+    match value.as_object_mut().and_then(|o| o.get_mut("input")) {
+        Some(Value::Array(items)) => items.iter_mut().fold(false, |changed, element| {
+            dehydrate_input_element(element, rules, Scope::Key, version) | changed
+        }),
+        _ => false,
     }
 }
 
 /// Brings a checked message fixture to what Claude Code's writer would have written: key
 /// rules on `input`, payload rules and `mapAssistantMessage` on the assistant items of
-/// `output`, everything else verbatim.
-pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Version) {
-    dehydrate_input(value, rules, version);
+/// `output`, everything else verbatim. Returns whether the key material changed.
+pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Version) -> bool {
+    let key_changed = dehydrate_input(value, rules, version);
     let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("output")) else {
-        return;
+        return key_changed;
     };
     for (index, item) in items.iter_mut().enumerate() {
         let Value::Object(object) = item else {
@@ -376,6 +394,7 @@ pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Versio
             *object = map_assistant_message(old, index, rules, version);
         }
     }
+    key_changed
 }
 
 /// Top-level fields 2.1.195 keeps between `timestamp` and `message`.

@@ -63,6 +63,53 @@ impl CassetteError {
     }
 }
 
+/// A content-addressed cassette's name under the current key rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyed {
+    /// The file name the harness would look up.
+    pub name: String,
+    /// Whether the key rules change the stored key material.
+    pub key_changed: bool,
+}
+
+/// What reading the start of a cassette told about its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyRead {
+    /// The bytes end before the key material does: read more.
+    NeedMore,
+    /// The kind's name is not a hash of its contents.
+    NotAddressed,
+    /// The name under the current key rules.
+    Keyed(Keyed),
+}
+
+/// Names a content-addressed cassette from its key material alone, given the first bytes of
+/// the file (`complete` when they are all of it). Nothing after the key material is read:
+/// that is what makes `rehash` fast. The payload is read, checked and rewritten only when
+/// the key rules change the key material, and by `normalize` and `verify`.
+pub fn key_from_prefix(
+    cassette: &Cassette,
+    bytes: &[u8],
+    complete: bool,
+) -> Result<KeyRead, CassetteError> {
+    if !cassette.kind.is_content_addressed() {
+        return Ok(KeyRead::NotAddressed);
+    }
+    let Some(mut value) = json::parse_until_field(bytes, "input", complete)? else {
+        return Ok(KeyRead::NeedMore);
+    };
+    if !complete && value.as_object().is_some_and(|o| !o.contains_key("input")) {
+        return Ok(KeyRead::NeedMore);
+    }
+    claude_code::check_input(&value)?;
+    let key_changed =
+        claude_code::dehydrate_input(&mut value, &cassette.dir.rules, cassette.dir.version);
+    Ok(KeyRead::Keyed(Keyed {
+        name: claude_code::message_name(claude_code::input(&value)),
+        key_changed,
+    }))
+}
+
 /// Parses, checks and rewrites one cassette (see the module docs).
 pub fn canonicalize(
     cassette: &Cassette,
@@ -73,19 +120,16 @@ pub fn canonicalize(
     match cassette.kind {
         CassetteKind::ClaudeCodeMessage => {
             claude_code::check_message(&value)?;
-            let before = compact_all(claude_code::input(&value));
             let rules = &cassette.dir.rules;
             let version = cassette.dir.version;
-            match mode {
+            let key_changed = match mode {
                 Mode::Normalize => claude_code::normalize_message(&mut value, rules, version),
                 Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version),
-            }
-            let input = claude_code::input(&value);
-            let after = compact_all(input);
+            };
             Ok(Canonical {
                 bytes: json::to_pretty(&value),
-                key_changed: before != after,
-                name: Some(claude_code::message_name(input)),
+                key_changed,
+                name: Some(claude_code::message_name(claude_code::input(&value))),
             })
         }
         CassetteKind::ClaudeCodeTokenCount => {
@@ -97,15 +141,4 @@ pub fn canonicalize(
             })
         }
     }
-}
-
-/// The compact forms of `values`, one after the other: enough to tell whether rules changed
-/// any of them.
-fn compact_all(values: &[json::Value<'_>]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for value in values {
-        json::write_compact(value, &mut out);
-        out.push(b'\n');
-    }
-    out
 }

@@ -48,6 +48,9 @@ pub struct Rule {
     id: String,
     action: Action,
     scope: Scope,
+    /// A text every match of the rule contains, when one is known: a string without any
+    /// rule's needle is left alone without running the rules one by one.
+    needle: Option<String>,
     /// How the rule reads in the fingerprint; machine values appear as symbols.
     canonical: String,
 }
@@ -73,6 +76,9 @@ enum Action {
     Separators { re: Regex },
     /// If the value contains `needle`, the whole value becomes `value`.
     Collapse { needle: String, value: String },
+    /// A machine value that is empty here (no such folder): nothing to replace, where
+    /// JavaScript's `replaceAll('')` would insert the placeholder between every character.
+    Disabled,
 }
 
 /// A rule as the user writes it in `vcr.toml`.
@@ -172,15 +178,18 @@ impl Rule {
             _ => return Err(RuleError::Pattern { id }),
         };
         let canonical = canonical_line(&id, &pattern, &config.replace, scope);
+        let needle = config.literal.clone();
         Ok(Rule {
             id,
             action,
             scope,
+            needle,
             canonical,
         })
     }
 
-    fn apply<'a>(&self, s: Cow<'a, str>) -> Cow<'a, str> {
+    /// The rewritten text when the rule matched `s`.
+    fn rewrite(&self, s: &str) -> Option<String> {
         match &self.action {
             Action::Regex {
                 re,
@@ -189,48 +198,61 @@ impl Rule {
             } => {
                 // Replacements of preset rules hold no `$`, so they are inserted as is.
                 let out = if *global {
-                    re.replace_all(&s, regex::NoExpand(replacement))
+                    re.replace_all(s, regex::NoExpand(replacement))
                 } else {
-                    re.replace(&s, regex::NoExpand(replacement))
+                    re.replace(s, regex::NoExpand(replacement))
                 };
-                changed(out).map_or(s, Cow::Owned)
+                owned(out)
             }
             Action::JsRegex {
                 re,
                 replacement,
                 global,
-            } => match replace::js_replace(re, &s, replacement, *global) {
-                Some(out) => Cow::Owned(out),
-                None => s,
-            },
+            } => replace::js_replace(re, s, replacement, *global),
             Action::Literal {
                 needle,
                 replacement,
-            } => {
-                if memchr::memmem::find(s.as_bytes(), needle.as_bytes()).is_none() {
-                    return s;
-                }
-                Cow::Owned(s.replace(needle.as_str(), replacement))
-            }
-            Action::Separators { re } => {
-                let out = re.replace_all(&s, |caps: &regex::Captures<'_>| {
-                    caps[0].replace("\\\\", "/").replace('\\', "/")
-                });
-                changed(out).map_or(s, Cow::Owned)
-            }
+            } => memchr::memmem::find(s.as_bytes(), needle.as_bytes())
+                .map(|_| s.replace(needle.as_str(), replacement)),
+            Action::Separators { re } => owned(re.replace_all(s, |caps: &regex::Captures<'_>| {
+                caps[0].replace("\\\\", "/").replace('\\', "/")
+            })),
             Action::Collapse { needle, value } => {
-                if s.contains(needle.as_str()) && s != value.as_str() {
-                    Cow::Owned(value.clone())
-                } else {
-                    s
-                }
+                (s.contains(needle.as_str()) && s != value.as_str()).then(|| value.clone())
             }
+            Action::Disabled => None,
         }
     }
 }
 
-/// The new text when a `regex` replacement changed something.
-fn changed(out: Cow<'_, str>) -> Option<String> {
+/// Several literal needles searched at once: SIMD (Teddy) where the CPU has it, an
+/// Aho-Corasick automaton elsewhere.
+#[derive(Debug, Clone)]
+enum Needles {
+    Packed(aho_corasick::packed::Searcher),
+    Automaton(aho_corasick::AhoCorasick),
+}
+
+impl Needles {
+    fn new(needles: &[&str]) -> Needles {
+        match aho_corasick::packed::Searcher::new(needles.iter()) {
+            Some(searcher) => Needles::Packed(searcher),
+            None => Needles::Automaton(
+                aho_corasick::AhoCorasick::new(needles).expect("literal needles build"),
+            ),
+        }
+    }
+
+    fn any_in(&self, haystack: &str) -> bool {
+        match self {
+            Needles::Packed(searcher) => searcher.find(haystack).is_some(),
+            Needles::Automaton(automaton) => automaton.is_match(haystack),
+        }
+    }
+}
+
+/// The new text when a `regex` replacement matched.
+fn owned(out: Cow<'_, str>) -> Option<String> {
     match out {
         Cow::Borrowed(_) => None,
         Cow::Owned(s) => Some(s),
@@ -245,6 +267,8 @@ fn canonical_line(id: &str, pattern: &str, replacement: &str, scope: Scope) -> S
 #[derive(Debug, Clone, Default)]
 pub struct RuleSet {
     rules: Vec<Rule>,
+    /// Finds any rule's needle in one pass.
+    needles: Option<Needles>,
 }
 
 impl RuleSet {
@@ -257,7 +281,9 @@ impl RuleSet {
                 });
             }
         }
-        Ok(RuleSet { rules })
+        let needles: Vec<&str> = rules.iter().filter_map(|r| r.needle.as_deref()).collect();
+        let needles = (!needles.is_empty()).then(|| Needles::new(&needles));
+        Ok(RuleSet { rules, needles })
     }
 
     /// The rules in the order they run.
@@ -266,11 +292,26 @@ impl RuleSet {
     }
 
     /// Runs every rule of `scope`, in order, on `s`.
+    ///
+    /// A rule with a needle can only change a string that contains its needle, so while the
+    /// string holds none of them those rules are skipped; the check is redone after any rule
+    /// changed the string.
     pub fn apply<'a>(&self, s: &'a str, scope: Scope) -> Cow<'a, str> {
         let mut out = Cow::Borrowed(s);
+        let mut may_match: Option<bool> = None;
         for rule in &self.rules {
-            if rule.scope.covers(scope) {
-                out = rule.apply(out);
+            if !rule.scope.covers(scope) {
+                continue;
+            }
+            if rule.needle.is_some() {
+                let needles = self.needles.as_ref().expect("needles are indexed");
+                if !*may_match.get_or_insert_with(|| needles.any_in(&out)) {
+                    continue;
+                }
+            }
+            if let Some(new) = rule.rewrite(&out) {
+                out = Cow::Owned(new);
+                may_match = None;
             }
         }
         out

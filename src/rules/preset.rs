@@ -115,6 +115,7 @@ pub fn claude_code(machine: &Machine) -> Vec<Rule> {
     rules.push(separators("config-home-separators", "[CONFIG_HOME]"));
     rules.push(Rule {
         id: "files-modified".into(),
+        needle: Some("Files modified by user:".into()),
         action: Action::Collapse {
             needle: "Files modified by user:".into(),
             value: "Files modified by user: [FILES]".into(),
@@ -131,8 +132,14 @@ pub fn claude_code(machine: &Machine) -> Vec<Rule> {
 }
 
 fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule {
+    // Every preset pattern starts with a literal up to its first class or quantifier.
+    let needle: String = pattern
+        .chars()
+        .take_while(|c| !matches!(c, '[' | '(' | '\\' | '.' | '+' | '*'))
+        .collect();
     Rule {
         id: id.into(),
+        needle: Some(needle),
         action: Action::Regex {
             re: Regex::new(pattern).expect("preset patterns compile"),
             replacement: replacement.into(),
@@ -143,14 +150,10 @@ fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule 
     }
 }
 
-/// A literal rule for a machine value; an empty value (no such directory) replaces nothing,
-/// where JavaScript's `replaceAll('')` would insert the placeholder between every character.
+/// A literal rule for a machine value; an empty value replaces nothing.
 fn literal_rule(id: &str, needle: &str, symbol: &str, replacement: &str) -> Rule {
     let action = if needle.is_empty() {
-        Action::Collapse {
-            needle: "\u{0}never".into(),
-            value: String::new(),
-        }
+        Action::Disabled
     } else {
         Action::Literal {
             needle: needle.into(),
@@ -159,6 +162,7 @@ fn literal_rule(id: &str, needle: &str, symbol: &str, replacement: &str) -> Rule
     };
     Rule {
         id: id.into(),
+        needle: (!needle.is_empty()).then(|| needle.to_owned()),
         action,
         scope: Scope::Both,
         canonical: canonical_line(id, symbol, replacement, Scope::Both),
@@ -169,6 +173,7 @@ fn separators(id: &str, placeholder: &str) -> Rule {
     let pattern = format!(r#"{}[^{JS_WHITESPACE}"'<>]*"#, regex::escape(placeholder));
     Rule {
         id: id.into(),
+        needle: Some(placeholder.to_owned()),
         action: Action::Separators {
             re: Regex::new(&pattern).expect("separator pattern compiles"),
         },
