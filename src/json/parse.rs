@@ -89,16 +89,6 @@ pub fn parse(bytes: &[u8]) -> Result<Value<'_>, ParseError> {
     parse_document(bytes, Fields::All)
 }
 
-/// Parses only the top-level fields `keys` of an object, as `JSON.parse` would see them
-/// (the last of repeated keys wins), and checks the rest of the text without building it.
-///
-/// The result is the object reduced to those fields. Naming a cassette needs its key
-/// material only; skipping the recorded payload instead of building it is what makes that
-/// fast. A text that is not an object is parsed whole.
-pub fn parse_fields<'a>(bytes: &'a [u8], keys: &[&str]) -> Result<Value<'a>, ParseError> {
-    parse_document(bytes, Fields::Only(keys))
-}
-
 /// Parses the top-level object of a text that may have been read only in part, up to and
 /// including the field `key`, and stops there.
 ///
@@ -125,8 +115,9 @@ pub fn parse_until_field<'a>(
 /// Which top-level fields to build.
 #[derive(Clone, Copy)]
 enum Fields<'k> {
+    /// The whole document.
     All,
-    Only(&'k [&'k str]),
+    /// Fields before this one are checked and skipped; parsing stops after it.
     Until(&'k str),
 }
 
@@ -156,10 +147,14 @@ fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, 
         return Err(parser.error(ParseErrorKind::Empty));
     }
     let (value, stopped) = match fields {
-        Fields::All => (parser.value(0)?, false),
-        _ if parser.peek() != Some(b'{') => (parser.value(0)?, false),
-        Fields::Only(keys) => parser.object_fields(keys, false)?,
-        Fields::Until(key) => parser.object_fields(&[key], true)?,
+        Fields::Until(key) if parser.peek() == Some(b'{') => parser.object_with(0, |k| {
+            if k == key {
+                Take::BuildThenStop
+            } else {
+                Take::Skip
+            }
+        })?,
+        _ => (parser.value(0)?, false),
     };
     if stopped {
         return Ok(value);
@@ -169,6 +164,13 @@ fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, 
         return Err(parser.error(ParseErrorKind::TrailingCharacters));
     }
     Ok(value)
+}
+
+/// What to do with an object field.
+enum Take {
+    Build,
+    Skip,
+    BuildThenStop,
 }
 
 struct Parser<'a> {
@@ -263,47 +265,18 @@ impl<'a> Parser<'a> {
     }
 
     fn object(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
-        let depth = self.enter(depth)?;
-        self.pos += 1; // {
-        let mut entries = Vec::new();
-        self.skip_ws();
-        if self.peek() == Some(b'}') {
-            self.pos += 1;
-            return Ok(Value::Object(Object::from_parsed(entries)));
-        }
-        loop {
-            self.skip_ws();
-            if self.peek() != Some(b'"') {
-                return Err(self.unexpected());
-            }
-            let key = self.string()?;
-            self.skip_ws();
-            if self.peek() != Some(b':') {
-                return Err(self.unexpected());
-            }
-            self.pos += 1;
-            self.skip_ws();
-            let value = self.value(depth)?;
-            entries.push((key, value));
-            self.skip_ws();
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => {
-                    self.pos += 1;
-                    return Ok(Value::Object(Object::from_parsed(entries)));
-                }
-                _ => return Err(self.unexpected()),
-            }
-        }
+        self.object_with(depth, |_| Take::Build)
+            .map(|(value, _)| value)
     }
 
-    /// The top-level object, keeping only `keys`; other values are checked and skipped.
-    /// With `stop`, returns as soon as the first of `keys` is built (and says so).
-    fn object_fields(
+    /// An object whose fields are built, skipped (checked only) or built and then the end
+    /// of parsing, as `take` decides by key. Returns whether it stopped early.
+    fn object_with(
         &mut self,
-        keys: &[&str],
-        stop: bool,
+        depth: usize,
+        take: impl Fn(&str) -> Take,
     ) -> Result<(Value<'a>, bool), ParseError> {
+        let depth = self.enter(depth)?;
         self.pos += 1; // {
         let mut entries = Vec::new();
         self.skip_ws();
@@ -323,14 +296,17 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            if keys.contains(&key.as_str()) {
-                let value = self.value(1)?;
-                entries.push((key, value));
-                if stop {
+            match take(key.as_str()) {
+                Take::Skip => self.skip(depth)?,
+                Take::Build => {
+                    let value = self.value(depth)?;
+                    entries.push((key, value));
+                }
+                Take::BuildThenStop => {
+                    let value = self.value(depth)?;
+                    entries.push((key, value));
                     return Ok((Value::Object(Object::from_parsed(entries)), true));
                 }
-            } else {
-                self.skip(1)?;
             }
             self.skip_ws();
             match self.peek() {
@@ -646,41 +622,33 @@ mod tests {
     }
 
     #[test]
-    fn selected_fields_parse_and_the_rest_is_still_checked() {
-        let text = br#"{"input": ["a"], "output": [{"x": "\u00e9", "y": [1.5e3, true, null]}], "input": ["b"]}"#;
-        let value = parse_fields(text, &["input"]).unwrap();
-        let o = value.as_object().unwrap();
-        assert_eq!(o.len(), 1);
-        assert_eq!(
-            o.get("input").unwrap().as_array().unwrap()[0].as_str(),
-            Some("b")
-        );
+    fn fields_before_the_wanted_one_are_still_checked() {
+        let good =
+            br#"{"output": [{"x": "\u00e9", "y": [1.5e3, true, null]}], "input": ["b"], "z": [,"#;
+        let value = parse_until_field(good, "input", false).unwrap().unwrap();
+        assert_eq!(value.as_object().unwrap().len(), 1);
         for (bad, kind) in [
             (
-                &br#"{"input": [], "output": [1,]}"#[..],
+                &br#"{"output": [1,], "input": []}"#[..],
                 ParseErrorKind::Unexpected(']'),
             ),
             (
-                br#"{"input": [], "output": "\q"}"#,
+                br#"{"output": "\q", "input": []}"#,
                 ParseErrorKind::InvalidEscape,
             ),
             (
-                br#"{"input": [], "output": ["a"#,
-                ParseErrorKind::UnexpectedEnd,
-            ),
-            (
-                b"{\"input\": [], \"output\": \"a\x01\"}",
+                b"{\"output\": \"a\x01\", \"input\": []}",
                 ParseErrorKind::ControlCharacter(1),
             ),
             (
-                br#"{"input": [], "output": 01}"#,
+                br#"{"output": 01, "input": []}"#,
                 ParseErrorKind::Unexpected('1'),
             ),
         ] {
             let full = parse(bad).unwrap_err();
-            let fields = parse_fields(bad, &["input"]).unwrap_err();
-            assert_eq!(fields, full, "{}", String::from_utf8_lossy(bad));
-            assert_eq!(fields.kind, kind);
+            let until = parse_until_field(bad, "input", true).unwrap_err();
+            assert_eq!(until, full, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(until.kind, kind);
         }
     }
 
