@@ -107,6 +107,45 @@ pub enum Event<'a> {
     },
 }
 
+/// A per-file problem, ready to report.
+pub(crate) struct FileProblem {
+    pub(crate) id: &'static str,
+    pub(crate) line: Option<usize>,
+    pub(crate) column: Option<usize>,
+    pub(crate) message: String,
+}
+
+impl FileProblem {
+    pub(crate) fn io(e: &dyn std::fmt::Display) -> FileProblem {
+        FileProblem {
+            id: "io",
+            line: None,
+            column: None,
+            message: e.to_string(),
+        }
+    }
+
+    pub(crate) fn cassette(e: &crate::kind::CassetteError, bytes: &[u8]) -> FileProblem {
+        let at = e.position(bytes);
+        FileProblem {
+            id: e.id(),
+            line: at.map(|p| p.line),
+            column: at.map(|p| p.column),
+            message: e.to_string(),
+        }
+    }
+
+    pub(crate) fn report(&self, path: &str, report: &dyn Report) {
+        report.report(&Event::FileError {
+            path,
+            id: self.id,
+            line: self.line,
+            column: self.column,
+            message: &self.message,
+        });
+    }
+}
+
 /// Receives events. Implementations must be thread-safe; events arrive in a deterministic
 /// order from one thread at a time.
 pub trait Report: Send + Sync {

@@ -8,7 +8,7 @@
 
 use similar::TextDiff;
 
-use crate::event::{Event, Progress, Report, par_ordered};
+use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
 use crate::kind::{self, Mode};
 use crate::store::Store;
 use crate::tree::{Cassette, Selection};
@@ -43,45 +43,6 @@ struct FileResult {
     diff: Option<String>,
     stale: Option<String>,
     error: Option<FileProblem>,
-}
-
-/// A per-file problem, ready to report.
-pub(crate) struct FileProblem {
-    pub(crate) id: &'static str,
-    pub(crate) line: Option<usize>,
-    pub(crate) column: Option<usize>,
-    pub(crate) message: String,
-}
-
-impl FileProblem {
-    pub(crate) fn io(e: &dyn std::fmt::Display) -> FileProblem {
-        FileProblem {
-            id: "io",
-            line: None,
-            column: None,
-            message: e.to_string(),
-        }
-    }
-
-    pub(crate) fn cassette(e: &kind::CassetteError, bytes: &[u8]) -> FileProblem {
-        let at = e.position(bytes);
-        FileProblem {
-            id: e.id(),
-            line: at.map(|p| p.line),
-            column: at.map(|p| p.column),
-            message: e.to_string(),
-        }
-    }
-
-    pub(crate) fn report(&self, path: &str, report: &dyn Report) {
-        report.report(&Event::FileError {
-            path,
-            id: self.id,
-            line: self.line,
-            column: self.column,
-            message: &self.message,
-        });
-    }
 }
 
 /// Runs `normalize` over the selected cassettes. With `check` unset, the caller must hold

@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
-use crate::event::{Event, Progress, Report, par_ordered};
+use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
 use crate::kind::{self, KeyRead, Mode};
-use crate::normalize::FileProblem;
 use crate::store::journal::Move;
 use crate::store::{Store, StoreError};
 use crate::tree::{Cassette, Selection};

@@ -237,15 +237,7 @@ impl Project {
 
     /// The path of `path` relative to the root, `/`-separated.
     pub fn rel(&self, path: &Path) -> String {
-        let rel = path.strip_prefix(&self.root).unwrap_or(path);
-        let mut out = String::new();
-        for component in rel.components() {
-            if !out.is_empty() {
-                out.push('/');
-            }
-            out.push_str(&component.as_os_str().to_string_lossy());
-        }
-        out
+        relative(&self.root, path)
     }
 
     /// Chooses the cassettes for a command: every cassette of the configured tree when
@@ -443,6 +435,20 @@ fn cassette_kind(kind: FileKind) -> CassetteKind {
 
 fn is_skipped_dir(name: &str) -> bool {
     (name.starts_with('.') && name != ".") || SKIPPED_DIRS.contains(&name)
+}
+
+/// `path` relative to `root`, `/`-separated on every platform (a backslash in a Unix file
+/// name stays a backslash).
+pub fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for component in rel.components() {
+        if !out.is_empty() {
+            out.push('/');
+        }
+        out.push_str(&component.as_os_str().to_string_lossy());
+    }
+    out
 }
 
 /// Removes `.` and `..` without touching the file system (the path may not exist yet).

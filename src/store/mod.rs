@@ -125,10 +125,7 @@ impl Store {
 
     /// The path relative to the root, for messages and the journal.
     pub fn rel(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .replace('\\', "/")
+        crate::tree::relative(&self.root, path)
     }
 
     /// Takes the project's exclusive lock, creating `.vcr/` (with a `.gitignore` that keeps
