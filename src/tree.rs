@@ -488,3 +488,22 @@ pub(crate) fn link_in(root: &Path, rel: &Path) -> Result<(), LinkCheck> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_use_slashes_and_keep_backslashes_in_names() {
+        let root = Path::new("/p");
+        assert_eq!(relative(root, Path::new("/p/fixtures/a.json")), "fixtures/a.json");
+        // Regression: the journal once turned this into `fixtures/a/b.json`.
+        #[cfg(unix)]
+        assert_eq!(relative(root, Path::new("/p/fixtures/a\\b.json")), "fixtures/a\\b.json");
+    }
+
+    #[test]
+    fn lexical_absolute_resolves_dots() {
+        assert_eq!(lexical_absolute(Path::new("/p/a/../b/./c")), Path::new("/p/b/c"));
+    }
+}
