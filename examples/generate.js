@@ -2,14 +2,14 @@
 // Writes the example trees with the seed's own writer (tests/oracle/seed.js):
 //   examples/claude-code/      what Claude Code's VCR commits: dehydrated, canonical
 //   examples/claude-code-raw/  the same calls from a harness that skipped dehydration,
-//                              recorded on a machine whose cwd was /home/alice/work/app
+//                              recorded in a container whose working directory was /workspace/app
 // Run `node examples/generate.js` from the repository root after a format change.
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const { writeFixture, sha1 } = require('../tests/oracle/seed.js');
 
-const machine = { cwd: '/home/alice/work/app', configHome: '/home/alice/.claude', platform: 'linux' };
+const machine = { cwd: '/workspace/app', configHome: '/workspace/.claude', platform: 'linux' };
 const cwd = machine.cwd;
 
 function streamOf(id, blocks, stop, usage) {
@@ -73,6 +73,6 @@ write(path.join(root, 'claude-code-raw'), [...turns.map(([c, items]) => [
   JSON.stringify({ input: c, output: items }, null, 2),
 ]), token]);
 fs.writeFileSync(path.join(root, 'claude-code-raw', 'vcr.toml'),
-  '# This tree was recorded on a machine whose working directory was /home/alice/work/app.\n' +
+  '# This tree was recorded in a container whose working directory was /workspace/app.\n' +
   '# Tell vcr, so that `vcr normalize` can turn those paths into [CWD].\n' +
-  '[claude-code]\ncwd = "/home/alice/work/app"\nconfig-home = "/home/alice/.claude"\n');
+  '[claude-code]\ncwd = "/workspace/app"\nconfig-home = "/workspace/.claude"\n');
