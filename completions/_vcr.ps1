@@ -33,9 +33,28 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material')
             [CompletionResult]::new('normalize', 'normalize', [CompletionResultType]::ParameterValue, 'Bring cassettes to the exact bytes their harness''s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting')
             [CompletionResult]::new('rehash', 'rehash', [CompletionResultType]::ParameterValue, 'Re-key content-addressed cassettes under the current rules, without re-recording')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'vcr;verify' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--baseline', '--baseline', [CompletionResultType]::ParameterName, 'Accept the findings listed in FILE: only new ones are reported')
+            [CompletionResult]::new('--write-baseline', '--write-baseline', [CompletionResultType]::ParameterName, 'Write today''s findings to FILE as a baseline and exit 0')
+            [CompletionResult]::new('--usage-log', '--usage-log', [CompletionResultType]::ParameterName, 'A usage log of a test run: report `missing` and `orphan` cassettes (repeatable)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
+            [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check what is staged for commit (read from git''s index)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'vcr;normalize' {
@@ -71,9 +90,13 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             break
         }
         'vcr;help' {
+            [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material')
             [CompletionResult]::new('normalize', 'normalize', [CompletionResultType]::ParameterValue, 'Bring cassettes to the exact bytes their harness''s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting')
             [CompletionResult]::new('rehash', 'rehash', [CompletionResultType]::ParameterValue, 'Re-key content-addressed cassettes under the current rules, without re-recording')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'vcr;help;verify' {
             break
         }
         'vcr;help;normalize' {

@@ -25,6 +25,9 @@ _vcr() {
             vcr,rehash)
                 cmd="vcr__subcmd__rehash"
                 ;;
+            vcr,verify)
+                cmd="vcr__subcmd__verify"
+                ;;
             vcr__subcmd__help,help)
                 cmd="vcr__subcmd__help__subcmd__help"
                 ;;
@@ -34,6 +37,9 @@ _vcr() {
             vcr__subcmd__help,rehash)
                 cmd="vcr__subcmd__help__subcmd__rehash"
                 ;;
+            vcr__subcmd__help,verify)
+                cmd="vcr__subcmd__help__subcmd__verify"
+                ;;
             *)
                 ;;
         esac
@@ -41,7 +47,7 @@ _vcr() {
 
     case "${cmd}" in
         vcr)
-            opts="-C -q -v -h -V --config --color --platform --quiet --verbose --help --version normalize rehash help"
+            opts="-C -q -v -h -V --config --color --platform --quiet --verbose --help --version verify normalize rehash help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -71,7 +77,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__help)
-            opts="normalize rehash help"
+            opts="verify normalize rehash help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,6 +119,20 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__help__subcmd__rehash)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vcr__subcmd__help__subcmd__verify)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -169,6 +189,52 @@ _vcr() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -W "unix windows" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vcr__subcmd__verify)
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --config --color --platform --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "human json sarif github" -- "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --write-baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --usage-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 -C)

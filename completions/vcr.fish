@@ -35,9 +35,28 @@ complete -c vcr -n "__fish_vcr_needs_command" -s q -l quiet -d 'Say less: only e
 complete -c vcr -n "__fish_vcr_needs_command" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c vcr -n "__fish_vcr_needs_command" -s V -l version -d 'Print version'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Grouped by file, with a summary line'
+json\t'`{"version":1,"findings":[...],"summary":{...}}`'
+sarif\t'SARIF 2.1.0, for code scanning'
+github\t'GitHub Actions workflow annotations'"
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l baseline -d 'Accept the findings listed in FILE: only new ones are reported' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l write-baseline -d 'Write today\'s findings to FILE as a baseline and exit 0' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l usage-log -d 'A usage log of a test run: report `missing` and `orphan` cassettes (repeatable)' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l staged -d 'Check what is staged for commit (read from git\'s index)'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l format -d 'Output format' -r -f -a "human\t'Text for people'
 json\t'One JSON document with `"version": 1`'"
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s C -d 'Run as if vcr was started in DIR' -r -F
@@ -65,6 +84,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s n -l dry-run -d 'Show
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from normalize rehash help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from normalize rehash help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from normalize rehash help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -26,6 +26,52 @@ pub struct ConfigFile {
     /// Rules added after the preset of each kind, in order.
     #[serde(rename = "rule")]
     pub rules: Vec<RuleConfig>,
+    /// Settings of `vcr verify`.
+    pub verify: VerifyConfig,
+}
+
+/// The `[verify]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct VerifyConfig {
+    /// Globs, relative to the project root, of cassettes vcr does not parse (vcrpy and Ruby
+    /// VCR YAML, HAR, httprr, ...): they are linted for leaks as text.
+    pub text: Vec<String>,
+    /// Per finding id (`"leak/email" = "error"`): `error`, `warning` or `off`.
+    pub severity: std::collections::BTreeMap<String, Level>,
+    /// Findings accepted on purpose.
+    pub allow: Vec<AllowConfig>,
+}
+
+/// A severity a finding id can be given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// Fails the run.
+    Error,
+    /// Reported; never fails the run.
+    Warning,
+    /// Not reported.
+    Off,
+}
+
+/// One `[[verify.allow]]` entry: a finding is accepted when every condition given holds.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AllowConfig {
+    /// The finding id (`leak/path`), or a family (`leak/*`).
+    pub id: String,
+    /// The detector (`user-home`, `anthropic-key`, ...), for leaks.
+    pub detector: Option<String>,
+    /// A text the matched value contains.
+    #[serde(rename = "match")]
+    pub contains: Option<String>,
+    /// A JavaScript regex the matched value matches.
+    pub regex: Option<String>,
+    /// Globs of the files it applies to, relative to the project root.
+    pub paths: Vec<String>,
+    /// Why it is accepted (for people; shown with `-v`).
+    pub reason: Option<String>,
 }
 
 /// The `[claude-code]` table.
@@ -76,6 +122,14 @@ pub enum ConfigError {
         value: String,
         /// What was expected.
         expected: String,
+    },
+    /// A `[verify]` setting is wrong.
+    #[error("in {}: {message}", path.as_deref().map_or("the configuration".into(), |p| p.display().to_string()))]
+    Verify {
+        /// The configuration file.
+        path: Option<PathBuf>,
+        /// What is wrong, naming the setting.
+        message: String,
     },
     /// A rule does not compile.
     #[error("in {}: {source}", path.as_deref().map_or("the built-in rules".into(), |p| p.display().to_string()))]

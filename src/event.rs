@@ -105,14 +105,21 @@ pub enum Event<'a> {
         /// The file.
         path: &'a str,
     },
+    /// A finding of `vcr verify`.
+    Finding(&'a crate::finding::Finding),
 }
 
-/// A per-file problem, ready to report.
-pub(crate) struct FileProblem {
-    pub(crate) id: &'static str,
-    pub(crate) line: Option<usize>,
-    pub(crate) column: Option<usize>,
-    pub(crate) message: String,
+/// A file that could not be processed, ready to report as an [`Event::FileError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileProblem {
+    /// `io`, `parse` or `schema`.
+    pub id: &'static str,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// 1-based column, when known.
+    pub column: Option<usize>,
+    /// What is wrong.
+    pub message: String,
 }
 
 impl FileProblem {
@@ -135,7 +142,8 @@ impl FileProblem {
         }
     }
 
-    pub(crate) fn report(&self, path: &str, report: &dyn Report) {
+    /// Reports the problem of the file at `path`.
+    pub fn report(&self, path: &str, report: &dyn Report) {
         report.report(&Event::FileError {
             path,
             id: self.id,

@@ -6,12 +6,18 @@
 //! binary is the only place that writes to a terminal.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod baseline;
 pub mod config;
 pub mod event;
+pub mod finding;
+pub mod git;
 pub mod json;
 pub mod kind;
+pub mod lint;
 pub mod normalize;
 pub mod rehash;
 pub mod rules;
 pub mod store;
 pub mod tree;
+pub mod usage;
+pub mod verify;

@@ -55,8 +55,13 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Summary {
     let mut summary = Summary::default();
+    let structured: Vec<&Cassette> = selection
+        .cassettes
+        .iter()
+        .filter(|c| c.kind.is_structured())
+        .collect();
     par_ordered(
-        &selection.cassettes,
+        &structured,
         progress,
         |cassette| normalize_one(cassette, store, options),
         |cassette, result| {

@@ -29,12 +29,22 @@ pub enum CassetteKind {
     ClaudeCodeMessage,
     /// A Claude Code token-count fixture.
     ClaudeCodeTokenCount,
+    /// A cassette of a format vcr does not parse, selected by `[verify] text` globs: linted
+    /// for leaks as text only.
+    Text,
 }
 
 impl CassetteKind {
     /// Whether the file's name is a hash of its contents (and can be re-keyed).
     pub fn is_content_addressed(self) -> bool {
         matches!(self, CassetteKind::ClaudeCodeMessage)
+    }
+}
+
+impl CassetteKind {
+    /// Whether vcr reads the file's structure (and so can normalize and name it).
+    pub fn is_structured(self) -> bool {
+        !matches!(self, CassetteKind::Text)
     }
 }
 
@@ -124,6 +134,25 @@ pub struct Project {
     claude_code: ClaudeCodeSettings,
     user_rules: Vec<Rule>,
     rule_sets: std::sync::Mutex<HashMap<String, Arc<RuleSet>>>,
+    /// `[verify] text`: cassettes linted as text.
+    text_globs: Option<globset::GlobSet>,
+}
+
+/// Compiles globs written relative to the project root (`*` stays within a folder, `**`
+/// crosses them). The error names the bad glob.
+pub fn compile_globs(globs: &[String]) -> Result<Option<globset::GlobSet>, String> {
+    if globs.is_empty() {
+        return Ok(None);
+    }
+    let mut builder = globset::GlobSetBuilder::new();
+    for glob in globs {
+        let compiled = globset::GlobBuilder::new(glob)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("invalid glob `{glob}`: {}", e.kind()))?;
+        builder.add(compiled);
+    }
+    builder.build().map(Some).map_err(|e| e.to_string())
 }
 
 impl Project {
@@ -168,6 +197,11 @@ impl Project {
                 path: config_path.clone(),
                 source,
             })?;
+        let text_globs =
+            compile_globs(&config_file.verify.text).map_err(|message| ConfigError::Verify {
+                path: config_path.clone(),
+                message: format!("`verify.text`: {message}"),
+            })?;
         let project = Project {
             root,
             config_path,
@@ -175,6 +209,7 @@ impl Project {
             claude_code,
             user_rules,
             rule_sets: std::sync::Mutex::default(),
+            text_globs,
         };
         // Compile one rule set now so that duplicate ids fail before any work starts.
         project.rules_for_cwd("/")?;
@@ -189,6 +224,11 @@ impl Project {
     /// The configuration file in use, if any.
     pub fn config_path(&self) -> Option<&Path> {
         self.config_path.as_deref()
+    }
+
+    /// The configuration file's contents (defaults when there is none).
+    pub fn config(&self) -> &ConfigFile {
+        &self.config
     }
 
     /// The Claude Code settings after layering.
@@ -262,6 +302,7 @@ impl Project {
                 }
                 None => self.discover_fixture_dirs(&self.root, &mut dirs, &mut selection),
             }
+            self.discover_text(&self.root.clone(), &mut selection);
         }
         let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
         for given in paths {
@@ -287,10 +328,11 @@ impl Project {
             }
             if absolute.is_dir() {
                 if self.is_fixture_dir(&absolute) {
-                    dirs.push(absolute);
+                    dirs.push(absolute.clone());
                 } else {
                     self.discover_fixture_dirs(&absolute, &mut dirs, &mut selection);
                 }
+                self.discover_text(&absolute, &mut selection);
             } else {
                 let kind = absolute
                     .file_name()
@@ -299,6 +341,9 @@ impl Project {
                     .filter(|_| absolute.parent().is_some_and(|p| self.is_fixture_dir(p)));
                 match kind {
                     Some(kind) => files.push((absolute, kind)),
+                    None if self.is_text_cassette(&self.rel(&absolute)) => {
+                        selection.cassettes.push(self.text_cassette(absolute));
+                    }
                     None => selection.ignored.push(self.rel(&absolute)),
                 }
             }
@@ -329,7 +374,15 @@ impl Project {
                 dir,
             });
         }
-        selection.cassettes.sort_by(|a, b| a.rel.cmp(&b.rel));
+        // A file both in a fixtures folder and matched by a text glob is read as a fixture.
+        selection.cassettes.sort_by(|a, b| {
+            a.rel.cmp(&b.rel).then(
+                a.kind
+                    .is_structured()
+                    .cmp(&b.kind.is_structured())
+                    .reverse(),
+            )
+        });
         selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
         selection.ignored.sort();
         Ok(selection)
@@ -382,6 +435,46 @@ impl Project {
                     path: e.path().map_or_else(String::new, |p| self.rel(p)),
                     message: e.to_string(),
                 }),
+            }
+        }
+    }
+
+    fn is_text_cassette(&self, rel: &str) -> bool {
+        self.text_globs
+            .as_ref()
+            .is_some_and(|globs| globs.is_match(rel))
+    }
+
+    fn text_cassette(&self, path: PathBuf) -> Cassette {
+        Cassette {
+            rel: self.rel(&path),
+            dir: Arc::new(FixtureDir {
+                path: path.parent().map(Path::to_owned).unwrap_or_default(),
+                rules: Arc::new(RuleSet::default()),
+                version: self.claude_code.version,
+            }),
+            path,
+            kind: CassetteKind::Text,
+        }
+    }
+
+    /// Adds the files under `start` that `[verify] text` globs select.
+    fn discover_text(&self, start: &Path, selection: &mut Selection) {
+        if self.text_globs.is_none() {
+            return;
+        }
+        let walk = walkdir::WalkDir::new(start)
+            .follow_links(false)
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
+            });
+        for entry in walk.flatten() {
+            if entry.file_type().is_file() && self.is_text_cassette(&self.rel(entry.path())) {
+                selection
+                    .cassettes
+                    .push(self.text_cassette(entry.into_path()));
             }
         }
     }
@@ -496,14 +589,23 @@ mod tests {
     #[test]
     fn relative_paths_use_slashes_and_keep_backslashes_in_names() {
         let root = Path::new("/p");
-        assert_eq!(relative(root, Path::new("/p/fixtures/a.json")), "fixtures/a.json");
+        assert_eq!(
+            relative(root, Path::new("/p/fixtures/a.json")),
+            "fixtures/a.json"
+        );
         // Regression: the journal once turned this into `fixtures/a/b.json`.
         #[cfg(unix)]
-        assert_eq!(relative(root, Path::new("/p/fixtures/a\\b.json")), "fixtures/a\\b.json");
+        assert_eq!(
+            relative(root, Path::new("/p/fixtures/a\\b.json")),
+            "fixtures/a\\b.json"
+        );
     }
 
     #[test]
     fn lexical_absolute_resolves_dots() {
-        assert_eq!(lexical_absolute(Path::new("/p/a/../b/./c")), Path::new("/p/b/c"));
+        assert_eq!(
+            lexical_absolute(Path::new("/p/a/../b/./c")),
+            Path::new("/p/b/c")
+        );
     }
 }

@@ -140,5 +140,6 @@ pub fn canonicalize(
                 name: None,
             })
         }
+        CassetteKind::Text => unreachable!("text cassettes return above"),
     }
 }

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Command};
+use crate::cli::Cli;
 use crate::commands::{self, Outcome};
 use crate::context::Context;
 
@@ -23,11 +23,7 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
-    let format = match &cli.command {
-        Command::Normalize(args) => args.format,
-        Command::Rehash(args) => args.format,
-    };
-    let cx = match Context::new(&cli.global, format) {
+    let cx = match Context::new(&cli.global, cli.command.output()) {
         Ok(cx) => cx,
         Err((reporter, e)) => {
             reporter.fatal(&format!("{e:#}"));

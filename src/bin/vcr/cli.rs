@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::commands::{normalize, rehash};
+use crate::commands::{normalize, rehash, verify};
 
 /// Keeps the fixture trees of record/replay tests of LLM agents healthy.
 ///
@@ -13,8 +13,8 @@ use crate::commands::{normalize, rehash};
 /// the harness names them, applies the dehydration rules to exactly the fields the harness
 /// dehydrates, and writes them back byte for byte as the harness's own writer would.
 ///
-/// Exit codes: 0 done or clean, 1 findings (`--check` would change files), 2 error (bad
-/// usage, bad config, unreadable input, a refused unsafe operation).
+/// Exit codes: 0 done or clean, 1 findings (`verify` found errors, `--check` would change
+/// files), 2 error (bad usage, bad config, unreadable input, a refused unsafe operation).
 #[derive(Debug, Parser)]
 #[command(name = "vcr", version, max_term_width = 100)]
 pub(crate) struct Cli {
@@ -88,11 +88,66 @@ pub(crate) enum Format {
     Json,
 }
 
+/// How `verify` prints its findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum VerifyFormat {
+    /// Grouped by file, with a summary line.
+    #[default]
+    Human,
+    /// `{"version":1,"findings":[...],"summary":{...}}`.
+    Json,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+/// What the reporter prints, whatever the command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    Human,
+    Json,
+    Sarif,
+    Github,
+}
+
+impl From<Format> for Output {
+    fn from(format: Format) -> Output {
+        match format {
+            Format::Human => Output::Human,
+            Format::Json => Output::Json,
+        }
+    }
+}
+
+impl From<VerifyFormat> for Output {
+    fn from(format: VerifyFormat) -> Output {
+        match format {
+            VerifyFormat::Human => Output::Human,
+            VerifyFormat::Json => Output::Json,
+            VerifyFormat::Sarif => Output::Sarif,
+            VerifyFormat::Github => Output::Github,
+        }
+    }
+}
+
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    Verify(verify::Args),
     Normalize(normalize::Args),
     Rehash(rehash::Args),
+}
+
+impl Command {
+    /// How this command's results are printed.
+    pub(crate) fn output(&self) -> Output {
+        match self {
+            Command::Verify(args) => args.format.into(),
+            Command::Normalize(args) => args.format.into(),
+            Command::Rehash(args) => args.format.into(),
+        }
+    }
 }
 
 #[cfg(test)]

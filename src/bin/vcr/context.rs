@@ -13,7 +13,7 @@ use vcr::rules::Platform;
 use vcr::store::{Lock, Store};
 use vcr::tree::{Project, Selection};
 
-use crate::cli::{ColorChoice, Format, GlobalArgs, PlatformArg};
+use crate::cli::{ColorChoice, GlobalArgs, Output, PlatformArg};
 use crate::report::{Reporter, Verbosity};
 
 /// Testing hook: abort before the N-th change to the file system (see `Store::with_fault_after`).
@@ -21,6 +21,7 @@ const FAULT_ENV: &str = "VCR_FAULT_KILL_AFTER";
 
 pub(crate) struct Context {
     pub(crate) working_dir: PathBuf,
+    home: Option<String>,
     pub(crate) project: Project,
     pub(crate) store: Store,
     pub(crate) reporter: Reporter,
@@ -30,7 +31,7 @@ pub(crate) struct Context {
 impl Context {
     pub(crate) fn new(
         global: &GlobalArgs,
-        format: Format,
+        output: Output,
     ) -> Result<Context, (Reporter, anyhow::Error)> {
         let verbosity = if global.quiet {
             Verbosity::Quiet
@@ -41,10 +42,11 @@ impl Context {
         };
         let color = use_color(global.color, std::io::stdout().is_terminal());
         let color_stderr = use_color(global.color, std::io::stderr().is_terminal());
-        let reporter = Reporter::new(format, verbosity, color, color_stderr);
+        let reporter = Reporter::new(output, verbosity, color, color_stderr);
         match Self::open(global) {
             Ok((working_dir, project, store)) => Ok(Context {
                 working_dir,
+                home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
                 project,
                 store,
                 progress: Bar::new(verbosity > Verbosity::Quiet && std::io::stderr().is_terminal()),
@@ -136,6 +138,23 @@ impl Context {
             });
         }
         Ok(())
+    }
+
+    /// This machine's folders that must not appear in cassettes: the working directory,
+    /// the home folder and Claude Code's config home.
+    pub(crate) fn machine_paths(&self) -> Vec<(&'static str, &str)> {
+        let mut paths = vec![(
+            "working directory",
+            self.working_dir.to_str().unwrap_or_default(),
+        )];
+        if let Some(home) = &self.home {
+            paths.push(("home folder", home.as_str()));
+        }
+        paths.push((
+            "Claude config folder",
+            self.project.claude_code().config_home.as_str(),
+        ));
+        paths
     }
 
     /// In verbose mode, says which project, configuration and rules this run uses.

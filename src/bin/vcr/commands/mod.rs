@@ -2,6 +2,7 @@
 
 pub(crate) mod normalize;
 pub(crate) mod rehash;
+pub(crate) mod verify;
 
 use anyhow::Result;
 
@@ -19,6 +20,7 @@ pub(crate) enum Outcome {
 
 pub(crate) fn dispatch(cx: &Context, command: &Command) -> Result<Outcome> {
     match command {
+        Command::Verify(args) => verify::run(cx, args),
         Command::Normalize(args) => normalize::run(cx, args),
         Command::Rehash(args) => rehash::run(cx, args),
     }

@@ -12,6 +12,7 @@ pub(super) enum Style {
     Warning,
     Changed,
     Dim,
+    Bold,
 }
 
 pub(super) fn paint(enabled: bool, style: Style, text: &str) -> String {
@@ -23,6 +24,7 @@ pub(super) fn paint(enabled: bool, style: Style, text: &str) -> String {
         Style::Warning => ConsoleStyle::new().yellow().bold(),
         Style::Changed => ConsoleStyle::new().green(),
         Style::Dim => ConsoleStyle::new().dim(),
+        Style::Bold => ConsoleStyle::new().bold(),
     };
     style.force_styling(true).apply_to(text).to_string()
 }
@@ -109,6 +111,41 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
         }
         _ => {}
     }
+}
+
+/// One finding, under a header naming its file when the file changes.
+pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
+    use vcr::finding::Severity;
+    let c = r.color;
+    {
+        let mut current = super::lock(&r.current_file);
+        if current.as_deref() != Some(finding.path.as_str()) {
+            if current.is_some() {
+                r.out("");
+            }
+            r.out(&paint(c, Style::Bold, &finding.path));
+            *current = Some(finding.path.clone());
+        }
+    }
+    let at = match (finding.line, finding.column) {
+        (Some(line), Some(column)) => format!("{line}:{column}"),
+        _ => "-".to_owned(),
+    };
+    let severity = match finding.severity {
+        Severity::Error => paint(c, Style::Error, "error  "),
+        Severity::Warning => paint(c, Style::Warning, "warning"),
+    };
+    let matched = finding
+        .matched
+        .as_deref()
+        .map(|m| format!(" ({m})"))
+        .unwrap_or_default();
+    r.out(&format!(
+        "  {at:>9}  {severity}  {:<19} {}{}",
+        finding.id,
+        finding.message,
+        paint(c, Style::Dim, &matched)
+    ));
 }
 
 fn colour_diff(enabled: bool, diff: &str) -> String {

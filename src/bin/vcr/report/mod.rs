@@ -1,8 +1,12 @@
 //! The one reporter layer: every event of the library, and every line vcr prints, goes
-//! through a [`Reporter`], which renders it for people or collects it for the JSON document,
-//! and keeps the status the exit code is derived from.
+//! through a [`Reporter`], which renders it for people, collects it for a JSON or SARIF
+//! document, or turns it into GitHub annotations, and keeps the status the exit code is
+//! derived from. Errors that stop a file (unreadable, a bad path) always reach stderr, so a
+//! machine-readable stdout never hides them.
 
+mod github;
 mod human;
+mod sarif;
 
 use std::io::{self, Write};
 use std::sync::Mutex;
@@ -11,8 +15,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use vcr::event::{Event, Report};
+use vcr::finding::Finding;
 
-use crate::cli::Format;
+use crate::cli::Output;
 
 /// How much to say.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -24,31 +29,41 @@ pub(crate) enum Verbosity {
 
 /// Renders events and remembers whether anything went wrong.
 pub(crate) struct Reporter {
-    format: Format,
+    output: Output,
     verbosity: Verbosity,
     color: bool,
     color_stderr: bool,
     /// Events collected for the JSON document, serialized in their own field order.
     events: Mutex<Vec<Box<RawValue>>>,
+    /// Findings collected for the JSON, SARIF and GitHub outputs.
+    findings: Mutex<Vec<Finding>>,
+    /// The file whose findings are being printed (human output groups by file).
+    current_file: Mutex<Option<String>>,
     /// An error-level event was seen: the run ends with exit code 2.
     errors: AtomicBool,
     /// stdout was closed under us (`vcr ... | head`): stop quietly, exit 0.
     broken_pipe: AtomicBool,
 }
 
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Reporter {
     pub(crate) fn new(
-        format: Format,
+        output: Output,
         verbosity: Verbosity,
         color: bool,
         color_stderr: bool,
     ) -> Reporter {
         Reporter {
-            format,
+            output,
             verbosity,
             color,
             color_stderr,
             events: Mutex::default(),
+            findings: Mutex::default(),
+            current_file: Mutex::default(),
             errors: AtomicBool::new(false),
             broken_pipe: AtomicBool::new(false),
         }
@@ -68,24 +83,45 @@ impl Reporter {
 
     /// Prints the closing summary: the human line, or the whole JSON document.
     pub(crate) fn finish(&self, command: &str, summary: &impl Serialize, line: &str) {
-        match self.format {
-            Format::Human => {
-                if self.verbosity > Verbosity::Quiet && !line.is_empty() {
-                    self.out(line);
-                }
-            }
-            Format::Json => {
-                let events =
-                    std::mem::take(&mut *self.events.lock().unwrap_or_else(|e| e.into_inner()));
+        match self.output {
+            Output::Json => {
+                let events = std::mem::take(&mut *lock(&self.events));
                 let document = Document {
                     version: 1,
                     command,
                     events,
                     summary,
                 };
-                let text = serde_json::to_string_pretty(&document).expect("JSON serializes");
-                self.out(&text);
+                self.out(&serde_json::to_string_pretty(&document).expect("JSON serializes"));
             }
+            _ => self.summary_line(line),
+        }
+    }
+
+    /// Prints the closing part of `verify`: the summary line, the findings document, the
+    /// SARIF log, or the annotations' summary.
+    pub(crate) fn finish_findings(&self, summary: &vcr::verify::Summary, line: &str) {
+        let findings = std::mem::take(&mut *lock(&self.findings));
+        match self.output {
+            Output::Human => self.summary_line(line),
+            Output::Json => {
+                let document =
+                    serde_json::json!({"version": 1, "findings": findings, "summary": summary});
+                self.out(&serde_json::to_string_pretty(&document).expect("JSON serializes"));
+            }
+            Output::Sarif => self.out(&sarif::render(&findings)),
+            Output::Github => {
+                for finding in &findings {
+                    self.out(&github::annotation(finding));
+                }
+                self.summary_line(line);
+            }
+        }
+    }
+
+    fn summary_line(&self, line: &str) {
+        if self.verbosity > Verbosity::Quiet && !line.is_empty() {
+            self.out(line);
         }
     }
 
@@ -115,7 +151,7 @@ impl Reporter {
     }
 }
 
-/// The JSON document every command prints with `--format json`.
+/// The JSON document every command but `verify` prints with `--format json`.
 #[derive(Serialize)]
 struct Document<'a, S: Serialize> {
     version: u32,
@@ -137,18 +173,31 @@ fn is_error(event: &Event<'_>) -> bool {
 
 impl Report for Reporter {
     fn report(&self, event: &Event<'_>) {
-        if is_error(event) {
+        let error = is_error(event);
+        if error {
             self.errors.store(true, Ordering::SeqCst);
         }
-        match self.format {
-            Format::Json => {
-                let value = serde_json::value::to_raw_value(event).expect("events serialize");
-                self.events
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(value);
+        if let Event::Finding(finding) = event {
+            match self.output {
+                Output::Human => human::finding(self, finding),
+                _ => lock(&self.findings).push((*finding).clone()),
             }
-            Format::Human => human::render(self, event),
+            return;
+        }
+        match self.output {
+            Output::Human => human::render(self, event),
+            Output::Json => {
+                if error {
+                    human::render(self, event);
+                }
+                let value = serde_json::value::to_raw_value(event).expect("events serialize");
+                lock(&self.events).push(value);
+            }
+            Output::Sarif | Output::Github => {
+                if error {
+                    human::render(self, event);
+                }
+            }
         }
     }
 }

@@ -1,0 +1,127 @@
+//! `vcr verify`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context as _, Result};
+use vcr::baseline::Baseline;
+use vcr::event::Event;
+use vcr::usage::Usage;
+use vcr::verify::{Checks, Options};
+
+use super::{Outcome, count};
+use crate::cli::VerifyFormat;
+use crate::context::Context;
+
+/// Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths,
+/// UUIDs or timestamps in the key material.
+///
+/// With paths, only those files are read (the pre-commit framework passes file names);
+/// with `--staged`, the staged contents of the staged cassettes; else the whole tree.
+/// Exit codes: 0 clean (warnings allowed), 1 error findings, 2 could not run.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Cassettes or folders to check [default: the whole configured tree].
+    #[arg(value_name = "PATH", conflicts_with = "staged")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Check what is staged for commit (read from git's index).
+    #[arg(long)]
+    pub(crate) staged: bool,
+
+    /// Output format.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    pub(crate) format: VerifyFormat,
+
+    /// Accept the findings listed in FILE: only new ones are reported.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<PathBuf>,
+
+    /// Write today's findings to FILE as a baseline and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub(crate) write_baseline: Option<PathBuf>,
+
+    /// A usage log of a test run: report `missing` and `orphan` cassettes (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) usage_log: Vec<PathBuf>,
+}
+
+pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
+    cx.announce()?;
+    let mut options = Options::default();
+    let paths = if args.staged {
+        let staged = vcr::git::staged(&cx.working_dir).context("cannot read the staged files")?;
+        let paths: Vec<PathBuf> = staged.keys().cloned().collect();
+        options.contents = Some(staged);
+        if paths.is_empty() {
+            cx.reporter
+                .finish_findings(&vcr::verify::Summary::default(), "nothing staged to check");
+            return Ok(Outcome::Clean);
+        }
+        paths
+    } else {
+        args.paths.clone()
+    };
+    let selection = cx.select(&paths)?;
+    if !args.usage_log.is_empty() {
+        let mut usage = Usage::default();
+        for log in &args.usage_log {
+            usage.read_log(&cx.working_dir.join(log), cx.project.root())?;
+        }
+        options.usage = Some(usage);
+    }
+    if let Some(path) = &args.baseline {
+        options.baseline = Some(Baseline::load(&cx.working_dir.join(path))?);
+    }
+    let checks = Checks::new(&cx.project, &cx.machine_paths())?;
+    let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress());
+    for (path, problem) in &outcome.problems {
+        problem.report(path, cx.report());
+    }
+    if let Some(path) = &args.write_baseline {
+        let path = cx.working_dir.join(path);
+        write_file(&path, Baseline::render(&outcome.findings).as_bytes())?;
+        let line = format!(
+            "wrote {} to {}",
+            count(outcome.findings.len(), "finding"),
+            path.display()
+        );
+        cx.reporter.finish_findings(&outcome.summary, &line);
+        return Ok(Outcome::Clean);
+    }
+    for finding in &outcome.findings {
+        cx.report().report(&Event::Finding(finding));
+    }
+    let s = &outcome.summary;
+    let mut line = format!(
+        "checked {}: {}, {}",
+        count(s.files, "file"),
+        count(s.errors, "error"),
+        count(s.warnings, "warning")
+    );
+    if s.accepted > 0 {
+        line.push_str(&format!(
+            " ({} accepted by the allowlist or baseline)",
+            s.accepted
+        ));
+    }
+    cx.reporter.finish_findings(s, &line);
+    Ok(if s.errors > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Writes a file through a temporary file in its folder.
+fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let mut temp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    std::io::Write::write_all(&mut temp, bytes)?;
+    temp.persist(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

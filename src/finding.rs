@@ -1,0 +1,125 @@
+//! Findings: what `vcr verify` reports, with ids that are part of the contract.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// Every finding id vcr can report, with a one-line description (used by SARIF and `--help`).
+pub const IDS: &[(&str, &str)] = &[
+    ("parse", "Not valid JSON/JSONL"),
+    ("schema", "Valid JSON, but not the shape of its kind"),
+    (
+        "name/stale",
+        "The name is not the hash of the key material under the current rules",
+    ),
+    (
+        "name/collision",
+        "Two cassettes have, or would have, the same name",
+    ),
+    ("name/too-long", "A name longer than file systems allow"),
+    (
+        "format/unnormalized",
+        "The file differs from what `vcr normalize` would write",
+    ),
+    (
+        "format/line-endings",
+        "CRLF line endings where the harness writes LF",
+    ),
+    ("leak/secret", "An API key, token, password or private key"),
+    (
+        "leak/path",
+        "An absolute machine path: a home folder, a temporary folder, this machine's folders",
+    ),
+    (
+        "leak/uuid",
+        "A UUID (in key material it changes the name on every run)",
+    ),
+    (
+        "leak/timestamp",
+        "An ISO 8601 date-time (in key material it changes the name on every run)",
+    ),
+    ("leak/email", "An email address"),
+    (
+        "missing",
+        "A cassette a test run looked for and did not find",
+    ),
+    ("orphan", "A cassette no test run read"),
+];
+
+/// Whether `id` is a finding id vcr knows.
+pub fn is_known_id(id: &str) -> bool {
+    IDS.iter().any(|(known, _)| *known == id)
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the run (exit 1).
+    Error,
+    /// Reported; never fails the run.
+    Warning,
+}
+
+/// One finding.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The finding id (`leak/secret`, `name/stale`, ...).
+    pub id: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file, relative to the project root, `/`-separated.
+    pub path: String,
+    /// 1-based line, when the finding has a place in the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// 1-based column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
+    /// What is wrong, and what fixes it.
+    pub message: String,
+    /// For leaks: the matched text, masked.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matched: Option<String>,
+    /// For leaks: which detector found it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detector: Option<&'static str>,
+    /// The JSON pointer of the value, when the file was parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pointer: Option<String>,
+    /// A hash of the offending value (or of the message), which with the id, path and
+    /// pointer identifies the finding across edits that move lines: the baseline key.
+    pub fingerprint: String,
+}
+
+/// The fingerprint of a value: 16 hex digits of its SHA-256.
+pub fn fingerprint(value: &str) -> String {
+    let digest = Sha256::digest(value.as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+impl Finding {
+    /// A finding about a whole file or a place in it, not a leak.
+    pub fn new(id: &'static str, severity: Severity, path: &str, message: String) -> Finding {
+        Finding {
+            id,
+            severity,
+            path: path.to_owned(),
+            line: None,
+            column: None,
+            fingerprint: fingerprint(&message),
+            message,
+            matched: None,
+            detector: None,
+            pointer: None,
+        }
+    }
+
+    /// Places the finding at a line and column.
+    pub fn at(mut self, position: Option<crate::json::Position>) -> Finding {
+        if let Some(p) = position {
+            self.line = Some(p.line);
+            self.column = Some(p.column);
+        }
+        self
+    }
+}

@@ -1,0 +1,206 @@
+//! The leak detectors: what each looks for, as one pattern of the combined matcher.
+//!
+//! Patterns are written for the `regex` engine with Unicode off and run over raw bytes, so
+//! they see JSON and YAML as written: a Windows path may appear with single, doubled
+//! (JSON-escaped) or quadrupled (JSON inside JSON) backslashes, or with forward slashes.
+//! Each pattern only finds candidates; `super::classify` decides what a candidate is.
+
+/// Which finding a detector produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Family {
+    /// `leak/secret`
+    Secret,
+    /// `leak/path`
+    Path,
+    /// `leak/uuid`
+    Uuid,
+    /// `leak/timestamp`
+    Timestamp,
+    /// `leak/email`
+    Email,
+}
+
+/// What a detector's match is, which decides how it is checked and reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A token whose shape identifies it (`sk-ant-...`, `AKIA...`).
+    Token,
+    /// A private key block.
+    PrivateKey,
+    /// A credential in a URL (`https://user:pass@host`).
+    UrlCredentials,
+    /// `key: value` or `key=value` where the key names a credential; the value follows the
+    /// match.
+    CredentialKey,
+    /// HAR's `{"name": "Authorization", "value": ...}`; the value follows the match.
+    CredentialNameValue,
+    /// `?token=...` in a URL; the value follows the match.
+    CredentialQuery,
+    /// A home folder naming a user.
+    UserHome,
+    /// `/root`.
+    RootHome,
+    /// A temporary folder.
+    TempDir,
+    /// A UUID.
+    Uuid,
+    /// An ISO 8601 / RFC 3339 date-time.
+    Timestamp,
+    /// An email address.
+    Email,
+}
+
+/// One detector.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Detector {
+    /// A stable name, shown in messages and used by allowlists' `detector`.
+    pub(crate) name: &'static str,
+    /// What it finds, for messages.
+    pub(crate) label: &'static str,
+    pub(crate) family: Family,
+    pub(crate) kind: Kind,
+    pub(crate) pattern: &'static str,
+}
+
+/// Names of fields, headers and parameters whose value is a credential whatever its shape;
+/// `{keys}` in a pattern stands for them.
+pub(crate) const CREDENTIAL_KEYS: &str = "authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key|api_key|apikey|x-token|x-auth-token|auth-token|auth_token|token|access_token|access-token|refresh_token|id_token|client_secret|client-secret|password|passwd|secret_key|secret_access_key|aws_secret_access_key|private_key";
+
+/// The detectors, in priority order: where two could match at the same place, the first
+/// wins.
+pub(crate) const DETECTORS: &[Detector] = &[
+    Detector {
+        name: "private-key",
+        label: "a private key",
+        family: Family::Secret,
+        kind: Kind::PrivateKey,
+        pattern: r"-----BEGIN[ A-Z0-9_-]*PRIVATE KEY( BLOCK)?-----",
+    },
+    Detector {
+        name: "credential-field",
+        label: "a credential",
+        family: Family::Secret,
+        kind: Kind::CredentialKey,
+        // The key, its quotes (escaped or not), and the separator. The value is read by code.
+        pattern: r#"(?i)[\\"']*\b(?:{keys})[\\"']*[ \t]*[:=]"#,
+    },
+    Detector {
+        name: "credential-header",
+        label: "a credential",
+        family: Family::Secret,
+        kind: Kind::CredentialNameValue,
+        pattern: r#"(?i)[\\]*"name[\\]*"[ \t]*:[ \t]*[\\]*"(?:{keys})[\\]*"[ \t]*,[ \t]*[\\]*"value[\\]*"[ \t]*:"#,
+    },
+    Detector {
+        name: "credential-parameter",
+        label: "a credential in a URL",
+        family: Family::Secret,
+        kind: Kind::CredentialQuery,
+        pattern: r"(?i)[?&](?:access_token|token|api_key|apikey|client_secret|password)=",
+    },
+    Detector {
+        name: "anthropic-key",
+        label: "an Anthropic API key",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"sk-ant-[A-Za-z0-9_-]{32,}",
+    },
+    Detector {
+        name: "openai-key",
+        label: "an OpenAI API key",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}",
+    },
+    Detector {
+        name: "aws-access-key",
+        label: "an AWS access key id",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}",
+    },
+    Detector {
+        name: "github-token",
+        label: "a GitHub token",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}",
+    },
+    Detector {
+        name: "google-api-key",
+        label: "a Google API key",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"AIza[0-9A-Za-z_-]{35}",
+    },
+    Detector {
+        name: "slack-token",
+        label: "a Slack token",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"xox[abposr]-[A-Za-z0-9-]{10,}|hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}",
+    },
+    Detector {
+        name: "stripe-live-key",
+        label: "a Stripe live key",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"(?:sk|rk)_live_[A-Za-z0-9]{16,}",
+    },
+    Detector {
+        name: "jwt",
+        label: "a JSON Web Token",
+        family: Family::Secret,
+        kind: Kind::Token,
+        pattern: r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    },
+    Detector {
+        name: "url-credentials",
+        label: "a password in a URL",
+        family: Family::Secret,
+        kind: Kind::UrlCredentials,
+        pattern: r#"[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>\\]+:[^/\s@"'<>\\]+@[A-Za-z0-9.-]+"#,
+    },
+    Detector {
+        name: "user-home",
+        label: "a home folder",
+        family: Family::Path,
+        kind: Kind::UserHome,
+        pattern: r#"/(?:home|Users)/[^/\s"'<>:*?|\\]+|[A-Za-z]:(?:\\+|/)(?:Users|Documents and Settings)(?:\\+|/)[^/\s"'<>:*?|\\]+"#,
+    },
+    Detector {
+        name: "root-home",
+        label: "the root user's home folder",
+        family: Family::Path,
+        kind: Kind::RootHome,
+        pattern: r"/root(?:/[^\s\x22'<>]*)?",
+    },
+    Detector {
+        name: "temp-dir",
+        label: "a temporary folder",
+        family: Family::Path,
+        kind: Kind::TempDir,
+        pattern: r#"/(?:tmp|private/tmp|private/var/folders|var/folders)/[^\s"'<>\\]+"#,
+    },
+    Detector {
+        name: "uuid",
+        label: "a UUID",
+        family: Family::Uuid,
+        kind: Kind::Uuid,
+        pattern: r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+    },
+    Detector {
+        name: "timestamp",
+        label: "a timestamp",
+        family: Family::Timestamp,
+        kind: Kind::Timestamp,
+        pattern: r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?",
+    },
+    Detector {
+        name: "email",
+        label: "an email address",
+        family: Family::Email,
+        kind: Kind::Email,
+        pattern: r"[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z][A-Za-z]+",
+    },
+];

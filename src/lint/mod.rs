@@ -1,0 +1,666 @@
+//! The leak linter: one pass over a file's bytes with one combined matcher.
+//!
+//! Every detector is a pattern of a single multi-pattern regex (the `regex` engine's lazy
+//! DFA, Unicode off, over bytes), so a file is read once however many detectors there are,
+//! as ripgrep would search it. Each candidate is then checked by code that knows what the
+//! regex cannot: word boundaries, placeholders (`[CWD]`, `<TOKEN>`, `sk-ant-***`), the
+//! value that follows a credential key, valid date ranges, example domains. The linter
+//! knows bytes, not structure; the caller maps hits to the fields they sit in (key material
+//! or payload) and decides their severity.
+
+mod detectors;
+mod placeholder;
+
+use regex_automata::meta::Regex;
+use regex_automata::{Input, util::syntax};
+
+pub(crate) use detectors::{DETECTORS, Family, Kind};
+use placeholder::{is_placeholder_token, is_placeholder_user, looks_like_credential, mask};
+
+/// One leak candidate that passed its checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hit {
+    /// The detector that found it (`anthropic-key`, `user-home`, ...).
+    pub detector: &'static str,
+    /// What it is, for messages ("an Anthropic API key").
+    pub label: String,
+    /// Which finding it is.
+    pub family: LeakFamily,
+    /// A temporary folder: an error only in key material.
+    pub temporary: bool,
+    /// Byte range of the leaked text.
+    pub start: usize,
+    /// End of the byte range.
+    pub end: usize,
+    /// The leaked text as written.
+    pub text: String,
+    /// The text with its sensitive part hidden, for every output.
+    pub masked: String,
+}
+
+/// The finding a hit becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LeakFamily {
+    /// `leak/secret`
+    Secret,
+    /// `leak/path`
+    Path,
+    /// `leak/uuid`
+    Uuid,
+    /// `leak/timestamp`
+    Timestamp,
+    /// `leak/email`
+    Email,
+}
+
+impl LeakFamily {
+    /// The finding id.
+    pub fn id(self) -> &'static str {
+        match self {
+            LeakFamily::Secret => "leak/secret",
+            LeakFamily::Path => "leak/path",
+            LeakFamily::Uuid => "leak/uuid",
+            LeakFamily::Timestamp => "leak/timestamp",
+            LeakFamily::Email => "leak/email",
+        }
+    }
+}
+
+impl From<Family> for LeakFamily {
+    fn from(family: Family) -> LeakFamily {
+        match family {
+            Family::Secret => LeakFamily::Secret,
+            Family::Path => LeakFamily::Path,
+            Family::Uuid => LeakFamily::Uuid,
+            Family::Timestamp => LeakFamily::Timestamp,
+            Family::Email => LeakFamily::Email,
+        }
+    }
+}
+
+/// The combined matcher, built once per run.
+#[derive(Debug)]
+pub struct Scanner {
+    regex: Regex,
+    /// This machine's paths, matched after the built-in detectors.
+    machine: Vec<(String, String)>,
+}
+
+/// A machine path shorter than this is not looked for: `/` or `/home` would match all.
+const MIN_MACHINE_PATH: usize = 6;
+
+impl Scanner {
+    /// A scanner for the built-in detectors plus this machine's own paths (`label`, path):
+    /// its working directory, home and config home.
+    pub fn new(machine_paths: &[(&str, &str)]) -> Scanner {
+        let mut patterns: Vec<String> = DETECTORS
+            .iter()
+            .map(|d| d.pattern.replace("{keys}", detectors::CREDENTIAL_KEYS))
+            .collect();
+        let mut machine = Vec::new();
+        for (label, path) in machine_paths {
+            let path = path.trim_end_matches(['/', '\\']);
+            if path.len() >= MIN_MACHINE_PATH && !machine.iter().any(|(_, p)| p == path) {
+                patterns.push(regex::escape(path));
+                machine.push(((*label).to_owned(), path.to_owned()));
+            }
+        }
+        let regex = Regex::builder()
+            .syntax(syntax::Config::new().unicode(false).utf8(false))
+            .build_many(&patterns)
+            .expect("detector patterns compile");
+        Scanner { regex, machine }
+    }
+
+    /// Every leak in `bytes`, in order.
+    pub fn scan(&self, bytes: &[u8]) -> Vec<Hit> {
+        let mut hits = Vec::new();
+        let mut at = 0;
+        while at < bytes.len() {
+            let Some(m) = self.regex.search(&Input::new(bytes).range(at..)) else {
+                break;
+            };
+            let index = m.pattern().as_usize();
+            let hit = match DETECTORS.get(index) {
+                Some(detector) => classify(detector, bytes, m.start(), m.end()),
+                None => self.machine_hit(index - DETECTORS.len(), bytes, m.start(), m.end()),
+            };
+            match hit {
+                Some(hit) => {
+                    at = hit.end.max(m.end()).max(m.start() + 1);
+                    hits.push(hit);
+                }
+                None => at = m.start() + 1,
+            }
+        }
+        hits
+    }
+
+    fn machine_hit(&self, index: usize, bytes: &[u8], start: usize, end: usize) -> Option<Hit> {
+        let (label, _) = &self.machine[index];
+        if !path_boundary_before(bytes, start) || bytes.get(end).is_some_and(|b| is_name_byte(*b)) {
+            return None;
+        }
+        let end = path_end(bytes, end);
+        let text = lossy(&bytes[start..end]);
+        Some(Hit {
+            detector: "machine-path",
+            label: format!("this machine's {label}"),
+            family: LeakFamily::Path,
+            temporary: false,
+            start,
+            end,
+            masked: truncate(&text),
+            text,
+        })
+    }
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Bytes that continue a name or token.
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// A path may start here: not inside a word, a longer path or a URL (`file://` excepted).
+fn path_boundary_before(bytes: &[u8], start: usize) -> bool {
+    match start.checked_sub(1).map(|i| bytes[i]) {
+        None => true,
+        Some(b'/') => bytes[..start].ends_with(b"file://"),
+        Some(b) => !(is_name_byte(b) || b == b'.' || b == b'-' || b == b'~'),
+    }
+}
+
+/// Extends a path to the end of its last component.
+fn path_end(bytes: &[u8], mut end: usize) -> usize {
+    while let Some(&b) = bytes.get(end) {
+        if b.is_ascii_whitespace()
+            || matches!(
+                b,
+                b'"' | b'\'' | b'<' | b'>' | b'`' | b',' | b')' | b']' | b'}' | b'\\'
+            )
+        {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
+/// Shortens long matched text for display.
+fn truncate(text: &str) -> String {
+    const MAX: usize = 80;
+    match text.char_indices().nth(MAX) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_owned(),
+    }
+}
+
+/// Checks a candidate and turns it into a hit.
+fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usize) -> Option<Hit> {
+    let hit = |start: usize, end: usize, label: String, temporary: bool, masked: String| Hit {
+        detector: detector.name,
+        label,
+        family: detector.family.into(),
+        temporary,
+        start,
+        end,
+        text: lossy(&bytes[start..end]),
+        masked,
+    };
+    let text = &bytes[start..end];
+    let before = start.checked_sub(1).map(|i| bytes[i]);
+    let after = bytes.get(end).copied();
+    match detector.kind {
+        Kind::Token => {
+            if before.is_some_and(is_token_byte) || after.is_some_and(|b| b.is_ascii_alphanumeric())
+            {
+                return None;
+            }
+            let s = lossy(text);
+            (!is_placeholder_token(&s))
+                .then(|| hit(start, end, detector.label.into(), false, mask(&s)))
+        }
+        Kind::PrivateKey => {
+            let s = lossy(text);
+            Some(hit(start, end, detector.label.into(), false, s))
+        }
+        Kind::UrlCredentials => {
+            let s = lossy(text);
+            let scheme_end = s.find("://")? + 3;
+            let at = s.rfind('@')?;
+            let (user, password) = s[scheme_end..at].split_once(':')?;
+            if is_placeholder_token(password)
+                || password == user
+                || placeholder::is_placeholder_value(password)
+            {
+                return None;
+            }
+            let password_start = start + scheme_end + user.len() + 1;
+            let masked = format!(
+                "{}{user}:{}@{}",
+                &s[..scheme_end],
+                mask(password),
+                &s[at + 1..]
+            );
+            Some(hit(
+                password_start,
+                password_start + password.len(),
+                detector.label.into(),
+                false,
+                masked,
+            ))
+        }
+        Kind::CredentialKey | Kind::CredentialNameValue | Kind::CredentialQuery => {
+            credential(detector, bytes, start, end)
+        }
+        Kind::UserHome | Kind::RootHome | Kind::TempDir => {
+            if !path_boundary_before(bytes, start) {
+                return None;
+            }
+            let s = lossy(text);
+            match detector.kind {
+                Kind::UserHome => {
+                    let user_start = s.rfind(['/', '\\'])? + 1;
+                    let user = &s[user_start..];
+                    if is_placeholder_user(user) {
+                        return None;
+                    }
+                    let end = path_end(bytes, end);
+                    let full = lossy(&bytes[start..end]);
+                    let hidden: String = user.chars().take(1).chain("***".chars()).collect();
+                    let masked =
+                        truncate(&format!("{}{hidden}{}", &s[..user_start], &full[s.len()..]));
+                    Some(hit(start, end, detector.label.into(), false, masked))
+                }
+                Kind::RootHome => {
+                    // `/rootfs`, `/root.txt` are not the root user's home.
+                    let next = bytes.get(start + 5).copied();
+                    if next.is_some_and(|b| is_name_byte(b) || b == b'.' || b == b'-') {
+                        return None;
+                    }
+                    Some(hit(start, end, detector.label.into(), false, truncate(&s)))
+                }
+                _ => Some(hit(start, end, detector.label.into(), true, truncate(&s))),
+            }
+        }
+        Kind::Uuid => {
+            if before.is_some_and(|b| b.is_ascii_alphanumeric())
+                || after.is_some_and(|b| b.is_ascii_alphanumeric())
+            {
+                return None;
+            }
+            let s = lossy(text).to_ascii_lowercase();
+            let examples = [
+                "00000000-0000-0000-0000-000000000000",
+                "123e4567-e89b-12d3-a456-426614174000",
+                "12345678-1234-1234-1234-123456789012",
+                "ffffffff-ffff-ffff-ffff-ffffffffffff",
+            ];
+            (!examples.contains(&s.as_str()))
+                .then(|| hit(start, end, detector.label.into(), false, lossy(text)))
+        }
+        Kind::Timestamp => {
+            if before.is_some_and(|b| b.is_ascii_digit())
+                || after.is_some_and(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            valid_date_time(text)
+                .then(|| hit(start, end, detector.label.into(), false, lossy(text)))
+        }
+        Kind::Email => {
+            if before.is_some_and(|b| is_name_byte(b) || matches!(b, b'.' | b'%' | b'+' | b'-')) {
+                return None;
+            }
+            let s = lossy(text);
+            let (local, domain) = s.split_once('@')?;
+            if placeholder::is_example_email(local, domain) {
+                return None;
+            }
+            let masked = format!("{}***@{domain}", local.chars().next().unwrap_or('?'));
+            Some(hit(start, end, detector.label.into(), false, masked))
+        }
+    }
+}
+
+/// A credential key, HAR header or URL parameter: reads the value that follows and decides
+/// whether it is a credential.
+fn credential(
+    detector: &detectors::Detector,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<Hit> {
+    let key_text = lossy(&bytes[start..end]);
+    let key = credential_key_name(&key_text, detector.kind);
+    let value = read_value(bytes, end, detector.kind)?;
+    let raw = lossy(&bytes[value.start..value.end]);
+    let text = raw.trim();
+    if text.is_empty() || placeholder::is_placeholder_value(text) {
+        return None;
+    }
+    // AWS Signature V4: the signature is bound to one request; the access key id is what
+    // identifies the account.
+    if text.starts_with("AWS4-HMAC-SHA256") {
+        return sigv4_credential(detector, bytes, value.start, &raw);
+    }
+    let (scheme, credential) = placeholder::split_scheme(text);
+    if credential.len() < 4
+        || placeholder::is_placeholder_value(credential)
+        || is_placeholder_token(credential)
+        || placeholder::is_public_key(credential)
+    {
+        return None;
+    }
+    let key_lower = key.to_ascii_lowercase();
+    // `token` also names a token of text (logprobs): only a token-like value counts.
+    if key_lower == "token" && (credential.len() < 16 || !placeholder::is_token_charset(credential))
+    {
+        return None;
+    }
+    let quoted = key_text.contains(['"', '\'']) || value.quoted || value.list_item;
+    if detector.kind == Kind::CredentialKey
+        && !quoted
+        && !(looks_like_credential(scheme, credential) && placeholder::is_token_charset(credential))
+    {
+        return None;
+    }
+    if detector.kind == Kind::CredentialQuery && credential.len() < 8 {
+        return None;
+    }
+    let masked = match scheme {
+        Some(scheme) => format!("{scheme} {}", mask(credential)),
+        None => mask(credential),
+    };
+    Some(Hit {
+        detector: detector.name,
+        label: format!("{} in `{key}`", detector.label),
+        family: LeakFamily::Secret,
+        temporary: false,
+        start: value.start,
+        end: value.end,
+        text: raw,
+        masked,
+    })
+}
+
+/// The access key id of an AWS Signature V4 `Authorization` value, if it is a real one.
+fn sigv4_credential(
+    detector: &detectors::Detector,
+    bytes: &[u8],
+    value_start: usize,
+    raw: &str,
+) -> Option<Hit> {
+    let at = raw.find("Credential=")? + "Credential=".len();
+    let id = raw[at..].split(['/', ',', ' ']).next()?;
+    if id.len() < 8 || placeholder::is_placeholder_value(id) || is_placeholder_token(id) {
+        return None;
+    }
+    let start = value_start + at;
+    Some(Hit {
+        detector: detector.name,
+        label: "an access key id in an AWS signature".into(),
+        family: LeakFamily::Secret,
+        temporary: false,
+        start,
+        end: start + id.len(),
+        text: lossy(&bytes[start..start + id.len()]),
+        masked: mask(id),
+    })
+}
+
+/// The key name inside a credential match (`"Authorization":` → `Authorization`).
+fn credential_key_name(matched: &str, kind: Kind) -> String {
+    let trim = |s: &str| {
+        s.trim_matches(|c: char| {
+            matches!(c, '\\' | '"' | '\'' | ' ' | '\t' | ':' | '=' | '?' | '&')
+        })
+        .to_owned()
+    };
+    match kind {
+        Kind::CredentialNameValue => {
+            // `"name": "Authorization", "value":` → the second quoted word.
+            let mut words = matched
+                .split('"')
+                .map(|w| w.trim_matches('\\'))
+                .filter(|w| !w.trim().is_empty() && !w.contains([':', ',']));
+            words.nth(1).unwrap_or("header").to_owned()
+        }
+        _ => trim(matched),
+    }
+}
+
+/// Where a value starts and ends, and how it was written.
+struct ValueSpan {
+    start: usize,
+    end: usize,
+    quoted: bool,
+    list_item: bool,
+}
+
+/// Reads the value after a `key:`/`key=`/`"value":`: a quoted string (with any level of
+/// backslash escaping), the first string of a list, a YAML block list item, or a bare word
+/// (a scheme word like `Bearer` takes the token after it).
+fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
+    let skip_blanks = |at: &mut usize| {
+        while matches!(bytes.get(*at), Some(b' ' | b'\t')) {
+            *at += 1;
+        }
+    };
+    if kind == Kind::CredentialQuery {
+        let start = at;
+        while let Some(&b) = bytes.get(at) {
+            if b.is_ascii_whitespace()
+                || matches!(b, b'&' | b'#' | b'"' | b'\'' | b'\\' | b'<' | b'>')
+            {
+                break;
+            }
+            at += 1;
+        }
+        return Some(ValueSpan {
+            start,
+            end: at,
+            quoted: false,
+            list_item: false,
+        });
+    }
+    skip_blanks(&mut at);
+    let mut list_item = false;
+    // A YAML block list on the next lines: `X-Token:\n    - value`.
+    if matches!(bytes.get(at), Some(b'\n' | b'\r')) {
+        let mut next = at;
+        while matches!(bytes.get(next), Some(b'\n' | b'\r' | b' ' | b'\t')) {
+            next += 1;
+        }
+        if bytes.get(next) == Some(&b'-') && matches!(bytes.get(next + 1), Some(b' ')) {
+            at = next + 2;
+            skip_blanks(&mut at);
+            list_item = true;
+        } else {
+            return None;
+        }
+    }
+    if bytes.get(at) == Some(&b'[') {
+        at += 1;
+        skip_blanks(&mut at);
+        list_item = true;
+    }
+    // Quotes, possibly escaped: `"`, `\"`, `\\\"`.
+    let mut slashes = 0;
+    while bytes.get(at + slashes) == Some(&b'\\') {
+        slashes += 1;
+    }
+    match bytes.get(at + slashes) {
+        Some(&quote @ (b'"' | b'\'')) => {
+            let start = at + slashes + 1;
+            let mut i = start;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if b == b'\n' {
+                    return None;
+                }
+                if b == quote
+                    && bytes[start.max(i.saturating_sub(slashes))..i]
+                        .iter()
+                        .filter(|&&c| c == b'\\')
+                        .count()
+                        == slashes
+                {
+                    // The closing quote carries as many backslashes as the opening one.
+                    let end = i - slashes;
+                    return Some(ValueSpan {
+                        start,
+                        end,
+                        quoted: true,
+                        list_item,
+                    });
+                }
+                if b == b'\\' && slashes == 0 {
+                    i += 2;
+                    continue;
+                }
+                i += 1;
+            }
+            None
+        }
+        Some(b'{' | b'[') | None => None,
+        Some(_) => {
+            let start = at;
+            let word_end = |mut i: usize| {
+                while let Some(&b) = bytes.get(i) {
+                    if b.is_ascii_whitespace()
+                        || matches!(
+                            b,
+                            b',' | b'}' | b']' | b';' | b'"' | b'\'' | b'\\' | b'<' | b'>'
+                        )
+                    {
+                        break;
+                    }
+                    i += 1;
+                }
+                i
+            };
+            let mut end = word_end(start);
+            let word = &bytes[start..end];
+            if placeholder::is_scheme(word) && bytes.get(end) == Some(&b' ') {
+                end = word_end(end + 1);
+            }
+            let word = &bytes[start..end];
+            if matches!(word, b"true" | b"false" | b"null" | b"~")
+                || word
+                    .iter()
+                    .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b'-')
+            {
+                return None;
+            }
+            Some(ValueSpan {
+                start,
+                end,
+                quoted: false,
+                list_item,
+            })
+        }
+    }
+}
+
+/// `YYYY-MM-DD[T ]hh:mm:ss...` with fields in range.
+fn valid_date_time(text: &[u8]) -> bool {
+    let num = |range: std::ops::Range<usize>| -> u32 {
+        text[range]
+            .iter()
+            .fold(0, |n, b| n * 10 + u32::from(b - b'0'))
+    };
+    let (month, day, hour, minute, second) =
+        (num(5..7), num(8..10), num(11..13), num(14..16), num(17..19));
+    (1..=12).contains(&month)
+        && (1..=31).contains(&day)
+        && hour <= 23
+        && minute <= 59
+        && second <= 60
+}
+
+/// Turns byte offsets into lines and columns, walking forward once for sorted offsets, so a
+/// file with thousands of hits on one long line is still read once.
+#[derive(Debug)]
+pub struct Locator<'a> {
+    text: &'a [u8],
+    offset: usize,
+    line: usize,
+    column: usize,
+}
+
+impl<'a> Locator<'a> {
+    /// A locator at the start of `text`.
+    pub fn new(text: &'a [u8]) -> Locator<'a> {
+        Locator {
+            text,
+            offset: 0,
+            line: 1,
+            column: 1,
+        }
+    }
+
+    /// The line and column of `offset`; cheapest when offsets come in increasing order.
+    pub fn locate(&mut self, offset: usize) -> crate::json::Position {
+        let offset = offset.min(self.text.len());
+        if offset < self.offset {
+            *self = Locator::new(self.text);
+        }
+        let span = &self.text[self.offset..offset];
+        match memchr::memrchr(b'\n', span) {
+            Some(last) => {
+                self.line += memchr::memchr_iter(b'\n', span).count();
+                self.column = 1 + chars(&span[last + 1..]);
+            }
+            None => self.column += chars(span),
+        }
+        self.offset = offset;
+        crate::json::Position {
+            line: self.line,
+            column: self.column,
+        }
+    }
+}
+
+/// Characters in a run of (possibly invalid) UTF-8: bytes that do not continue a sequence.
+fn chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_locator_agrees_with_position() {
+        let text = "a\nbé\n\nxyz".as_bytes();
+        let mut locator = Locator::new(text);
+        for offset in [0, 1, 2, 4, 6, 7, 9, 3] {
+            assert_eq!(
+                locator.locate(offset),
+                crate::json::Position::locate(text, offset),
+                "{offset}"
+            );
+        }
+    }
+
+    #[test]
+    fn machine_paths_are_found_as_whole_components() {
+        let scanner = Scanner::new(&[("working directory", "/srv/build/app")]);
+        let hits = scanner.scan(b"at /srv/build/app/src and /srv/build/app2 and /srv/build/app");
+        let texts: Vec<&str> = hits.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(texts, ["/srv/build/app/src", "/srv/build/app"]);
+        assert!(
+            hits.iter()
+                .all(|h| h.label == "this machine's working directory")
+        );
+    }
+}

@@ -1,0 +1,364 @@
+//! What is not a leak: placeholders, redacted values, example data, and how leaks are
+//! masked in every output.
+
+/// Words that make up the names of fake credentials (`test-api-key`, `invalid_token`,
+/// `my-secret-123`): a value made only of these (and numbers) is not a credential.
+const FAKE_WORDS: &[&str] = &[
+    "test",
+    "testing",
+    "fake",
+    "dummy",
+    "mock",
+    "invalid",
+    "wrong",
+    "bad",
+    "bogus",
+    "sample",
+    "example",
+    "my",
+    "your",
+    "the",
+    "a",
+    "api",
+    "key",
+    "keys",
+    "token",
+    "secret",
+    "password",
+    "pass",
+    "here",
+    "placeholder",
+    "changeme",
+    "redacted",
+    "scrubbed",
+    "foo",
+    "bar",
+    "baz",
+    "sk",
+    "pk",
+    "id",
+    "access",
+    "auth",
+    "bearer",
+    "value",
+    "xxx",
+    "none",
+    "null",
+    "default",
+    "local",
+    "dev",
+    "demo",
+    "insert",
+    "replace",
+    "with",
+    "goes",
+    "set",
+    "me",
+    "env",
+    "expired",
+    "revoked",
+    "abc",
+    "xyz",
+    "hello",
+    "world",
+];
+
+/// Prefixes of keys that are public by design (embedded in web pages): Datadog browser
+/// client tokens, PostHog project keys, Stripe publishable keys.
+const PUBLIC_KEY_PREFIXES: &[&str] = &["phc_", "pk_live_", "pk_test_"];
+
+/// Values that stand for a credential without being one (compared case-insensitively).
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "redacted",
+    "filtered",
+    "removed",
+    "hidden",
+    "masked",
+    "placeholder",
+    "dummy",
+    "fake",
+    "test",
+    "testing",
+    "example",
+    "sample",
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "apikey",
+    "api_key",
+    "api-key",
+    "key",
+    "changeme",
+    "xxx",
+    "your-api-key",
+    "your_api_key",
+    "your-token",
+    "your_token",
+    "bearer",
+    "basic",
+    "string",
+    "value",
+    "env",
+    "unset",
+    "na",
+    "n/a",
+    "scrubbed",
+    "sanitized",
+    "anonymized",
+    "obfuscated",
+    "omitted",
+    "elided",
+];
+
+/// Words that introduce the credential in an `Authorization` value.
+const SCHEMES: &[&str] = &[
+    "bearer",
+    "basic",
+    "token",
+    "bot",
+    "digest",
+    "apikey",
+    "key",
+    "jwt",
+    "aws4-hmac-sha256",
+];
+
+/// Whether `word` is an authorization scheme (`Bearer`, `Basic`, ...).
+pub(super) fn is_scheme(word: &[u8]) -> bool {
+    SCHEMES
+        .iter()
+        .any(|s| s.as_bytes().eq_ignore_ascii_case(word))
+}
+
+/// Splits `Bearer abc` into the scheme and the credential.
+pub(super) fn split_scheme(value: &str) -> (Option<&str>, &str) {
+    match value.split_once(' ') {
+        Some((scheme, rest)) if is_scheme(scheme.as_bytes()) => (Some(scheme), rest.trim()),
+        _ => (None, value),
+    }
+}
+
+/// A value written to stand for a credential: `[REDACTED]`, `<TOKEN>`, `{{api_key}}`,
+/// `${OPENAI_API_KEY}`, `***`, `xxxx`, `REDACTED`, `sk-...`, a placeholder word.
+pub(super) fn is_placeholder_value(value: &str) -> bool {
+    let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
+    if v.is_empty() {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    let wrapped = |open: char, close: char| v.starts_with(open) && v.ends_with(close);
+    wrapped('[', ']')
+        || wrapped('<', '>')
+        || wrapped('{', '}')
+        || wrapped('(', ')')
+        || wrapped('%', '%')
+        || v.contains("{{")
+        || v.contains("${")
+        || v.starts_with('$')
+        || v.ends_with("...")
+        || v.ends_with('…')
+        || PLACEHOLDER_WORDS.contains(&lower.as_str())
+        || [
+            "redacted",
+            "filtered",
+            "xxxx",
+            "****",
+            "<redacted",
+            "placeholder",
+            "your_",
+            "your-",
+            "dummy",
+            "changeme",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+        || v.chars()
+            .all(|c| c == v.chars().next().unwrap_or('x') || c == '-' || c == '_')
+        || v.contains("XXX")
+        || lower.split(['-', '_', '.', ' ']).all(|w| {
+            w.is_empty() || FAKE_WORDS.contains(&w) || w.bytes().all(|b| b.is_ascii_digit())
+        })
+}
+
+/// A key that is public by design, not a secret.
+pub(super) fn is_public_key(value: &str) -> bool {
+    let datadog_client_token = value.len() == 35
+        && value.starts_with("pub")
+        && value[3..].bytes().all(|b| b.is_ascii_hexdigit());
+    datadog_client_token || PUBLIC_KEY_PREFIXES.iter().any(|p| value.starts_with(p))
+}
+
+/// Whether every character is one that API keys and tokens are written with (base64,
+/// base64url, hex, JWT, `key:secret`): code and prose have parentheses, quotes, spaces.
+pub(super) fn is_token_charset(value: &str) -> bool {
+    value.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'.' | b'_' | b'~' | b'+' | b'/' | b'=' | b':' | b'-')
+    })
+}
+
+/// A token-shaped value that is not a real token: redacted (`sk-ant-***`, `...XXXX`),
+/// documentation examples (`AKIAIOSFODNN7EXAMPLE`), or too uniform to be random.
+pub(super) fn is_placeholder_token(token: &str) -> bool {
+    let upper = token.to_ascii_uppercase();
+    if [
+        "XXXX",
+        "****",
+        "REDACTED",
+        "FILTERED",
+        "EXAMPLE",
+        "…",
+        "...",
+        "PLACEHOLDER",
+        "DUMMY",
+        "FAKE",
+        "YOUR",
+    ]
+    .iter()
+    .any(|w| upper.contains(w))
+    {
+        return true;
+    }
+    // Real keys are random: a body of few distinct characters (`sk-ant-aaaa...`) is not one.
+    let body = token.rsplit(['-', '_', ':']).next().unwrap_or(token);
+    let mut seen = [false; 256];
+    let distinct = body
+        .bytes()
+        .filter(|&b| !std::mem::replace(&mut seen[b as usize], true))
+        .count();
+    body.len() >= 8 && distinct < 6
+}
+
+/// A bare (unquoted) value in prose or a header line is only taken for a credential when it
+/// looks like one: after a scheme, or long and mixing letters with digits or symbols.
+pub(super) fn looks_like_credential(scheme: Option<&str>, value: &str) -> bool {
+    if value.contains(char::is_whitespace) {
+        return false;
+    }
+    let mixed = value.chars().any(|c| c.is_ascii_digit())
+        || value.chars().any(|c| !c.is_ascii_alphanumeric())
+        || (value.chars().any(|c| c.is_ascii_uppercase())
+            && value.chars().any(|c| c.is_ascii_lowercase()));
+    (scheme.is_some() && value.len() >= 8) || (value.len() >= 8 && mixed) || value.len() >= 20
+}
+
+/// User names in documentation and sanitised logs: `/home/USER/`, `/Users/me/`,
+/// `/home/$USER/`, `C:\Users\Public\`, `/home/linuxbrew` (a system prefix).
+pub(super) fn is_placeholder_user(user: &str) -> bool {
+    let lower = user.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "user"
+            | "username"
+            | "user_name"
+            | "yourname"
+            | "your-name"
+            | "your_name"
+            | "yourusername"
+            | "me"
+            | "you"
+            | "name"
+            | "someone"
+            | "example"
+            | "shared"
+            | "public"
+            | "default"
+            | "default user"
+            | "all users"
+            | "linuxbrew"
+            | "..."
+            | "."
+            | ".."
+            | "*"
+            | "~"
+    ) || user.starts_with(['$', '{', '%', '[', '<', '*'])
+        || (user.len() > 1 && user.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+}
+
+/// Email addresses that are not personal data: example domains, no-reply senders,
+/// `git@host` remotes, and file names like `icon@2x.png`.
+pub(super) fn is_example_email(local: &str, domain: &str) -> bool {
+    let domain = domain.to_ascii_lowercase();
+    let local = local.to_ascii_lowercase();
+    let tld = domain.rsplit('.').next().unwrap_or_default();
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| domain == *d || domain.ends_with(&format!(".{d}")))
+        || ["example", "test", "invalid", "localhost", "local"].contains(&tld)
+        || [
+            "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "js", "mjs", "ts", "css", "json",
+            "yaml", "yml", "md", "txt", "py", "rs", "go", "html", "lock", "toml", "zip", "gz",
+        ]
+        .contains(&tld)
+        || domain.ends_with("noreply.github.com")
+        || [
+            "noreply",
+            "no-reply",
+            "donotreply",
+            "do-not-reply",
+            "git",
+            "user",
+            "username",
+            "email",
+            "name",
+            "someone",
+            "your.email",
+            "your-email",
+            "you",
+            "me",
+        ]
+        .contains(&local.as_str())
+}
+
+/// Hides most of a secret: its first characters, then `…` and the length.
+pub(super) fn mask(secret: &str) -> String {
+    let chars = secret.chars().count();
+    let keep = (chars / 4).clamp(2, 8);
+    let head: String = secret.chars().take(keep).collect();
+    format!("{head}…({chars} chars)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_recognised() {
+        for v in [
+            "[REDACTED]",
+            "<TOKEN>",
+            "{{api_key}}",
+            "${OPENAI_API_KEY}",
+            "$KEY",
+            "***",
+            "xxxx",
+            "REDACTED",
+            "sk-...",
+            "dummy",
+            "null",
+            "your-api-key-here",
+            "test",
+            "Bearer",
+        ] {
+            assert!(is_placeholder_value(v), "{v}");
+        }
+        for v in [
+            "hunter22",
+            "a8f3K2m9",
+            "PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA",
+        ] {
+            assert!(!is_placeholder_value(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn masks_keep_only_a_prefix() {
+        assert_eq!(mask("sk-ant-api03-abcdefghijklmnop"), "sk-ant-…(29 chars)");
+        assert_eq!(mask("abc"), "ab…(3 chars)");
+    }
+}

@@ -1,0 +1,679 @@
+//! `vcr verify`: every check, on every selected cassette, in one pass per file.
+//!
+//! A file is read once. The leak linter scans its bytes; the parser builds its value; the
+//! hits are placed in the value (key material or payload, which JSON pointer) only when
+//! there are any; then the value is normalized and written to memory to compare with the
+//! file, and named. Findings about several files (collisions, usage) come after all files.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use crate::baseline::Baseline;
+use crate::config::{ConfigError, Level};
+use crate::event::{FileProblem, Progress, par_ordered};
+use crate::finding::{Finding, Severity, fingerprint, is_known_id};
+use crate::json::{self, Position, Value};
+use crate::kind::claude_code;
+use crate::lint::{Hit, LeakFamily, Locator, Scanner};
+use crate::rehash::MAX_NAME_BYTES;
+use crate::tree::{Cassette, CassetteKind, Project, Selection, compile_globs};
+use crate::usage::Usage;
+
+/// The checks of a run, built once from the configuration.
+#[derive(Debug)]
+pub struct Checks {
+    scanner: Scanner,
+    levels: HashMap<String, Level>,
+    allow: Vec<Allow>,
+}
+
+#[derive(Debug)]
+struct Allow {
+    id: String,
+    detector: Option<String>,
+    contains: Option<String>,
+    regex: Option<regress::Regex>,
+    paths: Option<globset::GlobSet>,
+}
+
+impl Allow {
+    fn accepts(&self, finding: &Finding, raw: Option<&str>) -> bool {
+        let id_matches = match self.id.strip_suffix("/*") {
+            Some(family) => {
+                finding.id.starts_with(family) && finding.id[family.len()..].starts_with('/')
+            }
+            None => self.id == finding.id,
+        };
+        let value = raw.unwrap_or(&finding.message);
+        id_matches
+            && self
+                .detector
+                .as_deref()
+                .is_none_or(|d| finding.detector == Some(d))
+            && self.contains.as_deref().is_none_or(|c| value.contains(c))
+            && self
+                .regex
+                .as_ref()
+                .is_none_or(|re| re.find(value).is_some())
+            && self
+                .paths
+                .as_ref()
+                .is_none_or(|globs| globs.is_match(&finding.path))
+    }
+}
+
+impl Checks {
+    /// Builds the checks from the project's `[verify]` settings; `machine_paths` are this
+    /// machine's folders to look for (label, path).
+    pub fn new(project: &Project, machine_paths: &[(&str, &str)]) -> Result<Checks, ConfigError> {
+        let config = &project.config().verify;
+        let bad = |message: String| ConfigError::Verify {
+            path: project.config_path().map(ToOwned::to_owned),
+            message,
+        };
+        let mut levels = HashMap::new();
+        for (id, level) in &config.severity {
+            if !is_known_id(id) {
+                return Err(bad(format!(
+                    "`verify.severity` names an unknown finding id `{id}`"
+                )));
+            }
+            levels.insert(id.clone(), *level);
+        }
+        let mut allow = Vec::new();
+        for (i, entry) in config.allow.iter().enumerate() {
+            let known = match entry.id.strip_suffix("/*") {
+                Some(family) => crate::finding::IDS
+                    .iter()
+                    .any(|(id, _)| id.starts_with(&format!("{family}/"))),
+                None => is_known_id(&entry.id),
+            };
+            if !known {
+                return Err(bad(format!(
+                    "`verify.allow[{i}]` names an unknown finding id `{}`",
+                    entry.id
+                )));
+            }
+            let regex = entry
+                .regex
+                .as_deref()
+                .map(regress::Regex::new)
+                .transpose()
+                .map_err(|e| bad(format!("`verify.allow[{i}].regex` is invalid: {e}")))?;
+            let paths = compile_globs(&entry.paths)
+                .map_err(|e| bad(format!("`verify.allow[{i}].paths`: {e}")))?;
+            allow.push(Allow {
+                id: entry.id.clone(),
+                detector: entry.detector.clone(),
+                contains: entry.contains.clone(),
+                regex,
+                paths,
+            });
+        }
+        Ok(Checks {
+            scanner: Scanner::new(machine_paths),
+            levels,
+            allow,
+        })
+    }
+
+    /// The configured severity of a finding (`None`: turned off).
+    fn level(&self, id: &str, default: Severity) -> Option<Severity> {
+        match self.levels.get(id) {
+            None => Some(default),
+            Some(Level::Error) => Some(Severity::Error),
+            Some(Level::Warning) => Some(Severity::Warning),
+            Some(Level::Off) => None,
+        }
+    }
+}
+
+/// Where a run's inputs come from besides the tree.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The contents to check instead of the working files (`--staged`), by absolute path.
+    pub contents: Option<BTreeMap<PathBuf, Vec<u8>>>,
+    /// Usage sources: `missing` and `orphan` findings come from them.
+    pub usage: Option<Usage>,
+    /// Findings accepted by a baseline.
+    pub baseline: Option<Baseline>,
+}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Files checked.
+    pub files: usize,
+    /// Error findings.
+    pub errors: usize,
+    /// Warning findings.
+    pub warnings: usize,
+    /// Findings accepted by `[[verify.allow]]` or the baseline.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub accepted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What a run found.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// The findings, sorted by file, line and column.
+    pub findings: Vec<Finding>,
+    /// Files that could not be read (the run then exits 2).
+    pub problems: Vec<(String, FileProblem)>,
+    /// The counts.
+    pub summary: Summary,
+}
+
+struct FileResult {
+    findings: Vec<(Finding, Option<String>)>,
+    /// The name the harness would look up, for content-addressed cassettes.
+    expected_name: Option<String>,
+    problem: Option<FileProblem>,
+}
+
+/// Runs every check on the selected cassettes.
+pub fn run(
+    selection: &Selection,
+    checks: &Checks,
+    options: &Options,
+    progress: &dyn Progress,
+) -> Outcome {
+    let mut outcome = Outcome::default();
+    let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
+    let mut names: BTreeMap<(PathBuf, String), Vec<String>> = BTreeMap::new();
+    par_ordered(
+        &selection.cassettes,
+        progress,
+        |cassette| {
+            let bytes = match &options.contents {
+                Some(contents) => match contents.get(&cassette.path) {
+                    Some(bytes) => Ok(bytes.clone()),
+                    None => std::fs::read(&cassette.path),
+                },
+                None => std::fs::read(&cassette.path),
+            };
+            match bytes {
+                Ok(bytes) => check_file(cassette, &bytes, checks),
+                Err(e) => FileResult {
+                    findings: Vec::new(),
+                    expected_name: None,
+                    problem: Some(FileProblem::io(&e)),
+                },
+            }
+        },
+        |cassette, result| {
+            if let Some(problem) = result.problem {
+                outcome.problems.push((cassette.rel.clone(), problem));
+                return;
+            }
+            outcome.summary.files += 1;
+            findings.extend(result.findings);
+            if let Some(name) = result.expected_name {
+                let dir = cassette
+                    .path
+                    .parent()
+                    .map(ToOwned::to_owned)
+                    .unwrap_or_default();
+                names
+                    .entry((dir, name))
+                    .or_default()
+                    .push(cassette.rel.clone());
+            }
+        },
+    );
+    collisions(&names, checks, &mut findings);
+    if let Some(usage) = &options.usage {
+        usage_findings(selection, usage, checks, &mut findings);
+    }
+    let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
+    for (finding, raw) in findings {
+        if checks
+            .allow
+            .iter()
+            .any(|a| a.accepts(&finding, raw.as_deref()))
+        {
+            outcome.summary.accepted += 1;
+        } else {
+            kept.push(finding);
+        }
+    }
+    if let Some(baseline) = &options.baseline {
+        outcome.summary.accepted += baseline.filter(&mut kept);
+    }
+    kept.sort_by(|a, b| (&a.path, a.line, a.column, a.id).cmp(&(&b.path, b.line, b.column, b.id)));
+    outcome.summary.errors = kept
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    outcome.summary.warnings = kept.len() - outcome.summary.errors;
+    outcome.findings = kept;
+    outcome
+}
+
+/// Whether a string sits in the key material, and whether its field is kept on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Key,
+    Payload,
+    /// A field the format keeps as recorded (Claude Code output items' `timestamp` and
+    /// `uuid`): UUIDs and timestamps there are not findings.
+    Kept,
+}
+
+/// A string of the parsed document: where it is, and its JSON pointer.
+struct Leaf {
+    start: usize,
+    end: usize,
+    pointer: String,
+}
+
+fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult {
+    let mut result = FileResult {
+        findings: Vec::new(),
+        expected_name: None,
+        problem: None,
+    };
+    let hits = checks.scanner.scan(bytes);
+    if !cassette.kind.is_structured() {
+        leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+        return result;
+    }
+    let mut value = match json::parse(bytes) {
+        Ok(value) => value,
+        Err(e) => {
+            let finding = Finding::new(
+                "parse",
+                Severity::Error,
+                &cassette.rel,
+                format!("not valid JSON: {e}"),
+            )
+            .at(Some(Position::locate(bytes, e.offset)));
+            push(checks, &mut result.findings, finding, None);
+            leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+            return result;
+        }
+    };
+    let schema = match cassette.kind {
+        CassetteKind::ClaudeCodeMessage => claude_code::check_message(&value),
+        _ => claude_code::check_token_count(&value),
+    };
+    if let Err(e) = schema {
+        let at = e.offset.map(|o| Position::locate(bytes, o));
+        let finding = Finding::new("schema", Severity::Error, &cassette.rel, e.to_string()).at(at);
+        push(checks, &mut result.findings, finding, None);
+        leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+        return result;
+    }
+    if !hits.is_empty() {
+        let leaves = collect_leaves(&value);
+        leak_findings(
+            cassette,
+            bytes,
+            &hits,
+            Some(&leaves),
+            checks,
+            &mut result.findings,
+        );
+    }
+    // Format: what `vcr normalize` would write.
+    if cassette.kind == CassetteKind::ClaudeCodeMessage {
+        claude_code::normalize_message(&mut value, &cassette.dir.rules, cassette.dir.version);
+    }
+    let canonical = json::to_pretty(&value);
+    if canonical != bytes {
+        format_finding(cassette, bytes, &canonical, checks, &mut result.findings);
+    }
+    if cassette.kind == CassetteKind::ClaudeCodeMessage {
+        let expected = claude_code::message_name(claude_code::input(&value));
+        name_findings(cassette, &expected, checks, &mut result.findings);
+        result.expected_name = Some(expected);
+    }
+    result
+}
+
+fn push(
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+    mut finding: Finding,
+    raw: Option<String>,
+) {
+    if let Some(severity) = checks.level(finding.id, finding.severity) {
+        finding.severity = severity;
+        out.push((finding, raw));
+    }
+}
+
+/// Every string (values and keys) with its source span and JSON pointer, in source order.
+fn collect_leaves(value: &Value<'_>) -> Vec<Leaf> {
+    fn walk(value: &Value<'_>, pointer: &mut String, out: &mut Vec<Leaf>) {
+        match value {
+            Value::String(s) if s.span().is_known() => out.push(Leaf {
+                start: s.span().start as usize,
+                end: s.span().end as usize,
+                pointer: pointer.clone(),
+            }),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&i.to_string());
+                    walk(item, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            Value::Object(object) => {
+                for (key, item) in object.iter() {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                    if key.span().is_known() {
+                        out.push(Leaf {
+                            start: key.span().start as usize,
+                            end: key.span().end as usize,
+                            pointer: pointer.clone(),
+                        });
+                    }
+                    walk(item, pointer, out);
+                    pointer.truncate(len);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(value, &mut String::new(), &mut out);
+    out.sort_by_key(|leaf| leaf.start);
+    out
+}
+
+/// Claude Code's scopes: `input` is the key material; output items' own `timestamp` and
+/// `uuid` are kept as recorded; the rest is payload.
+fn scope_of(kind: CassetteKind, pointer: &str) -> Scope {
+    if kind != CassetteKind::ClaudeCodeMessage {
+        return Scope::Payload;
+    }
+    if pointer == "/input" || pointer.starts_with("/input/") {
+        return Scope::Key;
+    }
+    let mut parts = pointer.split('/').skip(1);
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some("output"), Some(index), Some("timestamp" | "uuid"), None)
+            if index.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Scope::Kept
+        }
+        _ => Scope::Payload,
+    }
+}
+
+fn leak_findings(
+    cassette: &Cassette,
+    bytes: &[u8],
+    hits: &[Hit],
+    leaves: Option<&[Leaf]>,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let mut locator = Locator::new(bytes);
+    for hit in hits {
+        let leaf = leaves.and_then(|leaves| {
+            let i = leaves.partition_point(|l| l.start <= hit.start);
+            leaves[..i].last().filter(|l| hit.start < l.end)
+        });
+        let scope = leaf.map_or(Scope::Payload, |l| scope_of(cassette.kind, &l.pointer));
+        let Some((severity, where_)) = leak_severity(hit, scope) else {
+            continue;
+        };
+        let family = hit.family;
+        let message = match family {
+            LeakFamily::Secret => format!("{} leaked{where_}: remove it and rotate it", hit.label),
+            LeakFamily::Path => format!(
+                "{}{where_}: a machine path; dehydrate it (a rule in vcr.toml) and run `vcr normalize`",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Uuid | LeakFamily::Timestamp if scope == Scope::Key => format!(
+                "{} in the key material changes the cassette's name on every run; dehydrate it",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Uuid | LeakFamily::Timestamp => {
+                format!("{} in the payload", capitalize(&hit.label))
+            }
+            LeakFamily::Email => format!("{}{where_}: personal data", capitalize(&hit.label)),
+        };
+        let raw_stream_event = leaf.is_some_and(|l| is_stream_event(cassette.kind, &l.pointer));
+        let message = if raw_stream_event
+            && matches!(
+                family,
+                LeakFamily::Secret | LeakFamily::Path | LeakFamily::Email
+            ) {
+            format!(
+                "{message} (Claude Code stores stream events as recorded and `vcr normalize` keeps them so: re-record from a folder that names no user, or accept it in [[verify.allow]])"
+            )
+        } else {
+            message
+        };
+        let mut finding = Finding::new(family.id(), severity, &cassette.rel, message)
+            .at(Some(locator.locate(hit.start)));
+        finding.matched = Some(hit.masked.clone());
+        finding.detector = Some(hit.detector);
+        finding.pointer = leaf.map(|l| l.pointer.clone());
+        finding.fingerprint = fingerprint(&hit.text);
+        push(checks, out, finding, Some(hit.text.clone()));
+    }
+}
+
+/// Whether a pointer is inside a Claude Code `stream_event` item's event.
+fn is_stream_event(kind: CassetteKind, pointer: &str) -> bool {
+    let mut parts = pointer.split('/').skip(1);
+    kind == CassetteKind::ClaudeCodeMessage
+        && parts.next() == Some("output")
+        && parts
+            .next()
+            .is_some_and(|i| i.bytes().all(|b| b.is_ascii_digit()))
+        && parts.next() == Some("event")
+}
+
+/// The severity of a leak where it sits (`None`: not a finding there), and words for where.
+fn leak_severity(hit: &Hit, scope: Scope) -> Option<(Severity, &'static str)> {
+    let where_ = match scope {
+        Scope::Key => " in the key material",
+        _ => "",
+    };
+    let severity = match hit.family {
+        LeakFamily::Secret => Severity::Error,
+        LeakFamily::Path if hit.temporary && scope != Scope::Key => Severity::Warning,
+        LeakFamily::Path => Severity::Error,
+        LeakFamily::Uuid | LeakFamily::Timestamp => match scope {
+            Scope::Kept => return None,
+            Scope::Key => Severity::Error,
+            Scope::Payload => Severity::Warning,
+        },
+        LeakFamily::Email => Severity::Warning,
+    };
+    Some((severity, where_))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+fn format_finding(
+    cassette: &Cassette,
+    bytes: &[u8],
+    canonical: &[u8],
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let lf: Vec<u8>;
+    let crlf = memchr::memmem::find(bytes, b"\r\n").is_some() && {
+        lf = String::from_utf8_lossy(bytes)
+            .replace("\r\n", "\n")
+            .into_bytes();
+        lf == canonical
+    };
+    if crlf {
+        let pattern = match cassette.rel.rsplit_once('/') {
+            Some((folder, _)) => format!("{folder}/**"),
+            None => "*.json".to_owned(),
+        };
+        let message = format!(
+            "CRLF line endings where the harness writes LF (git's core.autocrlf?); add `{pattern} text eol=lf` to .gitattributes and run `vcr normalize`"
+        );
+        let first = memchr::memchr(b'\r', bytes).unwrap_or(0);
+        let finding = Finding::new(
+            "format/line-endings",
+            Severity::Error,
+            &cassette.rel,
+            message,
+        )
+        .at(Some(Position::locate(bytes, first)));
+        push(checks, out, finding, None);
+        return;
+    }
+    let first = bytes
+        .iter()
+        .zip(canonical)
+        .position(|(a, b)| a != b)
+        .unwrap_or(bytes.len().min(canonical.len()));
+    let finding = Finding::new(
+        "format/unnormalized",
+        Severity::Error,
+        &cassette.rel,
+        "differs from what the harness's writer produces (dehydration, ids or formatting); run `vcr normalize` (`--diff` shows how)".into(),
+    )
+    .at(Some(Position::locate(bytes, first)));
+    push(checks, out, finding, None);
+}
+
+fn name_findings(
+    cassette: &Cassette,
+    expected: &str,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let actual = cassette
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if expected.len() > MAX_NAME_BYTES {
+        let message = format!(
+            "its name would be {} bytes long; file systems allow {MAX_NAME_BYTES}, so the harness cannot open it (about 35 messages per call is the limit)",
+            expected.len()
+        );
+        push(
+            checks,
+            out,
+            Finding::new("name/too-long", Severity::Error, &cassette.rel, message),
+            None,
+        );
+    } else if actual != expected {
+        let message = format!(
+            "the name is not the hash of the key material under the current rules: the harness looks for {expected}; run `vcr rehash`"
+        );
+        push(
+            checks,
+            out,
+            Finding::new("name/stale", Severity::Error, &cassette.rel, message),
+            None,
+        );
+    }
+}
+
+fn collisions(
+    names: &BTreeMap<(PathBuf, String), Vec<String>>,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    for ((_, name), paths) in names {
+        if paths.len() < 2 {
+            continue;
+        }
+        for path in paths {
+            let others: Vec<&str> = paths
+                .iter()
+                .filter(|p| *p != path)
+                .map(String::as_str)
+                .collect();
+            let message = format!(
+                "has the same key material as {}: both are {name} to the harness, which reads only one (`vcr rehash` merges identical ones and refuses the rest)",
+                others.join(", ")
+            );
+            push(
+                checks,
+                out,
+                Finding::new("name/collision", Severity::Error, path, message),
+                None,
+            );
+        }
+    }
+}
+
+fn usage_findings(
+    selection: &Selection,
+    usage: &Usage,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let used = usage.used();
+    for cassette in &selection.cassettes {
+        if !used.contains(cassette.rel.as_str()) {
+            let message = "no test read this cassette in the usage log; if the run was complete, `vcr prune` removes it".to_owned();
+            push(
+                checks,
+                out,
+                Finding::new("orphan", Severity::Warning, &cassette.rel, message),
+                None,
+            );
+        }
+    }
+    for path in usage.missed() {
+        let message =
+            "a test looked for this cassette and did not find it; record it (`vcr record`)"
+                .to_owned();
+        push(
+            checks,
+            out,
+            Finding::new("missing", Severity::Error, path, message),
+            None,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_follow_claude_code() {
+        let kind = CassetteKind::ClaudeCodeMessage;
+        assert_eq!(scope_of(kind, "/input/0/1/text"), Scope::Key);
+        assert_eq!(scope_of(kind, "/output/3/timestamp"), Scope::Kept);
+        assert_eq!(
+            scope_of(kind, "/output/3/message/content/0/text"),
+            Scope::Payload
+        );
+        assert_eq!(scope_of(kind, "/output/3/event/timestamp"), Scope::Payload);
+        assert_eq!(
+            scope_of(CassetteKind::ClaudeCodeTokenCount, "/input"),
+            Scope::Payload
+        );
+    }
+
+    #[test]
+    fn leaves_carry_pointers_with_escapes() {
+        let value = json::parse(br#"{"a/b": ["x", {"~k": "y"}]}"#).unwrap();
+        let pointers: Vec<String> = collect_leaves(&value)
+            .into_iter()
+            .map(|l| l.pointer)
+            .collect();
+        assert_eq!(pointers, ["/a~1b", "/a~1b/0", "/a~1b/1/~0k", "/a~1b/1/~0k"]);
+    }
+}
