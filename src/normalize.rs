@@ -10,6 +10,7 @@ use similar::TextDiff;
 
 use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
 use crate::kind::{self, Mode};
+use crate::lint::Scanner;
 use crate::store::Store;
 use crate::tree::{Cassette, Selection};
 
@@ -60,10 +61,12 @@ pub fn run(
         .iter()
         .filter(|c| c.kind.is_structured())
         .collect();
+    // Diffs show file contents: secrets in them are masked as in every other output.
+    let masker = options.diff.then(|| Scanner::new(&[]));
     par_ordered(
         &structured,
         progress,
-        |cassette| normalize_one(cassette, store, options),
+        |cassette| normalize_one(cassette, store, options, masker.as_ref()),
         |cassette, result| {
             summary.files += 1;
             if let Some(problem) = &result.error {
@@ -92,7 +95,12 @@ pub fn run(
     summary
 }
 
-fn normalize_one(cassette: &Cassette, store: &Store, options: Options) -> FileResult {
+fn normalize_one(
+    cassette: &Cassette,
+    store: &Store,
+    options: Options,
+    masker: Option<&Scanner>,
+) -> FileResult {
     let mut result = FileResult {
         changed: false,
         written: false,
@@ -122,8 +130,9 @@ fn normalize_one(cassette: &Cassette, store: &Store, options: Options) -> FileRe
         return result;
     }
     result.changed = true;
-    if options.diff {
-        result.diff = Some(unified_diff(&cassette.rel, &bytes, &canonical.bytes));
+    if let Some(masker) = masker {
+        let diff = unified_diff(&cassette.rel, &bytes, &canonical.bytes);
+        result.diff = Some(masker.mask_secrets(&diff));
     }
     if !options.check {
         match store.write_file(&cassette.path, &canonical.bytes) {

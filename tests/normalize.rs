@@ -99,6 +99,34 @@ fn diff_shows_what_would_change() {
 }
 
 #[test]
+fn diffs_never_show_a_secret() {
+    // Built at run time so that this file holds no secret-shaped literal.
+    let key = format!("sk-ant-api03-{}", "Zq7XvB2mKp9LwR4tYc8NdF3hJs6G");
+    let pem = format!(
+        "-----BEGIN {}-----\\nMIIEvQIBADANBgkqhkiG9w0B\\n-----END {}-----",
+        "PRIVATE KEY", "PRIVATE KEY"
+    );
+    let t = TestDir::new();
+    let raw = format!(
+        "{{\"input\":[\"hello\"],\"output\":[{{\"type\":\"system\",\"note\":\"{key}\",\"pem\":\"{pem}\"}}]}}"
+    );
+    t.write("fixtures/aaf4c6.json", &raw);
+    let run = t.vcr(&["normalize", "--check", "--diff"]);
+    run.code(1).stdout_has("+      \"note\": \"sk-ant-a");
+    assert!(!run.stdout.contains(&key), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("MIIEvQIBADANBgkqhkiG9w0B"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("-----BEGIN PRIVATE KEY-----"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
 fn json_output_is_one_versioned_document() {
     let t = raw_tree("linux");
     let run = t.vcr(&["normalize", "--check", "--format", "json"]);

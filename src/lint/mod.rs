@@ -136,6 +136,33 @@ impl Scanner {
         hits
     }
 
+    /// `text` with every secret replaced by its masked form, for outputs that show file
+    /// contents (`normalize --diff`, `diff --full`, textconv): a diff must not re-publish
+    /// the key that the finding hides. A private key hides its whole block, which runs to
+    /// its `END` line or, inside a JSON string, to the string's end.
+    pub fn mask_secrets(&self, text: &str) -> String {
+        let bytes = text.as_bytes();
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        for hit in self.scan(bytes) {
+            if hit.family != LeakFamily::Secret || hit.start < copied {
+                continue;
+            }
+            let end = match hit.detector {
+                "private-key" => private_key_end(bytes, hit.end),
+                _ => hit.end,
+            };
+            if !text.is_char_boundary(hit.start) || !text.is_char_boundary(end) {
+                continue;
+            }
+            out.push_str(&text[copied..hit.start]);
+            out.push_str(&hit.masked);
+            copied = end;
+        }
+        out.push_str(&text[copied..]);
+        out
+    }
+
     fn machine_hit(&self, index: usize, bytes: &[u8], start: usize, end: usize) -> Option<Hit> {
         let (label, _) = &self.machine[index];
         if !path_boundary_before(bytes, start) || bytes.get(end).is_some_and(|b| is_name_byte(*b)) {
@@ -154,6 +181,35 @@ impl Scanner {
             text,
         })
     }
+}
+
+/// Where a private key block that starts before `from` ends: after its `-----END ...-----`
+/// marker on the same line, else at the closing quote of the JSON string or the line's end.
+fn private_key_end(bytes: &[u8], from: usize) -> usize {
+    let line_end = bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |i| from + i);
+    let line = &bytes[from..line_end];
+    if let Some(i) = find(line, b"-----END ") {
+        let marker = from + i + b"-----END ".len();
+        if let Some(j) = find(&bytes[marker..line_end], b"-----") {
+            return marker + j + b"-----".len();
+        }
+    }
+    let mut i = from;
+    while i < line_end {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return i,
+            _ => i += 1,
+        }
+    }
+    line_end
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
 }
 
 fn lossy(bytes: &[u8]) -> String {
@@ -650,6 +706,24 @@ mod tests {
                 "{offset}"
             );
         }
+    }
+
+    #[test]
+    fn masking_hides_secrets_and_keeps_the_rest() {
+        let scanner = Scanner::new(&[]);
+        let key = format!("AKIA{}", "QX7RT2MZ4LPW9BNV");
+        let text = format!("é {key} /home/ann/x \"-----BEGIN RSA PRIVATE KEY-----\\nAbC\\n\" tail");
+        let masked = scanner.mask_secrets(&text);
+        assert!(
+            !masked.contains(&key) && !masked.contains("AbC"),
+            "{masked}"
+        );
+        assert!(masked.starts_with("é AKIA"), "{masked}");
+        assert!(
+            masked.contains(" /home/ann/x "),
+            "paths are not secrets: {masked}"
+        );
+        assert!(masked.ends_with("KEY-----\" tail"), "{masked}");
     }
 
     #[test]
