@@ -173,7 +173,9 @@ pub(crate) const DETECTORS: &[Detector] = &[
         label: "the root user's home folder",
         family: Family::Path,
         kind: Kind::RootHome,
-        pattern: r"/root(?:/[^\s\x22'<>]*)?",
+        // Stops at a backslash like the other path detectors: in JSON, `\n` after a path is
+        // an escape, not part of it.
+        pattern: r#"/root(?:/[^\s"'<>\\]*)?"#,
     },
     Detector {
         name: "temp-dir",

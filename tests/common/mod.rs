@@ -31,6 +31,17 @@ impl TestDir {
         self
     }
 
+    /// A temporary tree holding a copy of `src` (a folder of the repository, or any folder).
+    pub fn copy_of(src: &Path) -> TestDir {
+        let t = TestDir::new();
+        let mut files = BTreeMap::new();
+        collect(src, src, &mut files);
+        for (rel, content) in files {
+            t.write(&rel, content);
+        }
+        t
+    }
+
     pub fn read(&self, rel: &str) -> String {
         std::fs::read_to_string(self.path(rel)).unwrap()
     }
@@ -57,19 +68,40 @@ impl TestDir {
     }
 
     pub fn command(&self, args: &[&str], env: &[(&str, &str)]) -> Command {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
-        cmd.arg("-C").arg(&self.root).args(args);
-        for (key, _) in std::env::vars() {
-            if key.starts_with("VCR_") || key == "CLAUDE_CONFIG_DIR" || key == "NO_COLOR" {
-                cmd.env_remove(key);
-            }
-        }
-        cmd.env("HOME", "/home/tester");
-        for (key, value) in env {
-            cmd.env(key, value);
-        }
-        cmd
+        self.command_in("", args, env)
     }
+
+    /// Runs `vcr -C <root>/<rel> args...`: as if started in a folder of the tree.
+    pub fn vcr_in(&self, rel: &str, args: &[&str]) -> Run {
+        Run::from(self.command_in(rel, args, &[]).output().unwrap())
+    }
+
+    /// The command `vcr -C <root>/<rel> args...` with a clean environment.
+    pub fn command_in(&self, rel: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
+        let dir = if rel.is_empty() {
+            self.root.clone()
+        } else {
+            self.path(rel)
+        };
+        vcr_command(&dir, args, env)
+    }
+}
+
+/// The command `vcr -C <dir> args...` with a clean environment: no `VCR_*`,
+/// `CLAUDE_CONFIG_DIR` or `NO_COLOR` from the caller, and `HOME=/home/tester`.
+pub fn vcr_command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
+    cmd.arg("-C").arg(dir).args(args);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("VCR_") || key == "CLAUDE_CONFIG_DIR" || key == "NO_COLOR" {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("HOME", "/home/tester");
+    for (key, value) in env {
+        cmd.env(key, value);
+    }
+    cmd
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {

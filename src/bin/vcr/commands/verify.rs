@@ -50,7 +50,13 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let mut options = Options::default();
     let paths = if args.staged {
         let staged = vcr::git::staged(&cx.working_dir).context("cannot read the staged files")?;
-        let paths: Vec<PathBuf> = staged.keys().cloned().collect();
+        // The index is the whole repository's: in a monorepo, files staged outside this
+        // project are not its cassettes, and not errors either.
+        let paths: Vec<PathBuf> = staged
+            .keys()
+            .filter(|path| path.starts_with(cx.project.root()))
+            .cloned()
+            .collect();
         options.contents = Some(staged);
         if paths.is_empty() {
             cx.reporter

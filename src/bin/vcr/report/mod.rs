@@ -105,8 +105,11 @@ impl Reporter {
         match self.output {
             Output::Human => self.summary_line(line),
             Output::Json => {
-                let document =
-                    serde_json::json!({"version": 1, "findings": findings, "summary": summary});
+                let document = FindingsDocument {
+                    version: 1,
+                    findings: &findings,
+                    summary,
+                };
                 self.out(&serde_json::to_string_pretty(&document).expect("JSON serializes"));
             }
             Output::Sarif => self.out(&sarif::render(&findings)),
@@ -158,6 +161,16 @@ struct Document<'a, S: Serialize> {
     command: &'a str,
     events: Vec<Box<RawValue>>,
     summary: &'a S,
+}
+
+/// The JSON document of `verify`. A struct, not a `json!` map, so that fields keep the
+/// documented order (`version` first, and each finding's `id`, `severity`, `path`, ...)
+/// instead of being sorted alphabetically.
+#[derive(Serialize)]
+struct FindingsDocument<'a> {
+    version: u32,
+    findings: &'a [Finding],
+    summary: &'a vcr::verify::Summary,
 }
 
 /// Events that make the run fail with exit code 2.

@@ -1,0 +1,1369 @@
+//! `vcr verify` as a user runs it: the real binary on real trees in temporary folders, in a
+//! real git repository for `--staged`, and over the shared third-party corpus when present.
+//!
+//! Every secret planted here is assembled at run time from random-looking characters, so
+//! this file holds nothing a secret scanner (vcr's own included) would flag.
+
+mod common;
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use common::{Run, TestDir, fixture, vcr_command};
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+/// Writes a message fixture under the name the harness gives it; returns its path.
+fn cassette(t: &TestDir, inputs: &[&str], answer: &str) -> String {
+    let (name, text) = fixture(inputs, answer);
+    let rel = format!("fixtures/{name}");
+    t.write(&rel, text);
+    rel
+}
+
+/// A string as an `input` element (user content given as a string).
+fn said(text: &str) -> String {
+    serde_json::to_string(text).unwrap()
+}
+
+/// Runs `vcr verify --format json args...`; returns the run and its document.
+fn verify_json(t: &TestDir, args: &[&str]) -> (Run, Value) {
+    let mut all = vec!["verify", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = t.vcr(&all);
+    let doc = run.json();
+    (run, doc)
+}
+
+fn findings(doc: &Value) -> &[Value] {
+    doc["findings"].as_array().expect("findings is an array")
+}
+
+/// The findings with `id`.
+fn with_id<'a>(doc: &'a Value, id: &str) -> Vec<&'a Value> {
+    findings(doc).iter().filter(|f| f["id"] == id).collect()
+}
+
+/// `(id, severity)` of every finding, in report order.
+fn kinds(doc: &Value) -> Vec<(String, String)> {
+    findings(doc)
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_owned(),
+                f["severity"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn pair(id: &str, severity: &str) -> (String, String) {
+    (id.to_owned(), severity.to_owned())
+}
+
+/// Random-looking text from a fixed linear congruential sequence.
+fn noise(seed: u64, len: usize, alphabet: &[u8]) -> String {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            alphabet[((x >> 33) % alphabet.len() as u64) as usize] as char
+        })
+        .collect()
+}
+
+const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const UPPER: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+
+/// Credentials that look real, built at run time.
+struct Secrets {
+    anthropic: String,
+    aws: String,
+    bearer: String,
+    pem_body: String,
+}
+
+impl Secrets {
+    fn new() -> Secrets {
+        Secrets {
+            anthropic: ["sk", "ant", "api03", &noise(1, 93, ALNUM)].join("-"),
+            aws: ["AK", "IA", &noise(2, 16, UPPER)].concat(),
+            bearer: noise(3, 40, ALNUM),
+            pem_body: noise(4, 64, ALNUM),
+        }
+    }
+
+    fn pem(&self) -> String {
+        let label = ["RSA", "PRIVATE", "KEY"].join(" ");
+        format!(
+            "-----BEGIN {label}-----\n{}\n-----END {label}-----",
+            self.pem_body
+        )
+    }
+
+    /// Every secret value, none of which may ever be printed whole.
+    fn all(&self) -> [&str; 4] {
+        [&self.anthropic, &self.aws, &self.bearer, &self.pem_body]
+    }
+}
+
+#[track_caller]
+fn assert_never_printed(run: &Run, secrets: &Secrets) {
+    for secret in secrets.all() {
+        assert!(
+            !run.stdout.contains(secret) && !run.stderr.contains(secret),
+            "a secret was printed whole:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+/// `git` in `dir`, isolated from the user's configuration and from any repository the
+/// tests themselves run in (a hook sets `GIT_DIR` and `GIT_INDEX_FILE`).
+fn git(dir: &Path, args: &[&str]) {
+    let mut cmd = Command::new("git");
+    isolate_git(&mut cmd);
+    let status = cmd
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=Tester",
+            "-c",
+            "user.email=tester@example.com",
+        ])
+        .args(args)
+        .status()
+        .expect("git runs");
+    assert!(status.success(), "git {args:?}");
+}
+
+fn isolate_git(cmd: &mut Command) {
+    for (key, _) in std::env::vars() {
+        if key.starts_with("GIT_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+}
+
+/// `vcr -C <root>/<dir> args...` with git isolated as in [`git`].
+fn vcr_in_repo(t: &TestDir, dir: &str, args: &[&str]) -> Run {
+    let mut cmd = t.command_in(dir, args, &[]);
+    isolate_git(&mut cmd);
+    Run::from(cmd.output().unwrap())
+}
+
+fn example(name: &str) -> TestDir {
+    TestDir::copy_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name),
+    )
+}
+
+// ---------------------------------------------------------------------------------------
+// Clean trees and output shapes
+
+#[test]
+fn the_clean_example_passes_in_every_format() {
+    let t = example("claude-code");
+    t.vcr(&["verify"])
+        .code(0)
+        .stdout_has("checked 5 files: 0 errors, 0 warnings");
+
+    let (run, doc) = verify_json(&t, &[]);
+    // The shape DESIGN.md pins, and nothing else, `version` first.
+    assert!(
+        run.stdout
+            .starts_with("{\n  \"version\": 1,\n  \"findings\": ["),
+        "{}",
+        run.stdout
+    );
+    let keys: Vec<&str> = doc
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(keys, ["findings", "summary", "version"]);
+    assert_eq!(doc["version"], 1);
+    assert_eq!(findings(&doc), &[] as &[Value]);
+    assert_eq!(
+        doc["summary"],
+        serde_json::json!({"files": 5, "errors": 0, "warnings": 0})
+    );
+
+    let sarif = t.vcr(&["verify", "--format", "sarif"]);
+    sarif.code(0);
+    let log = sarif.json();
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
+
+    let github = t.vcr(&["verify", "--format", "github"]);
+    github.code(0);
+    assert!(!github.stdout.contains("::"), "{}", github.stdout);
+}
+
+#[test]
+fn the_raw_example_is_stale_and_unnormalized() {
+    let t = example("claude-code-raw");
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(doc["summary"]["files"], 5);
+    assert_eq!(with_id(&doc, "name/stale").len(), 4, "{doc:#}");
+    assert_eq!(with_id(&doc, "format/unnormalized").len(), 4, "{doc:#}");
+    // What `vcr normalize` and `vcr rehash` make of it passes.
+    t.vcr(&["normalize"]).code(0);
+    t.vcr(&["rehash"]).code(0);
+    t.vcr(&["verify"]).code(0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Key material and payload
+
+#[test]
+fn uuids_and_timestamps_fail_in_key_material_and_only_warn_in_payload() {
+    let uuid = "3f2a9c1e-7b4d-4e8a-9c0f-1a2b3c4d5e6f";
+    let ts = "2025-03-04T05:06:07.123Z";
+
+    // In the payload: warnings, which never fail the run.
+    let t = TestDir::new();
+    let rel = cassette(
+        &t,
+        &[&said("what happened?")],
+        &format!("run {uuid} started at {ts}"),
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(
+        kinds(&doc),
+        [
+            pair("leak/uuid", "warning"),
+            pair("leak/timestamp", "warning")
+        ]
+    );
+    for f in findings(&doc) {
+        assert_eq!(f["path"], rel.as_str());
+        assert_eq!(f["pointer"], "/output/0/message/content/0/text");
+    }
+    assert_eq!(doc["summary"]["warnings"], 2);
+    assert_eq!(doc["summary"]["errors"], 0);
+    t.vcr(&["verify"])
+        .code(0)
+        .stdout_has("warning  leak/uuid")
+        .stdout_has("checked 1 file: 0 errors, 2 warnings");
+
+    // In the key material: errors, placed at the value.
+    let t = TestDir::new();
+    cassette(&t, &[&said(&format!("retry run {uuid} from {ts}"))], "ok");
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(
+        kinds(&doc),
+        [pair("leak/uuid", "error"), pair("leak/timestamp", "error")]
+    );
+    let found = &with_id(&doc, "leak/uuid")[0];
+    assert_eq!(found["pointer"], "/input/0");
+    // `    "retry run ` is 15 characters.
+    assert_eq!(
+        (found["line"].as_u64(), found["column"].as_u64()),
+        (Some(3), Some(16))
+    );
+    assert!(
+        found["message"].as_str().unwrap().contains("key material"),
+        "{found}"
+    );
+    assert_eq!(found["match"], uuid);
+}
+
+#[test]
+fn the_assistant_items_own_timestamp_is_not_a_finding() {
+    let t = TestDir::new();
+    let rel = cassette(&t, &[&said("hello")], "hi");
+    // The fixture carries a recorded ISO timestamp on its assistant item, as Claude Code
+    // writes it.
+    assert!(
+        t.read(&rel)
+            .contains("\"timestamp\": \"2026-11-30T10:00:00.000Z\"")
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value], "{doc:#}");
+
+    // The same date-time inside the message is payload: a warning.
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "it is 2026-11-30T10:00:00.000Z");
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(kinds(&doc), [pair("leak/timestamp", "warning")]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Secrets
+
+#[test]
+fn secrets_are_errors_and_are_never_printed_whole() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    let answer = format!(
+        "use {} or curl -H 'Authorization: Bearer {}' with {} and\n{}\n",
+        s.anthropic,
+        s.bearer,
+        s.aws,
+        s.pem()
+    );
+    let rel = cassette(&t, &[&said("set up the client")], &answer);
+
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let secrets = with_id(&doc, "leak/secret");
+    let detectors: Vec<&str> = secrets
+        .iter()
+        .map(|f| f["detector"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        detectors,
+        [
+            "anthropic-key",
+            "credential-field",
+            "aws-access-key",
+            "private-key"
+        ],
+        "{doc:#}"
+    );
+    for f in &secrets {
+        assert_eq!(f["severity"], "error");
+        assert_eq!(f["path"], rel.as_str());
+        for field in ["line", "column", "message", "match", "pointer"] {
+            assert!(!f[field].is_null(), "{field} missing in {f}");
+        }
+    }
+    let anthropic = secrets[0]["match"].as_str().unwrap();
+    assert!(
+        anthropic.starts_with("sk-ant-") && anthropic.ends_with("(106 chars)"),
+        "{anthropic}"
+    );
+    assert!(
+        secrets[1]["match"].as_str().unwrap().starts_with("Bearer "),
+        "{}",
+        secrets[1]
+    );
+    assert!(
+        secrets[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Authorization"),
+        "{}",
+        secrets[1]
+    );
+
+    for format in ["human", "sarif", "github"] {
+        let run = t.vcr(&["verify", "--format", format]);
+        run.code(1);
+        assert_never_printed(&run, &s);
+        assert!(
+            run.stdout.contains("leak/secret"),
+            "{format}: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn secrets_in_key_material_and_credential_fields_are_errors() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    let tool_use = format!(
+        r#"[{{"type":"tool_use","id":"toolu_01A09q90qw90lq917835lq9","name":"fetch","input":{{"x-api-key":"{}"}}}}]"#,
+        s.bearer
+    );
+    cassette(&t, &[&said("call the API"), &tool_use], "done");
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let secrets = with_id(&doc, "leak/secret");
+    assert_eq!(secrets.len(), 1, "{doc:#}");
+    assert_eq!(secrets[0]["pointer"], "/input/1/0/input/x-api-key");
+    assert!(
+        secrets[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`x-api-key`"),
+        "{}",
+        secrets[0]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// What is never a finding
+
+#[test]
+fn placeholders_ids_and_hashes_are_never_findings() {
+    let x = "X".repeat(40);
+    let quiet = [
+        "[CWD]/src/app.ts",
+        "[CONFIG_HOME]/settings.json",
+        "[UUID]",
+        "[TIMESTAMP]",
+        "[NUM]",
+        "{{cwd}}/out",
+        "UUID-3",
+        "REQUEST_ID",
+        "[REDACTED]",
+        "<TOKEN>",
+        "00000000-0000-0000-0000-000000000000",
+        "msg_01XFDUDYJgAACzvnptvVoYEL",
+        "toolu_01A09q90qw90lq917835lq9",
+        "req_011CSHoEeqs5C35K2UUqR7Fy",
+        "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+        "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "sk-ant-...REDACTED",
+        &format!("sk-ant-api03-{x}"),
+        "Authorization: Bearer [REDACTED]",
+        "x-api-key: <TOKEN>",
+        "api_key=${ANTHROPIC_API_KEY}",
+        "password: ********",
+        "/usr/bin/env node",
+        "/etc/hosts",
+        "/home/USER/project",
+        "2025-03-04",
+    ]
+    .join("\n");
+    let t = TestDir::new();
+    // In the key material, where UUIDs, timestamps and paths are errors, and in the payload.
+    cassette(&t, &[&said(&quiet)], &quiet);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value], "{doc:#}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Paths
+
+#[test]
+fn machine_paths_are_leaks_and_system_paths_are_not() {
+    let t = TestDir::new();
+    let answer = [
+        "edited /home/alice/project/src/main.rs",
+        "and /Users/bob/Library/Caches/x",
+        r"and C:\Users\carol\repo\a.txt",
+        "and C:/Users/dave/repo",
+        "and /root/.ssh/config",
+        "and /tmp/build-4711/out.log",
+        "but not /usr/bin/env or /etc/hosts",
+    ]
+    .join("\n");
+    let rel = cassette(&t, &[&said("where are the files?")], &answer);
+    // The file holds the Windows path JSON-escaped.
+    assert!(t.read(&rel).contains(r"C:\\Users\\carol\\repo"));
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let paths: Vec<(&str, &str, &str)> = with_id(&doc, "leak/path")
+        .iter()
+        .map(|f| {
+            (
+                f["detector"].as_str().unwrap(),
+                f["severity"].as_str().unwrap(),
+                f["match"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("user-home", "error", "/home/a***/project/src/main.rs"),
+            ("user-home", "error", "/Users/b***/Library/Caches/x"),
+            ("user-home", "error", r"C:\\Users\\c***"),
+            ("user-home", "error", "C:/Users/d***/repo"),
+            ("root-home", "error", "/root/.ssh/config"),
+            // A temporary folder in the payload is a warning.
+            ("temp-dir", "warning", "/tmp/build-4711/out.log"),
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(
+        findings(&doc).len(),
+        6,
+        "system paths are not leaks: {doc:#}"
+    );
+    assert!(!run.stdout.contains("alice"), "user names are masked");
+
+    // A temporary folder in the key material is an error.
+    let t = TestDir::new();
+    cassette(&t, &[&said("read /tmp/build-4711/out.log")], "ok");
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(kinds(&doc), [pair("leak/path", "error")]);
+}
+
+#[test]
+fn leaks_in_raw_stream_events_say_that_normalize_cannot_fix_them() {
+    let t = example("claude-code");
+    let rel = "fixtures/661cf4.json";
+    let text = t.read(rel);
+    assert!(text.contains("\"text\": \"I will look at the cart \""));
+    t.write(
+        rel,
+        // The first occurrence is in a `content_block_delta` event.
+        text.replacen(
+            "I will look at the cart ",
+            "I will look at /home/alice/cart ",
+            1,
+        ),
+    );
+    let (run, doc) = verify_json(&t, &[rel]);
+    run.code(1);
+    // Claude Code stores stream events as recorded: not a format problem, not a new name.
+    assert_eq!(kinds(&doc), [pair("leak/path", "error")], "{doc:#}");
+    let finding = &findings(&doc)[0];
+    assert!(
+        finding["pointer"]
+            .as_str()
+            .unwrap()
+            .starts_with("/output/2/event/"),
+        "{finding}"
+    );
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("stores stream events as recorded"),
+        "{finding}"
+    );
+}
+
+#[test]
+fn this_machines_folders_are_leaks() {
+    let t = TestDir::new();
+    t.write(
+        "vcr.toml",
+        "[claude-code]\nconfig-home = \"/opt/ci/claude-home\"\n",
+    );
+    cassette(
+        &t,
+        &[&said("hello")],
+        "see /opt/ci/claude-home/settings.json",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let leaks = with_id(&doc, "leak/path");
+    assert_eq!(leaks.len(), 1, "{doc:#}");
+    assert!(
+        leaks[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("This machine's Claude config folder"),
+        "{}",
+        leaks[0]
+    );
+    // `vcr normalize` would dehydrate it, so the file is not normalized either.
+    assert_eq!(with_id(&doc, "format/unnormalized").len(), 1, "{doc:#}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Names, parse, schema, format
+
+#[test]
+fn stale_names_say_that_rehash_fixes_them() {
+    let t = TestDir::new();
+    let (name, text) = fixture(&[&said("hello")], "hi");
+    t.write("fixtures/abcdef.json", &text);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(kinds(&doc), [pair("name/stale", "error")]);
+    let message = findings(&doc)[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("vcr rehash") && message.contains(&name),
+        "{message}"
+    );
+    t.vcr(&["rehash"]).code(0);
+    t.vcr(&["verify"]).code(0);
+}
+
+#[test]
+fn two_cassettes_with_one_key_collide() {
+    let t = TestDir::new();
+    let rel = cassette(&t, &[&said("hello")], "hi");
+    let (_, other) = fixture(&[&said("hello")], "hello there");
+    t.write("fixtures/123456.json", &other);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let collisions = with_id(&doc, "name/collision");
+    let paths: Vec<&str> = collisions
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["fixtures/123456.json", rel.as_str()]);
+    // Each names the other.
+    assert!(
+        collisions[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains(rel.as_str())
+    );
+    assert!(
+        collisions[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("fixtures/123456.json")
+    );
+    assert_eq!(with_id(&doc, "name/stale").len(), 1, "{doc:#}");
+}
+
+#[test]
+fn parse_and_schema_problems_say_where() {
+    let t = TestDir::new();
+    t.write(
+        "fixtures/aaaaaa.json",
+        "{\n  \"input\": [\n    \"x\"\n  ],\n  \"output\": [\n    oops\n  ]\n}",
+    );
+    t.write(
+        "fixtures/bbbbbb.json",
+        "{\n  \"input\": \"hello\",\n  \"output\": []\n}",
+    );
+    t.write(
+        "fixtures/cccccc.json",
+        "{\n  \"input\": [\n    \"hello\"\n  ],\n  \"output\": {\n    \"type\": \"assistant\"\n  }\n}",
+    );
+    t.write(
+        "fixtures/token-count-0123456789ab.json",
+        "{\n  \"tokenCount\": \"many\"\n}",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let by_path = |path: &str| -> Vec<&Value> {
+        findings(&doc)
+            .iter()
+            .filter(|f| f["path"] == format!("fixtures/{path}"))
+            .collect()
+    };
+    let parse = by_path("aaaaaa.json");
+    assert_eq!(parse.len(), 1, "{doc:#}");
+    assert_eq!(parse[0]["id"], "parse");
+    assert_eq!(
+        (parse[0]["line"].as_u64(), parse[0]["column"].as_u64()),
+        (Some(6), Some(5))
+    );
+
+    let schema = by_path("bbbbbb.json");
+    assert_eq!(schema.len(), 1, "{doc:#}");
+    assert_eq!(schema[0]["id"], "schema");
+    assert!(
+        schema[0]["message"].as_str().unwrap().contains("input"),
+        "{}",
+        schema[0]
+    );
+    assert_eq!(schema[0]["line"], 2);
+
+    let old = by_path("cccccc.json");
+    assert_eq!(old[0]["id"], "schema");
+    assert!(
+        old[0]["message"].as_str().unwrap().contains("re-record"),
+        "{}",
+        old[0]
+    );
+
+    let count = by_path("token-count-0123456789ab.json");
+    assert_eq!(count[0]["id"], "schema");
+    assert!(
+        count[0]["message"].as_str().unwrap().contains("tokenCount"),
+        "{}",
+        count[0]
+    );
+
+    // Human output: file:line:column style grouping with the id.
+    t.vcr(&["verify"])
+        .code(1)
+        .stdout_has("fixtures/aaaaaa.json\n")
+        .stdout_has("6:5  error    parse");
+}
+
+#[test]
+fn unnormalized_files_and_crlf_line_endings() {
+    let t = TestDir::new();
+    let (name, text) = fixture(&[&said("hello")], "hi");
+    // A trailing newline the harness's writer never adds.
+    t.write(&format!("fixtures/{name}"), format!("{text}\n"));
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(kinds(&doc), [pair("format/unnormalized", "error")]);
+    assert!(
+        findings(&doc)[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("vcr normalize")
+    );
+
+    // CRLF everywhere: one finding that says how to fix it, not "unnormalized".
+    t.write(&format!("fixtures/{name}"), text.replace('\n', "\r\n"));
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(kinds(&doc), [pair("format/line-endings", "error")]);
+    let message = findings(&doc)[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(".gitattributes") && message.contains("text eol=lf"),
+        "{message}"
+    );
+    assert_eq!(findings(&doc)[0]["line"], 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Formats
+
+#[test]
+fn sarif_and_github_annotations_locate_findings() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    let rel = cassette(
+        &t,
+        &[&said("hello")],
+        &format!("key {}\nid 3f2a9c1e-7b4d-4e8a-9c0f-1a2b3c4d5e6f", s.aws),
+    );
+    let (_, doc) = verify_json(&t, &[]);
+    let secret = with_id(&doc, "leak/secret")[0].clone();
+    let (line, column) = (
+        secret["line"].as_u64().unwrap(),
+        secret["column"].as_u64().unwrap(),
+    );
+
+    let run = t.vcr(&["verify", "--format", "sarif"]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let log = run.json();
+    assert_eq!(log["version"], "2.1.0");
+    let run0 = &log["runs"][0];
+    assert_eq!(run0["tool"]["driver"]["name"], "vcr");
+    let results = run0["results"].as_array().unwrap();
+    let levels: Vec<(&str, &str)> = results
+        .iter()
+        .map(|r| (r["ruleId"].as_str().unwrap(), r["level"].as_str().unwrap()))
+        .collect();
+    assert_eq!(levels, [("leak/secret", "error"), ("leak/uuid", "warning")]);
+    for r in results {
+        // The rule index points at the rule of the same id.
+        let index = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(run0["tool"]["driver"]["rules"][index]["id"], r["ruleId"]);
+    }
+    let location = &results[0]["locations"][0]["physicalLocation"];
+    assert_eq!(location["artifactLocation"]["uri"], rel.as_str());
+    assert_eq!(location["region"]["startLine"], line);
+    assert_eq!(location["region"]["startColumn"], column);
+
+    let run = t.vcr(&["verify", "--format", "github"]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with(&format!(
+            "::error file={rel},line={line},col={column},title=vcr leak/secret::"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(lines[1].starts_with("::warning file="), "{}", run.stdout);
+    assert!(lines[1].contains("title=vcr leak/uuid::"), "{}", run.stdout);
+}
+
+// ---------------------------------------------------------------------------------------
+// Baselines
+
+#[test]
+fn a_baseline_accepts_todays_findings_wherever_their_lines_move() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    t.write("vcr.toml", "[verify]\ntext = [\"cassettes/**/*.yaml\"]\n");
+    let yaml = format!(
+        "interactions:\n- request:\n    headers:\n      x-api-key:\n      - {}\n    uri: https://api.example.com/v1\n  response:\n    body: saved to /home/alice/out.txt\n",
+        s.bearer
+    );
+    t.write("cassettes/legacy.yaml", &yaml);
+    // A legacy JSON fixture: leaky and with a trailing newline.
+    let (name, text) = fixture(&[&said("hello")], &format!("the key is {}", s.aws));
+    let json_rel = format!("fixtures/{name}");
+    t.write(&json_rel, format!("{text}\n"));
+
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let today = findings(&doc).len();
+    assert_eq!(today, 4, "{doc:#}");
+
+    let write = t.vcr(&["verify", "--write-baseline", "vcr-baseline.json"]);
+    write.code(0).stdout_has("wrote 4 findings to");
+    let baseline = t.read("vcr-baseline.json");
+    assert!(
+        !baseline.contains("\"line\""),
+        "no line numbers: {baseline}"
+    );
+    for secret in s.all() {
+        assert!(!baseline.contains(secret), "{baseline}");
+    }
+
+    let (run, doc) = verify_json(&t, &["--baseline", "vcr-baseline.json"]);
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value]);
+    assert_eq!(doc["summary"]["accepted"], 4);
+    t.vcr(&["verify", "--baseline", "vcr-baseline.json"])
+        .code(0)
+        .stdout_has("(4 accepted by the allowlist or baseline)");
+
+    // Lines inserted above every finding: still the same findings.
+    t.write(
+        "cassettes/legacy.yaml",
+        format!("# recorded by hand\n---\n{yaml}"),
+    );
+    t.write(&json_rel, format!("\n\n\n{text}\n"));
+    let (run, doc) = verify_json(&t, &["--baseline", "vcr-baseline.json"]);
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value], "{doc:#}");
+
+    // Anything new still fails, and only it is reported.
+    t.write(
+        "cassettes/legacy.yaml",
+        format!("# recorded by hand\n---\n{yaml}# {}\n", s.anthropic),
+    );
+    let (run, doc) = verify_json(&t, &["--baseline", "vcr-baseline.json"]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let new: Vec<&str> = findings(&doc)
+        .iter()
+        .map(|f| f["detector"].as_str().unwrap())
+        .collect();
+    assert_eq!(new, ["anthropic-key"]);
+
+    // A baseline that is not one cannot be used.
+    t.write("broken-baseline.json", "{\"version\": 1}");
+    t.vcr(&["verify", "--baseline", "broken-baseline.json"])
+        .code(2)
+        .stderr_has("invalid baseline");
+    t.vcr(&["verify", "--baseline", "nowhere.json"])
+        .code(2)
+        .stderr_has("cannot read baseline");
+}
+
+// ---------------------------------------------------------------------------------------
+// Configuration
+
+#[test]
+fn allowlists_and_severities_from_vcr_toml() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    let answer = format!(
+        "see /home/alice/x and /home/bob/y at 2025-01-02T03:04:05Z for 3f2a9c1e-7b4d-4e8a-9c0f-1a2b3c4d5e6f with {}",
+        s.aws
+    );
+    let rel = cassette(&t, &[&said("hello")], &answer);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(findings(&doc).len(), 5, "{doc:#}");
+
+    t.write(
+        "vcr.toml",
+        format!(
+            r#"[verify.severity]
+"leak/timestamp" = "error"
+"leak/uuid" = "off"
+
+[[verify.allow]]
+id = "leak/path"
+match = "/home/alice"
+reason = "a fixture about alice's machine"
+
+[[verify.allow]]
+id = "leak/secret"
+detector = "aws-access-key"
+paths = ["{rel}"]
+"#
+        ),
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(
+        kinds(&doc),
+        [pair("leak/path", "error"), pair("leak/timestamp", "error")],
+        "{doc:#}"
+    );
+    assert_eq!(with_id(&doc, "leak/path")[0]["match"], "/home/b***/y");
+    assert_eq!(doc["summary"]["accepted"], 2);
+
+    // An allowlist entry for other files accepts nothing here; a family and a regex do.
+    t.write(
+        "vcr.toml",
+        r#"[verify.severity]
+"leak/path" = "warning"
+
+[[verify.allow]]
+id = "leak/secret"
+paths = ["elsewhere/**"]
+
+[[verify.allow]]
+id = "leak/*"
+regex = "^\\d{4}-\\d{2}"
+"#,
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(
+        kinds(&doc),
+        [
+            pair("leak/path", "warning"),
+            pair("leak/path", "warning"),
+            pair("leak/uuid", "warning"),
+            pair("leak/secret", "error"),
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(doc["summary"]["accepted"], 1);
+
+    // Any finding id can be turned down, not only leaks.
+    t.write("fixtures/abcdef.json", t.read(&rel));
+    t.write(
+        "vcr.toml",
+        "[verify.severity]\n\"leak/secret\" = \"off\"\n\"leak/path\" = \"off\"\n\"name/stale\" = \"warning\"\n\"name/collision\" = \"off\"\n",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    let stale: Vec<&str> = with_id(&doc, "name/stale")
+        .iter()
+        .map(|f| f["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(stale, ["warning"], "{doc:#}");
+    assert!(with_id(&doc, "name/collision").is_empty());
+}
+
+#[test]
+fn bad_verify_settings_stop_the_run() {
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "hi");
+    let cases = [
+        (
+            "[verify.severity]\n\"leak/bogus\" = \"error\"\n",
+            "`verify.severity` names an unknown finding id `leak/bogus`",
+        ),
+        (
+            "[[verify.allow]]\nid = \"secret\"\n",
+            "`verify.allow[0]` names an unknown finding id `secret`",
+        ),
+        (
+            "[[verify.allow]]\nid = \"nope/*\"\n",
+            "`verify.allow[0]` names an unknown finding id `nope/*`",
+        ),
+        (
+            "[verify.severity]\n\"leak/uuid\" = \"fatal\"\n",
+            "unknown variant `fatal`",
+        ),
+        ("[verify]\ntexts = []\n", "unknown field `texts`"),
+        (
+            "[verify]\ntext = [\"a/{b\"]\n",
+            "`verify.text`: invalid glob `a/{b`",
+        ),
+        (
+            "[[verify.allow]]\nid = \"leak/path\"\nregex = \"(\"\n",
+            "`verify.allow[0].regex` is invalid",
+        ),
+    ];
+    for (config, message) in cases {
+        t.write("vcr.toml", config);
+        let run = t.vcr(&["verify"]);
+        run.code(2).stderr_has(message);
+        assert!(
+            run.stderr.contains("vcr.toml"),
+            "names the file: {}",
+            run.stderr
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Staged files, in a real git repository
+
+#[test]
+fn staged_checks_the_index_not_the_working_file() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    git(&t.root, &["init", "-q"]);
+    // Nothing staged: nothing to check.
+    vcr_in_repo(&t, "", &["verify", "--staged"])
+        .code(0)
+        .stdout_has("nothing staged to check");
+
+    let (name, clean) = fixture(&[&said("hello")], "hi");
+    let (leaky_name, leaky) = fixture(&[&said("hello")], &format!("use {}", s.anthropic));
+    assert_eq!(name, leaky_name, "the leak is in the payload: same key");
+    let rel = format!("fixtures/{name}");
+
+    // Staged leaky, working copy fixed: the commit would still leak.
+    t.write(&rel, &leaky);
+    t.write("README.md", "not a cassette\n");
+    git(&t.root, &["add", "."]);
+    t.write(&rel, &clean);
+    let run = vcr_in_repo(&t, "", &["verify", "--staged", "--format", "json"]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let doc = run.json();
+    assert_eq!(kinds(&doc), [pair("leak/secret", "error")]);
+    assert_eq!(findings(&doc)[0]["path"], rel.as_str());
+    assert_eq!(doc["summary"]["files"], 1, "README.md is not a cassette");
+    vcr_in_repo(&t, "", &["verify"]).code(0);
+
+    // Staged clean, working copy leaky: the commit is clean.
+    git(&t.root, &["add", &rel]);
+    t.write(&rel, &leaky);
+    vcr_in_repo(&t, "", &["verify", "--staged"])
+        .code(0)
+        .stdout_has("checked 1 file: 0 errors");
+    vcr_in_repo(&t, "", &["verify"]).code(1);
+}
+
+#[test]
+fn staged_in_a_monorepo_checks_only_this_projects_cassettes() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    git(&t.root, &["init", "-q"]);
+    t.write("packages/agent/vcr.toml", "");
+    let (name, leaky) = fixture(&[&said("hello")], &format!("use {}", s.aws));
+    t.write(&format!("packages/agent/fixtures/{name}"), &leaky);
+    // Staged elsewhere in the repository: another package's files.
+    t.write("README.md", "the monorepo\n");
+    t.write("packages/web/fixtures/000000.json", "{ not json");
+    git(&t.root, &["add", "."]);
+
+    // Regression: files staged outside the project were errors ("outside the project root",
+    // exit 2), so the hook failed on every commit that touched another package.
+    let run = vcr_in_repo(
+        &t,
+        "packages/agent/fixtures",
+        &["verify", "--staged", "--format", "json"],
+    );
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let doc = run.json();
+    assert_eq!(doc["summary"]["files"], 1, "{doc:#}");
+    assert_eq!(kinds(&doc), [pair("leak/secret", "error")]);
+    // Named from the project root (where vcr.toml is), not the repository's.
+    assert_eq!(findings(&doc)[0]["path"], format!("fixtures/{name}"));
+}
+
+#[test]
+fn staged_outside_a_repository_cannot_run() {
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "hi");
+    let run = vcr_in_repo(&t, "", &["verify", "--staged"]);
+    run.code(2).stderr_has("cannot read the staged files");
+}
+
+// ---------------------------------------------------------------------------------------
+// Text cassettes
+
+#[test]
+fn text_cassettes_selected_by_globs_are_linted_for_leaks() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    t.write(
+        "vcr.toml",
+        "[verify]\ntext = [\"tests/cassettes/**/*.yaml\"]\n",
+    );
+    // A vcrpy cassette as pytest-recording writes it.
+    let vcrpy = format!(
+        r#"interactions:
+- request:
+    body: '{{"model": "claude-sonnet-4-5", "max_tokens": 1024}}'
+    headers:
+      anthropic-version:
+      - '2023-06-01'
+      authorization:
+      - Bearer {bearer}
+      x-api-key:
+      - {key}
+    method: POST
+    uri: https://api.anthropic.com/v1/messages
+  response:
+    body:
+      string: '{{"content": [{{"type": "text", "text": "saved to /home/alice/out.txt"}}]}}'
+    headers:
+      date:
+      - Tue, 04 Mar 2025 05:06:07 GMT
+      request-id:
+      - req_011CSHoEeqs5C35K2UUqR7Fy
+    status:
+      code: 200
+      message: OK
+version: 1
+"#,
+        bearer = s.bearer,
+        key = s.anthropic
+    );
+    t.write("tests/cassettes/test_client/test_messages.yaml", &vcrpy);
+    // Redacted as vcrpy's filter_headers leaves it: nothing to report.
+    t.write(
+        "tests/cassettes/test_client/test_redacted.yaml",
+        "interactions:\n- request:\n    headers:\n      authorization:\n      - DUMMY\n      x-api-key:\n      - '[REDACTED]'\n",
+    );
+    // A Windows home folder written raw (single backslashes), as YAML keeps it.
+    t.write(
+        "tests/cassettes/test_client/test_windows.yaml",
+        "cwd: C:\\Users\\erin\\proj\n",
+    );
+    // Not selected by the globs: never read.
+    t.write(
+        "tests/cassettes/notes.txt",
+        format!("key {}\n", s.anthropic),
+    );
+    t.write("other/leak.yaml", format!("key: {}\n", s.anthropic));
+
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    assert_eq!(doc["summary"]["files"], 3);
+    let seen: Vec<(&str, &str, u64, &str)> = findings(&doc)
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap(),
+                f["detector"].as_str().unwrap(),
+                f["line"].as_u64().unwrap(),
+                f["match"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let path = "tests/cassettes/test_client/test_messages.yaml";
+    let windows = "tests/cassettes/test_client/test_windows.yaml";
+    let bearer = format!("Bearer {}…(40 chars)", &s.bearer[..8]);
+    assert_eq!(
+        seen,
+        [
+            (path, "credential-field", 8, bearer.as_str()),
+            // A key under a credential header is reported as that header's value.
+            (path, "credential-field", 10, "sk-ant-a…(106 chars)"),
+            (path, "user-home", 15, "/home/a***/out.txt"),
+            (windows, "user-home", 1, r"C:\Users\e***"),
+        ],
+        "{doc:#}"
+    );
+    // Text cassettes are not parsed: no pointer, no parse or format findings.
+    assert!(findings(&doc).iter().all(|f| f["pointer"].is_null()));
+
+    // Named, or under a named folder, they are read too; a file the globs do not select
+    // is not, even when named.
+    let (run, doc) = verify_json(&t, &[path, "other/leak.yaml"]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    assert_eq!(doc["summary"]["files"], 1);
+    assert_eq!(findings(&doc).len(), 3);
+    let (run, doc) = verify_json(&t, &["tests"]);
+    run.code(1);
+    assert_eq!(doc["summary"]["files"], 3);
+}
+
+// ---------------------------------------------------------------------------------------
+// Usage logs
+
+#[test]
+fn usage_logs_report_missing_and_orphaned_cassettes() {
+    let t = TestDir::new();
+    let a = cassette(&t, &[&said("a")], "A");
+    let b = cassette(&t, &[&said("b")], "B");
+    let c = cassette(&t, &[&said("c")], "C");
+    let root = t.root.display().to_string();
+    // A plain path, an absolute path, JSON hits and misses, a miss later written.
+    t.write(
+        "usage.log",
+        format!(
+            "{a}\n{root}/{b}\n{{\"path\": \"fixtures/ffffff.json\", \"event\": \"miss\"}}\n{{\"path\": \"fixtures/eeeeee.json\", \"event\": \"miss\"}}\n{{\"path\": \"fixtures/eeeeee.json\", \"event\": \"write\"}}\n"
+        ),
+    );
+    let (run, doc) = verify_json(&t, &["--usage-log", "usage.log"]);
+    run.code(1);
+    let seen: Vec<(&str, &str, &str)> = findings(&doc)
+        .iter()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap(),
+                f["severity"].as_str().unwrap(),
+                f["path"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("orphan", "warning", c.as_str()),
+            ("missing", "error", "fixtures/ffffff.json"),
+        ],
+        "{doc:#}"
+    );
+
+    // Orphans alone are warnings: the run passes.
+    t.write(
+        "usage.log",
+        format!("{{\"path\": \"{a}\", \"event\": \"hit\"}}\n"),
+    );
+    let (run, doc) = verify_json(&t, &["--usage-log", "usage.log"]);
+    run.code(0);
+    let orphans: Vec<&str> = with_id(&doc, "orphan")
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(orphans, [b.as_str(), c.as_str()]);
+
+    // Several logs combine.
+    t.write("usage2.log", format!("{b}\n{c}\n"));
+    let (run, doc) = verify_json(
+        &t,
+        &["--usage-log", "usage.log", "--usage-log", "usage2.log"],
+    );
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value]);
+
+    // A log that cannot be read, or a cut line, stops the run.
+    t.vcr(&["verify", "--usage-log", "nowhere.log"])
+        .code(2)
+        .stderr_has("cannot read usage log");
+    t.write("cut.log", "{\"path\": \"fixtures/a");
+    t.vcr(&["verify", "--usage-log", "cut.log"])
+        .code(2)
+        .stderr_has("cut.log:1: not a usage record");
+}
+
+// ---------------------------------------------------------------------------------------
+// Selection and exit codes
+
+#[test]
+fn named_files_are_the_only_ones_read() {
+    let t = TestDir::new();
+    let good = cassette(&t, &[&said("hello")], "hi");
+    t.write("fixtures/000000.json", "{ not json");
+    t.vcr(&["verify"]).code(1);
+
+    let (run, doc) = verify_json(&t, &[&good]);
+    run.code(0);
+    assert_eq!(doc["summary"]["files"], 1);
+    assert_eq!(findings(&doc), &[] as &[Value]);
+
+    let (run, doc) = verify_json(&t, &["fixtures/000000.json"]);
+    run.code(1);
+    assert_eq!(kinds(&doc), [pair("parse", "error")]);
+
+    // From inside the fixtures folder, as a hook run there would pass them.
+    let name = good.strip_prefix("fixtures/").unwrap();
+    let run = t.vcr_in("fixtures", &["verify", name]);
+    run.code(0).stdout_has("checked 1 file");
+}
+
+#[test]
+fn it_exits_2_when_it_cannot_run() {
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "hi");
+    t.vcr(&["verify", "fixtures/nope.json"])
+        .code(2)
+        .stderr_has("fixtures/nope.json: no such file or folder");
+    // Findings do not hide it: still 2.
+    t.write("fixtures/000000.json", "{ not json");
+    t.vcr(&["verify", "fixtures/000000.json", "fixtures/nope.json"])
+        .code(2);
+    t.write("vcr.toml", "[verify\n");
+    t.vcr(&["verify"]).code(2).stderr_has("invalid config file");
+    t.vcr(&["--config", "missing.toml", "verify"])
+        .code(2)
+        .stderr_has("cannot read config file");
+    t.vcr(&["verify", "--format", "xml"]).code(2);
+}
+
+// ---------------------------------------------------------------------------------------
+// Real data
+
+/// The shared corpus of third-party cassettes (never copied into the repository: read in
+/// place, when it is there).
+const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
+
+#[test]
+fn the_corpus_verifies_without_crashing_and_finds_the_known_leaks() {
+    let corpus = Path::new(CORPUS);
+    if !corpus.is_dir() {
+        // Written to the stderr handle, not with `eprintln!`, which the test harness
+        // captures: a skipped check must be visible.
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: the corpus at {CORPUS} is absent"
+        );
+        return;
+    }
+    let config = TestDir::new();
+    config.write(
+        "vcr.toml",
+        "[verify]\ntext = [\"**/*.yaml\", \"**/*.yml\", \"**/*.har\", \"**/*.httprr\", \"**/*.json\", \"**/*.jsonl\"]\n",
+    );
+    let config_path = config.path("vcr.toml");
+    let args = [
+        "--config",
+        config_path.to_str().unwrap(),
+        "verify",
+        "--format",
+        "json",
+    ];
+    let run = Run::from(vcr_command(corpus, &args, &[]).output().unwrap());
+    assert!(
+        matches!(run.code, Some(0 | 1)),
+        "exit {:?}: {}",
+        run.code,
+        run.stderr
+    );
+    let doc = run.json();
+    assert!(
+        doc["summary"]["files"].as_u64().unwrap() > 1000,
+        "{}",
+        doc["summary"]
+    );
+    let any = |id: &str, path_has: &str, detector: &str, severity: &str| {
+        findings(&doc).iter().any(|f| {
+            f["id"] == id
+                && f["path"].as_str().unwrap().contains(path_has)
+                && f["detector"] == detector
+                && f["severity"] == severity
+        })
+    };
+    // The 64-character token in the Scaleway cassette, as a header and as a field.
+    let scaleway = "scaleway__scaleway-cli/internal/namespaces/container/v1/testdata/test-container-logs-max-entries.cassette.yaml";
+    let tokens: Vec<&Value> = findings(&doc)
+        .iter()
+        .filter(|f| f["path"] == scaleway && f["id"] == "leak/secret")
+        .collect();
+    assert!(
+        tokens
+            .iter()
+            .any(|f| f["match"].as_str().unwrap().ends_with("(64 chars)")
+                && f["message"].as_str().unwrap().contains("X-Token")),
+        "{tokens:#?}"
+    );
+    // ... and never printed whole.
+    let text = std::fs::read_to_string(corpus.join(scaleway)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let header = lines.iter().position(|l| l.trim() == "X-Token:").unwrap();
+    let token = lines[header + 1].trim().trim_start_matches("- ");
+    assert_eq!(token.len(), 64);
+    assert!(!run.stdout.contains(token), "the token was printed whole");
+
+    // The home folders and the email in the spotter transcripts.
+    assert!(any("leak/path", "marot__spotter/", "user-home", "error"));
+    assert!(any(
+        "leak/email",
+        "marot__spotter/test/fixtures/transcripts/subagent.jsonl",
+        "email",
+        "warning"
+    ));
+    // A private key block in a Scaleway IoT cassette.
+    assert!(any(
+        "leak/secret",
+        "scaleway__scaleway-cli/",
+        "private-key",
+        "error"
+    ));
+}
