@@ -344,7 +344,18 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                     }
                     Some(hit(start, end, detector.label.into(), false, truncate(&s)))
                 }
-                _ => Some(hit(start, end, detector.label.into(), true, truncate(&s))),
+                _ => {
+                    // Prose puts punctuation after a path: `(see /tmp/x/y).` ends at `y`.
+                    let trimmed = s.trim_end_matches([')', ',', '.', ';', ':', ']', '}', '`']);
+                    let end = start + trimmed.len();
+                    Some(hit(
+                        start,
+                        end,
+                        detector.label.into(),
+                        true,
+                        truncate(trimmed),
+                    ))
+                }
             }
         }
         Kind::Uuid => {
@@ -706,6 +717,13 @@ mod tests {
                 "{offset}"
             );
         }
+    }
+
+    #[test]
+    fn temp_paths_end_before_trailing_punctuation() {
+        let hits = Scanner::new(&[]).scan(b"(see /tmp/build/out.log), then /tmp/a.");
+        let texts: Vec<&str> = hits.iter().map(|h| h.text.as_str()).collect();
+        assert_eq!(texts, ["/tmp/build/out.log", "/tmp/a"]);
     }
 
     #[test]

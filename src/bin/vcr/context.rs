@@ -141,7 +141,9 @@ impl Context {
     }
 
     /// This machine's folders that must not appear in cassettes: the working directory,
-    /// the home folder and Claude Code's config home.
+    /// the home folder and Claude Code's config home. A configured `[CWD]` is not among them:
+    /// where the rules apply, `format/unnormalized` reports it, and Claude Code keeps it in
+    /// raw stream events, where no one can remove it but by re-recording.
     pub(crate) fn machine_paths(&self) -> Vec<(&'static str, &str)> {
         let mut paths = vec![(
             "working directory",
@@ -150,10 +152,8 @@ impl Context {
         if let Some(home) = &self.home {
             paths.push(("home folder", home.as_str()));
         }
-        paths.push((
-            "Claude config folder",
-            self.project.claude_code().config_home.as_str(),
-        ));
+        let settings = self.project.claude_code();
+        paths.push(("Claude config folder", settings.config_home.as_str()));
         paths
     }
 
