@@ -264,13 +264,6 @@ enum Scope {
     Kept,
 }
 
-/// A string of the parsed document: where it is, and its JSON pointer.
-struct Leaf {
-    start: usize,
-    end: usize,
-    pointer: String,
-}
-
 fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult {
     let mut result = FileResult {
         findings: Vec::new(),
@@ -309,12 +302,12 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         return result;
     }
     if !hits.is_empty() {
-        let leaves = collect_leaves(&value);
+        let pointers = pointers_of(&value, &hits);
         leak_findings(
             cassette,
             bytes,
             &hits,
-            Some(&leaves),
+            Some(&pointers),
             checks,
             &mut result.findings,
         );
@@ -347,47 +340,72 @@ fn push(
     }
 }
 
-/// Every string (values and keys) with its source span and JSON pointer, in source order.
-fn collect_leaves(value: &Value<'_>) -> Vec<Leaf> {
-    fn walk(value: &Value<'_>, pointer: &mut String, out: &mut Vec<Leaf>) {
-        match value {
-            Value::String(s) if s.span().is_known() => out.push(Leaf {
-                start: s.span().start as usize,
-                end: s.span().end as usize,
-                pointer: pointer.clone(),
-            }),
-            Value::Array(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&i.to_string());
-                    walk(item, pointer, out);
-                    pointer.truncate(len);
+/// For each hit (in source order), the JSON pointer of the string (value or key) that holds
+/// it. Pointers are rendered only for those strings: most files have a
+/// hit or two among thousands of strings, and building every pointer cost more than the scan.
+fn pointers_of(value: &Value<'_>, hits: &[Hit]) -> Vec<Option<String>> {
+    enum Segment<'a> {
+        Index(usize),
+        Key(&'a str),
+    }
+    struct Walk<'h, 'a> {
+        hits: &'h [Hit],
+        path: Vec<Segment<'a>>,
+        out: Vec<Option<String>>,
+    }
+    impl<'a> Walk<'_, 'a> {
+        fn string(&mut self, span: json::Span) {
+            if !span.is_known() {
+                return;
+            }
+            let (start, end) = (span.start as usize, span.end as usize);
+            let first = self.hits.partition_point(|h| h.start < start);
+            let last = self.hits.partition_point(|h| h.start < end);
+            if first == last {
+                return;
+            }
+            let mut pointer = String::new();
+            for segment in &self.path {
+                pointer.push('/');
+                match segment {
+                    Segment::Index(i) => pointer.push_str(&i.to_string()),
+                    Segment::Key(k) => pointer.push_str(&k.replace('~', "~0").replace('/', "~1")),
                 }
             }
-            Value::Object(object) => {
-                for (key, item) in object.iter() {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
-                    if key.span().is_known() {
-                        out.push(Leaf {
-                            start: key.span().start as usize,
-                            end: key.span().end as usize,
-                            pointer: pointer.clone(),
-                        });
+            for slot in &mut self.out[first..last] {
+                *slot = Some(pointer.clone());
+            }
+        }
+
+        fn value(&mut self, value: &'a Value<'a>) {
+            match value {
+                Value::String(s) => self.string(s.span()),
+                Value::Array(items) => {
+                    for (i, item) in items.iter().enumerate() {
+                        self.path.push(Segment::Index(i));
+                        self.value(item);
+                        self.path.pop();
                     }
-                    walk(item, pointer, out);
-                    pointer.truncate(len);
                 }
+                Value::Object(object) => {
+                    for (key, item) in object.iter() {
+                        self.path.push(Segment::Key(key));
+                        self.string(key.span());
+                        self.value(item);
+                        self.path.pop();
+                    }
+                }
+                _ => {}
             }
-            _ => {}
         }
     }
-    let mut out = Vec::new();
-    walk(value, &mut String::new(), &mut out);
-    out.sort_by_key(|leaf| leaf.start);
-    out
+    let mut walk = Walk {
+        hits,
+        path: Vec::new(),
+        out: hits.iter().map(|_| None).collect(),
+    };
+    walk.value(value);
+    walk.out
 }
 
 /// Claude Code's scopes: `input` is the key material; output items' own `timestamp` and
@@ -414,17 +432,14 @@ fn leak_findings(
     cassette: &Cassette,
     bytes: &[u8],
     hits: &[Hit],
-    leaves: Option<&[Leaf]>,
+    pointers: Option<&[Option<String>]>,
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {
     let mut locator = Locator::new(bytes);
-    for hit in hits {
-        let leaf = leaves.and_then(|leaves| {
-            let i = leaves.partition_point(|l| l.start <= hit.start);
-            leaves[..i].last().filter(|l| hit.start < l.end)
-        });
-        let scope = leaf.map_or(Scope::Payload, |l| scope_of(cassette.kind, &l.pointer));
+    for (i, hit) in hits.iter().enumerate() {
+        let pointer = pointers.and_then(|pointers| pointers[i].as_deref());
+        let scope = pointer.map_or(Scope::Payload, |p| scope_of(cassette.kind, p));
         let Some((severity, where_)) = leak_severity(hit, scope) else {
             continue;
         };
@@ -444,7 +459,7 @@ fn leak_findings(
             }
             LeakFamily::Email => format!("{}{where_}: personal data", capitalize(&hit.label)),
         };
-        let raw_stream_event = leaf.is_some_and(|l| is_stream_event(cassette.kind, &l.pointer));
+        let raw_stream_event = pointer.is_some_and(|p| is_stream_event(cassette.kind, p));
         let message = if raw_stream_event
             && matches!(
                 family,
@@ -460,7 +475,7 @@ fn leak_findings(
             .at(Some(locator.locate(hit.start)));
         finding.matched = Some(hit.masked.clone());
         finding.detector = Some(hit.detector);
-        finding.pointer = leaf.map(|l| l.pointer.clone());
+        finding.pointer = pointer.map(str::to_owned);
         finding.fingerprint = fingerprint(&hit.text);
         push(checks, out, finding, Some(hit.text.clone()));
     }
@@ -668,12 +683,44 @@ mod tests {
     }
 
     #[test]
-    fn leaves_carry_pointers_with_escapes() {
-        let value = json::parse(br#"{"a/b": ["x", {"~k": "y"}]}"#).unwrap();
-        let pointers: Vec<String> = collect_leaves(&value)
-            .into_iter()
-            .map(|l| l.pointer)
-            .collect();
-        assert_eq!(pointers, ["/a~1b", "/a~1b/0", "/a~1b/1/~0k", "/a~1b/1/~0k"]);
+    fn hits_find_their_strings_and_pointers_with_escapes() {
+        let text = br#"{"a/b": ["x", {"~k": "y"}], "z": "/home/ann/q"}"#;
+        let value = json::parse(text).unwrap();
+        let hit = |at: usize| Hit {
+            detector: "test",
+            label: String::new(),
+            family: LeakFamily::Path,
+            temporary: false,
+            start: at,
+            end: at + 1,
+            text: String::new(),
+            masked: String::new(),
+        };
+        let find = |needle: &str| {
+            text.windows(needle.len())
+                .position(|w| w == needle.as_bytes())
+                .unwrap()
+        };
+        let hits = [
+            hit(0),
+            hit(find("a/b")),
+            hit(find("x")),
+            hit(find("~k")),
+            hit(find("y\"")),
+            hit(find("/home")),
+        ];
+        let pointers = pointers_of(&value, &hits);
+        let some = |p: &str| Some(p.to_owned());
+        assert_eq!(
+            pointers,
+            [
+                None,
+                some("/a~1b"),
+                some("/a~1b/0"),
+                some("/a~1b/1/~0k"),
+                some("/a~1b/1/~0k"),
+                some("/z")
+            ]
+        );
     }
 }
