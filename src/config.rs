@@ -28,6 +28,22 @@ pub struct ConfigFile {
     pub rules: Vec<RuleConfig>,
     /// Settings of `vcr verify`.
     pub verify: VerifyConfig,
+    /// Settings of DeepSeek-Harness (dsh) scenario trees.
+    pub dsh: DshConfig,
+}
+
+/// The `[dsh]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct DshConfig {
+    /// Folders holding scenarios, relative to the project root. Without it, every folder
+    /// under the root that holds a `session.jsonl` (or a `replay.override.json`, or a child
+    /// log) is a scenario.
+    pub scenarios: Option<Vec<PathBuf>>,
+    /// The absolute folder the scenarios were recorded in, which `vcr normalize` turns into
+    /// `{{cwd}}` (the harness records in a generated folder; tell vcr which one leaked).
+    /// Without it, the project root.
+    pub cwd: Option<String>,
 }
 
 /// The `[verify]` table.

@@ -84,6 +84,15 @@ pub enum Event<'a> {
         /// What is wrong, path included.
         message: &'a str,
     },
+    /// A dsh scenario was checked: what the harness would load from it.
+    Scenario {
+        /// The folder.
+        path: &'a str,
+        /// Session scripts: the primary and one per child log.
+        sessions: usize,
+        /// Model calls in those scripts, overrides applied.
+        calls: usize,
+    },
     /// A cassette was left out on purpose.
     Skipped {
         /// The file.

@@ -40,9 +40,21 @@ pub const IDS: &[(&str, &str)] = &[
     ("leak/email", "An email address"),
     (
         "missing",
-        "A cassette a test run looked for and did not find",
+        "A cassette a test run looked for and did not find, or a scenario file absent",
     ),
     ("orphan", "A cassette no test run read"),
+    (
+        "dsh/unfinished-call",
+        "A dsh model call without a `finish` chunk that no override covers",
+    ),
+    (
+        "dsh/override",
+        "An invalid `replay.override.json` (the harness's own message)",
+    ),
+    (
+        "dsh/from-request",
+        "An unterminated or invalid `{{fromRequest:...}}` placeholder",
+    ),
 ];
 
 /// Whether `id` is a finding id vcr knows.

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::config::{ClaudeCodeSettings, ConfigError, ConfigFile, Env, Overrides};
 use crate::kind::claude_code::{self, FileKind, Version};
+use crate::kind::dsh;
 use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
 
 /// Folders never searched for fixtures: version control, dependencies, vcr's own state.
@@ -29,6 +30,10 @@ pub enum CassetteKind {
     ClaudeCodeMessage,
     /// A Claude Code token-count fixture.
     ClaudeCodeTokenCount,
+    /// A dsh session log: `session.jsonl` or a child `session.N.jsonl` of a scenario.
+    DshSession,
+    /// A dsh scenario's hand-written `replay.override.json` (checked, never rewritten).
+    DshOverride,
     /// A cassette of a format vcr does not parse, selected by `[verify] text` globs: linted
     /// for leaks as text only.
     Text,
@@ -39,13 +44,25 @@ impl CassetteKind {
     pub fn is_content_addressed(self) -> bool {
         matches!(self, CassetteKind::ClaudeCodeMessage)
     }
-}
 
-impl CassetteKind {
     /// Whether vcr reads the file's structure (and so can normalize and name it).
     pub fn is_structured(self) -> bool {
         !matches!(self, CassetteKind::Text)
     }
+
+    /// Whether the file belongs to a dsh scenario, which is checked as a whole.
+    pub fn is_dsh(self) -> bool {
+        matches!(self, CassetteKind::DshSession | CassetteKind::DshOverride)
+    }
+}
+
+/// A dsh scenario folder: checked as a whole, since its script spans its files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scenario {
+    /// The folder, absolute.
+    pub path: PathBuf,
+    /// The folder relative to the project root, `/`-separated.
+    pub rel: String,
 }
 
 /// A folder of Claude Code fixtures, with the rules that apply to it.
@@ -57,6 +74,9 @@ pub struct FixtureDir {
     pub rules: Arc<RuleSet>,
     /// Which writer to reproduce.
     pub version: Version,
+    /// The absolute folder recordings were made in: what `[CWD]` (Claude Code) or `{{cwd}}`
+    /// (dsh) stands for.
+    pub cwd: String,
 }
 
 /// One cassette file.
@@ -123,6 +143,8 @@ pub struct Selection {
     pub stray_temps: Vec<PathBuf>,
     /// Paths that could not be selected.
     pub errors: Vec<SelectError>,
+    /// The dsh scenarios the selected dsh files belong to, sorted.
+    pub scenarios: Vec<Scenario>,
 }
 
 /// A project: a root folder, its configuration and its settings after layering.
@@ -272,6 +294,7 @@ impl Project {
             path: path.to_owned(),
             rules: self.rules_for_cwd(&cwd)?,
             version: self.claude_code.version,
+            cwd,
         }))
     }
 
@@ -286,22 +309,17 @@ impl Project {
     pub fn select(&self, paths: &[PathBuf], working_dir: &Path) -> Result<Selection, ConfigError> {
         let mut selection = Selection::default();
         let mut dirs: Vec<PathBuf> = Vec::new();
+        let mut scenario_dirs: std::collections::BTreeSet<PathBuf> = Default::default();
         if paths.is_empty() {
-            match &self.config.claude_code.fixtures {
-                Some(configured) => {
-                    for dir in configured {
-                        let path = self.root.join(dir);
-                        if path.is_dir() {
-                            dirs.push(path);
-                        } else {
-                            selection.errors.push(SelectError::MissingFixtures {
-                                path: dir.display().to_string(),
-                            });
-                        }
-                    }
+            // `discover` adds the configured folders that exist; the others are errors.
+            for dir in self.config.claude_code.fixtures.iter().flatten() {
+                if !self.root.join(dir).is_dir() {
+                    selection.errors.push(SelectError::MissingFixtures {
+                        path: dir.display().to_string(),
+                    });
                 }
-                None => self.discover_fixture_dirs(&self.root, &mut dirs, &mut selection),
             }
+            self.discover(&self.root, &mut dirs, &mut scenario_dirs, &mut selection);
             self.discover_text(&self.root.clone(), &mut selection);
         }
         let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
@@ -330,7 +348,7 @@ impl Project {
                 if self.is_fixture_dir(&absolute) {
                     dirs.push(absolute.clone());
                 } else {
-                    self.discover_fixture_dirs(&absolute, &mut dirs, &mut selection);
+                    self.discover(&absolute, &mut dirs, &mut scenario_dirs, &mut selection);
                 }
                 self.discover_text(&absolute, &mut selection);
             } else {
@@ -339,8 +357,15 @@ impl Project {
                     .and_then(|n| n.to_str())
                     .and_then(claude_code::classify)
                     .filter(|_| absolute.parent().is_some_and(|p| self.is_fixture_dir(p)));
+                let scenario = absolute
+                    .parent()
+                    .filter(|dir| self.is_dsh_file(dir, &absolute));
                 match kind {
                     Some(kind) => files.push((absolute, kind)),
+                    None if scenario.is_some() => {
+                        // A scenario is checked whole: one changed log selects its folder.
+                        scenario_dirs.extend(scenario.map(Path::to_owned));
+                    }
                     None if self.is_text_cassette(&self.rel(&absolute)) => {
                         selection.cassettes.push(self.text_cassette(absolute));
                     }
@@ -356,6 +381,9 @@ impl Project {
             let fixture_dir = self.fixture_dir(&dir)?;
             self.list_dir(&fixture_dir, &mut selection);
             by_dir.insert(dir, fixture_dir);
+        }
+        for dir in scenario_dirs {
+            self.list_scenario(dir, &mut selection);
         }
         for (path, kind) in files {
             let parent = path.parent().map(Path::to_owned).unwrap_or_default();
@@ -384,6 +412,7 @@ impl Project {
             )
         });
         selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
+        selection.scenarios.sort_by(|a, b| a.rel.cmp(&b.rel));
         selection.ignored.sort();
         Ok(selection)
     }
@@ -398,14 +427,18 @@ impl Project {
         }
     }
 
-    /// Finds the fixture folders under `start`: configured ones, or folders named
-    /// `fixtures` (those without a Claude Code fixture then contribute nothing).
-    fn discover_fixture_dirs(
+    /// Finds, in one walk of `start`, the Claude Code fixture folders (configured ones, or
+    /// folders named `fixtures`: those without a fixture then contribute nothing) and the
+    /// dsh scenario folders (any folder holding a session log or an override; under the
+    /// configured `[dsh] scenarios` folders only, when set).
+    fn discover(
         &self,
         start: &Path,
         dirs: &mut Vec<PathBuf>,
+        scenarios: &mut std::collections::BTreeSet<PathBuf>,
         selection: &mut Selection,
     ) {
+        let configured = self.config.claude_code.fixtures.is_some();
         if let Some(configured) = &self.config.claude_code.fixtures {
             for dir in configured {
                 let path = lexical_absolute(&self.root.join(dir));
@@ -413,30 +446,110 @@ impl Project {
                     dirs.push(path);
                 }
             }
-            return;
         }
-        // Only folders matter, and a fixtures folder is flat: its files are listed once, by
-        // `list_dir`, not walked here.
         let mut walk = walkdir::WalkDir::new(start)
             .follow_links(false)
             .into_iter()
             .filter_entry(|e| {
-                e.file_type().is_dir()
-                    && (e.depth() == 0 || !is_skipped_dir(&e.file_name().to_string_lossy()))
+                e.depth() == 0
+                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
             });
         while let Some(entry) = walk.next() {
             match entry {
-                Ok(entry) if entry.file_name() == FIXTURES_DIR => {
-                    dirs.push(entry.into_path());
-                    walk.skip_current_dir();
+                Ok(entry) if entry.file_type().is_dir() => {
+                    // A fixtures folder is flat and may hold thousands of files: `list_dir`
+                    // lists it once, the walk does not enter it.
+                    if entry.file_name() == FIXTURES_DIR && entry.depth() > 0 {
+                        if !configured {
+                            dirs.push(entry.into_path());
+                        }
+                        walk.skip_current_dir();
+                    }
                 }
-                Ok(_) => {}
+                Ok(entry) => {
+                    if let Some(dir) = entry.path().parent()
+                        && self.is_dsh_file(dir, entry.path())
+                    {
+                        scenarios.insert(dir.to_owned());
+                    }
+                }
                 Err(e) => selection.errors.push(SelectError::Io {
                     path: e.path().map_or_else(String::new, |p| self.rel(p)),
                     message: e.to_string(),
                 }),
             }
         }
+    }
+
+    /// Whether `file` (in `dir`) is a dsh scenario file: a session log, a child log or an
+    /// override, in a configured scenarios folder when `[dsh] scenarios` is set.
+    fn is_dsh_file(&self, dir: &Path, file: &Path) -> bool {
+        let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
+            return false;
+        };
+        if !dsh::is_scenario_dir(&[name]) {
+            return false;
+        }
+        match &self.config.dsh.scenarios {
+            Some(roots) => roots
+                .iter()
+                .any(|r| dir.starts_with(lexical_absolute(&self.root.join(r)))),
+            None => true,
+        }
+    }
+
+    /// What `{{cwd}}` stands for in dsh logs: `[dsh] cwd`, else the project root.
+    pub fn dsh_cwd(&self) -> String {
+        match &self.config.dsh.cwd {
+            Some(cwd) => cwd.clone(),
+            None => self.root.to_string_lossy().into_owned(),
+        }
+    }
+
+    /// Adds a scenario folder and its session logs and override.
+    fn list_scenario(&self, dir: PathBuf, selection: &mut Selection) {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                selection.errors.push(SelectError::Io {
+                    path: self.rel(&dir),
+                    message: e.to_string(),
+                });
+                return;
+            }
+        };
+        let scenario = Arc::new(FixtureDir {
+            path: dir.clone(),
+            rules: Arc::new(RuleSet::default()),
+            version: self.claude_code.version,
+            cwd: self.dsh_cwd(),
+        });
+        for entry in entries.flatten() {
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            if !entry.file_type().is_ok_and(|t| t.is_file()) {
+                continue;
+            }
+            let kind = if name == dsh::REPLAY_OVERRIDE {
+                CassetteKind::DshOverride
+            } else if name == dsh::PRIMARY || dsh::child_index(&name).is_some() {
+                CassetteKind::DshSession
+            } else {
+                continue;
+            };
+            let path = entry.path();
+            selection.cassettes.push(Cassette {
+                rel: self.rel(&path),
+                path,
+                kind,
+                dir: Arc::clone(&scenario),
+            });
+        }
+        selection.scenarios.push(Scenario {
+            rel: self.rel(&dir),
+            path: dir,
+        });
     }
 
     fn is_text_cassette(&self, rel: &str) -> bool {
@@ -452,6 +565,7 @@ impl Project {
                 path: path.parent().map(Path::to_owned).unwrap_or_default(),
                 rules: Arc::new(RuleSet::default()),
                 version: self.claude_code.version,
+                cwd: String::new(),
             }),
             path,
             kind: CassetteKind::Text,

@@ -14,9 +14,10 @@ use crate::event::{FileProblem, Progress, par_ordered};
 use crate::finding::{Finding, Severity, fingerprint, is_known_id};
 use crate::json::{self, Position, Value};
 use crate::kind::claude_code;
+use crate::kind::dsh;
 use crate::lint::{Hit, LeakFamily, Locator, Scanner};
 use crate::rehash::MAX_NAME_BYTES;
-use crate::tree::{Cassette, CassetteKind, Project, Selection, compile_globs};
+use crate::tree::{Cassette, CassetteKind, Project, Scenario, Selection, compile_globs};
 use crate::usage::Usage;
 
 /// The checks of a run, built once from the configuration.
@@ -137,6 +138,9 @@ pub struct Options {
     pub usage: Option<Usage>,
     /// Findings accepted by a baseline.
     pub baseline: Option<Baseline>,
+    /// What `{{cwd}}` stands for in dsh logs (`Project::dsh_cwd`): logs that still hold it
+    /// are not in their canonical form.
+    pub dsh_cwd: Option<String>,
 }
 
 /// Counts of a run.
@@ -166,6 +170,19 @@ pub struct Outcome {
     pub problems: Vec<(String, FileProblem)>,
     /// The counts.
     pub summary: Summary,
+    /// Each dsh scenario checked, with its sessions and derived calls (`verify -v`).
+    pub scenarios: Vec<ScenarioStats>,
+}
+
+/// What a dsh scenario holds, as the harness would load it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ScenarioStats {
+    /// The folder, relative to the project root.
+    pub path: String,
+    /// Session scripts: the primary and one per child log.
+    pub sessions: usize,
+    /// Model calls in those scripts, overrides applied.
+    pub calls: usize,
 }
 
 struct FileResult {
@@ -225,6 +242,12 @@ pub fn run(
             }
         },
     );
+    for scenario in &selection.scenarios {
+        match check_scenario(scenario, options, checks, &mut findings) {
+            Ok(stats) => outcome.scenarios.push(stats),
+            Err(problem) => outcome.problems.push((scenario.rel.clone(), problem)),
+        }
+    }
     collisions(&names, checks, &mut findings);
     if let Some(usage) = &options.usage {
         usage_findings(selection, usage, checks, &mut findings);
@@ -273,6 +296,25 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
     let hits = checks.scanner.scan(bytes);
     if !cassette.kind.is_structured() {
         leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+        return result;
+    }
+    if cassette.kind.is_dsh() {
+        // Parse, schema and format problems come from the scenario check, which reads the
+        // whole folder; here only the leaks, placed in their line's JSON.
+        let pointers = match cassette.kind {
+            CassetteKind::DshSession => jsonl_pointers(bytes, &hits),
+            _ => json::parse(bytes)
+                .map(|value| pointers_of(&value, &hits))
+                .unwrap_or_else(|_| vec![None; hits.len()]),
+        };
+        leak_findings(
+            cassette,
+            bytes,
+            &hits,
+            Some(&pointers),
+            checks,
+            &mut result.findings,
+        );
         return result;
     }
     let mut value = match json::parse(bytes) {
@@ -408,9 +450,103 @@ fn pointers_of(value: &Value<'_>, hits: &[Hit]) -> Vec<Option<String>> {
     walk.out
 }
 
+/// [`pointers_of`] for a JSONL log: each line is parsed only if it holds a hit, and pointers
+/// start with the line's 0-based index (`/12/data/chunk/text`).
+fn jsonl_pointers(bytes: &[u8], hits: &[Hit]) -> Vec<Option<String>> {
+    let mut out = vec![None; hits.len()];
+    let mut first = 0;
+    let mut start = 0;
+    for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let end = start + line.len();
+        let last = first + hits[first..].partition_point(|h| h.start < end);
+        if last > first {
+            if let Ok(value) = json::parse(line) {
+                let shifted: Vec<Hit> = hits[first..last]
+                    .iter()
+                    .map(|h| Hit {
+                        start: h.start - start,
+                        end: h.end.saturating_sub(start),
+                        ..h.clone()
+                    })
+                    .collect();
+                for (slot, pointer) in out[first..last]
+                    .iter_mut()
+                    .zip(pointers_of(&value, &shifted))
+                {
+                    *slot = pointer.map(|p| format!("/{index}{p}"));
+                }
+            }
+            first = last;
+        }
+        start = end + 1;
+    }
+    out
+}
+
+/// Checks one dsh scenario as a whole (file set, logs, derived scripts, override,
+/// `{{fromRequest:}}` placeholders, canonical form).
+fn check_scenario(
+    scenario: &Scenario,
+    options: &Options,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) -> Result<ScenarioStats, FileProblem> {
+    let entries = std::fs::read_dir(&scenario.path).map_err(|e| FileProblem::io(&e))?;
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !entry.file_type().is_ok_and(|t| t.is_file()) {
+            continue;
+        }
+        // Only the logs and the override are read; the other names matter for the file set.
+        let bytes = if dsh::is_scenario_dir(&[name.as_str()]) {
+            let path = entry.path();
+            match options.contents.as_ref().and_then(|c| c.get(&path)) {
+                Some(staged) => staged.clone(),
+                None => std::fs::read(&path).map_err(|e| FileProblem::io(&e))?,
+            }
+        } else {
+            Vec::new()
+        };
+        files.push((name, bytes));
+    }
+    files.sort();
+    let borrowed: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let cwd = options.dsh_cwd.as_deref();
+    let report = dsh::check_scenario(&borrowed, &scenario.rel, cwd);
+    for problem in report.problems {
+        let finding = Finding {
+            line: problem.line,
+            column: problem.column,
+            ..Finding::new(problem.id, Severity::Error, &problem.file, problem.message)
+        };
+        push(checks, out, finding, None);
+    }
+    Ok(ScenarioStats {
+        path: scenario.rel.clone(),
+        sessions: report.sessions,
+        calls: report.calls,
+    })
+}
+
 /// Claude Code's scopes: `input` is the key material; output items' own `timestamp` and
 /// `uuid` are kept as recorded; the rest is payload.
 fn scope_of(kind: CassetteKind, pointer: &str) -> Scope {
+    if kind.is_dsh() {
+        // dsh logs have no key material; the ids the harness keeps on purpose (message and
+        // session ids, kept across re-records) are not findings.
+        let field = pointer.rsplit('/').next().unwrap_or_default();
+        return if field == "id" || field.ends_with("Id") || field == "parentSession" {
+            Scope::Kept
+        } else {
+            Scope::Payload
+        };
+    }
     if kind != CassetteKind::ClaudeCodeMessage {
         return Scope::Payload;
     }

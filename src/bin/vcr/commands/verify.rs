@@ -78,6 +78,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     if let Some(path) = &args.baseline {
         options.baseline = Some(Baseline::load(&cx.working_dir.join(path))?);
     }
+    options.dsh_cwd = Some(cx.project.dsh_cwd());
     let checks = Checks::new(&cx.project, &cx.machine_paths())?;
     let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress());
     for (path, problem) in &outcome.problems {
@@ -93,6 +94,13 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         );
         cx.reporter.finish_findings(&outcome.summary, &line);
         return Ok(Outcome::Clean);
+    }
+    for scenario in &outcome.scenarios {
+        cx.report().report(&Event::Scenario {
+            path: &scenario.path,
+            sessions: scenario.sessions,
+            calls: scenario.calls,
+        });
     }
     for finding in &outcome.findings {
         cx.report().report(&Event::Finding(finding));

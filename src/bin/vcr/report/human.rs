@@ -4,6 +4,7 @@ use console::Style as ConsoleStyle;
 use vcr::event::Event;
 
 use super::{Reporter, Verbosity};
+use crate::commands::count;
 
 /// The few styles vcr uses.
 #[derive(Debug, Clone, Copy)]
@@ -32,7 +33,9 @@ pub(super) fn paint(enabled: bool, style: Style, text: &str) -> String {
 /// The least verbosity at which an event is shown; problems always are.
 fn level(event: &Event<'_>) -> Verbosity {
     match event {
-        Event::Skipped { .. } | Event::TempRemoved { .. } => Verbosity::Verbose,
+        Event::Skipped { .. } | Event::TempRemoved { .. } | Event::Scenario { .. } => {
+            Verbosity::Verbose
+        }
         Event::Collision { .. }
         | Event::NameTooLong { .. }
         | Event::FileError { .. }
@@ -96,6 +99,15 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
         Event::PathError { message } => {
             r.err(&format!("{}: {message}", paint(e, Style::Error, "error")));
         }
+        Event::Scenario {
+            path,
+            sessions,
+            calls,
+        } => r.out(&format!(
+            "scenario {path}: {}, {} derived",
+            count(*sessions, "session"),
+            count(*calls, "model call")
+        )),
         Event::Skipped { path, reason } => {
             r.out(&format!("{} {path}: {reason}", paint(c, Style::Dim, "skipped")));
         }

@@ -1,0 +1,107 @@
+//! `{{fromRequest:PATTERN}}` placeholders (`formats.md` B.6), checked without a request.
+//!
+//! At replay time the harness resolves every placeholder in every string leaf of an entry
+//! against the live request: it finds `{{fromRequest:`, then the first `}}` after it, and
+//! extends that close while the next character is `}` (so a pattern may end with a `{4}`
+//! quantifier); the pattern is compiled with `new RegExp(pattern, 'g')`. Whether a pattern
+//! matches depends on the request, but an unterminated placeholder and a pattern JavaScript
+//! rejects fail on every run, and that is what is checked here. Patterns are compiled with
+//! `regress`, an ECMAScript engine, because Rust's `regex` both rejects valid JavaScript
+//! (look-around, back-references) and accepts invalid JavaScript.
+
+use std::borrow::Cow;
+
+use crate::json::{LONE_SURROGATE_BASE, Str, Value};
+
+use super::{Problem, ids, js_stringify};
+
+/// The opener the harness looks for.
+pub const FROM_REQUEST_OPEN: &str = "{{fromRequest:";
+
+/// The terminator.
+const CLOSE: &str = "}}";
+
+/// The harness's error messages for the placeholders of one string, in order.
+///
+/// Past an unterminated placeholder there is nothing more to read, as in the harness; every
+/// invalid pattern is reported (the harness stops at the first). A pattern that matches
+/// nothing can only be told from a live request, so it is not an error here.
+pub fn placeholder_errors(text: &Str<'_>) -> Vec<String> {
+    let s = text.as_str();
+    let mut errors = Vec::new();
+    let mut cursor = 0;
+    while let Some(found) = s[cursor..].find(FROM_REQUEST_OPEN) {
+        let open = cursor + found;
+        let body = open + FROM_REQUEST_OPEN.len();
+        let Some(found) = s[body..].find(CLOSE) else {
+            errors.push(format!(
+                "llm-replay: fromRequest placeholder is unterminated in {}",
+                js_stringify(&Value::String(text.clone()))
+            ));
+            break;
+        };
+        let mut close = body + found;
+        while s.as_bytes().get(close + CLOSE.len()) == Some(&b'}') {
+            close += 1;
+        }
+        let pattern = &s[body..close];
+        if let Err(e) = compile(pattern) {
+            let quoted = Str::parsed(
+                Cow::Borrowed(pattern),
+                crate::json::Span::NONE,
+                text.has_lone_surrogates(),
+            );
+            errors.push(format!(
+                "llm-replay: fromRequest has an invalid pattern {}: SyntaxError: Invalid \
+                 regular expression: /{pattern}/g: {e}",
+                js_stringify(&Value::String(quoted))
+            ));
+        }
+        cursor = close + CLOSE.len();
+    }
+    errors
+}
+
+/// `new RegExp(pattern, 'g')`, in UTF-16 code units as JavaScript sees the pattern (lone
+/// surrogates, which `crate::json` carries as private-use stand-ins, go back to what they
+/// were).
+fn compile(pattern: &str) -> Result<regress::Regex, regress::Error> {
+    let units = pattern.chars().map(|c| {
+        let cp = c as u32;
+        if (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800).contains(&cp) {
+            0xD800 + (cp - LONE_SURROGATE_BASE)
+        } else {
+            cp
+        }
+    });
+    regress::Regex::from_unicode(units, "g")
+}
+
+/// `dsh/from-request` problems for every string leaf of `value` (object keys are not
+/// resolved by the harness, so they are not checked).
+///
+/// `value` was parsed from `bytes[base..]` (a whole override file with `base` 0, or one line
+/// of a session log with `base` its offset): each problem is placed at its string.
+pub fn check_from_request(
+    value: &Value<'_>,
+    bytes: &[u8],
+    base: usize,
+    file: &str,
+) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    value.for_each_string(&mut |s| {
+        if !s.as_str().contains(FROM_REQUEST_OPEN) {
+            return;
+        }
+        let offset = base
+            + if s.span().is_known() {
+                s.span().start as usize
+            } else {
+                0
+            };
+        for message in placeholder_errors(s) {
+            problems.push(Problem::at(ids::FROM_REQUEST, file, bytes, offset, message));
+        }
+    });
+    problems
+}

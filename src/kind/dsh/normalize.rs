@@ -1,0 +1,139 @@
+//! The canonical form of a session log: what G2 writes when it commits a fixture
+//! (`formats.md` B.9, the part `vcr normalize` applies).
+//!
+//! The header line is kept byte for byte; body rows lose their `seq`/`time` (`seq0`/`time0`)
+//! envelope, the recording's absolute working directory becomes `{{cwd}}`, and each record
+//! is written as `JSON.stringify` writes it, one per line, every line ending in `\n`. Blank
+//! lines, which the harness skips, are dropped; `\r\n` becomes `\n`.
+
+use super::Problem;
+use super::session::{is_blank, lines, parse_row};
+use crate::json::{self, Value};
+
+/// The envelope keys a committed fixture omits.
+const ENVELOPE: [&str; 4] = ["seq", "time", "seq0", "time0"];
+
+/// The `{{cwd}}` placeholder.
+const CWD_TOKEN: &str = "{{cwd}}";
+
+/// Rewrites a session log into its canonical form (see the module docs).
+///
+/// `cwd` is the absolute directory the recording ran in; its occurrences in string values
+/// (not object keys) become `{{cwd}}` when they end at a path boundary, so `/tmp/run` does
+/// not eat the start of `/tmp/run2`. A relative or root `cwd` is ignored. Lines that are not
+/// JSON objects are `parse` problems, and nothing is rewritten.
+pub fn normalize_session(
+    bytes: &[u8],
+    file: &str,
+    cwd: Option<&str>,
+) -> Result<Vec<u8>, Vec<Problem>> {
+    let cwd = cwd.map(|c| c.trim_end_matches(['/', '\\'])).filter(|c| {
+        c.len() > 1 && (c.starts_with('/') || c.contains(":\\") || c.starts_with("\\\\"))
+    });
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut problems = Vec::new();
+    let mut header = true;
+    for (index, (start, line)) in lines(bytes).enumerate() {
+        if is_blank(line) {
+            continue;
+        }
+        let mut row = match parse_row(bytes, line, start, index + 1, file) {
+            Ok(row) => row,
+            Err(problem) => {
+                problems.push(problem);
+                header = false;
+                continue;
+            }
+        };
+        if header {
+            header = false;
+            out.extend_from_slice(line);
+            out.push(b'\n');
+            continue;
+        }
+        for key in ENVELOPE {
+            row.remove(key);
+        }
+        let mut value = Value::Object(row);
+        if let Some(cwd) = cwd {
+            value.for_each_string_mut(&mut |s| {
+                if let Some(text) = replace_cwd(s.as_str(), cwd) {
+                    s.set(text);
+                }
+            });
+        }
+        json::write_compact(&value, &mut out);
+        out.push(b'\n');
+    }
+    if problems.is_empty() {
+        Ok(out)
+    } else {
+        Err(problems)
+    }
+}
+
+/// `text` with every occurrence of `cwd` that ends at a path boundary replaced by `{{cwd}}`,
+/// or `None` when there is none.
+fn replace_cwd(text: &str, cwd: &str) -> Option<String> {
+    if !text.contains(cwd) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find(cwd) {
+        let after = &rest[at + cwd.len()..];
+        out.push_str(&rest[..at]);
+        if ends_path(after) {
+            out.push_str(CWD_TOKEN);
+            changed = true;
+        } else {
+            out.push_str(cwd);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Whether a path ends where `after` starts: the text ends, a separator follows, or a
+/// character that cannot continue a file name (a `.` only when no name character follows).
+fn ends_path(after: &str) -> bool {
+    let mut chars = after.chars();
+    match chars.next() {
+        None => true,
+        Some(c) if c.is_alphanumeric() || c == '_' || c == '-' => false,
+        Some('.') => !chars
+            .next()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-'),
+        Some(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cwd_is_replaced_only_at_path_boundaries() {
+        let cwd = "/tmp/run";
+        assert_eq!(
+            replace_cwd("/tmp/run/a.txt", cwd).as_deref(),
+            Some("{{cwd}}/a.txt")
+        );
+        assert_eq!(
+            replace_cwd("cd /tmp/run", cwd).as_deref(),
+            Some("cd {{cwd}}")
+        );
+        assert_eq!(
+            replace_cwd("in /tmp/run.", cwd).as_deref(),
+            Some("in {{cwd}}.")
+        );
+        assert_eq!(replace_cwd("/tmp/run2/x", cwd), None);
+        assert_eq!(replace_cwd("/tmp/run.txt", cwd), None);
+        assert_eq!(
+            replace_cwd("/tmp/run2 and /tmp/run/x", cwd).as_deref(),
+            Some("/tmp/run2 and {{cwd}}/x")
+        );
+    }
+}

@@ -1,0 +1,527 @@
+//! Reading a `session.jsonl` log as G2 `parseSessionLog` reads it (`formats.md` B.2).
+//!
+//! The harness splits the text on `\r?\n`, skips blank lines anywhere (`line.trim()` empty),
+//! takes the first remaining line as the header and decodes every other line on its own:
+//! a row missing its `seq`/`time` envelope (`seq0`/`time0` for a packed row) gets the running
+//! count of decoded events and `0`, and a packed chunk row is validated exactly and expanded
+//! into `assistant/chunk` events. Where the harness stops at the first bad line, this reader
+//! reports every one.
+
+use crate::json::{self, Object, Span, Str, Value};
+
+use super::{Problem, ids, js_number, safe_integer};
+
+/// The packed storage rows (`dsh-session` chunk rows) and the delta chunk each member becomes.
+const PACKED: [(&str, &str); 3] = [
+    ("text-chunks", "text-delta"),
+    ("reasoning-chunks", "reasoning-delta"),
+    ("tool-call-chunks", "tool-call-delta"),
+];
+
+/// A parsed session log. Values borrow from the file's bytes.
+#[derive(Debug, Clone)]
+pub struct SessionLog<'a> {
+    /// The whole file, so that positions inside events can be turned into lines and columns.
+    pub bytes: &'a [u8],
+    /// The header line.
+    pub header: Header,
+    /// The body events in log order, packed rows expanded.
+    pub events: Vec<Event<'a>>,
+}
+
+/// The line-0 session header (B.2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Header {
+    /// 1-based line of the header (the first non-blank line).
+    pub line: usize,
+    /// `version`: `0` in G2 logs, the only version this reader accepts.
+    pub version: f64,
+    /// `id`: the recorded session id (diagnostics and child ordering only).
+    pub id: String,
+    /// `createdAt` in epoch milliseconds: orders the children (B.7).
+    pub created_at: f64,
+    /// `cwd`, normally the `{{cwd}}` placeholder.
+    pub cwd: Option<String>,
+    /// `parentSession`: the parent's id, in child logs.
+    pub parent_session: Option<String>,
+    /// `seedLength`: events inherited from the parent, skipped when a child's script is
+    /// derived (`0` when absent).
+    pub seed_length: usize,
+    /// `origin`, e.g. `"subagent"`.
+    pub origin: Option<String>,
+    /// `agentPreset`.
+    pub agent_preset: Option<String>,
+    /// `delegationDepth`.
+    pub delegation_depth: Option<u64>,
+}
+
+/// One body event.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event<'a> {
+    /// The event object as stored; for a member of a packed row, the `assistant/chunk` event
+    /// the harness reconstructs (`{"type":"assistant/chunk","data":{turn,step,chunk}}`),
+    /// built from the row's own values. Never holds the `seq`/`time` the reader filled in.
+    pub row: Object<'a>,
+    /// 1-based line of the row in the file.
+    pub line: usize,
+    /// Byte offset where the row's line starts: string spans inside `row` are relative to it.
+    pub offset: usize,
+    /// `seq` as stored when it is a safe integer, else the running count the harness fills
+    /// in (a packed row's members count one each, from `seq0`).
+    pub seq: i64,
+    /// `time` as stored when it is a safe integer, else `0`.
+    pub time: i64,
+    /// Whether the event was expanded from a packed row.
+    pub packed: bool,
+}
+
+impl<'a> Event<'a> {
+    /// The event's `type`, when it is a string.
+    pub fn event_type(&self) -> Option<&str> {
+        self.row.get("type").and_then(Value::as_str)
+    }
+
+    /// The event's `data`, when it is an object.
+    pub fn data(&self) -> Option<&Object<'a>> {
+        self.row.get("data").and_then(Value::as_object)
+    }
+}
+
+/// Parses a session log, reporting every `parse` and `schema` problem (see the module docs).
+///
+/// `file` names the file in the problems. Messages use the harness's wording:
+/// `session snapshot line N contains invalid JSON`, `session snapshot line N must be a JSON
+/// object`, `session snapshot line N: malformed <tag> storage row: <why>`.
+pub fn parse_session<'a>(bytes: &'a [u8], file: &str) -> Result<SessionLog<'a>, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let mut header = None;
+    let mut events = Vec::new();
+    let mut next_seq: i64 = 0;
+    for (index, (start, line)) in lines(bytes).enumerate() {
+        let number = index + 1;
+        if is_blank(line) {
+            continue;
+        }
+        let row = match parse_row(bytes, line, start, number, file) {
+            Ok(row) => row,
+            Err(problem) => {
+                problems.push(problem);
+                if header.is_none() {
+                    // Without a header nothing after it can be read the harness's way.
+                    return Err(problems);
+                }
+                continue;
+            }
+        };
+        if header.is_none() {
+            match read_header(&row, number, bytes, start, file) {
+                Ok(h) => header = Some(h),
+                Err(found) => {
+                    problems.extend(found);
+                    return Err(problems);
+                }
+            }
+            continue;
+        }
+        let tag = row.get("type").and_then(Value::as_str);
+        match tag.and_then(|t| PACKED.iter().find(|(name, _)| *name == t)) {
+            Some(&(tag, delta)) => match expand(&row, tag, delta, next_seq, number, start) {
+                Ok(members) => {
+                    next_seq += members.len() as i64;
+                    events.extend(members);
+                }
+                Err((why, span)) => {
+                    let at = span
+                        .filter(|s| s.is_known())
+                        .map_or(0, |s| s.start as usize);
+                    problems.push(Problem::at(
+                        ids::SCHEMA,
+                        file,
+                        bytes,
+                        start + at,
+                        format!(
+                            "session snapshot line {number}: malformed {tag} storage row: {why}"
+                        ),
+                    ));
+                }
+            },
+            None => {
+                let seq = row.get("seq").and_then(safe_integer).unwrap_or(next_seq);
+                let time = row.get("time").and_then(safe_integer).unwrap_or(0);
+                next_seq += 1;
+                events.push(Event {
+                    row,
+                    line: number,
+                    offset: start,
+                    seq,
+                    time,
+                    packed: false,
+                });
+            }
+        }
+    }
+    let Some(header) = header else {
+        problems.push(Problem::at(
+            ids::SCHEMA,
+            file,
+            bytes,
+            0,
+            "the session log is empty: its first line must be the session header \
+             (`{\"type\":\"session\",...}`)"
+                .to_owned(),
+        ));
+        return Err(problems);
+    };
+    if problems.is_empty() {
+        Ok(SessionLog {
+            bytes,
+            header,
+            events,
+        })
+    } else {
+        Err(problems)
+    }
+}
+
+/// The lines of `bytes` as the harness's `split(/\r?\n/)` makes them, each with the offset
+/// where it starts.
+pub(crate) fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let mut start = 0;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let rest = &bytes[start..];
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], start + i + 1),
+            None => {
+                done = true;
+                (rest, bytes.len())
+            }
+        };
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let item = (start, line);
+        start = next;
+        Some(item)
+    })
+}
+
+/// Whether JavaScript's `line.trim()` leaves nothing (WhiteSpace and LineTerminator).
+pub(crate) fn is_blank(line: &[u8]) -> bool {
+    /// ECMAScript's white space and line terminators, but for the U+2000..U+200A run.
+    const JS_SPACE: [char; 14] = [
+        '\t', '\n', '\u{b}', '\u{c}', '\r', ' ', '\u{a0}', '\u{1680}', '\u{2028}', '\u{2029}',
+        '\u{202f}', '\u{205f}', '\u{3000}', '\u{feff}',
+    ];
+    String::from_utf8_lossy(line)
+        .chars()
+        .all(|c| JS_SPACE.contains(&c) || ('\u{2000}'..='\u{200a}').contains(&c))
+}
+
+/// One line as a JSON object, or the harness's `parse` message.
+pub(crate) fn parse_row<'a>(
+    bytes: &'a [u8],
+    line: &'a [u8],
+    start: usize,
+    number: usize,
+    file: &str,
+) -> Result<Object<'a>, Problem> {
+    match json::parse(line) {
+        Ok(Value::Object(row)) => Ok(row),
+        Ok(_) => Err(Problem::at(
+            ids::PARSE,
+            file,
+            bytes,
+            start,
+            format!("session snapshot line {number} must be a JSON object"),
+        )),
+        Err(e) => Err(Problem::at(
+            ids::PARSE,
+            file,
+            bytes,
+            start + e.offset,
+            format!("session snapshot line {number} contains invalid JSON: {e}"),
+        )),
+    }
+}
+
+/// Reads and checks the header row.
+///
+/// G2 itself only reads `id`, `createdAt` and `seedLength` (and tolerates anything); the
+/// checks here are the header's documented shape, so a log the harness would misread (a
+/// child with a string `seedLength`, a body row where the header belongs) is caught.
+/// Unknown keys are allowed: later releases add fields.
+fn read_header(
+    row: &Object<'_>,
+    line: usize,
+    bytes: &[u8],
+    start: usize,
+    file: &str,
+) -> Result<Header, Vec<Problem>> {
+    let mut problems = Vec::new();
+    let mut bad = |key: &str, what: &str| {
+        let at = row.key_span(key).map_or(0, |s| s.start as usize);
+        problems.push(Problem::at(
+            ids::SCHEMA,
+            file,
+            bytes,
+            start + at,
+            format!("session header (line {line}): `{key}` {what}"),
+        ));
+    };
+    if row.get("type").and_then(Value::as_str) != Some("session") {
+        bad(
+            "type",
+            "must be \"session\": the first line of a session log is its header",
+        );
+    }
+    let version = match row.get("version") {
+        Some(Value::Number(n)) if n.as_f64() == 0.0 => 0.0,
+        Some(Value::Number(n)) => {
+            bad(
+                "version",
+                &format!(
+                    "is {}: vcr reads version 0 logs (DeepSeek-Harness 0.1.x)",
+                    js_number(&n.0)
+                ),
+            );
+            n.as_f64()
+        }
+        _ => {
+            bad("version", "must be a number (0)");
+            0.0
+        }
+    };
+    let id = match row.get("id") {
+        Some(Value::String(s)) => s.as_str().to_owned(),
+        _ => {
+            bad("id", "must be a string");
+            String::new()
+        }
+    };
+    let created_at = match row.get("createdAt") {
+        Some(Value::Number(n)) => n.as_f64(),
+        _ => {
+            bad("createdAt", "must be a number (epoch milliseconds)");
+            0.0
+        }
+    };
+    let mut optional_string = |key: &str| match row.get(key) {
+        None => None,
+        Some(Value::String(s)) => Some(s.as_str().to_owned()),
+        Some(_) => {
+            bad(key, "must be a string");
+            None
+        }
+    };
+    let cwd = optional_string("cwd");
+    let parent_session = optional_string("parentSession");
+    let origin = optional_string("origin");
+    let agent_preset = optional_string("agentPreset");
+    let mut count = |key: &str| match row.get(key) {
+        None => None,
+        Some(v) => match safe_integer(v) {
+            Some(n) if n >= 0 => Some(n as u64),
+            _ => {
+                bad(key, "must be a non-negative integer");
+                None
+            }
+        },
+    };
+    let seed_length = count("seedLength").unwrap_or(0) as usize;
+    let delegation_depth = count("delegationDepth");
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Header {
+        line,
+        version,
+        id,
+        created_at,
+        cwd,
+        parent_session,
+        seed_length,
+        origin,
+        agent_preset,
+        delegation_depth,
+    })
+}
+
+/// Why a packed row is malformed, and the span (relative to its line) to point at.
+type Malformed = (String, Option<Span>);
+
+/// Validates a packed row exactly as `dsh-session`'s `validateChunkRow` does (after the
+/// reader filled in a missing `seq0`/`time0`) and expands it into its events.
+fn expand<'a>(
+    row: &Object<'a>,
+    tag: &str,
+    delta: &'static str,
+    next_seq: i64,
+    line: usize,
+    offset: usize,
+) -> Result<Vec<Event<'a>>, Malformed> {
+    let why = |text: &str, span: Option<Span>| (text.to_owned(), span);
+    const ENVELOPE: [&str; 4] = ["type", "seq0", "time0", "data"];
+    if !row.iter().all(|(k, _)| ENVELOPE.contains(&k.as_str())) || !row.contains_key("data") {
+        return Err(why(
+            "envelope must be exactly {type, seq0, time0, data}",
+            None,
+        ));
+    }
+    let seq0 = match row.get("seq0") {
+        None => next_seq,
+        Some(v) => safe_integer(v).filter(|&n| n >= 0).ok_or_else(|| {
+            why(
+                "seq0 must be a non-negative safe integer",
+                row.key_span("seq0"),
+            )
+        })?,
+    };
+    let time0 = match row.get("time0") {
+        None => 0,
+        Some(v) => safe_integer(v)
+            .ok_or_else(|| why("time0 must be a safe integer", row.key_span("time0")))?,
+    };
+    let data_span = row.key_span("data");
+    let data = match row.get("data") {
+        Some(Value::Object(data)) => data,
+        // An array passes the harness's `typeof === 'object'` test and fails the key test.
+        Some(Value::Array(_)) => {
+            let keys = if tag == "tool-call-chunks" {
+                "data must be exactly {turn, step, index, id, name?, dt, args}"
+            } else {
+                "data must be exactly {turn, step, index, dt, texts}"
+            };
+            return Err(why(keys, data_span));
+        }
+        _ => return Err(why("data must be an object", data_span)),
+    };
+    let exact =
+        |keys: &[&str]| data.len() == keys.len() && keys.iter().all(|k| data.contains_key(k));
+    let payload_key = if tag == "tool-call-chunks" {
+        let with_name = exact(&["turn", "step", "index", "id", "name", "dt", "args"]);
+        if !with_name && !exact(&["turn", "step", "index", "id", "dt", "args"]) {
+            return Err(why(
+                "data must be exactly {turn, step, index, id, name?, dt, args}",
+                data_span,
+            ));
+        }
+        let strings = data.get("id").and_then(Value::as_str).is_some()
+            && (!with_name || data.get("name").and_then(Value::as_str).is_some());
+        if !strings {
+            return Err(why(
+                "id (and name when present) must be strings",
+                data.key_span("id"),
+            ));
+        }
+        "args"
+    } else {
+        if !exact(&["turn", "step", "index", "dt", "texts"]) {
+            return Err(why(
+                "data must be exactly {turn, step, index, dt, texts}",
+                data_span,
+            ));
+        }
+        "texts"
+    };
+    let number = |k: &str| matches!(data.get(k), Some(Value::Number(_)));
+    if !(number("turn") && number("step") && number("index")) {
+        return Err(why("turn/step/index must be numbers", data_span));
+    }
+    let members: Vec<&Str<'a>> = match data.get(payload_key) {
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Some(s),
+                _ => None,
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| {
+                why(
+                    &format!("{payload_key} must be a non-empty string array"),
+                    data.key_span(payload_key),
+                )
+            })?,
+        _ => {
+            return Err(why(
+                &format!("{payload_key} must be a non-empty string array"),
+                data.key_span(payload_key),
+            ));
+        }
+    };
+    let dt: Vec<i64> = match data.get("dt") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(safe_integer)
+            .collect::<Option<_>>()
+            .ok_or_else(|| why("dt must be an array of safe integers", data.key_span("dt")))?,
+        _ => {
+            return Err(why(
+                "dt must be an array of safe integers",
+                data.key_span("dt"),
+            ));
+        }
+    };
+    if dt.len() + 1 != members.len() {
+        return Err(why(
+            &format!(
+                "dt length {} does not match {} members",
+                dt.len(),
+                members.len()
+            ),
+            data.key_span("dt"),
+        ));
+    }
+    const MAX_SAFE: i64 = 9_007_199_254_740_991;
+    if seq0 + members.len() as i64 - 1 > MAX_SAFE {
+        return Err(why("member seqs must stay safe integers", None));
+    }
+    let mut times = Vec::with_capacity(members.len());
+    let mut time = time0;
+    times.push(time);
+    for gap in &dt {
+        time = time
+            .checked_add(*gap)
+            .filter(|t| t.abs() <= MAX_SAFE)
+            .ok_or_else(|| why("member times must stay safe integers", data.key_span("dt")))?;
+        times.push(time);
+    }
+
+    let get = |k: &str| data.get(k).cloned().unwrap_or(Value::Null);
+    let events = members
+        .into_iter()
+        .zip(times)
+        .enumerate()
+        .map(|(k, (text, time))| {
+            let mut chunk = Object::new();
+            chunk.insert(Str::new("type"), Value::string(delta));
+            chunk.insert(Str::new("index"), get("index"));
+            if tag == "tool-call-chunks" {
+                chunk.insert(Str::new("id"), get("id"));
+                if let Some(name) = data.get("name") {
+                    chunk.insert(Str::new("name"), name.clone());
+                }
+                chunk.insert(Str::new("argumentsDelta"), Value::String(text.clone()));
+            } else {
+                chunk.insert(Str::new("text"), Value::String(text.clone()));
+            }
+            let mut event_data = Object::new();
+            event_data.insert(Str::new("turn"), get("turn"));
+            event_data.insert(Str::new("step"), get("step"));
+            event_data.insert(Str::new("chunk"), Value::Object(chunk));
+            let mut event = Object::new();
+            event.insert(Str::new("type"), Value::string("assistant/chunk"));
+            event.insert(Str::new("data"), Value::Object(event_data));
+            Event {
+                row: event,
+                line,
+                offset,
+                seq: seq0 + k as i64,
+                time,
+                packed: true,
+            }
+        })
+        .collect();
+    Ok(events)
+}
