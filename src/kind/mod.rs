@@ -5,6 +5,8 @@
 //! the kind's own writer would produce together with the name the harness would look up.
 
 pub mod claude_code;
+pub mod dsh;
+pub mod generic;
 
 use crate::json::{self, ParseError, Position};
 use crate::tree::{Cassette, CassetteKind};
@@ -42,6 +44,9 @@ pub enum CassetteError {
     /// JSON, but not the shape of its kind.
     #[error("{0}")]
     Schema(#[from] SchemaError),
+    /// A line of a JSONL log (the first problem; `vcr verify` reports them all).
+    #[error("{}", .0.message)]
+    Log(dsh::Problem),
 }
 
 impl CassetteError {
@@ -50,6 +55,7 @@ impl CassetteError {
         match self {
             CassetteError::Parse(_) => "parse",
             CassetteError::Schema(_) => "schema",
+            CassetteError::Log(problem) => problem.id,
         }
     }
 
@@ -58,6 +64,7 @@ impl CassetteError {
         let offset = match self {
             CassetteError::Parse(e) => Some(e.offset),
             CassetteError::Schema(e) => e.offset,
+            CassetteError::Log(problem) => problem.offset,
         };
         offset.map(|o| Position::locate(bytes, o))
     }
@@ -116,6 +123,28 @@ pub fn canonicalize(
     bytes: &[u8],
     mode: Mode,
 ) -> Result<Canonical, CassetteError> {
+    match cassette.kind {
+        CassetteKind::DshSession => {
+            let canonical = dsh::normalize_session(bytes, &cassette.rel, Some(&cassette.dir.cwd))
+                .map_err(|problems| {
+                CassetteError::Log(problems.into_iter().next().expect("at least one"))
+            })?;
+            return Ok(Canonical {
+                bytes: canonical,
+                key_changed: false,
+                name: None,
+            });
+        }
+        // Overrides are hand-written (no formatter defines them); text is not parsed.
+        CassetteKind::DshOverride | CassetteKind::Text => {
+            return Ok(Canonical {
+                bytes: bytes.to_vec(),
+                key_changed: false,
+                name: None,
+            });
+        }
+        _ => {}
+    }
     let mut value = json::parse(bytes)?;
     match cassette.kind {
         CassetteKind::ClaudeCodeMessage => {
@@ -140,6 +169,8 @@ pub fn canonicalize(
                 name: None,
             })
         }
-        CassetteKind::Text => unreachable!("text cassettes return above"),
+        CassetteKind::DshSession | CassetteKind::DshOverride | CassetteKind::Text => {
+            unreachable!("handled above")
+        }
     }
 }
