@@ -30,6 +30,9 @@ pub struct ConfigFile {
     pub verify: VerifyConfig,
     /// Settings of DeepSeek-Harness (dsh) scenario trees.
     pub dsh: DshConfig,
+    /// Generic hashed cassettes (`[[cassettes]]`), in order: a file is of the first entry
+    /// whose glob matches it.
+    pub cassettes: Vec<crate::kind::generic::CassetteConfig>,
 }
 
 /// The `[dsh]` table.

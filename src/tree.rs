@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::config::{ClaudeCodeSettings, ConfigError, ConfigFile, Env, Overrides};
 use crate::kind::claude_code::{self, FileKind, Version};
-use crate::kind::dsh;
+use crate::kind::{dsh, generic};
 use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
 
 /// Folders never searched for fixtures: version control, dependencies, vcr's own state.
@@ -30,6 +30,9 @@ pub enum CassetteKind {
     ClaudeCodeMessage,
     /// A Claude Code token-count fixture.
     ClaudeCodeTokenCount,
+    /// A generic hashed cassette declared in `[[cassettes]]` (its spec is in its folder's
+    /// [`FixtureDir::spec`]).
+    Generic,
     /// A dsh session log: `session.jsonl` or a child `session.N.jsonl` of a scenario.
     DshSession,
     /// A dsh scenario's hand-written `replay.override.json` (checked, never rewritten).
@@ -42,7 +45,10 @@ pub enum CassetteKind {
 impl CassetteKind {
     /// Whether the file's name is a hash of its contents (and can be re-keyed).
     pub fn is_content_addressed(self) -> bool {
-        matches!(self, CassetteKind::ClaudeCodeMessage)
+        matches!(
+            self,
+            CassetteKind::ClaudeCodeMessage | CassetteKind::Generic
+        )
     }
 
     /// Whether vcr reads the file's structure (and so can normalize and name it).
@@ -77,6 +83,8 @@ pub struct FixtureDir {
     /// The absolute folder recordings were made in: what `[CWD]` (Claude Code) or `{{cwd}}`
     /// (dsh) stands for.
     pub cwd: String,
+    /// For generic cassettes: the `[[cassettes]]` entry that describes them.
+    pub spec: Option<Arc<generic::Spec>>,
 }
 
 /// One cassette file.
@@ -158,6 +166,8 @@ pub struct Project {
     rule_sets: std::sync::Mutex<HashMap<String, Arc<RuleSet>>>,
     /// `[verify] text`: cassettes linted as text.
     text_globs: Option<globset::GlobSet>,
+    /// `[[cassettes]]`, compiled, in order.
+    generic: Vec<Arc<generic::Spec>>,
 }
 
 /// Compiles globs written relative to the project root (`*` stays within a folder, `**`
@@ -224,6 +234,14 @@ impl Project {
                 path: config_path.clone(),
                 message: format!("`verify.text`: {message}"),
             })?;
+        let generic = generic::compile_all(&config_file.cassettes)
+            .map_err(|e| ConfigError::Verify {
+                path: config_path.clone(),
+                message: e.to_string(),
+            })?
+            .into_iter()
+            .map(Arc::new)
+            .collect();
         let project = Project {
             root,
             config_path,
@@ -232,6 +250,7 @@ impl Project {
             user_rules,
             rule_sets: std::sync::Mutex::default(),
             text_globs,
+            generic,
         };
         // Compile one rule set now so that duplicate ids fail before any work starts.
         project.rules_for_cwd("/")?;
@@ -295,6 +314,7 @@ impl Project {
             rules: self.rules_for_cwd(&cwd)?,
             version: self.claude_code.version,
             cwd,
+            spec: None,
         }))
     }
 
@@ -366,10 +386,10 @@ impl Project {
                         // A scenario is checked whole: one changed log selects its folder.
                         scenario_dirs.extend(scenario.map(Path::to_owned));
                     }
-                    None if self.is_text_cassette(&self.rel(&absolute)) => {
-                        selection.cassettes.push(self.text_cassette(absolute));
-                    }
-                    None => selection.ignored.push(self.rel(&absolute)),
+                    None => match self.glob_cassette(absolute.clone()) {
+                        Some(cassette) => selection.cassettes.push(cassette),
+                        None => selection.ignored.push(self.rel(&absolute)),
+                    },
                 }
             }
         }
@@ -523,6 +543,7 @@ impl Project {
             rules: Arc::new(RuleSet::default()),
             version: self.claude_code.version,
             cwd: self.dsh_cwd(),
+            spec: None,
         });
         for entry in entries.flatten() {
             let Ok(name) = entry.file_name().into_string() else {
@@ -558,23 +579,35 @@ impl Project {
             .is_some_and(|globs| globs.is_match(rel))
     }
 
-    fn text_cassette(&self, path: PathBuf) -> Cassette {
-        Cassette {
-            rel: self.rel(&path),
+    /// The generic or text cassette at `path`, if `[[cassettes]]` or `[verify] text` select
+    /// it (the first `[[cassettes]]` entry whose glob matches wins; then text globs).
+    fn glob_cassette(&self, path: PathBuf) -> Option<Cassette> {
+        let rel = self.rel(&path);
+        let spec = self.generic.iter().find(|spec| spec.matches(&rel));
+        if spec.is_none() && !self.is_text_cassette(&rel) {
+            return None;
+        }
+        Some(Cassette {
+            rel,
             dir: Arc::new(FixtureDir {
                 path: path.parent().map(Path::to_owned).unwrap_or_default(),
                 rules: Arc::new(RuleSet::default()),
                 version: self.claude_code.version,
                 cwd: String::new(),
+                spec: spec.cloned(),
             }),
             path,
-            kind: CassetteKind::Text,
-        }
+            kind: if spec.is_some() {
+                CassetteKind::Generic
+            } else {
+                CassetteKind::Text
+            },
+        })
     }
 
-    /// Adds the files under `start` that `[verify] text` globs select.
+    /// Adds the files under `start` that `[[cassettes]]` or `[verify] text` globs select.
     fn discover_text(&self, start: &Path, selection: &mut Selection) {
-        if self.text_globs.is_none() {
+        if self.text_globs.is_none() && self.generic.is_empty() {
             return;
         }
         let walk = walkdir::WalkDir::new(start)
@@ -585,10 +618,10 @@ impl Project {
                     || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
             });
         for entry in walk.flatten() {
-            if entry.file_type().is_file() && self.is_text_cassette(&self.rel(entry.path())) {
-                selection
-                    .cassettes
-                    .push(self.text_cassette(entry.into_path()));
+            if entry.file_type().is_file()
+                && let Some(cassette) = self.glob_cassette(entry.into_path())
+            {
+                selection.cassettes.push(cassette);
             }
         }
     }

@@ -14,7 +14,7 @@ use crate::event::{FileProblem, Progress, par_ordered};
 use crate::finding::{Finding, Severity, fingerprint, is_known_id};
 use crate::json::{self, Position, Value};
 use crate::kind::claude_code;
-use crate::kind::dsh;
+use crate::kind::{dsh, generic};
 use crate::lint::{Hit, LeakFamily, Locator, Scanner};
 use crate::rehash::MAX_NAME_BYTES;
 use crate::tree::{Cassette, CassetteKind, Project, Scenario, Selection, compile_globs};
@@ -298,6 +298,10 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
         return result;
     }
+    if let Some(spec) = &cassette.dir.spec {
+        check_generic(cassette, spec, bytes, &hits, checks, &mut result);
+        return result;
+    }
     if cassette.kind.is_dsh() {
         // Parse, schema and format problems come from the scenario check, which reads the
         // whole folder; here only the leaks, placed in their line's JSON.
@@ -483,6 +487,88 @@ fn jsonl_pointers(bytes: &[u8], hits: &[Hit]) -> Vec<Option<String>> {
     out
 }
 
+/// A generic cassette's scope: its declared key material, or payload. JSONL pointers start
+/// with the line index, which the spec's pointers (within a line) do not have.
+fn generic_scope(spec: &generic::Spec, pointer: &str) -> Scope {
+    let within = match spec.format() {
+        generic::Format::Json => pointer,
+        generic::Format::Jsonl => pointer[1..].find('/').map_or("", |i| &pointer[i + 1..]),
+    };
+    if spec.is_key_pointer(within) {
+        Scope::Key
+    } else {
+        Scope::Payload
+    }
+}
+
+/// Leaks, format and names of a `[[cassettes]]` cassette: a JSON file named by its key, or
+/// a JSONL log whose lines carry their key's hash.
+fn check_generic(
+    cassette: &Cassette,
+    spec: &generic::Spec,
+    bytes: &[u8],
+    hits: &[Hit],
+    checks: &Checks,
+    result: &mut FileResult,
+) {
+    let out = &mut result.findings;
+    let problem = |e: &generic::GenericError, out: &mut Vec<(Finding, Option<String>)>| {
+        let finding = Finding::new(e.id(), Severity::Error, &cassette.rel, e.to_string())
+            .at(e.position(bytes));
+        push(checks, out, finding, None);
+    };
+    match spec.format() {
+        generic::Format::Json => {
+            let value = match json::parse(bytes) {
+                Ok(value) => value,
+                Err(e) => {
+                    problem(&generic::GenericError::Parse(e), out);
+                    leak_findings(cassette, bytes, hits, None, checks, out);
+                    return;
+                }
+            };
+            let pointers = pointers_of(&value, hits);
+            leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
+            match generic::name_for(spec, &value, &cassette.rel) {
+                Ok(expected) => {
+                    name_findings(cassette, &expected, checks, out);
+                    result.expected_name = Some(expected);
+                }
+                Err(e) => problem(&e, out),
+            }
+        }
+        generic::Format::Jsonl => {
+            let pointers = jsonl_pointers(bytes, hits);
+            leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
+            match generic::check_lines(spec, bytes, &cassette.rel) {
+                Ok(lines) => {
+                    for line in lines.iter().filter(|l| l.is_stale()) {
+                        let message = format!(
+                            "line {}: the stored hash {} is not the hash of the line's key material ({}); run `vcr rehash`",
+                            line.line, line.stored, line.expected
+                        );
+                        let finding =
+                            Finding::new("name/stale", Severity::Error, &cassette.rel, message)
+                                .at(Some(Position::locate(bytes, line.offset)));
+                        push(checks, out, finding, None);
+                    }
+                }
+                Err(e) => {
+                    problem(&e, out);
+                    return;
+                }
+            }
+        }
+    }
+    match generic::canonical(spec, bytes) {
+        Ok(canonical) if canonical != bytes => {
+            format_finding(cassette, bytes, &canonical, checks, out);
+        }
+        Ok(_) => {}
+        Err(e) => problem(&e, out),
+    }
+}
+
 /// Checks one dsh scenario as a whole (file set, logs, derived scripts, override,
 /// `{{fromRequest:}}` placeholders, canonical form).
 fn check_scenario(
@@ -575,7 +661,10 @@ fn leak_findings(
     let mut locator = Locator::new(bytes);
     for (i, hit) in hits.iter().enumerate() {
         let pointer = pointers.and_then(|pointers| pointers[i].as_deref());
-        let scope = pointer.map_or(Scope::Payload, |p| scope_of(cassette.kind, p));
+        let scope = pointer.map_or(Scope::Payload, |p| match &cassette.dir.spec {
+            Some(spec) => generic_scope(spec, p),
+            None => scope_of(cassette.kind, p),
+        });
         let Some((severity, where_)) = leak_severity(hit, scope) else {
             continue;
         };

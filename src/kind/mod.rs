@@ -47,6 +47,9 @@ pub enum CassetteError {
     /// A line of a JSONL log (the first problem; `vcr verify` reports them all).
     #[error("{}", .0.message)]
     Log(dsh::Problem),
+    /// A generic cassette's problem.
+    #[error("{0}")]
+    Generic(#[from] generic::GenericError),
 }
 
 impl CassetteError {
@@ -56,6 +59,7 @@ impl CassetteError {
             CassetteError::Parse(_) => "parse",
             CassetteError::Schema(_) => "schema",
             CassetteError::Log(problem) => problem.id,
+            CassetteError::Generic(e) => e.id(),
         }
     }
 
@@ -65,6 +69,7 @@ impl CassetteError {
             CassetteError::Parse(e) => Some(e.offset),
             CassetteError::Schema(e) => e.offset,
             CassetteError::Log(problem) => problem.offset,
+            CassetteError::Generic(e) => e.offset(),
         };
         offset.map(|o| Position::locate(bytes, o))
     }
@@ -102,6 +107,13 @@ pub fn key_from_prefix(
     if !cassette.kind.is_content_addressed() {
         return Ok(KeyRead::NotAddressed);
     }
+    if let Some(spec) = &cassette.dir.spec {
+        // A generic key may sit anywhere in the file (or on every line): read it all.
+        if !complete {
+            return Ok(KeyRead::NeedMore);
+        }
+        return generic_key(cassette, spec, bytes);
+    }
     let Some(mut value) = json::parse_until_field(bytes, "input", complete)? else {
         return Ok(KeyRead::NeedMore);
     };
@@ -114,6 +126,30 @@ pub fn key_from_prefix(
     Ok(KeyRead::Keyed(Keyed {
         name: claude_code::message_name(claude_code::input(&value)),
         key_changed,
+    }))
+}
+
+/// A generic cassette's name (JSON: from its key; JSONL: its own, with stale line hashes
+/// as a key change that rewrites the file).
+fn generic_key(
+    cassette: &Cassette,
+    spec: &generic::Spec,
+    bytes: &[u8],
+) -> Result<KeyRead, CassetteError> {
+    let current = cassette
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(KeyRead::Keyed(match spec.format() {
+        generic::Format::Json => Keyed {
+            name: generic::name_for(spec, &json::parse(bytes)?, &cassette.rel)?,
+            key_changed: false,
+        },
+        generic::Format::Jsonl => Keyed {
+            name: current,
+            key_changed: generic::rekey_lines(spec, bytes, &cassette.rel)?.changed > 0,
+        },
     }))
 }
 
@@ -133,6 +169,34 @@ pub fn canonicalize(
                 bytes: canonical,
                 key_changed: false,
                 name: None,
+            });
+        }
+        CassetteKind::Generic => {
+            let spec = cassette
+                .dir
+                .spec
+                .as_deref()
+                .expect("generic cassettes carry a spec");
+            let (bytes, key_changed) = match (mode, spec.format()) {
+                (Mode::Rekey, generic::Format::Jsonl) => {
+                    let rekeyed = generic::rekey_lines(spec, bytes, &cassette.rel)?;
+                    (rekeyed.bytes, rekeyed.changed > 0)
+                }
+                (Mode::Rekey, generic::Format::Json) => (bytes.to_vec(), false),
+                (Mode::Normalize, _) => (generic::canonical(spec, bytes)?, false),
+            };
+            let name = match spec.format() {
+                generic::Format::Json => Some(generic::name_for(
+                    spec,
+                    &json::parse(&bytes)?,
+                    &cassette.rel,
+                )?),
+                generic::Format::Jsonl => None,
+            };
+            return Ok(Canonical {
+                bytes,
+                key_changed,
+                name,
             });
         }
         // Overrides are hand-written (no formatter defines them); text is not parsed.
@@ -169,8 +233,9 @@ pub fn canonicalize(
                 name: None,
             })
         }
-        CassetteKind::DshSession | CassetteKind::DshOverride | CassetteKind::Text => {
-            unreachable!("handled above")
-        }
+        CassetteKind::DshSession
+        | CassetteKind::DshOverride
+        | CassetteKind::Generic
+        | CassetteKind::Text => unreachable!("handled above"),
     }
 }
