@@ -285,6 +285,9 @@ enum Scope {
     /// A field the format keeps as recorded (Claude Code output items' `timestamp` and
     /// `uuid`): UUIDs and timestamps there are not findings.
     Kept,
+    /// The dsh header's `cwd`, which the harness writes as `{{cwd}}`: any machine path
+    /// there is an error, a temporary folder too.
+    Cwd,
 }
 
 fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult {
@@ -626,6 +629,9 @@ fn scope_of(kind: CassetteKind, pointer: &str) -> Scope {
     if kind.is_dsh() {
         // dsh logs have no key material; the ids the harness keeps on purpose (message and
         // session ids, kept across re-records) are not findings.
+        if kind == CassetteKind::DshSession && pointer == "/0/cwd" {
+            return Scope::Cwd;
+        }
         let field = pointer.rsplit('/').next().unwrap_or_default();
         return if field == "id" || field.ends_with("Id") || field == "parentSession" {
             Scope::Kept
@@ -721,16 +727,19 @@ fn is_stream_event(kind: CassetteKind, pointer: &str) -> bool {
 fn leak_severity(hit: &Hit, scope: Scope) -> Option<(Severity, &'static str)> {
     let where_ = match scope {
         Scope::Key => " in the key material",
+        Scope::Cwd => " where the harness writes {{cwd}}",
         _ => "",
     };
     let severity = match hit.family {
         LeakFamily::Secret => Severity::Error,
-        LeakFamily::Path if hit.temporary && scope != Scope::Key => Severity::Warning,
+        LeakFamily::Path if hit.temporary && !matches!(scope, Scope::Key | Scope::Cwd) => {
+            Severity::Warning
+        }
         LeakFamily::Path => Severity::Error,
         LeakFamily::Uuid | LeakFamily::Timestamp => match scope {
             Scope::Kept => return None,
             Scope::Key => Severity::Error,
-            Scope::Payload => Severity::Warning,
+            Scope::Payload | Scope::Cwd => Severity::Warning,
         },
         LeakFamily::Email => Severity::Warning,
     };

@@ -236,6 +236,31 @@ fn machine_paths_where_the_harness_writes_cwd_are_leaks_and_ids_are_not() {
 }
 
 #[test]
+fn a_temporary_folder_in_the_header_cwd_is_an_error_and_in_a_tool_call_a_warning() {
+    let t = example();
+    let rel = format!("{SNAPSHOTS}/read-and-fix/session.jsonl");
+    edit(&t, &rel, |text| {
+        text.replacen(r#""cwd":"{{cwd}}""#, r#""cwd":"/tmp/dsh-snap-Q2x""#, 1)
+    });
+    let doc = verify_json(&t);
+    let finding = only_error(&doc, "leak/path", &rel);
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("where the harness writes {{cwd}}"),
+        "{finding}"
+    );
+    let t = example();
+    edit(&t, &rel, |text| {
+        text.replace("{{cwd}}/src/cart.ts", "/tmp/dsh-snap-Q2x/src/cart.ts")
+    });
+    let doc = verify_json(&t);
+    assert_eq!(errors(&doc), [], "{doc:#}");
+    assert!(doc["summary"]["warnings"].as_u64().unwrap() >= 1, "{doc:#}");
+}
+
+#[test]
 fn normalize_strips_envelopes_and_tokenizes_the_recording_folder() {
     let t = example();
     let rel = format!("{SNAPSHOTS}/read-and-fix/session.jsonl");
