@@ -36,6 +36,9 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material')
             [CompletionResult]::new('normalize', 'normalize', [CompletionResultType]::ParameterValue, 'Bring cassettes to the exact bytes their harness''s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting')
             [CompletionResult]::new('rehash', 'rehash', [CompletionResultType]::ParameterValue, 'Re-key content-addressed cassettes under the current rules, without re-recording')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Exit codes: 0 identical, 1 differences, 2 error')
+            [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Run the test suite in record mode and keep only what a green run recorded')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -89,10 +92,62 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'vcr;diff' {
+            [CompletionResult]::new('--rev', '--rev', [CompletionResultType]::ParameterName, 'Compare the tree at git revision REV with the working tree (PATHs limit it)')
+            [CompletionResult]::new('--textconv', '--textconv', [CompletionResultType]::ParameterName, 'Print the readable behaviour summary of one cassette (for a git diff driver)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
+            [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Add the unified diff of the canonical forms')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'vcr;record' {
+            [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Re-record only the cassettes matching these globs (moved aside, restored on failure)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'vcr;prune' {
+            [CompletionResult]::new('--usage-log', '--usage-log', [CompletionResultType]::ParameterName, 'Usage logs of test runs (repeatable; CI shards and other OSes are combined)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
+            [CompletionResult]::new('--delete', '--delete', [CompletionResultType]::ParameterName, 'Delete the orphans (default: list them)')
+            [CompletionResult]::new('--include-untracked', '--include-untracked', [CompletionResultType]::ParameterName, 'Also delete orphans git does not track (git cannot bring them back)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'vcr;help' {
             [CompletionResult]::new('verify', 'verify', [CompletionResultType]::ParameterValue, 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material')
             [CompletionResult]::new('normalize', 'normalize', [CompletionResultType]::ParameterValue, 'Bring cassettes to the exact bytes their harness''s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting')
             [CompletionResult]::new('rehash', 'rehash', [CompletionResultType]::ParameterValue, 'Re-key content-addressed cassettes under the current rules, without re-recording')
+            [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Exit codes: 0 identical, 1 differences, 2 error')
+            [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Run the test suite in record mode and keep only what a green run recorded')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -103,6 +158,15 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             break
         }
         'vcr;help;rehash' {
+            break
+        }
+        'vcr;help;diff' {
+            break
+        }
+        'vcr;help;record' {
+            break
+        }
+        'vcr;help;prune' {
             break
         }
         'vcr;help;help' {

@@ -38,6 +38,9 @@ complete -c vcr -n "__fish_vcr_needs_command" -s V -l version -d 'Print version'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "diff" -d 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Exit codes: 0 identical, 1 differences, 2 error'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "record" -d 'Run the test suite in record mode and keep only what a green run recorded'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "prune" -d 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l format -d 'Output format' -r -f -a "human\t'Grouped by file, with a summary line'
 json\t'`{"version":1,"findings":[...],"summary":{...}}`'
@@ -84,7 +87,53 @@ complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s n -l dry-run -d 'Show
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l rev -d 'Compare the tree at git revision REV with the working tree (PATHs limit it)' -r
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l textconv -d 'Print the readable behaviour summary of one cassette (for a git diff driver)' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l format -d 'Output format' -r -f -a "human\t'Text for people'
+json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l full -d 'Add the unified diff of the canonical forms'
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_using_subcommand record" -l only -d 'Re-record only the cassettes matching these globs (moved aside, restored on failure)' -r
+complete -c vcr -n "__fish_vcr_using_subcommand record" -l format -d 'Output format' -r -f -a "human\t'Text for people'
+json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand record" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand record" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand record" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand record" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand record" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand record" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand record" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l usage-log -d 'Usage logs of test runs (repeatable; CI shards and other OSes are combined)' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l format -d 'Output format' -r -f -a "human\t'Text for people'
+json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l delete -d 'Delete the orphans (default: list them)'
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l include-untracked -d 'Also delete orphans git does not track (git cannot bring them back)'
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "diff" -d 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Exit codes: 0 identical, 1 differences, 2 error'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "record" -d 'Run the test suite in record mode and keep only what a green run recorded'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "prune" -d 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

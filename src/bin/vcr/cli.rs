@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::commands::{normalize, rehash, verify};
+use crate::commands::{diff, normalize, prune, record, rehash, verify};
 
 /// Keeps the fixture trees of record/replay tests of LLM agents healthy.
 ///
@@ -137,6 +137,9 @@ pub(crate) enum Command {
     Verify(verify::Args),
     Normalize(normalize::Args),
     Rehash(rehash::Args),
+    Diff(diff::Args),
+    Record(record::Args),
+    Prune(prune::Args),
 }
 
 impl Command {
@@ -146,6 +149,9 @@ impl Command {
             Command::Verify(args) => args.format.into(),
             Command::Normalize(args) => args.format.into(),
             Command::Rehash(args) => args.format.into(),
+            Command::Diff(args) => args.format.into(),
+            Command::Record(args) => args.format.into(),
+            Command::Prune(args) => args.format.into(),
         }
     }
 }

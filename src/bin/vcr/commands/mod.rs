@@ -1,6 +1,9 @@
 //! One module per subcommand; each only orchestrates: resolve, call the library, report.
 
+pub(crate) mod diff;
 pub(crate) mod normalize;
+pub(crate) mod prune;
+pub(crate) mod record;
 pub(crate) mod rehash;
 pub(crate) mod verify;
 
@@ -23,6 +26,9 @@ pub(crate) fn dispatch(cx: &Context, command: &Command) -> Result<Outcome> {
         Command::Verify(args) => verify::run(cx, args),
         Command::Normalize(args) => normalize::run(cx, args),
         Command::Rehash(args) => rehash::run(cx, args),
+        Command::Diff(args) => diff::run(cx, args),
+        Command::Record(args) => record::run(cx, args),
+        Command::Prune(args) => prune::run(cx, args),
     }
 }
 
