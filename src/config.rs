@@ -33,6 +33,18 @@ pub struct ConfigFile {
     /// Generic hashed cassettes (`[[cassettes]]`), in order: a file is of the first entry
     /// whose glob matches it.
     pub cassettes: Vec<crate::kind::generic::CassetteConfig>,
+    /// Settings of `vcr record`.
+    pub record: RecordConfig,
+}
+
+/// The `[record]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RecordConfig {
+    /// The variables that put the harness in record mode. When set, they replace the
+    /// defaults (`VCR_RECORD=1` for Claude Code trees, `DSH_SNAPSHOT=record` for dsh), so a
+    /// home-grown harness can name its own.
+    pub env: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// The `[dsh]` table.

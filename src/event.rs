@@ -114,8 +114,46 @@ pub enum Event<'a> {
         /// The file.
         path: &'a str,
     },
+    /// A cassette (or dsh scenario folder) no usage source read (`vcr prune`).
+    Orphan {
+        /// The cassette or scenario folder.
+        path: &'a str,
+        /// Its files.
+        files: usize,
+        /// Their total size in bytes.
+        bytes: u64,
+        /// Whether git tracks it (git can bring it back).
+        tracked: bool,
+        /// Whether it was deleted.
+        deleted: bool,
+    },
+    /// What a `vcr record` run did to a cassette.
+    Recorded {
+        /// The cassette.
+        path: &'a str,
+        /// Added, changed, removed, unchanged, or kept (moved aside and not re-recorded).
+        change: crate::record::Change,
+    },
+    /// A cassette was moved aside under `.vcr/stash/` to be recorded again.
+    Stashed {
+        /// The cassette.
+        path: &'a str,
+    },
+    /// A cassette moved aside came back, was replaced by its new recording, or was kept in
+    /// the stash because a run that did not succeed recorded it again.
+    Unstashed {
+        /// The cassette.
+        path: &'a str,
+        /// `restored`, `replaced` or `kept`.
+        outcome: &'a str,
+        /// Where the old copy is, when kept.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stash: Option<&'a str>,
+    },
     /// A finding of `vcr verify`.
     Finding(&'a crate::finding::Finding),
+    /// One cassette compared by `vcr diff`.
+    Diff(&'a crate::diff::Entry),
 }
 
 /// A file that could not be processed, ready to report as an [`Event::FileError`].

@@ -76,9 +76,44 @@ pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
     if names.is_empty() {
         return Ok(out);
     }
+    let requests: Vec<Vec<u8>> = names
+        .iter()
+        .map(|name| [b":".as_slice(), name].concat())
+        .collect();
+    for (name, content) in names.iter().zip(cat_blobs(&top, requests)?) {
+        let path = top.join(String::from_utf8_lossy(name).as_ref());
+        out.insert(path, content);
+    }
+    Ok(out)
+}
+
+/// The files git tracks under `root` (absolute paths), or `None` when `root` is not in a
+/// git repository: outside one, nothing is "untracked" (DESIGN, Git).
+pub fn tracked(root: &Path) -> Result<Option<std::collections::BTreeSet<PathBuf>>, GitError> {
+    // Asking git outside a repository fails with an error that depends on its version and
+    // language; looking for `.git` first keeps "not a repository" apart from "git failed".
+    if !root.ancestors().any(|dir| dir.join(".git").exists()) {
+        return Ok(None);
+    }
+    let out = git(root, &["ls-files", "-z", "--cached"])?;
+    Ok(Some(
+        out.split(|&b| b == 0)
+            .filter(|name| !name.is_empty())
+            .map(|name| root.join(String::from_utf8_lossy(name).as_ref()))
+            .collect(),
+    ))
+}
+
+/// The contents of the objects named by `requests` (`:path` for the index, an object id, or
+/// `REV:path`), in order, through one `git cat-file --batch`.
+fn cat_blobs(top: &Path, requests: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, GitError> {
+    let mut out = Vec::with_capacity(requests.len());
+    if requests.is_empty() {
+        return Ok(out);
+    }
     let mut child = Command::new("git")
         .arg("-C")
-        .arg(&top)
+        .arg(top)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -86,17 +121,18 @@ pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
         .spawn()
         .map_err(GitError::Spawn)?;
     let mut stdin = child.stdin.take().expect("piped stdin");
-    let requests: Vec<u8> = names
-        .iter()
-        .flat_map(|name| [b":".as_slice(), name, b"\n"].concat())
+    let count = requests.len();
+    let input: Vec<u8> = requests
+        .into_iter()
+        .flat_map(|r| [r, b"\n".to_vec()].concat())
         .collect();
     // Write from another thread so a large answer cannot block on a full request pipe.
-    let writer = std::thread::spawn(move || stdin.write_all(&requests));
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
     let mut reader = BufReader::new(child.stdout.take().expect("piped stdout"));
     let command = || GitError::Output {
         command: "cat-file --batch".into(),
     };
-    for name in &names {
+    for _ in 0..count {
         let mut header = String::new();
         reader.read_line(&mut header).map_err(GitError::Spawn)?;
         // "<sha> blob <size>\n", or "<name> missing\n".
@@ -109,8 +145,7 @@ pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
         let mut content = vec![0; size + 1];
         reader.read_exact(&mut content).map_err(GitError::Spawn)?;
         content.pop(); // the newline after each object
-        let path = top.join(String::from_utf8_lossy(name).as_ref());
-        out.insert(path, content);
+        out.push(content);
     }
     let _ = writer.join();
     let status = child.wait().map_err(GitError::Spawn)?;
@@ -118,4 +153,52 @@ pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
         return Err(command());
     }
     Ok(out)
+}
+
+/// The files of the tree at revision `rev` under `pathspecs` (relative to the top folder
+/// `top`; none means the whole tree), as `(path relative to top, contents)` in path order.
+/// Read through git (`ls-tree`, then one `cat-file --batch`), never checked out. Symbolic
+/// links and submodules are left out: vcr never follows links.
+pub fn tree_at(
+    top: &Path,
+    rev: &str,
+    pathspecs: &[String],
+) -> Result<Vec<(String, Vec<u8>)>, GitError> {
+    // `--verify` first, so that a bad revision is named as such and not as an empty tree.
+    git(
+        top,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{rev}^{{tree}}"),
+        ],
+    )
+    .map_err(|_| GitError::Failed {
+        command: format!("rev-parse --verify {rev}"),
+        stderr: format!("`{rev}` is not a revision of this repository"),
+    })?;
+    let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", rev, "--"];
+    args.extend(pathspecs.iter().map(String::as_str));
+    let listing = git(top, &args)?;
+    let mut entries = Vec::new();
+    for record in listing.split(|&b| b == 0).filter(|r| !r.is_empty()) {
+        // "<mode> <type> <object>\t<path>"
+        let tab = record
+            .iter()
+            .position(|&b| b == b'\t')
+            .ok_or_else(|| GitError::Output {
+                command: "ls-tree".into(),
+            })?;
+        let meta = String::from_utf8_lossy(&record[..tab]);
+        let mut fields = meta.split(' ');
+        let (mode, kind, object) = (fields.next(), fields.next(), fields.next());
+        if kind != Some("blob") || mode == Some("120000") {
+            continue;
+        }
+        let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
+        entries.push((path, object.unwrap_or_default().as_bytes().to_vec()));
+    }
+    let (paths, objects): (Vec<String>, Vec<Vec<u8>>) = entries.into_iter().unzip();
+    Ok(paths.into_iter().zip(cat_blobs(top, objects)?).collect())
 }

@@ -8,13 +8,17 @@
 
 pub mod baseline;
 pub mod config;
+pub mod diff;
 pub mod event;
+pub mod exec;
 pub mod finding;
 pub mod git;
 pub mod json;
 pub mod kind;
 pub mod lint;
 pub mod normalize;
+pub mod prune;
+pub mod record;
 pub mod rehash;
 pub mod rules;
 pub mod store;

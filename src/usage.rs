@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::tree::{Cassette, Selection};
+
 /// What a test run did with a cassette.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -118,6 +120,36 @@ impl Usage {
             .collect()
     }
 
+    /// Whether any lookup failed: the run was not green, whatever was written afterwards.
+    pub fn saw_miss(&self) -> bool {
+        self.records.iter().any(|r| r.event == UsageEvent::Miss)
+    }
+
+    /// The cassettes of `selection` no source read or wrote, in the selection's order.
+    ///
+    /// The files of a dsh scenario are one recording: the harness reads the primary log, its
+    /// children and the override together, and drives the scenario from `input.json`. So if
+    /// any file of a scenario folder was used, none of its files is unused. `vcr verify
+    /// --usage-log` and `vcr prune` both ask this, so they always agree.
+    pub fn unused<'a>(&self, selection: &'a Selection) -> Vec<&'a Cassette> {
+        let used = self.used();
+        let scenario_used = |dir: &str| {
+            used.iter().any(|p| {
+                dir.is_empty()
+                    || p.strip_prefix(dir)
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+        };
+        selection
+            .cassettes
+            .iter()
+            .filter(|c| match c.kind.is_dsh() {
+                true => !scenario_used(&scenario_rel(c)),
+                false => !used.contains(c.rel.as_str()),
+            })
+            .collect()
+    }
+
     /// The cassettes looked for and not found (and not written later in the run).
     pub fn missed(&self) -> BTreeSet<&str> {
         let used = self.used();
@@ -129,9 +161,92 @@ impl Usage {
     }
 }
 
+/// The folder of a dsh cassette's scenario, relative to the project root.
+pub fn scenario_rel(cassette: &Cassette) -> String {
+    match cassette.rel.rsplit_once('/') {
+        Some((dir, _)) => dir.to_owned(),
+        None => String::new(),
+    }
+}
+
+/// The cassette a line of a test run's output says is missing, if it is one of the seeds'
+/// missing-fixture messages: Claude Code's `Anthropic API fixture missing: <file>. Re-run
+/// ...` and `Fixture missing: <file>. Re-run ...` (`formats.md` A.7), llm-replay's
+/// `llm-replay: fixture not found: <file> — run ...` and `llm-replay: child fixture not
+/// found: <file> — re-record ...` (B.7). Colour codes a test runner adds are ignored.
+pub fn missing_fixture(line: &str) -> Option<String> {
+    static PATTERNS: std::sync::OnceLock<[regex::Regex; 2]> = std::sync::OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        [
+            // The name always ends in `.json`, then `. Re-run`, a space or the line's end.
+            regex::Regex::new(r"[Ff]ixture missing: (.+?\.json)(?:\.\s|\.?\s*$|\s)")
+                .expect("valid regex"),
+            regex::Regex::new(
+                r"llm-replay: (?:child )?fixture not found: (.+?)(?: \x{2014} |\s*$)",
+            )
+            .expect("valid regex"),
+        ]
+    });
+    let plain = strip_ansi(line);
+    patterns
+        .iter()
+        .find_map(|re| re.captures(&plain))
+        .map(|c| c[1].trim().to_owned())
+        .filter(|path| !path.is_empty())
+}
+
+/// Removes terminal escape sequences (`ESC [ ... letter`).
+fn strip_ansi(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\u{1b}') {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_fixture_messages_of_both_seeds() {
+        let case = |line: &str| missing_fixture(line);
+        assert_eq!(
+            case("Error: Anthropic API fixture missing: /w/app/fixtures/a1f2fb.json. Re-run tests with VCR_RECORD=1, then commit the result. Input messages:").as_deref(),
+            Some("/w/app/fixtures/a1f2fb.json")
+        );
+        assert_eq!(
+            case("Fixture missing: /w/app/fixtures/token-count-e81e0bac9db2.json. Re-run tests with VCR_RECORD=1, then commit the result.").as_deref(),
+            Some("/w/app/fixtures/token-count-e81e0bac9db2.json")
+        );
+        assert_eq!(
+            case("\u{1b}[31mAPI fixture missing: fixtures/abc123.json\u{1b}[39m").as_deref(),
+            Some("fixtures/abc123.json")
+        );
+        assert_eq!(
+            case("llm-replay: fixture not found: /r/snap/a/session.jsonl \u{2014} run `pnpm run test:snapshot:record` first").as_deref(),
+            Some("/r/snap/a/session.jsonl")
+        );
+        assert_eq!(
+            case("  llm-replay: child fixture not found: snap/a/session.2.jsonl \u{2014} re-record the scenario").as_deref(),
+            Some("snap/a/session.2.jsonl")
+        );
+        assert_eq!(case("3 fixtures found: all green"), None);
+        assert_eq!(case("llm-replay: script exhausted"), None);
+    }
 
     #[test]
     fn reads_paths_and_records() {

@@ -871,17 +871,16 @@ fn usage_findings(
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {
-    let used = usage.used();
-    for cassette in &selection.cassettes {
-        if !used.contains(cassette.rel.as_str()) {
-            let message = "no test read this cassette in the usage log; if the run was complete, `vcr prune` removes it".to_owned();
-            push(
-                checks,
-                out,
-                Finding::new("orphan", Severity::Warning, &cassette.rel, message),
-                None,
-            );
-        }
+    // The same question `vcr prune` asks (dsh scenarios are used as a whole), so the two
+    // never disagree on what is an orphan.
+    for cassette in usage.unused(selection) {
+        let message = "no test read this cassette in the usage log; if the run was complete, `vcr prune` removes it".to_owned();
+        push(
+            checks,
+            out,
+            Finding::new("orphan", Severity::Warning, &cassette.rel, message),
+            None,
+        );
     }
     for path in usage.missed() {
         let message =

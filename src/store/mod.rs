@@ -10,6 +10,7 @@
 //! do they recover an interrupted operation or remove the temporary files a killed run left.
 
 pub mod journal;
+pub mod stash;
 
 use std::fs::{self, File};
 use std::io::Write;

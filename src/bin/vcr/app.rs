@@ -39,6 +39,8 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
             cx.reporter.fatal(&format!("{e:#}"));
             ExitCode::from(2)
         }
+        // `record` passes on the code of a test command that failed, whatever else happened.
+        Ok(Outcome::Exit(code)) => ExitCode::from(code),
         Ok(_) if cx.reporter.had_errors() => ExitCode::from(2),
         Ok(Outcome::Findings) => ExitCode::from(1),
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -110,7 +110,29 @@ impl Context {
                 completed,
             });
         }
+        // A `vcr record` that was killed leaves its stash live: every cassette it moved
+        // aside goes back now (or is kept, if the killed run recorded it again).
+        if let Some(done) = self.store.unstash(vcr::store::stash::Replaced::Keep)? {
+            self.report_unstashed(&done);
+        }
         Ok(lock)
+    }
+
+    /// Reports what became of stashed cassettes.
+    pub(crate) fn report_unstashed(&self, done: &[vcr::store::stash::Unstashed]) {
+        use vcr::store::stash::Unstashed;
+        for item in done {
+            let (path, outcome, stash) = match item {
+                Unstashed::Restored { path } => (path, "restored", None),
+                Unstashed::Replaced { path } => (path, "replaced", None),
+                Unstashed::Kept { path, stash } => (path, "kept", Some(stash.as_str())),
+            };
+            self.reporter.report(&Event::Unstashed {
+                path,
+                outcome,
+                stash,
+            });
+        }
     }
 
     /// Selects the cassettes for `paths` and reports what could not be selected.

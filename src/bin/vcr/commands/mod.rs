@@ -5,6 +5,7 @@ pub(crate) mod normalize;
 pub(crate) mod prune;
 pub(crate) mod record;
 pub(crate) mod rehash;
+mod test_run;
 pub(crate) mod verify;
 
 use anyhow::Result;
@@ -19,6 +20,8 @@ pub(crate) enum Outcome {
     Clean,
     /// Findings (a check that would change files): exit 1.
     Findings,
+    /// The test command `vcr record` ran failed: exit with its code.
+    Exit(u8),
 }
 
 pub(crate) fn dispatch(cx: &Context, command: &Command) -> Result<Outcome> {
@@ -38,5 +41,17 @@ pub(crate) fn count(n: usize, what: &str) -> String {
         format!("1 {what}")
     } else {
         format!("{n} {what}s")
+    }
+}
+
+/// A size for people: bytes, KiB or MiB.
+pub(crate) fn size(bytes: u64) -> String {
+    const KIB: u64 = 1024;
+    if bytes < KIB {
+        format!("{bytes} B")
+    } else if bytes < KIB * KIB {
+        format!("{:.1} KiB", bytes as f64 / KIB as f64)
+    } else {
+        format!("{:.1} MiB", bytes as f64 / (KIB * KIB) as f64)
     }
 }

@@ -3,13 +3,24 @@
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
+use vcr::event::Event;
+use vcr::prune::Orphan;
+use vcr::usage::Usage;
 
-use super::Outcome;
+use super::{Outcome, count, size, test_run};
 use crate::cli::Format;
 use crate::context::Context;
 
 /// List (or delete) the cassettes no test reads any more, from the usage of a complete,
 /// green run.
+///
+/// The usage comes from logs (`--usage-log`, one line per cassette lookup: a path or
+/// `{"path": ..., "event": "hit" | "miss" | "write"}`), from a test command run after `--`
+/// (with `VCR_USAGE_LOG` set to a fresh log, its output scanned for missing-fixture
+/// messages and, on Linux, the tree watched for file opens), or both. Nothing is listed or
+/// deleted (exit 2) when the command failed or was interrupted, a lookup missed, or the
+/// sources name no cassette of the tree. Exit codes: 0 done (whatever the dry run lists),
+/// 2 refused or could not run.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Usage logs of test runs (repeatable; CI shards and other OSes are combined).
@@ -33,6 +44,111 @@ pub(crate) struct Args {
     pub(crate) command: Vec<String>,
 }
 
-pub(crate) fn run(_cx: &Context, _args: &Args) -> Result<Outcome> {
-    bail!("vcr prune is being written")
+/// What `prune` reports in its JSON summary.
+#[derive(Debug, serde::Serialize)]
+struct Summary {
+    cassettes: usize,
+    used: usize,
+    orphans: usize,
+    bytes: u64,
+    untracked: usize,
+    deleted: usize,
+}
+
+pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
+    if args.usage_log.is_empty() && args.command.is_empty() {
+        bail!(
+            "nothing to prune from: give --usage-log FILE (repeatable), or a test command after `--`"
+        );
+    }
+    let _lock = if args.delete {
+        Some(cx.begin_mutation()?)
+    } else {
+        None
+    };
+    cx.announce()?;
+    let selection = cx.select(&[])?;
+    if args.delete {
+        cx.remove_stray_temps(&selection)?;
+    }
+    let mut usage = Usage::default();
+    for log in &args.usage_log {
+        usage.read_log(&cx.working_dir.join(log), cx.project.root())?;
+    }
+    let run = match args.command.is_empty() {
+        true => None,
+        false => Some(test_run::run(
+            cx,
+            &args.command,
+            &[],
+            &test_run::folders(&selection),
+            args.format == Format::Json,
+            &mut usage,
+        )?),
+    };
+    let tracked = vcr::git::tracked(cx.project.root())?;
+    let plan = vcr::prune::plan(&selection, &usage, tracked.as_ref());
+    if let Some(refusal) = vcr::prune::refusal(&plan, &usage, run.as_ref(), cx.project.root()) {
+        bail!(refusal);
+    }
+    let (deletable, untracked): (Vec<&Orphan>, Vec<&Orphan>) = plan
+        .orphans
+        .iter()
+        .partition(|o| o.tracked || args.include_untracked);
+    if args.delete {
+        vcr::prune::delete(&cx.store, &deletable)?;
+    }
+    // Untracked orphans come last, apart: git cannot bring them back.
+    for orphan in deletable.iter().chain(&untracked) {
+        cx.report().report(&Event::Orphan {
+            path: &orphan.path,
+            files: orphan.files.len(),
+            bytes: orphan.bytes,
+            tracked: orphan.tracked,
+            deleted: args.delete && (orphan.tracked || args.include_untracked),
+        });
+    }
+    let bytes = |list: &[&Orphan]| list.iter().map(|o| o.bytes).sum::<u64>();
+    let summary = Summary {
+        cassettes: plan.cassettes,
+        used: plan.used,
+        orphans: plan.orphans.len(),
+        bytes: bytes(&deletable) + bytes(&untracked),
+        untracked: plan.orphans.iter().filter(|o| !o.tracked).count(),
+        deleted: if args.delete { deletable.len() } else { 0 },
+    };
+    let mut line = if args.delete {
+        format!(
+            "deleted {} ({}); {} of {} read by the run",
+            count(deletable.len(), "orphan"),
+            size(bytes(&deletable)),
+            plan.used,
+            count(plan.cassettes, "cassette")
+        )
+    } else if plan.orphans.is_empty() {
+        format!(
+            "no orphans: the run read all {}",
+            count(plan.cassettes, "cassette")
+        )
+    } else {
+        format!(
+            "{} ({}) of {} no test read; `vcr prune --delete` removes them",
+            count(plan.orphans.len(), "orphan"),
+            size(summary.bytes),
+            count(plan.cassettes, "cassette")
+        )
+    };
+    if !untracked.is_empty() {
+        let verb = if args.delete {
+            "kept"
+        } else {
+            "not deleted by --delete"
+        };
+        line.push_str(&format!(
+            "; {} not tracked by git, {verb} (git cannot bring them back; --include-untracked deletes them too)",
+            count(untracked.len(), "orphan"),
+        ));
+    }
+    cx.reporter.finish("prune", &summary, &line);
+    Ok(Outcome::Clean)
 }

@@ -1,12 +1,30 @@
 //! `vcr record`.
 
-use anyhow::{Result, bail};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
 
-use super::Outcome;
+use anyhow::{Result, anyhow, bail};
+use vcr::event::{Event, NoProgress, Report};
+use vcr::exec::Finished;
+use vcr::record::{Change, Snapshot};
+use vcr::store::stash::{Replaced, Unstashed};
+use vcr::usage::Usage;
+use vcr::verify::{Checks, Options};
+
+use super::{Outcome, count, test_run};
 use crate::cli::Format;
 use crate::context::Context;
 
 /// Run the test suite in record mode and keep only what a green run recorded.
+///
+/// The command runs in the project root with the record environment (`VCR_RECORD=1` for
+/// Claude Code trees, `DSH_SNAPSHOT=record` for dsh, or `[record] env` in vcr.toml) and
+/// `VCR_USAGE_LOG`. With `--only`, the matching cassettes are first moved aside under
+/// `.vcr/stash/` so the harness records them again; if the command fails or is interrupted
+/// (SIGINT and SIGTERM are passed on to it), or vcr is killed, they are put back (by this
+/// run, or by the next mutating one). After a green run the new and changed cassettes are
+/// normalized, re-keyed and verified. Exit codes: the command's own if it failed, else 1 if
+/// what was recorded has error findings, else 0 (2: vcr could not run or refused).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Re-record only the cassettes matching these globs (moved aside, restored on failure).
@@ -22,6 +40,170 @@ pub(crate) struct Args {
     pub(crate) command: Vec<String>,
 }
 
-pub(crate) fn run(_cx: &Context, _args: &Args) -> Result<Outcome> {
-    bail!("vcr record is being written")
+/// What `record` reports in its JSON summary.
+#[derive(Debug, Default, serde::Serialize)]
+struct Summary {
+    /// The test command's exit code.
+    exit_code: u8,
+    #[serde(flatten)]
+    changes: vcr::record::Summary,
+    /// Findings in what was recorded.
+    errors: usize,
+    warnings: usize,
+}
+
+pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
+    let _lock = cx.begin_mutation()?;
+    cx.announce()?;
+    let selection = cx.select(&[])?;
+    cx.remove_stray_temps(&selection)?;
+    let before = Snapshot::take(&selection);
+    let env = vcr::record::record_env(&selection, cx.project.config());
+    let chosen =
+        vcr::record::matching(&selection, &args.only).map_err(|e| anyhow!("--only: {e}"))?;
+    if !args.only.is_empty() && chosen.is_empty() {
+        bail!(
+            "--only {}: no cassette matches (globs are relative to the project root, e.g. 'fixtures/a1f2*')",
+            args.only.join(" ")
+        );
+    }
+    let paths: Vec<PathBuf> = chosen.iter().map(|c| c.path.clone()).collect();
+    let json = args.format == Format::Json;
+    let result = cx
+        .store
+        .stash(&paths)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| {
+            for cassette in &chosen {
+                cx.report().report(&Event::Stashed {
+                    path: &cassette.rel,
+                });
+            }
+            match test_run::run(cx, &args.command, &env, &[], json, &mut Usage::default())? {
+                finished if finished.succeeded() => keep(cx, &before),
+                finished => put_back(cx, &finished),
+            }
+        });
+    // Any way out ends the stash: on an error, whatever is still aside goes back now.
+    if result.is_err() && cx.store.has_stash() {
+        let done = cx.store.unstash(Replaced::Keep)?;
+        cx.report_unstashed(done.as_deref().unwrap_or_default());
+    }
+    result
+}
+
+/// The failure path: every cassette moved aside goes back; the command's code is passed on.
+fn put_back(cx: &Context, finished: &Finished) -> Result<Outcome> {
+    cx.reporter.err(&format!(
+        "the test command {}; nothing recorded was normalized, cassettes moved aside are put back",
+        finished.describe()
+    ));
+    let done = cx.store.unstash(Replaced::Keep)?;
+    cx.report_unstashed(done.as_deref().unwrap_or_default());
+    let summary = Summary {
+        exit_code: finished.exit_code(),
+        ..Summary::default()
+    };
+    cx.reporter.finish(
+        "record",
+        &summary,
+        &format!("not recorded: the test command {}", finished.describe()),
+    );
+    Ok(Outcome::Exit(finished.exit_code()))
+}
+
+/// The success path: normalize and re-key what the run wrote, end the stash, report what
+/// changed, verify it.
+fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
+    let written = Snapshot::take(&cx.project.select(&[], &cx.working_dir)?).changed_since(before);
+    if !written.is_empty() {
+        let selection = cx.project.select(&written, &cx.working_dir)?;
+        let report = NoStaleNames(cx.report());
+        vcr::normalize::run(
+            &selection,
+            &cx.store,
+            Default::default(),
+            &report,
+            &NoProgress,
+        );
+        let mut keyed = cx.project.select(&written, &cx.working_dir)?;
+        keyed.cassettes.retain(|c| c.kind.is_content_addressed());
+        vcr::rehash::run(&keyed, &cx.store, Default::default(), &report, &NoProgress)?;
+    }
+    // Only now do the stashed cassettes come back: a re-recording the harness wrote under
+    // a raw name has taken its real name, so the old copy is not mistaken for a keeper.
+    let done = cx.store.unstash(Replaced::Drop)?.unwrap_or_default();
+    cx.report_unstashed(&done);
+    let kept: BTreeSet<String> = done
+        .iter()
+        .filter_map(|u| match u {
+            Unstashed::Restored { path } => Some(path.clone()),
+            _ => None,
+        })
+        .collect();
+    let after = Snapshot::take(&cx.project.select(&[], &cx.working_dir)?);
+    let (changes, changed) = vcr::record::compare(before, &after, &kept);
+    let mut recorded = Vec::new();
+    for (path, change) in &changes {
+        cx.report().report(&Event::Recorded {
+            path,
+            change: *change,
+        });
+        if matches!(change, Change::Added | Change::Changed) {
+            recorded.push(cx.project.root().join(path));
+        }
+    }
+    let mut summary = Summary {
+        changes: changed,
+        ..Summary::default()
+    };
+    if !recorded.is_empty() {
+        let selection = cx.project.select(&recorded, &cx.working_dir)?;
+        let checks = Checks::new(&cx.project, &cx.machine_paths())?;
+        let options = Options {
+            dsh_cwd: Some(cx.project.dsh_cwd()),
+            ..Options::default()
+        };
+        let outcome = vcr::verify::run(&selection, &checks, &options, &NoProgress);
+        for (path, problem) in &outcome.problems {
+            problem.report(path, cx.report());
+        }
+        for finding in &outcome.findings {
+            cx.report().report(&Event::Finding(finding));
+        }
+        summary.errors = outcome.summary.errors;
+        summary.warnings = outcome.summary.warnings;
+    }
+    let line = format!(
+        "recorded: {} added, {} changed, {} removed, {} unchanged{}; {}, {} in what was recorded",
+        changed.added,
+        changed.changed,
+        changed.removed,
+        changed.unchanged,
+        if changed.kept > 0 {
+            format!(", {} not recorded again (put back)", changed.kept)
+        } else {
+            String::new()
+        },
+        count(summary.errors, "error"),
+        count(summary.warnings, "warning"),
+    );
+    cx.reporter.finish("record", &summary, &line);
+    Ok(if summary.errors > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Clean
+    })
+}
+
+/// Passes events on, except `normalize`'s stale-name notices: `record` re-keys right after,
+/// so "run `vcr rehash`" would be advice already followed.
+struct NoStaleNames<'a>(&'a dyn Report);
+
+impl Report for NoStaleNames<'_> {
+    fn report(&self, event: &Event<'_>) {
+        if !matches!(event, Event::StaleName { .. }) {
+            self.0.report(event);
+        }
+    }
 }

@@ -4,7 +4,7 @@ use console::Style as ConsoleStyle;
 use vcr::event::Event;
 
 use super::{Reporter, Verbosity};
-use crate::commands::count;
+use crate::commands::{count, size};
 
 /// The few styles vcr uses.
 #[derive(Debug, Clone, Copy)]
@@ -33,9 +33,19 @@ pub(super) fn paint(enabled: bool, style: Style, text: &str) -> String {
 /// The least verbosity at which an event is shown; problems always are.
 fn level(event: &Event<'_>) -> Verbosity {
     match event {
+        Event::Diff(entry) => super::diff::level(entry),
         Event::Skipped { .. } | Event::TempRemoved { .. } | Event::Scenario { .. } => {
             Verbosity::Verbose
         }
+        Event::Recorded {
+            change: vcr::record::Change::Unchanged,
+            ..
+        }
+        | Event::Unstashed {
+            outcome: "replaced",
+            ..
+        } => Verbosity::Verbose,
+        Event::Unstashed { .. } => Verbosity::Quiet,
         Event::Collision { .. }
         | Event::NameTooLong { .. }
         | Event::FileError { .. }
@@ -121,6 +131,40 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
         Event::TempRemoved { path } => {
             r.out(&format!("{} {path}", paint(c, Style::Dim, "removed leftover")));
         }
+        Event::Orphan { path, files, bytes, tracked, deleted } => {
+            let verb = match (deleted, tracked) {
+                (true, _) => "deleted",
+                (false, true) => "orphan",
+                (false, false) => "untracked orphan",
+            };
+            let what = if *files > 1 { format!("{files} files, ") } else { String::new() };
+            r.out(&format!("{} {path} ({what}{})", paint(c, Style::Changed, verb), size(*bytes)));
+        }
+        Event::Recorded { path, change } => {
+            use vcr::record::Change;
+            let (verb, note) = match change {
+                Change::Added => ("added", ""),
+                Change::Changed => ("changed", ""),
+                Change::Removed => ("removed", ""),
+                Change::Unchanged => ("unchanged", ""),
+                Change::Kept => ("kept", " (not recorded again: put back as it was)"),
+            };
+            r.out(&format!("{} {path}{note}", paint(c, Style::Changed, verb)));
+        }
+        Event::Stashed { path } => {
+            r.out(&format!("{} {path}", paint(c, Style::Dim, "moved aside")));
+        }
+        Event::Unstashed { path, outcome, stash } => match stash {
+            Some(stash) => r.err(&format!(
+                "{}: {path} was recorded again by a run that did not succeed; the old copy is kept at {stash}",
+                paint(e, Style::Warning, "kept")
+            )),
+            None if *outcome == "restored" => {
+                r.err(&format!("{} {path}", paint(e, Style::Changed, "put back")));
+            }
+            None => r.err(&format!("{} {path}", paint(e, Style::Dim, "replaced"))),
+        },
+        Event::Diff(entry) => super::diff::render(r, entry),
         _ => {}
     }
 }
@@ -160,7 +204,7 @@ pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
     ));
 }
 
-fn colour_diff(enabled: bool, diff: &str) -> String {
+pub(super) fn colour_diff(enabled: bool, diff: &str) -> String {
     if !enabled {
         return diff.trim_end_matches('\n').to_owned();
     }

@@ -4,6 +4,7 @@
 //! derived from. Errors that stop a file (unreadable, a bad path) always reach stderr, so a
 //! machine-readable stdout never hides them.
 
+mod diff;
 mod github;
 mod human;
 mod sarif;

@@ -1,0 +1,555 @@
+//! Old behaviour against new: what changed, and the verdict a reviewer reads first.
+//!
+//! The verdict ranks what matters for an agent: `behaviour change` when what it did differs
+//! (tool calls and their arguments, stop reasons, the number of model calls, the shape of
+//! structured output), `reworded` when only its text differs, `same behaviour` when only
+//! what surrounds the behaviour moved (usage, model, the request, ids and timestamps), and
+//! `identical` when the canonical contents are equal. Usage and model changes are reported
+//! but never raise the verdict: every re-recording changes token counts.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::behaviour::{Behaviour, ModelCall, Usage, shorten};
+
+/// How much a cassette changed, least first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Equal canonical contents.
+    Identical,
+    /// Contents differ, behaviour does not: usage, model, request, ids, timestamps.
+    SameBehaviour,
+    /// Only the text the model wrote differs.
+    Reworded,
+    /// What the agent did differs.
+    BehaviourChange,
+}
+
+impl Verdict {
+    /// How people read it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Identical => "identical",
+            Verdict::SameBehaviour => "same behaviour",
+            Verdict::Reworded => "reworded",
+            Verdict::BehaviourChange => "behaviour change",
+        }
+    }
+}
+
+/// One difference between two recordings of a cassette.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Change {
+    /// The number of model calls differs.
+    Calls {
+        /// Calls before.
+        old: usize,
+        /// Calls after.
+        new: usize,
+    },
+    /// A dsh scenario's session logs differ.
+    Sessions {
+        /// Logs before.
+        old: Vec<String>,
+        /// Logs after.
+        new: Vec<String>,
+    },
+    /// The sequence of tool calls (names and key arguments) differs.
+    ToolCalls {
+        /// Which call (empty for a one-call cassette).
+        call: String,
+        /// `Read(src/a.ts) -> Edit(src/a.ts)`.
+        old: String,
+        /// `Read(src/a.ts) -> Bash(npm test)`.
+        new: String,
+    },
+    /// Same tools with the same key arguments, other arguments differ.
+    ToolArguments {
+        /// Which call.
+        call: String,
+        /// The tool call, `Edit(src/a.ts)`.
+        tool: String,
+        /// The arguments whose values differ.
+        arguments: Vec<String>,
+    },
+    /// The stop reason differs.
+    StopReason {
+        /// Which call.
+        call: String,
+        /// Before.
+        old: Option<String>,
+        /// After.
+        new: Option<String>,
+    },
+    /// The text is JSON of another shape (structured output).
+    OutputShape {
+        /// Which call.
+        call: String,
+        /// Shape before (`None`: not JSON).
+        old: Option<String>,
+        /// Shape after.
+        new: Option<String>,
+    },
+    /// The text differs.
+    Text {
+        /// Which call.
+        call: String,
+        /// How alike the texts are, in percent (word-level similarity ratio).
+        similarity: u8,
+        /// The old text, shortened.
+        old: String,
+        /// The new text, shortened.
+        new: String,
+    },
+    /// The model differs.
+    Model {
+        /// Which call.
+        call: String,
+        /// Before.
+        old: Option<String>,
+        /// After.
+        new: Option<String>,
+    },
+    /// Token usage, summed over the calls, differs.
+    Usage {
+        /// Before.
+        old: Usage,
+        /// After.
+        new: Usage,
+        /// Change of input tokens in percent, when both are known and the old is not 0.
+        input_percent: Option<f64>,
+        /// Change of output tokens in percent.
+        output_percent: Option<f64>,
+    },
+    /// A request message differs: for a re-keyed Claude Code fixture, the message whose
+    /// hash segment is the first that changed.
+    Request {
+        /// 0-based index of the first message that differs.
+        message: usize,
+        /// Messages before.
+        old_messages: usize,
+        /// Messages after.
+        new_messages: usize,
+    },
+    /// A token-count fixture's count differs.
+    TokenCount {
+        /// Before, as JavaScript prints it.
+        old: Option<String>,
+        /// After.
+        new: Option<String>,
+    },
+    /// The contents differ where the behaviour summary does not look (ids, timestamps).
+    Other,
+}
+
+impl Change {
+    /// The verdict this change alone would give.
+    pub fn verdict(&self) -> Verdict {
+        match self {
+            Change::Calls { .. }
+            | Change::Sessions { .. }
+            | Change::ToolCalls { .. }
+            | Change::ToolArguments { .. }
+            | Change::StopReason { .. }
+            | Change::OutputShape { .. } => Verdict::BehaviourChange,
+            Change::Text { .. } => Verdict::Reworded,
+            Change::Model { .. }
+            | Change::Usage { .. }
+            | Change::Request { .. }
+            | Change::TokenCount { .. }
+            | Change::Other => Verdict::SameBehaviour,
+        }
+    }
+
+    /// A few words for the verdict's reason.
+    pub fn reason(&self) -> String {
+        match self {
+            Change::Calls { old, new } => format!("{new} model calls, was {old}"),
+            Change::Sessions { .. } => "session logs changed".to_owned(),
+            Change::ToolCalls { .. } => "tool calls changed".to_owned(),
+            Change::ToolArguments { .. } => "tool arguments changed".to_owned(),
+            Change::StopReason { .. } => "stop reason changed".to_owned(),
+            Change::OutputShape { .. } => "structured output shape changed".to_owned(),
+            Change::Text { similarity, .. } => format!("text reworded ({similarity}% similar)"),
+            Change::Model { .. } => "model changed".to_owned(),
+            Change::Usage { .. } => "usage changed".to_owned(),
+            Change::Request { .. } => "request changed".to_owned(),
+            Change::TokenCount { .. } => "token count changed".to_owned(),
+            Change::Other => "only ids or timestamps changed".to_owned(),
+        }
+    }
+}
+
+impl Change {
+    /// The change with every text taken from a cassette masked (secrets never leave).
+    pub fn masked(self, masker: &crate::lint::Scanner) -> Change {
+        let m = |s: String| masker.mask_secrets(&s);
+        let mo = |s: Option<String>| s.map(|s| masker.mask_secrets(&s));
+        match self {
+            Change::ToolCalls { call, old, new } => Change::ToolCalls {
+                call,
+                old: m(old),
+                new: m(new),
+            },
+            Change::ToolArguments {
+                call,
+                tool,
+                arguments,
+            } => Change::ToolArguments {
+                call,
+                tool: m(tool),
+                arguments,
+            },
+            Change::StopReason { call, old, new } => Change::StopReason {
+                call,
+                old: mo(old),
+                new: mo(new),
+            },
+            Change::OutputShape { call, old, new } => Change::OutputShape {
+                call,
+                old: mo(old),
+                new: mo(new),
+            },
+            Change::Text {
+                call,
+                similarity,
+                old,
+                new,
+            } => Change::Text {
+                call,
+                similarity,
+                old: m(old),
+                new: m(new),
+            },
+            Change::Model { call, old, new } => Change::Model {
+                call,
+                old: mo(old),
+                new: mo(new),
+            },
+            other => other,
+        }
+    }
+}
+
+fn call_prefix(call: &str) -> String {
+    if call.is_empty() {
+        String::new()
+    } else {
+        format!("{call}: ")
+    }
+}
+
+fn or_none(value: Option<&String>) -> &str {
+    value.map_or("(none)", String::as_str)
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or_else(String::new, |p| format!(" ({p:+.1}%)"))
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Change::Calls { old, new } => write!(f, "model calls: {old} -> {new}"),
+            Change::Sessions { old, new } => {
+                write!(f, "session logs: {} -> {}", old.join(", "), new.join(", "))
+            }
+            Change::ToolCalls { call, old, new } => {
+                write!(f, "{}tool calls `{old}` became `{new}`", call_prefix(call))
+            }
+            Change::ToolArguments {
+                call,
+                tool,
+                arguments,
+            } => write!(
+                f,
+                "{}{tool}: arguments changed ({})",
+                call_prefix(call),
+                arguments.join(", ")
+            ),
+            Change::StopReason { call, old, new } => write!(
+                f,
+                "{}stop reason {} -> {}",
+                call_prefix(call),
+                or_none(old.as_ref()),
+                or_none(new.as_ref())
+            ),
+            Change::OutputShape { call, old, new } => write!(
+                f,
+                "{}structured output shape {} -> {}",
+                call_prefix(call),
+                old.as_deref().unwrap_or("(not JSON)"),
+                new.as_deref().unwrap_or("(not JSON)")
+            ),
+            Change::Text {
+                call,
+                similarity,
+                old,
+                new,
+            } => write!(
+                f,
+                "{}text reworded ({similarity}% similar): \"{old}\" -> \"{new}\"",
+                call_prefix(call)
+            ),
+            Change::Model { call, old, new } => write!(
+                f,
+                "{}model {} -> {}",
+                call_prefix(call),
+                or_none(old.as_ref()),
+                or_none(new.as_ref())
+            ),
+            Change::Usage {
+                old,
+                new,
+                input_percent,
+                output_percent,
+            } => {
+                let show = |v: Option<u64>| v.map_or_else(|| "?".to_owned(), |v| v.to_string());
+                let mut parts = Vec::new();
+                for (label, o, n, pct) in [
+                    ("input", old.input, new.input, *input_percent),
+                    ("output", old.output, new.output, *output_percent),
+                    ("cache read", old.cache_read, new.cache_read, None),
+                    ("cache write", old.cache_write, new.cache_write, None),
+                ] {
+                    if o != n {
+                        parts.push(format!(
+                            "{label} {} -> {}{}",
+                            show(o),
+                            show(n),
+                            percent(pct)
+                        ));
+                    }
+                }
+                write!(f, "usage: {}", parts.join(", "))
+            }
+            Change::Request {
+                message,
+                old_messages,
+                new_messages,
+            } => {
+                write!(f, "request: input[{message}] changed")?;
+                if old_messages != new_messages {
+                    write!(f, " ({new_messages} messages, was {old_messages})")?;
+                }
+                Ok(())
+            }
+            Change::TokenCount { old, new } => {
+                let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "null".to_owned());
+                write!(f, "token count {} -> {}", show(old), show(new))?;
+                let number = |v: &Option<String>| v.as_deref().and_then(|v| v.parse::<f64>().ok());
+                if let (Some(o), Some(n)) = (number(old), number(new))
+                    && o != 0.0
+                {
+                    write!(f, "{}", percent(Some((n - o) / o * 100.0)))?;
+                }
+                Ok(())
+            }
+            Change::Other => f.write_str("only ids, timestamps or formatting changed"),
+        }
+    }
+}
+
+/// Longest text excerpt in a [`Change::Text`].
+const EXCERPT: usize = 60;
+
+/// The changes from `old` to `new`, most important first. Empty when the behaviours are
+/// equal (the caller tells `identical` from `same behaviour` by the contents).
+pub fn compare(old: &Behaviour, new: &Behaviour) -> Vec<Change> {
+    let mut changes = Vec::new();
+    if old.sessions != new.sessions {
+        changes.push(Change::Sessions {
+            old: old.sessions.clone(),
+            new: new.sessions.clone(),
+        });
+    }
+    if old.calls.len() != new.calls.len() {
+        changes.push(Change::Calls {
+            old: old.calls.len(),
+            new: new.calls.len(),
+        });
+    }
+    let mut behaviour = Vec::new();
+    let mut wording = Vec::new();
+    let mut models = Vec::new();
+    for (o, n) in old.calls.iter().zip(&new.calls) {
+        compare_call(o, n, &mut behaviour, &mut wording, &mut models);
+    }
+    changes.extend(behaviour);
+    changes.extend(wording);
+    changes.extend(models);
+    if old.token_count != new.token_count {
+        changes.push(Change::TokenCount {
+            old: old.token_count.clone(),
+            new: new.token_count.clone(),
+        });
+    }
+    if let Some(message) = first_difference(old, new) {
+        changes.push(Change::Request {
+            message,
+            old_messages: old.request.len(),
+            new_messages: new.request.len(),
+        });
+    }
+    let (old_usage, new_usage) = (old.usage(), new.usage());
+    if old_usage != new_usage {
+        let pct = |o: Option<u64>, n: Option<u64>| match (o, n) {
+            (Some(o), Some(n)) if o > 0 => Some((n as f64 - o as f64) / o as f64 * 100.0),
+            _ => None,
+        };
+        changes.push(Change::Usage {
+            old: old_usage,
+            new: new_usage,
+            input_percent: pct(old_usage.input, new_usage.input),
+            output_percent: pct(old_usage.output, new_usage.output),
+        });
+    }
+    changes
+}
+
+/// The first request message whose hash differs, if any.
+fn first_difference(old: &Behaviour, new: &Behaviour) -> Option<usize> {
+    let shared = old
+        .request
+        .iter()
+        .zip(&new.request)
+        .take_while(|(o, n)| o.hash == n.hash)
+        .count();
+    (shared < old.request.len().max(new.request.len())).then_some(shared)
+}
+
+fn compare_call(
+    old: &ModelCall,
+    new: &ModelCall,
+    behaviour: &mut Vec<Change>,
+    wording: &mut Vec<Change>,
+    models: &mut Vec<Change>,
+) {
+    let call = new.label.clone();
+    let (old_tools, new_tools) = (old.tool_sequence(), new.tool_sequence());
+    if old_tools != new_tools {
+        behaviour.push(Change::ToolCalls {
+            call: call.clone(),
+            old: old_tools,
+            new: new_tools,
+        });
+    } else {
+        for (o, n) in old.tools.iter().zip(&new.tools) {
+            if o.input == n.input {
+                continue;
+            }
+            let mut arguments: Vec<String> = Vec::new();
+            for (name, value) in &n.arguments {
+                let before = o.arguments.iter().find(|(k, _)| k == name).map(|(_, v)| v);
+                if before != Some(value) {
+                    arguments.push(name.clone());
+                }
+            }
+            for (name, _) in &o.arguments {
+                if !n.arguments.iter().any(|(k, _)| k == name) {
+                    arguments.push(name.clone());
+                }
+            }
+            if arguments.is_empty() {
+                arguments.push("(order)".to_owned());
+            }
+            behaviour.push(Change::ToolArguments {
+                call: call.clone(),
+                tool: n.signature(),
+                arguments,
+            });
+        }
+    }
+    if old.stop_reason != new.stop_reason {
+        behaviour.push(Change::StopReason {
+            call: call.clone(),
+            old: old.stop_reason.clone(),
+            new: new.stop_reason.clone(),
+        });
+    }
+    let (old_shape, new_shape) = (old.output_shape(), new.output_shape());
+    if old_shape != new_shape {
+        behaviour.push(Change::OutputShape {
+            call: call.clone(),
+            old: old_shape,
+            new: new_shape,
+        });
+    }
+    if old.text != new.text {
+        let ratio = similar::TextDiff::from_words(old.text.as_str(), new.text.as_str()).ratio();
+        wording.push(Change::Text {
+            call: call.clone(),
+            similarity: (ratio * 100.0).floor().clamp(0.0, 100.0) as u8,
+            old: shorten(&old.text, EXCERPT),
+            new: shorten(&new.text, EXCERPT),
+        });
+    }
+    if old.model != new.model {
+        models.push(Change::Model {
+            call,
+            old: old.model.clone(),
+            new: new.model.clone(),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::behaviour::{Kind, ToolUse};
+
+    fn tool(name: &str, key: &str, input: &str) -> ToolUse {
+        ToolUse {
+            name: name.to_owned(),
+            key: Some(key.to_owned()),
+            input: input.to_owned(),
+            arguments: vec![("x".to_owned(), input.to_owned())],
+        }
+    }
+
+    fn behaviour(calls: Vec<ModelCall>) -> Behaviour {
+        Behaviour {
+            kind: Kind::ClaudeCode,
+            request: Vec::new(),
+            calls,
+            sessions: Vec::new(),
+            token_count: None,
+        }
+    }
+
+    #[test]
+    fn verdicts_rank_tool_calls_above_text_above_usage() {
+        let base = ModelCall {
+            text: "I will read it.".to_owned(),
+            tools: vec![tool("Read", "a.ts", "1")],
+            stop_reason: Some("tool_use".to_owned()),
+            ..ModelCall::default()
+        };
+        let mut reworded = base.clone();
+        reworded.text = "Let me read it.".to_owned();
+        reworded.usage.output = Some(3);
+        let changes = compare(&behaviour(vec![base.clone()]), &behaviour(vec![reworded]));
+        let worst = changes.iter().map(Change::verdict).max();
+        assert_eq!(worst, Some(Verdict::Reworded), "{changes:?}");
+
+        let mut other_tool = base.clone();
+        other_tool.tools = vec![tool("Bash", "npm test", "2")];
+        let changes = compare(&behaviour(vec![base.clone()]), &behaviour(vec![other_tool]));
+        assert_eq!(
+            changes[0].to_string(),
+            "tool calls `Read(a.ts)` became `Bash(npm test)`"
+        );
+        assert_eq!(changes[0].verdict(), Verdict::BehaviourChange);
+
+        let mut other_args = base.clone();
+        other_args.tools = vec![tool("Read", "a.ts", "3")];
+        let changes = compare(&behaviour(vec![base.clone()]), &behaviour(vec![other_args]));
+        assert_eq!(changes[0].to_string(), "Read(a.ts): arguments changed (x)");
+
+        assert!(compare(&behaviour(vec![base.clone()]), &behaviour(vec![base])).is_empty());
+    }
+}

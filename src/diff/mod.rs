@@ -1,0 +1,804 @@
+//! `vcr diff`: two versions of a cassette tree compared by what the agent did.
+//!
+//! A re-recording lands as thousands of lines of JSON nobody reads; what a reviewer needs is
+//! which tool calls, stop reasons and answers changed. Each side is a [`Snapshot`]: files by
+//! path, read from a folder or from a git revision. Files are grouped into cassettes (a
+//! Claude Code fixture is one file, a dsh scenario one folder), paired by path, and the
+//! content-addressed Claude Code fixtures left over are paired with their old selves by
+//! their names (see [`pair_rekeyed`]); each pair's [`Behaviour`]s are compared
+//! ([`compare::compare`]) into an [`Entry`] with a [`Verdict`]. Entries go to the caller as
+//! [`Event::Diff`] in path order; nothing here prints, and every text taken from a cassette
+//! is masked before it leaves ([`Scanner::mask_secrets`]).
+
+pub mod behaviour;
+pub mod compare;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use behaviour::{Behaviour, BehaviourError, Kind, ModelCall, ToolUse, Usage};
+pub use compare::{Change, Verdict};
+
+use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
+use crate::json;
+use crate::kind::claude_code::{self, FileKind};
+use crate::kind::dsh;
+use crate::lint::Scanner;
+use crate::tree::FIXTURES_DIR;
+
+/// Folders never read: dependencies, build output (hidden folders are skipped too).
+const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
+
+/// A side of a comparison that cannot be read at all.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiffError {
+    /// A folder could not be walked.
+    #[error("{path}: {source}")]
+    Walk {
+        /// The folder or file.
+        path: PathBuf,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Where a file's bytes are: on disk (read when compared), or already in memory (from git).
+#[derive(Debug, Clone)]
+pub enum Blob {
+    /// A file, read when its cassette is compared.
+    File(PathBuf),
+    /// The contents.
+    Bytes(Vec<u8>),
+}
+
+impl Blob {
+    fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+        match self {
+            Blob::File(path) => std::fs::read(path).map(std::borrow::Cow::Owned),
+            Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
+        }
+    }
+}
+
+/// One side of a comparison: files by `/`-separated relative path.
+#[derive(Debug, Clone, Default)]
+pub struct Snapshot {
+    /// How errors name a file of this side: `{}` is replaced by its relative path
+    /// (`HEAD:{}` for a revision, `old/{}` for a folder given as `old`, `{}` for the
+    /// working tree).
+    pub label: String,
+    files: BTreeMap<String, Blob>,
+}
+
+impl Snapshot {
+    /// An empty side whose files errors name through `label` (see [`Snapshot::label`]).
+    pub fn new(label: &str) -> Snapshot {
+        Snapshot {
+            label: label.to_owned(),
+            files: BTreeMap::new(),
+        }
+    }
+
+    /// Adds one file.
+    pub fn insert(&mut self, rel: &str, blob: Blob) {
+        self.files.insert(rel.to_owned(), blob);
+    }
+
+    /// The files, by relative path.
+    pub fn files(&self) -> impl Iterator<Item = (&str, &Blob)> {
+        self.files.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Adds every file under `dir` as `<prefix>/<path under dir>`. Symbolic links are not
+    /// followed; hidden folders, `node_modules`, `target` and `__pycache__` are skipped, as
+    /// they are when a revision is read ([`is_skipped`]).
+    pub fn add_dir(&mut self, dir: &Path, prefix: &str) -> Result<(), DiffError> {
+        let walk = walkdir::WalkDir::new(dir)
+            .follow_links(false)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !(e.file_type().is_dir() && skipped_dir(&e.file_name().to_string_lossy()))
+            });
+        for entry in walk {
+            let entry = entry.map_err(|e| DiffError::Walk {
+                path: e.path().map_or_else(|| dir.to_owned(), Path::to_owned),
+                source: e
+                    .into_io_error()
+                    .unwrap_or_else(|| std::io::Error::other("loop")),
+            })?;
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            let rel = crate::tree::relative(dir, entry.path());
+            let rel = if prefix.is_empty() {
+                rel
+            } else {
+                format!("{prefix}/{rel}")
+            };
+            self.insert(&rel, Blob::File(entry.into_path()));
+        }
+        Ok(())
+    }
+
+    fn display(&self, rel: &str) -> String {
+        if self.label.contains("{}") {
+            self.label.replace("{}", rel)
+        } else {
+            rel.to_owned()
+        }
+    }
+}
+
+fn skipped_dir(name: &str) -> bool {
+    (name.starts_with('.') && name != "." && name != "..") || SKIPPED_DIRS.contains(&name)
+}
+
+/// Whether a relative path lies in a folder `vcr diff` never reads (hidden folders,
+/// `node_modules`, `target`, `__pycache__`): the same rule for a folder walk and for the
+/// files of a git revision, so that neither side sees what the other cannot.
+pub fn is_skipped(rel: &str) -> bool {
+    let mut parts: Vec<&str> = rel.split('/').collect();
+    parts.pop();
+    parts.into_iter().any(skipped_dir)
+}
+
+/// How a comparison runs.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Add the unified diff of the canonical forms to each changed entry.
+    pub full: bool,
+    /// Folders (relative, `""` for the top) whose `<hex>.json` files are Claude Code
+    /// fixtures, besides every folder named `fixtures`.
+    pub fixture_dirs: Vec<String>,
+}
+
+/// What happened to a cassette between the two sides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Status {
+    /// Only in the new side.
+    Added,
+    /// Only in the old side.
+    Removed,
+    /// On both sides under one path, contents differ.
+    Modified,
+    /// A content-addressed cassette under a new name, paired with its old self.
+    ReKeyed,
+    /// On both sides, canonically equal.
+    Unchanged,
+}
+
+/// One change, as reported: the structured change and its sentence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChangeLine {
+    /// The change.
+    #[serde(flatten)]
+    pub change: Change,
+    /// The change in a sentence, secrets masked.
+    pub message: String,
+}
+
+/// One cassette compared.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Entry {
+    /// The cassette's path (the new one, or the old one when removed).
+    pub path: String,
+    /// The old path, when it differs (re-keyed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<String>,
+    /// The cassette's kind.
+    pub kind: Kind,
+    /// What happened to it.
+    pub status: Status,
+    /// How much it changed (not for added and removed cassettes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Why, in a few words.
+    pub reason: String,
+    /// For a re-keyed cassette: the 0-based index of the input message that changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_message: Option<usize>,
+    /// The differences, most important first.
+    pub changes: Vec<ChangeLine>,
+    /// For added and removed cassettes: each model call in one line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub calls: Vec<String>,
+    /// The unified diff of the canonical forms (`--full`), secrets masked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// Counts over a comparison.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    /// Cassettes compared (pairs count once).
+    pub cassettes: usize,
+    /// Canonically equal.
+    pub identical: usize,
+    /// Contents differ, behaviour does not.
+    pub same_behaviour: usize,
+    /// Only text differs.
+    pub reworded: usize,
+    /// Behaviour differs.
+    pub behaviour_change: usize,
+    /// Re-keyed (also counted under their verdict).
+    pub re_keyed: usize,
+    /// Only in the new side.
+    pub added: usize,
+    /// Only in the old side.
+    pub removed: usize,
+    /// Cassettes that could not be read.
+    pub errors: usize,
+}
+
+impl Summary {
+    /// Whether anything differs (the exit code of `vcr diff`).
+    pub fn has_differences(&self) -> bool {
+        self.same_behaviour + self.reworded + self.behaviour_change + self.added + self.removed > 0
+    }
+
+    /// Counts one entry.
+    pub fn add(&mut self, entry: &Entry) {
+        self.cassettes += 1;
+        match entry.status {
+            Status::Added => self.added += 1,
+            Status::Removed => self.removed += 1,
+            Status::ReKeyed => self.re_keyed += 1,
+            Status::Modified | Status::Unchanged => {}
+        }
+        match entry.verdict {
+            Some(Verdict::Identical) => self.identical += 1,
+            Some(Verdict::SameBehaviour) => self.same_behaviour += 1,
+            Some(Verdict::Reworded) => self.reworded += 1,
+            Some(Verdict::BehaviourChange) => self.behaviour_change += 1,
+            None => {}
+        }
+    }
+}
+
+/// A cassette of one side: a fixture file or a scenario folder, and its files.
+#[derive(Debug, Clone)]
+struct Unit<'s> {
+    /// The fixture's path, or the scenario folder's.
+    rel: String,
+    kind: Kind,
+    /// `(name in the folder, relative path, blob)`; one for a fixture.
+    files: Vec<(String, String, &'s Blob)>,
+}
+
+fn parent(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn file_name(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or(rel, |(_, name)| name)
+}
+
+/// The cassettes of a side, by path.
+fn units<'s>(snapshot: &'s Snapshot, options: &Options) -> BTreeMap<String, Unit<'s>> {
+    let mut out: BTreeMap<String, Unit<'s>> = BTreeMap::new();
+    for (rel, blob) in snapshot.files() {
+        let (dir, name) = (parent(rel), file_name(rel));
+        let fixture_dir = dir == FIXTURES_DIR
+            || dir.ends_with(&format!("/{FIXTURES_DIR}"))
+            || options.fixture_dirs.iter().any(|d| d == dir);
+        let kind = match claude_code::classify(name) {
+            Some(FileKind::Message) if fixture_dir => Kind::ClaudeCode,
+            Some(FileKind::TokenCount) if fixture_dir => Kind::TokenCount,
+            _ if dsh::is_scenario_dir(&[name]) => {
+                out.entry(dir.to_owned())
+                    .or_insert_with(|| Unit {
+                        rel: dir.to_owned(),
+                        kind: Kind::Dsh,
+                        files: Vec::new(),
+                    })
+                    .files
+                    .push((name.to_owned(), rel.to_owned(), blob));
+                continue;
+            }
+            _ => continue,
+        };
+        out.insert(
+            rel.to_owned(),
+            Unit {
+                rel: rel.to_owned(),
+                kind,
+                files: vec![(name.to_owned(), rel.to_owned(), blob)],
+            },
+        );
+    }
+    out
+}
+
+/// The `-`-separated hash segments of a message fixture's name.
+fn segments(rel: &str) -> Vec<&str> {
+    let stem = file_name(rel).strip_suffix(".json").unwrap_or("");
+    if stem.is_empty() {
+        Vec::new()
+    } else {
+        stem.split('-').collect()
+    }
+}
+
+/// Pairs removed and added Claude Code message fixtures of one folder that are one cassette
+/// under two names: a prompt change renames a content-addressed fixture, and its leading
+/// per-message hash segments stay shared up to the message that changed.
+///
+/// Returns `(old index, new index, changed message)`. A pair needs a message that differs
+/// in both names (one name a prefix of the other is a different call: a later turn), and
+/// the longest shared leading run wins, then equal message counts, then the nearest count.
+/// Names sharing no segment are never paired: with the first message changed nothing in the
+/// name links the two, and pairing unrelated cassettes would hide an addition and a removal.
+pub fn pair_rekeyed(old: &[&str], new: &[&str]) -> Vec<(usize, usize, usize)> {
+    let old_segments: Vec<Vec<&str>> = old.iter().map(|r| segments(r)).collect();
+    let new_segments: Vec<Vec<&str>> = new.iter().map(|r| segments(r)).collect();
+    let mut candidates = Vec::new();
+    for (i, o) in old_segments.iter().enumerate() {
+        for (j, n) in new_segments.iter().enumerate() {
+            if parent(old[i]) != parent(new[j]) {
+                continue;
+            }
+            let shared = o.iter().zip(n).take_while(|(a, b)| a == b).count();
+            if shared == 0 || shared >= o.len().min(n.len()) {
+                continue;
+            }
+            let same_len = o.len() == n.len();
+            let distance = o.len().abs_diff(n.len());
+            candidates.push((shared, same_len, std::cmp::Reverse(distance), i, j));
+        }
+    }
+    candidates.sort_by(|a, b| b.cmp(a));
+    let mut old_taken = vec![false; old.len()];
+    let mut new_taken = vec![false; new.len()];
+    let mut pairs = Vec::new();
+    for (shared, _, _, i, j) in candidates {
+        if !old_taken[i] && !new_taken[j] {
+            old_taken[i] = true;
+            new_taken[j] = true;
+            pairs.push((i, j, shared));
+        }
+    }
+    pairs
+}
+
+/// Two cassettes to compare (either side may be absent).
+struct Pair<'s> {
+    old: Option<Unit<'s>>,
+    new: Option<Unit<'s>>,
+    /// For re-keyed fixtures: the message that changed.
+    changed_message: Option<usize>,
+}
+
+impl Pair<'_> {
+    fn rel(&self) -> &str {
+        self.new
+            .as_ref()
+            .or(self.old.as_ref())
+            .map_or("", |u| u.rel.as_str())
+    }
+}
+
+/// Compares two sides and reports one [`Event::Diff`] per cassette, in path order (and an
+/// [`Event::FileError`] for each cassette that cannot be read).
+pub fn run(
+    old: &Snapshot,
+    new: &Snapshot,
+    options: &Options,
+    masker: &Scanner,
+    report: &dyn Report,
+    progress: &dyn Progress,
+) -> Summary {
+    let mut old_units = units(old, options);
+    let mut new_units = units(new, options);
+    let mut pairs: Vec<Pair<'_>> = Vec::new();
+    let shared: Vec<String> = old_units
+        .keys()
+        .filter(|k| {
+            new_units
+                .get(*k)
+                .is_some_and(|n| n.kind == old_units[*k].kind)
+        })
+        .cloned()
+        .collect();
+    for key in shared {
+        pairs.push(Pair {
+            old: old_units.remove(&key),
+            new: new_units.remove(&key),
+            changed_message: None,
+        });
+    }
+    let is_message = |u: &&Unit<'_>| u.kind == Kind::ClaudeCode;
+    let removed: Vec<&str> = old_units
+        .values()
+        .filter(is_message)
+        .map(|u| u.rel.as_str())
+        .collect();
+    let added: Vec<&str> = new_units
+        .values()
+        .filter(is_message)
+        .map(|u| u.rel.as_str())
+        .collect();
+    let rekeyed: Vec<(String, String, usize)> = pair_rekeyed(&removed, &added)
+        .into_iter()
+        .map(|(i, j, m)| (removed[i].to_owned(), added[j].to_owned(), m))
+        .collect();
+    for (o, n, message) in rekeyed {
+        pairs.push(Pair {
+            old: old_units.remove(&o),
+            new: new_units.remove(&n),
+            changed_message: Some(message),
+        });
+    }
+    pairs.extend(old_units.into_values().map(|u| Pair {
+        old: Some(u),
+        new: None,
+        changed_message: None,
+    }));
+    pairs.extend(new_units.into_values().map(|u| Pair {
+        old: None,
+        new: Some(u),
+        changed_message: None,
+    }));
+    pairs.sort_by(|a, b| a.rel().cmp(b.rel()));
+
+    let mut summary = Summary::default();
+    par_ordered(
+        &pairs,
+        progress,
+        |pair| compare_pair(pair, old, new, options, masker),
+        |_, result| match result {
+            Ok(entry) => {
+                summary.add(&entry);
+                report.report(&Event::Diff(&entry));
+            }
+            Err((path, problem)) => {
+                summary.errors += 1;
+                problem.report(&path, report);
+            }
+        },
+    );
+    summary
+}
+
+/// A unit's files read: `(name, relative path, bytes)`.
+type Loaded = Vec<(String, String, Vec<u8>)>;
+
+fn load(unit: &Unit<'_>, side: &Snapshot) -> Result<Loaded, (String, FileProblem)> {
+    unit.files
+        .iter()
+        .map(|(name, rel, blob)| {
+            blob.read()
+                .map(|bytes| (name.clone(), rel.clone(), bytes.into_owned()))
+                .map_err(|e| (side.display(rel), FileProblem::io(&e)))
+        })
+        .collect()
+}
+
+fn behaviour_of(
+    kind: Kind,
+    files: &Loaded,
+    rel: &str,
+    side: &Snapshot,
+) -> Result<Behaviour, (String, FileProblem)> {
+    let result = match kind {
+        Kind::ClaudeCode => Behaviour::claude_code(&files[0].2, &side.display(rel)),
+        Kind::TokenCount => Behaviour::token_count(&files[0].2, &side.display(rel)),
+        Kind::Dsh => {
+            let named: Vec<(&str, &[u8])> = files
+                .iter()
+                .map(|(name, _, bytes)| (name.as_str(), bytes.as_slice()))
+                .collect();
+            Behaviour::dsh(&named, &side.display(rel))
+        }
+    };
+    result.map_err(|e| {
+        let id = match e {
+            BehaviourError::Parse { .. } => "parse",
+            _ => "schema",
+        };
+        (
+            side.display(rel),
+            FileProblem {
+                id,
+                line: None,
+                column: None,
+                message: e.to_string(),
+            },
+        )
+    })
+}
+
+fn compare_pair(
+    pair: &Pair<'_>,
+    old_side: &Snapshot,
+    new_side: &Snapshot,
+    options: &Options,
+    masker: &Scanner,
+) -> Result<Entry, (String, FileProblem)> {
+    let old = match &pair.old {
+        Some(unit) => {
+            let files = load(unit, old_side)?;
+            let behaviour = behaviour_of(unit.kind, &files, &unit.rel, old_side)?;
+            Some((unit, files, behaviour))
+        }
+        None => None,
+    };
+    let new = match &pair.new {
+        Some(unit) => {
+            let files = load(unit, new_side)?;
+            let behaviour = behaviour_of(unit.kind, &files, &unit.rel, new_side)?;
+            Some((unit, files, behaviour))
+        }
+        None => None,
+    };
+    let empty = Vec::new();
+    let (old_files, new_files) = (
+        old.as_ref().map_or(&empty, |o| &o.1),
+        new.as_ref().map_or(&empty, |n| &n.1),
+    );
+    let diff = options
+        .full
+        .then(|| masker.mask_secrets(&full_diff(old_files, new_files)))
+        .filter(|d| !d.is_empty());
+    let entry = match (old, new) {
+        (Some((o, of, ob)), Some((n, nf, nb))) => {
+            let mut entry = entry_for(&ob, &nb, canonical_equal(&of, &nf), masker);
+            entry.path.clone_from(&n.rel);
+            entry.kind = n.kind;
+            if o.rel != n.rel {
+                entry.old_path = Some(o.rel.clone());
+                entry.status = Status::ReKeyed;
+                entry.changed_message = pair.changed_message;
+                if let Some(m) = pair.changed_message {
+                    // The request change is what the new name says; name the message instead.
+                    let rest: Vec<&str> = entry
+                        .reason
+                        .split(", ")
+                        .filter(|r| *r != "request changed")
+                        .collect();
+                    entry.reason = if rest.is_empty() {
+                        format!("input[{m}] changed")
+                    } else {
+                        format!("input[{m}] changed; {}", rest.join(", "))
+                    };
+                }
+            }
+            entry
+        }
+        (Some((unit, _, behaviour)), None) => one_sided(unit, &behaviour, Status::Removed, masker),
+        (None, Some((unit, _, behaviour))) => one_sided(unit, &behaviour, Status::Added, masker),
+        (None, None) => unreachable!("a pair has at least one side"),
+    };
+    Ok(Entry { diff, ..entry })
+}
+
+/// An added or removed cassette, with its calls in one line each.
+fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Scanner) -> Entry {
+    let calls: Vec<String> = behaviour
+        .calls
+        .iter()
+        .map(|c| masker.mask_secrets(&c.one_line()))
+        .collect();
+    let reason = match (behaviour.kind, &behaviour.token_count) {
+        (Kind::TokenCount, Some(n)) => format!("token count {n}"),
+        (Kind::TokenCount, None) => "token count null".to_owned(),
+        _ if calls.len() == 1 => "1 model call".to_owned(),
+        _ => format!("{} model calls", calls.len()),
+    };
+    Entry {
+        path: unit.rel.clone(),
+        old_path: None,
+        kind: unit.kind,
+        status,
+        verdict: None,
+        reason,
+        changed_message: None,
+        changes: Vec::new(),
+        calls,
+        diff: None,
+    }
+}
+
+/// The entry for two behaviours of one cassette; `equal` tells whether the canonical
+/// contents are equal (the path and kind are the caller's).
+fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) -> Entry {
+    let mut changes = compare::compare(old, new);
+    if changes.is_empty() && !equal {
+        changes.push(Change::Other);
+    }
+    let verdict = changes
+        .iter()
+        .map(Change::verdict)
+        .max()
+        .unwrap_or(Verdict::Identical);
+    let mut reasons: Vec<String> = Vec::new();
+    for change in changes.iter().filter(|c| c.verdict() == verdict) {
+        let reason = change.reason();
+        if !reasons.contains(&reason) {
+            reasons.push(reason);
+        }
+    }
+    Entry {
+        path: String::new(),
+        old_path: None,
+        kind: new.kind,
+        status: if verdict == Verdict::Identical {
+            Status::Unchanged
+        } else {
+            Status::Modified
+        },
+        verdict: Some(verdict),
+        reason: if reasons.is_empty() {
+            "identical".to_owned()
+        } else {
+            reasons.join(", ")
+        },
+        changed_message: None,
+        changes: changes
+            .into_iter()
+            .map(|change| ChangeLine {
+                message: masker.mask_secrets(&change.to_string()),
+                change: change.masked(masker),
+            })
+            .collect(),
+        calls: Vec::new(),
+        diff: None,
+    }
+}
+
+/// The canonical form of a file: JSON as the harness's writer formats it, anything else
+/// (session logs) as it is.
+fn canonical(name: &str, bytes: &[u8]) -> Vec<u8> {
+    if name.ends_with(".json")
+        && let Ok(value) = json::parse(bytes)
+    {
+        return json::to_pretty(&value);
+    }
+    bytes.to_vec()
+}
+
+fn canonical_equal(old: &Loaded, new: &Loaded) -> bool {
+    old.len() == new.len()
+        && old.iter().zip(new).all(|(o, n)| {
+            o.0 == n.0 && (o.2 == n.2 || canonical(&o.0, &o.2) == canonical(&n.0, &n.2))
+        })
+}
+
+/// The unified diffs of the canonical forms of two cassettes' files, paired by name (a
+/// single file on each side is one pair, whatever the names).
+fn full_diff(old: &Loaded, new: &Loaded) -> String {
+    let mut out = String::new();
+    let single = old.len() == 1 && new.len() == 1;
+    let mut names: Vec<&str> = old.iter().chain(new).map(|f| f.0.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    for name in names {
+        let o = old.iter().find(|f| single || f.0 == name);
+        let n = new.iter().find(|f| single || f.0 == name);
+        let text = |f: Option<&(String, String, Vec<u8>)>| {
+            f.map(|f| String::from_utf8_lossy(&canonical(&f.0, &f.2)).into_owned())
+                .unwrap_or_default()
+        };
+        let (old_text, new_text) = (text(o), text(n));
+        if old_text != new_text {
+            let header = |f: Option<&(String, String, Vec<u8>)>, prefix: &str| {
+                f.map_or_else(|| "/dev/null".to_owned(), |f| format!("{prefix}/{}", f.1))
+            };
+            out.push_str(
+                &similar::TextDiff::from_lines(&old_text, &new_text)
+                    .unified_diff()
+                    .context_radius(3)
+                    .missing_newline_hint(true)
+                    .header(&header(o, "a"), &header(n, "b"))
+                    .to_string(),
+            );
+        }
+        if single {
+            break;
+        }
+    }
+    out
+}
+
+/// Compares two single files whose kinds are told by their contents (`vcr diff OLD NEW` on
+/// files). `old_name` and `new_name` are how the entry names them.
+pub fn compare_files(
+    old: (&str, &[u8]),
+    new: (&str, &[u8]),
+    options: &Options,
+    masker: &Scanner,
+) -> Result<Entry, BehaviourError> {
+    let not_cassette = |name: &str| BehaviourError::Schema {
+        file: name.to_owned(),
+        message:
+            "not a cassette `vcr diff` understands (a Claude Code fixture or a dsh session log)"
+                .to_owned(),
+    };
+    let old_behaviour = Behaviour::detect(old.1, old.0).ok_or_else(|| not_cassette(old.0))??;
+    let new_behaviour = Behaviour::detect(new.1, new.0).ok_or_else(|| not_cassette(new.0))??;
+    let equal = old.1 == new.1 || canonical(".json", old.1) == canonical(".json", new.1);
+    let mut entry = entry_for(&old_behaviour, &new_behaviour, equal, masker);
+    entry.path = new.0.to_owned();
+    if old.0 != new.0 {
+        entry.old_path = Some(old.0.to_owned());
+    }
+    if options.full {
+        let loaded = |(name, bytes): (&str, &[u8])| -> Loaded {
+            let kind_name = if Behaviour::detect(bytes, name)
+                .is_some_and(|b| b.is_ok_and(|b| b.kind != Kind::Dsh))
+            {
+                "cassette.json"
+            } else {
+                "session.jsonl"
+            };
+            vec![(kind_name.to_owned(), name.to_owned(), bytes.to_vec())]
+        };
+        entry.diff = Some(masker.mask_secrets(&full_diff(&loaded(old), &loaded(new))))
+            .filter(|d| !d.is_empty());
+    }
+    Ok(entry)
+}
+
+/// The readable behaviour summary of one cassette for a git textconv driver, secrets
+/// masked. A file that is not a cassette `vcr diff` understands, or cannot be read as one,
+/// is returned as it is (masked): a diff driver must never hide a change.
+pub fn textconv(bytes: &[u8], name: &str, masker: &Scanner) -> String {
+    let text = match Behaviour::detect(bytes, name) {
+        Some(Ok(behaviour)) => behaviour.textconv(),
+        _ => String::from_utf8_lossy(bytes).into_owned(),
+    };
+    masker.mask_secrets(&text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rekeyed_fixtures_pair_by_their_shared_leading_segments() {
+        let old = [
+            "fixtures/aaaaaa-bbbbbb-cccccc.json",
+            "fixtures/aaaaaa-bbbbbb-cccccc-dddddd-eeeeee.json",
+            "fixtures/999999.json",
+        ];
+        let new = [
+            "fixtures/aaaaaa-bbbbbb-ffffff-dddddd-eeeeee.json",
+            "fixtures/aaaaaa-bbbbbb-ffffff.json",
+            "fixtures/888888.json",
+        ];
+        let mut pairs = pair_rekeyed(&old, &new);
+        pairs.sort_unstable();
+        // Equal message counts win the tie on the shared run; names sharing nothing stay
+        // an addition and a removal.
+        assert_eq!(pairs, vec![(0, 1, 2), (1, 0, 2)]);
+    }
+
+    #[test]
+    fn a_prefix_or_another_folder_is_not_a_rekey() {
+        assert!(
+            pair_rekeyed(&["fixtures/aaaaaa.json"], &["fixtures/aaaaaa-bbbbbb.json"]).is_empty()
+        );
+        assert!(
+            pair_rekeyed(
+                &["a/fixtures/aaaaaa-bbbbbb.json"],
+                &["b/fixtures/aaaaaa-cccccc.json"]
+            )
+            .is_empty()
+        );
+        assert!(pair_rekeyed(&["fixtures/111111.json"], &["fixtures/333333.json"]).is_empty());
+    }
+
+    #[test]
+    fn skipped_folders_match_the_walk() {
+        assert!(is_skipped(".git/fixtures/aaaaaa.json"));
+        assert!(is_skipped("node_modules/x/fixtures/aaaaaa.json"));
+        assert!(!is_skipped("fixtures/aaaaaa.json"));
+        assert!(!is_skipped(".hidden-file.json"));
+    }
+}

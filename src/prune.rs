@@ -1,0 +1,243 @@
+//! `vcr prune`: find the cassettes no test reads any more, and remove them only when the
+//! evidence is a complete, green run.
+//!
+//! Deleting after a partial or failing run destroys cassettes other tests still need (the
+//! cargo-insta `--unreferenced` story), so [`refusal`] says no when the command failed or
+//! was interrupted, when a lookup missed, when watching lost opens, or when the usage
+//! sources name no cassette of the tree at all (a log from another checkout, a harness that
+//! logs nothing). Orphans git does not track are kept apart: git cannot bring them back.
+//! Deletion goes through the store's journal, so a killed prune completes on the next run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::exec::{Finished, Watch};
+use crate::store::journal::Move;
+use crate::store::{Store, StoreError};
+use crate::tree::Selection;
+use crate::usage::Usage;
+
+/// A cassette (or a whole dsh scenario) no usage source read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Orphan {
+    /// The cassette, or the scenario folder, relative to the project root.
+    pub path: String,
+    /// The files that go with it (a scenario: every file of its folder), absolute.
+    pub files: Vec<PathBuf>,
+    /// Their total size in bytes.
+    pub bytes: u64,
+    /// Whether git tracks every one of them (always true outside a repository).
+    pub tracked: bool,
+    /// The scenario folder to remove once empty, for a dsh scenario.
+    pub folder: Option<PathBuf>,
+}
+
+/// What the usage says about the tree.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Cassettes in the tree (a dsh scenario counts once).
+    pub cassettes: usize,
+    /// Of those, how many a source read.
+    pub used: usize,
+    /// The rest, in path order.
+    pub orphans: Vec<Orphan>,
+}
+
+/// Why `prune` will not act on these usage sources.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// The test command failed or was interrupted.
+    #[error(
+        "the test command {how}: a failing or interrupted run does not show which cassettes are still needed; nothing was pruned"
+    )]
+    Failed {
+        /// How it ended.
+        how: String,
+    },
+    /// A lookup missed: the run was not green.
+    #[error(
+        "the run looked for {} it did not find ({}): it was not green, so it does not show which cassettes are still needed; record them first (`vcr record`); nothing was pruned",
+        count(paths.len()), list(paths)
+    )]
+    Missed {
+        /// The missing cassettes.
+        paths: Vec<String>,
+    },
+    /// No source names a cassette of this tree.
+    #[error(
+        "the usage sources name none of the {cassettes} cassettes under {root}: a log from another checkout or the wrong root (-C), or a harness that logs nothing; nothing was pruned{}",
+        sample.as_ref().map(|s| format!(" (the sources name e.g. `{s}`)")).unwrap_or_default()
+    )]
+    Empty {
+        /// Cassettes in the tree.
+        cassettes: usize,
+        /// The project root.
+        root: String,
+        /// A path the sources do name, if any.
+        sample: Option<String>,
+    },
+    /// Watching file opens lost some.
+    #[error(
+        "watching the tree for file opens failed ({reason}), so some reads may be unseen; have the harness write $VCR_USAGE_LOG, or pass --usage-log; nothing was pruned"
+    )]
+    Watch {
+        /// Why.
+        reason: String,
+    },
+}
+
+fn count(n: usize) -> String {
+    if n == 1 {
+        "1 cassette".into()
+    } else {
+        format!("{n} cassettes")
+    }
+}
+
+fn list(paths: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let mut text = paths
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ");
+    if paths.len() > SHOWN {
+        text.push_str(&format!(" and {} more", paths.len() - SHOWN));
+    }
+    text
+}
+
+/// The orphans of `selection` under `usage`. `tracked` is what git tracks (`None` outside a
+/// repository).
+pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<PathBuf>>) -> Plan {
+    let is_tracked = |path: &PathBuf| tracked.is_none_or(|t| t.contains(path));
+    let scenarios: BTreeSet<String> = selection
+        .cassettes
+        .iter()
+        .filter(|c| c.kind.is_dsh())
+        .map(crate::usage::scenario_rel)
+        .collect();
+    let cassettes = selection
+        .cassettes
+        .iter()
+        .filter(|c| !c.kind.is_dsh())
+        .count()
+        + scenarios.len();
+    let mut orphans: BTreeMap<String, Orphan> = BTreeMap::new();
+    for cassette in usage.unused(selection) {
+        if cassette.kind.is_dsh() {
+            let rel = crate::usage::scenario_rel(cassette);
+            let folder = cassette.dir.path.clone();
+            orphans.entry(rel.clone()).or_insert_with(|| {
+                let files = folder_files(&folder);
+                Orphan {
+                    bytes: size(&files),
+                    tracked: files.iter().all(is_tracked),
+                    path: rel,
+                    files,
+                    folder: Some(folder),
+                }
+            });
+        } else {
+            let files = vec![cassette.path.clone()];
+            orphans.insert(
+                cassette.rel.clone(),
+                Orphan {
+                    path: cassette.rel.clone(),
+                    bytes: size(&files),
+                    tracked: is_tracked(&cassette.path),
+                    files,
+                    folder: None,
+                },
+            );
+        }
+    }
+    Plan {
+        cassettes,
+        used: cassettes - orphans.len(),
+        orphans: orphans.into_values().collect(),
+    }
+}
+
+/// Why these sources cannot be pruned from, if they cannot. `run` is the command vcr ran,
+/// if it ran one.
+pub fn refusal(
+    plan: &Plan,
+    usage: &Usage,
+    run: Option<&Finished>,
+    root: &std::path::Path,
+) -> Option<Refusal> {
+    if let Some(run) = run {
+        if !run.succeeded() {
+            return Some(Refusal::Failed {
+                how: run.describe(),
+            });
+        }
+        if let Watch::Incomplete { reason } = &run.watch {
+            return Some(Refusal::Watch {
+                reason: reason.clone(),
+            });
+        }
+    }
+    if usage.saw_miss() {
+        let paths = usage
+            .records
+            .iter()
+            .filter(|r| r.event == crate::usage::UsageEvent::Miss)
+            .map(|r| r.path.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        return Some(Refusal::Missed { paths });
+    }
+    if plan.cassettes > 0 && plan.used == 0 {
+        return Some(Refusal::Empty {
+            cassettes: plan.cassettes,
+            root: root.display().to_string(),
+            sample: usage.records.iter().next().map(|r| r.path.clone()),
+        });
+    }
+    None
+}
+
+/// Deletes `orphans` through the journal, then the emptied scenario folders. Call with the
+/// lock held.
+pub fn delete(store: &Store, orphans: &[&Orphan]) -> Result<(), StoreError> {
+    let moves: Vec<Move> = orphans
+        .iter()
+        .flat_map(|o| &o.files)
+        .map(|file| Move {
+            from: file.clone(),
+            to: None,
+            new: None,
+        })
+        .collect();
+    store.apply_moves("prune", &moves)?;
+    for folder in orphans.iter().filter_map(|o| o.folder.as_ref()) {
+        crate::store::stash::remove_empty_dirs(folder);
+    }
+    Ok(())
+}
+
+/// Every regular file under `folder` (links are neither followed nor taken).
+fn folder_files(folder: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = walkdir::WalkDir::new(folder)
+        .follow_links(false)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    files.sort();
+    files
+}
+
+fn size(files: &[PathBuf]) -> u64 {
+    files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum()
+}

@@ -1,0 +1,340 @@
+//! `vcr record` driven by real harnesses: a Python harness that writes raw fixtures (machine
+//! paths, random UUIDs), `--only` with green and failing runs, SIGINT sent to vcr while the
+//! command runs, and vcr killed with SIGKILL mid-run.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{TestDir, fixture};
+
+/// A harness in the style of Claude Code's VCR, without its dehydration: each "test" calls
+/// the model once with a prompt naming a file of the working directory; in record mode
+/// (`VCR_RECORD=1`, else it fails as Claude Code does in CI) it writes the raw recording, with
+/// a random uuid and request id, under the name of the raw input.
+const RAW_HARNESS: &str = r#"
+import hashlib, json, os, sys, uuid
+
+cwd = os.getcwd()
+prompts = sys.argv[1:]
+if os.environ.get("VCR_RECORD") != "1":
+    print("Anthropic API fixture missing: fixtures/x.json. Re-run tests with VCR_RECORD=1", file=sys.stderr)
+    sys.exit(1)
+os.makedirs("fixtures", exist_ok=True)
+for prompt in prompts:
+    content = prompt.replace("CWD", cwd)
+    name = hashlib.sha1(json.dumps(content, ensure_ascii=False).encode()).hexdigest()[:6]
+    value = {"input": [content], "output": [{
+        "uuid": str(uuid.uuid4()),
+        "requestId": "req_" + uuid.uuid4().hex,
+        "timestamp": "2026-11-30T10:00:00.000Z",
+        "message": {"id": "msg_01", "type": "message", "role": "assistant",
+                    "content": [{"type": "text", "text": "done: " + content, "citations": []}]},
+        "type": "assistant"}]}
+    path = "fixtures/%s.json" % name
+    with open(path, "w") as f:
+        json.dump(value, f, indent=2)
+    fd = os.open(os.environ["VCR_USAGE_LOG"], os.O_WRONLY | os.O_APPEND)
+    os.write(fd, (json.dumps({"path": path, "event": "write"}) + "\n").encode())
+    os.close(fd)
+    print("recorded", path)
+"#;
+
+/// The cassette `RAW_HARNESS` should end as for `prompt`, after normalize and rehash.
+fn expected(prompt: &str) -> (String, String) {
+    let content = prompt.replace("CWD", "[CWD]");
+    fixture(
+        &[&serde_json::to_string(&content).unwrap()],
+        &format!("done: {content}"),
+    )
+}
+
+#[test]
+fn raw_recordings_end_normalized_and_correctly_named() {
+    let t = TestDir::new();
+    t.write("harness.py", RAW_HARNESS);
+    let prompts = ["fix CWD/src/main.rs", "explain CWD/README.md"];
+    let run = t.vcr(&[&["record", "--", "python3", "harness.py"][..], &prompts].concat());
+    run.code(0).stdout_has("recorded fixtures/");
+    let mut want = std::collections::BTreeMap::new();
+    for prompt in prompts {
+        let (name, text) = expected(prompt);
+        run.stdout_has(&format!("added fixtures/{name}"));
+        want.insert(format!("fixtures/{name}"), text.into_bytes());
+    }
+    run.stdout_has("recorded: 2 added, 0 changed, 0 removed, 0 unchanged; 0 errors");
+    assert_eq!(
+        t.files("fixtures"),
+        want,
+        "normalized, re-keyed, nothing else left"
+    );
+    t.vcr(&["verify"]).code(0);
+    t.vcr(&["normalize", "--check"]).code(0);
+}
+
+#[test]
+fn json_output_keeps_stdout_one_document() {
+    let t = TestDir::new();
+    t.write("harness.py", RAW_HARNESS);
+    let run = t.vcr(&[
+        "record",
+        "--format",
+        "json",
+        "--",
+        "python3",
+        "harness.py",
+        "p CWD",
+    ]);
+    let doc = run.code(0).json();
+    assert_eq!(doc["version"], 1);
+    assert_eq!(doc["command"], "record");
+    assert_eq!(doc["summary"]["added"], 1);
+    assert_eq!(doc["summary"]["exit_code"], 0);
+    assert!(
+        doc["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "recorded" && e["change"] == "added")
+    );
+    assert!(
+        run.stderr.contains("recorded fixtures/"),
+        "the harness's stdout went to stderr"
+    );
+}
+
+#[test]
+fn configured_record_env_replaces_the_default() {
+    let t = TestDir::new();
+    t.write(
+        "vcr.toml",
+        "[record]\nenv = { MY_HARNESS_MODE = \"record\" }\n",
+    );
+    t.write(
+        "harness.sh",
+        "test \"$MY_HARNESS_MODE\" = record && test -z \"$VCR_RECORD\" && test -z \"$DSH_SNAPSHOT\"\n",
+    );
+    t.vcr(&["record", "--", "sh", "harness.sh"])
+        .code(0)
+        .stdout_has("recorded: 0 added");
+    t.write("vcr.toml", "");
+    // Without it, an empty tree gets both seeds' variables.
+    t.write(
+        "harness.sh",
+        "test \"$VCR_RECORD\" = 1 && test \"$DSH_SNAPSHOT\" = record\n",
+    );
+    t.vcr(&["record", "--", "sh", "harness.sh"]).code(0);
+}
+
+#[test]
+fn errors_in_what_was_recorded_exit_1() {
+    let t = TestDir::new();
+    t.write("harness.py", RAW_HARNESS);
+    // A prompt carrying a live-looking key: recorded, normalized, and reported by verify.
+    let key = format!("sk-ant-api03-{}AA", "x7Kq2Lm9Pz4Rt8Vw".repeat(6));
+    let run = t.vcr(&[
+        "record",
+        "--",
+        "python3",
+        "harness.py",
+        &format!("use {key}"),
+    ]);
+    run.code(1).stdout_has("leak/secret").stdout_has("1 added");
+    assert!(!run.stdout.contains(&key), "the secret is masked");
+}
+
+/// Three committed-looking cassettes for the `--only` tests.
+fn three() -> (TestDir, [(String, String); 3]) {
+    let t = TestDir::new();
+    let cassettes = [
+        fixture(&["\"alpha\""], "old alpha"),
+        fixture(&["\"beta\""], "old beta"),
+        fixture(&["\"gamma\""], "old gamma"),
+    ];
+    for (name, text) in &cassettes {
+        t.write(&format!("fixtures/{name}"), text);
+    }
+    (t, cassettes)
+}
+
+#[test]
+fn only_re_records_the_chosen_and_puts_back_what_was_not_recorded() {
+    let (t, [a, b, c]) = three();
+    let new_a = fixture(&["\"alpha\""], "new alpha").1;
+    // The harness checks the chosen cassettes are gone, records `a` anew, and leaves `b`.
+    t.write("new_a.json", &new_a);
+    t.write(
+        "harness.sh",
+        format!(
+            "set -e\ntest ! -e fixtures/{a} && test ! -e fixtures/{b} && test -e fixtures/{c}\ncp new_a.json fixtures/{a}\n",
+            a = a.0,
+            b = b.0,
+            c = c.0
+        ),
+    );
+    let only = format!("fixtures/{{{},{}}}", a.0, b.0);
+    let run = t.vcr(&["record", "--only", &only, "--", "sh", "harness.sh"]);
+    run.code(0)
+        .stdout_has(&format!("moved aside fixtures/{}", a.0))
+        .stdout_has(&format!("changed fixtures/{}", a.0))
+        .stdout_has(&format!("kept fixtures/{} (not recorded again", b.0))
+        .stdout_has("recorded: 0 added, 1 changed, 0 removed, 1 unchanged, 1 not recorded again");
+    assert_eq!(t.read(&format!("fixtures/{}", a.0)), new_a);
+    assert_eq!(t.read(&format!("fixtures/{}", b.0)), b.1);
+    assert_eq!(t.read(&format!("fixtures/{}", c.0)), c.1);
+    assert!(!t.exists(".vcr/stash/manifest.json"));
+    assert_eq!(
+        std::fs::read_dir(t.path(".vcr/stash")).unwrap().count(),
+        0,
+        "stash emptied"
+    );
+
+    t.vcr(&["record", "--only", "fixtures/nothing*", "--", "true"])
+        .code(2)
+        .stderr_has("no cassette matches");
+}
+
+#[test]
+fn only_with_a_failing_command_brings_the_old_cassettes_back() {
+    let (t, [a, b, c]) = three();
+    let before = t.files("fixtures");
+    t.write(
+        "harness.sh",
+        format!(
+            "test ! -e fixtures/{} || exit 9\necho 'FAIL 1 test' >&2\nexit 4\n",
+            a.0
+        ),
+    );
+    let run = t.vcr(&["record", "--only", "fixtures/*", "--", "sh", "harness.sh"]);
+    run.code(4)
+        .stderr_has("FAIL 1 test")
+        .stderr_has("the test command exited with code 4")
+        .stderr_has(&format!("put back fixtures/{}", a.0));
+    assert_eq!(t.files("fixtures"), before, "every old cassette is back");
+
+    // A failing run that did record one again: the new file stays where the harness put
+    // it, and the old copy is kept in the stash, never deleted.
+    let new_b = fixture(&["\"beta\""], "new beta").1;
+    t.write("new_b.json", &new_b);
+    t.write(
+        "harness.sh",
+        format!("cp new_b.json fixtures/{}\nexit 1\n", b.0),
+    );
+    let run = t.vcr(&["record", "--only", "fixtures/*", "--", "sh", "harness.sh"]);
+    run.code(1).stderr_has(&format!("kept: fixtures/{}", b.0));
+    assert_eq!(t.read(&format!("fixtures/{}", b.0)), new_b);
+    assert_eq!(t.read(&format!("fixtures/{}", a.0)), a.1);
+    assert_eq!(t.read(&format!("fixtures/{}", c.0)), c.1);
+    let kept: Vec<_> = walk(&t.path(".vcr/stash"))
+        .into_iter()
+        .filter(|p| p.ends_with(&b.0))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(std::fs::read_to_string(&kept[0]).unwrap(), b.1);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+/// Waits until `path` exists (the harness is running).
+fn wait_for(path: &std::path::Path) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[cfg(unix)]
+fn signal(pid: u32, name: &str) {
+    let status = std::process::Command::new("kill")
+        .args([&format!("-{name}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_to_vcr_reaches_the_command_and_cassettes_come_back() {
+    let (t, [a, ..]) = three();
+    let before = t.files("fixtures");
+    t.write(
+        "harness.sh",
+        "trap 'echo interrupted > got-int; exit 130' INT\ntouch started\nwhile :; do sleep 0.05; done\n",
+    );
+    let child = t
+        .command(
+            &["record", "--only", "fixtures/*", "--", "sh", "harness.sh"],
+            &[],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(&t.path("started"));
+    assert!(
+        !t.exists(&format!("fixtures/{}", a.0)),
+        "moved aside while running"
+    );
+    signal(child.id(), "INT");
+    let run = common::Run::from(child.wait_with_output().unwrap());
+    run.code(130)
+        .stderr_has("signal 2")
+        .stderr_has(&format!("put back fixtures/{}", a.0));
+    assert_eq!(
+        t.read("got-int"),
+        "interrupted\n",
+        "the command got the SIGINT"
+    );
+    assert_eq!(t.files("fixtures"), before);
+}
+
+#[cfg(unix)]
+#[test]
+fn vcr_killed_mid_run_is_recovered_by_the_next_mutating_command() {
+    let (t, [a, b, _]) = three();
+    let before = t.files("fixtures");
+    t.write(
+        "harness.sh",
+        "echo $$ > harness.pid\ntouch started\nsleep 30\n",
+    );
+    let mut child = t
+        .command(
+            &["record", "--only", "fixtures/*", "--", "sh", "harness.sh"],
+            &[],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&t.path("started"));
+    signal(child.id(), "KILL");
+    child.wait().unwrap();
+    // The orphaned test command would sleep on; end it as a CI runner would.
+    signal(t.read("harness.pid").trim().parse().unwrap(), "TERM");
+    assert!(!t.exists(&format!("fixtures/{}", a.0)));
+    assert!(t.exists(".vcr/stash/manifest.json"));
+    // A read-only command leaves the stash alone; a mutating one finishes it.
+    t.vcr(&["normalize", "--check"]).code(0);
+    t.vcr(&["normalize"])
+        .code(0)
+        .stderr_has(&format!("put back fixtures/{}", a.0))
+        .stderr_has(&format!("put back fixtures/{}", b.0));
+    assert_eq!(t.files("fixtures"), before);
+    assert!(!t.exists(".vcr/stash/manifest.json"));
+}
