@@ -68,6 +68,11 @@ pub(crate) const CREDENTIAL_KEYS: &str = "authorization|proxy-authorization|x-ap
 
 /// The detectors, in priority order: where two could match at the same place, the first
 /// wins.
+///
+/// The scanner does not run these patterns over every byte: a rule in `super::anchors` says
+/// where each detector's matches can start (after a `-`, a literal prefix...). A new detector
+/// needs one, and a changed pattern may need its rule changed; the scanner's tests compare it
+/// with a scan of every byte, and without a rule it falls back to that slow scan.
 pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "private-key",
