@@ -823,6 +823,24 @@ mod tests {
     }
 
     #[test]
+    fn matches_holding_invalid_utf8_keep_their_byte_offsets() {
+        // Regression: offsets were counted on the lossy string, which grows at each invalid
+        // byte (one byte becomes three), and slicing the bytes with them could panic.
+        let scanner = Scanner::new(&[]);
+        let mut text = b"x https://bob:\xff\xfe\xfds3cr3tPa55@example.net/a".to_vec();
+        text.extend_from_slice(b" /tmp/\xff\xff\xff/run.log");
+        let hits = scanner.scan(&text);
+        assert_eq!(hits.len(), 2, "{hits:?}");
+        let url = &hits[0];
+        // The hit is the password itself.
+        assert_eq!(&text[url.start..url.end], b"\xff\xfe\xfds3cr3tPa55");
+        assert!(url.masked.starts_with("https://bob:"), "{}", url.masked);
+        assert!(!url.masked.contains("s3cr3tPa55"), "{}", url.masked);
+        let temp = &hits[1];
+        assert_eq!(&text[temp.start..temp.end], b"/tmp/\xff\xff\xff/run.log");
+    }
+
+    #[test]
     fn temp_paths_end_before_trailing_punctuation() {
         let hits = Scanner::new(&[]).scan(b"(see /tmp/build/out.log), then /tmp/a.");
         let texts: Vec<&str> = hits.iter().map(|h| h.text.as_str()).collect();
