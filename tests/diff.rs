@@ -4,9 +4,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{Run, TestDir};
+use common::{Run, TestDir, git};
 use serde_json::{Value, json};
 
 fn text(t: &str) -> Value {
@@ -437,24 +436,6 @@ fn a_dsh_scenario_change_is_read_from_the_derived_script() {
         .stdout_has("behaviour change goal (dsh)")
         .stdout_has("tool calls `goal_complete(")
         .stdout_has("became `goal_abandon(");
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=vcr", "-c", "user.email=vcr@example.com"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

@@ -5,39 +5,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-use common::{Run, TestDir, fixture};
-
-/// `git` in `dir`, isolated from the user's configuration and from any repository the
-/// tests run in.
-fn git(dir: &Path, args: &[&str]) {
-    let mut cmd = Command::new("git");
-    isolate_git(&mut cmd);
-    let status = cmd
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=Tester",
-            "-c",
-            "user.email=tester@example.com",
-        ])
-        .args(args)
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
-
-fn isolate_git(cmd: &mut Command) {
-    for (key, _) in std::env::vars() {
-        if key.starts_with("GIT_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
-}
+use common::{Run, TestDir, fixture, git, isolate_git};
 
 fn vcr(t: &TestDir, args: &[&str]) -> Run {
     let mut cmd = t.command(args, &[]);

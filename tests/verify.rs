@@ -8,9 +8,8 @@ mod common;
 
 use std::io::Write as _;
 use std::path::Path;
-use std::process::Command;
 
-use common::{Run, TestDir, fixture, vcr_command};
+use common::{Run, TestDir, fixture, git, isolate_git, vcr_command};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------
@@ -122,36 +121,6 @@ fn assert_never_printed(run: &Run, secrets: &Secrets) {
             run.stderr
         );
     }
-}
-
-/// `git` in `dir`, isolated from the user's configuration and from any repository the
-/// tests themselves run in (a hook sets `GIT_DIR` and `GIT_INDEX_FILE`).
-fn git(dir: &Path, args: &[&str]) {
-    let mut cmd = Command::new("git");
-    isolate_git(&mut cmd);
-    let status = cmd
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=Tester",
-            "-c",
-            "user.email=tester@example.com",
-        ])
-        .args(args)
-        .status()
-        .expect("git runs");
-    assert!(status.success(), "git {args:?}");
-}
-
-fn isolate_git(cmd: &mut Command) {
-    for (key, _) in std::env::vars() {
-        if key.starts_with("GIT_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
 }
 
 /// `vcr -C <root>/<dir> args...` with git isolated as in [`git`].

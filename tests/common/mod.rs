@@ -252,3 +252,39 @@ pub fn fixture(inputs: &[&str], answer: &str) -> (String, String) {
         String::from_utf8(vcr::json::to_pretty(&parsed)).unwrap(),
     )
 }
+
+/// `git` in `dir`, isolated from the user's configuration and from any repository the tests
+/// themselves run in (a hook sets `GIT_DIR` and `GIT_INDEX_FILE`); returns its stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let mut cmd = Command::new("git");
+    isolate_git(&mut cmd);
+    let out = cmd
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=Tester",
+            "-c",
+            "user.email=tester@example.com",
+        ])
+        .args(args)
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Removes the caller's `GIT_*` variables and configuration from a git command.
+pub fn isolate_git(cmd: &mut Command) {
+    for (key, _) in std::env::vars() {
+        if key.starts_with("GIT_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+}
