@@ -308,6 +308,9 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
     if cassette.kind.is_dsh() {
         // Parse, schema and format problems come from the scenario check, which reads the
         // whole folder; here only the leaks, placed in their line's JSON.
+        if hits.is_empty() {
+            return result;
+        }
         let pointers = match cassette.kind {
             CassetteKind::DshSession => jsonl_pointers(bytes, &hits),
             _ => json::parse(bytes)
