@@ -205,9 +205,15 @@ fn key_argument(input: &Object<'_>) -> Option<String> {
     Some(shorten(value, KEY_LEN))
 }
 
-/// The first line of `text`, at most `max` characters, with `…` where it was cut.
+/// The first line of `text`, at most `max` characters, with `…` where it was cut, secrets
+/// masked. Masking comes first: a key cut short no longer matches its detector, so masking
+/// the excerpt afterwards would print the part of the key that was kept.
 pub fn shorten(text: &str, max: usize) -> String {
-    let trimmed = text.trim();
+    static MASKER: std::sync::OnceLock<crate::lint::Scanner> = std::sync::OnceLock::new();
+    let masked = MASKER
+        .get_or_init(|| crate::lint::Scanner::new(&[]))
+        .mask_secrets(text);
+    let trimmed = masked.trim();
     let first = trimmed.lines().next().unwrap_or("");
     let cut = first.chars().count() > max || first.len() < trimmed.len();
     let mut out: String = first.chars().take(max).collect();
@@ -1009,6 +1015,16 @@ mod tests {
         key(r#"{"todos":[],"mode":"fast"}"#, Some("fast"));
         key(r#"{"n":1}"#, None);
         key(r#"{"path":"{{cwd}}/src/cart.ts"}"#, Some("src/cart.ts"));
+    }
+
+    #[test]
+    fn shorten_masks_a_secret_before_cutting_it() {
+        // Regression: the excerpt was masked after the cut, when the key no longer matched.
+        let key = format!("sk-ant-api03-{}", "Zq7XvB2mKp9LwR4tYc8NdF3hJs6GaT1uEo5i");
+        let text = format!("Here is the thing you asked about, set KEY={key} and go");
+        let short = shorten(&text, 60);
+        assert!(!short.contains("Zq7X"), "{short}");
+        assert!(short.contains("KEY=sk-ant-a"), "{short}");
     }
 
     #[test]
