@@ -160,6 +160,8 @@ pub fn run(
         let a = scope.spawn(move || pass_through(child_out, out));
         let b = scope.spawn(move || pass_through(child_err, err));
         let status = child.wait();
+        // Reaped: its pid may be reused while a leftover process keeps the pipes open.
+        guard.child_exited();
         let mut missing = a.join().unwrap_or_default();
         missing.extend(b.join().unwrap_or_default());
         (status, missing)

@@ -14,10 +14,14 @@
 mod imp {
     use std::sync::atomic::{AtomicI32, Ordering};
 
-    /// The child's pid while it runs, 0 otherwise.
+    /// The child's pid while it runs; 0 before it exists (signals are kept for it), -1 once
+    /// it was reaped (signals are only noted).
     static CHILD: AtomicI32 = AtomicI32::new(0);
     /// The last signal received while the guard was installed, 0 if none.
     static RECEIVED: AtomicI32 = AtomicI32::new(0);
+    /// A signal received before the child existed, not yet forwarded (0 if none): handed
+    /// over once by `set_child`, so a signal is never forwarded twice by vcr.
+    static PENDING: AtomicI32 = AtomicI32::new(0);
 
     const SIGNALS: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
@@ -26,13 +30,56 @@ mod imp {
         info: *mut libc::siginfo_t,
         _context: *mut libc::c_void,
     ) {
-        // Only async-signal-safe work here: atomics and kill(2).
+        // Only async-signal-safe work here: atomics and kill(2). kill(2) may set errno,
+        // which belongs to the interrupted thread: it is saved and restored.
+        let saved = errno::get();
         RECEIVED.store(signal, Ordering::SeqCst);
-        if sent_by_a_process(info) {
-            let child = CHILD.load(Ordering::SeqCst);
-            if child > 0 {
-                // SAFETY: kill(2) is async-signal-safe; the pid is our own child's.
-                unsafe { libc::kill(child, signal) };
+        let child = CHILD.load(Ordering::SeqCst);
+        if child == 0 {
+            PENDING.store(signal, Ordering::SeqCst);
+        } else if child > 0 && sent_by_a_process(info) {
+            // SAFETY: kill(2) is async-signal-safe; the pid is our own child's.
+            unsafe { libc::kill(child, signal) };
+        }
+        errno::set(saved);
+    }
+
+    /// The calling thread's errno.
+    mod errno {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        fn location() -> *mut libc::c_int {
+            // SAFETY: returns the calling thread's errno slot, valid for the thread's life.
+            unsafe { libc::__errno_location() }
+        }
+
+        #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
+        fn location() -> *mut libc::c_int {
+            // SAFETY: as above.
+            unsafe { libc::__error() }
+        }
+
+        #[cfg(not(any(
+            target_os = "linux",
+            target_os = "android",
+            target_os = "macos",
+            target_os = "ios",
+            target_os = "freebsd"
+        )))]
+        fn location() -> *mut libc::c_int {
+            std::ptr::null_mut()
+        }
+
+        pub(super) fn get() -> libc::c_int {
+            let at = location();
+            // SAFETY: a non-null errno slot of this thread.
+            if at.is_null() { 0 } else { unsafe { *at } }
+        }
+
+        pub(super) fn set(value: libc::c_int) {
+            let at = location();
+            if !at.is_null() {
+                // SAFETY: as above.
+                unsafe { *at = value };
             }
         }
     }
@@ -57,6 +104,7 @@ mod imp {
 
     pub(crate) fn install() -> Guard {
         RECEIVED.store(0, Ordering::SeqCst);
+        PENDING.store(0, Ordering::SeqCst);
         let mut previous = Vec::new();
         for signal in SIGNALS {
             // SAFETY: a zeroed sigaction is a valid value to fill in; the handler only
@@ -77,15 +125,22 @@ mod imp {
 
     impl Guard {
         /// Starts forwarding to the child; forwards at once a signal that came before it
-        /// existed.
+        /// existed. (A signal after the store is the handler's to forward; one before it is
+        /// in `PENDING`, taken here exactly once.)
         pub(crate) fn set_child(&self, pid: u32) {
-            let pid = i32::try_from(pid).unwrap_or(0);
+            let pid = i32::try_from(pid).unwrap_or(-1);
             CHILD.store(pid, Ordering::SeqCst);
-            let early = RECEIVED.load(Ordering::SeqCst);
+            let early = PENDING.swap(0, Ordering::SeqCst);
             if early != 0 && pid > 0 {
                 // SAFETY: kill(2) on our own child.
                 unsafe { libc::kill(pid, early) };
             }
+        }
+
+        /// Stops forwarding: the child was reaped, and its pid may soon be another
+        /// process's. Signals until the guard is dropped are only noted.
+        pub(crate) fn child_exited(&self) {
+            CHILD.store(-1, Ordering::SeqCst);
         }
 
         /// The signal received while installed, if any.
@@ -117,6 +172,8 @@ mod imp {
 
     impl Guard {
         pub(crate) fn set_child(&self, _pid: u32) {}
+
+        pub(crate) fn child_exited(&self) {}
 
         pub(crate) fn received(&self) -> Option<i32> {
             None
