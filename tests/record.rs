@@ -127,6 +127,22 @@ fn configured_record_env_replaces_the_default() {
 }
 
 #[test]
+fn verbose_output_masks_secrets_in_the_record_env() {
+    // Regression: `-v` printed every `[record] env` value as it is, into CI logs.
+    let key = format!("sk-ant-api03-{}", "Zq7XvB2mKp9LwR4tYc8NdF3hJs6GaT1uEo5i");
+    let t = TestDir::new();
+    t.write(
+        "vcr.toml",
+        format!("[record]\nenv = {{ HARNESS_KEY = \"{key}\", MODE = \"record\" }}\n"),
+    );
+    let run = t.vcr(&["-v", "record", "--", "true"]);
+    run.code(0)
+        .stderr_has("MODE=record")
+        .stderr_has("HARNESS_KEY=sk-ant-a");
+    assert!(!run.stderr.contains(&key), "{}", run.stderr);
+}
+
+#[test]
 fn errors_in_what_was_recorded_exit_1() {
     let t = TestDir::new();
     t.write("harness.py", RAW_HARNESS);

@@ -38,7 +38,12 @@ pub(crate) fn run(
     ));
     let root = cx.project.root();
     if cx.reporter.verbosity() >= Verbosity::Verbose {
-        let vars: Vec<String> = env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // Values are masked: `[record] env` may hold a token, and -v output lands in CI logs.
+        let masker = vcr::lint::Scanner::new(&[]);
+        let vars: Vec<String> = env
+            .iter()
+            .map(|(k, v)| masker.mask_secrets(&format!("{k}={v}")))
+            .collect();
         cx.reporter.err(&format!(
             "running `{}` with {}",
             argv.join(" "),
