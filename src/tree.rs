@@ -507,7 +507,7 @@ impl Project {
         let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
             return false;
         };
-        if !dsh::is_scenario_dir(&[name]) {
+        if !dsh::is_scenario_file(name) {
             return false;
         }
         match &self.config.dsh.scenarios {

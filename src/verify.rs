@@ -593,7 +593,7 @@ fn check_scenario(
             continue;
         }
         // Only the logs and the override are read; the other names matter for the file set.
-        let bytes = if dsh::is_scenario_dir(&[name.as_str()]) {
+        let bytes = if dsh::is_scenario_file(&name) {
             let path = entry.path();
             match options.contents.as_ref().and_then(|c| c.get(&path)) {
                 Some(staged) => staged.clone(),

@@ -12,10 +12,9 @@
 use std::fmt::Write as _;
 
 use serde::Serialize;
-use sha1::{Digest, Sha1};
 
 use crate::json::{self, Object, Value};
-use crate::kind::claude_code::{self, hex_prefix};
+use crate::kind::claude_code;
 use crate::kind::dsh;
 
 /// The kinds of cassettes `vcr diff` understands.
@@ -376,7 +375,7 @@ impl Behaviour {
         behaviour.request = claude_code::input(&value)
             .iter()
             .map(|m| RequestMessage {
-                hash: message_hash(m),
+                hash: claude_code::message_segment(m),
                 summary: message_summary(m),
             })
             .collect();
@@ -556,11 +555,6 @@ fn parse<'a>(bytes: &'a [u8], file: &str) -> Result<Value<'a>, BehaviourError> {
         file: file.to_owned(),
         message: e.to_string(),
     })
-}
-
-/// The Claude Code name segment of one input message.
-fn message_hash(message: &Value<'_>) -> String {
-    hex_prefix(&Sha1::digest(json::to_compact(message)), 6)
 }
 
 /// A request message in a few words: its text, or the kinds of its blocks with the tool
@@ -853,7 +847,7 @@ fn dsh_session(bytes: &[u8], file: &str, name: &str) -> Result<Session, Behaviou
                     .collect::<Vec<_>>()
                     .join(" ");
                 request.push(RequestMessage {
-                    hash: message_hash(&content),
+                    hash: claude_code::message_segment(&content),
                     summary: format!("\"{}\"", shorten(&text, 80)),
                 });
             }

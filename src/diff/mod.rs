@@ -291,7 +291,7 @@ fn units<'s>(snapshot: &'s Snapshot, options: &Options) -> BTreeMap<String, Unit
         let kind = match claude_code::classify(name) {
             Some(FileKind::Message) if fixture_dir => Kind::ClaudeCode,
             Some(FileKind::TokenCount) if fixture_dir => Kind::TokenCount,
-            _ if dsh::is_scenario_dir(&[name]) => {
+            _ if dsh::is_scenario_file(name) => {
                 out.entry(dir.to_owned())
                     .or_insert_with(|| Unit {
                         rel: dir.to_owned(),

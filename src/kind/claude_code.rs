@@ -253,12 +253,21 @@ pub fn message_name(input: &[Value<'_>]) -> String {
         if i > 0 {
             name.push('-');
         }
-        buf.clear();
-        json::write_compact(element, &mut buf);
-        name.push_str(&hex_prefix(&Sha1::digest(&buf), 6));
+        name.push_str(&segment(element, &mut buf));
     }
     name.push_str(".json");
     name
+}
+
+/// The name segment of one input message: `sha1(JSON.stringify(message))[..6]`.
+pub fn message_segment(message: &Value<'_>) -> String {
+    segment(message, &mut Vec::new())
+}
+
+fn segment(message: &Value<'_>, buf: &mut Vec<u8>) -> String {
+    buf.clear();
+    json::write_compact(message, buf);
+    hex_prefix(&Sha1::digest(&buf[..]), 6)
 }
 
 /// The first `len` lowercase hex digits of a digest.

@@ -191,7 +191,6 @@ pub enum Style {
 /// A checked `[[cassettes]]` entry, ready to use.
 #[derive(Debug, Clone)]
 pub struct Spec {
-    glob: String,
     matcher: globset::GlobMatcher,
     format: Format,
     key: Key,
@@ -276,49 +275,14 @@ impl Spec {
         self.matcher.is_match(rel_path)
     }
 
-    /// The glob as configured.
-    pub fn glob(&self) -> &str {
-        &self.glob
-    }
-
     /// JSON or JSONL.
     pub fn format(&self) -> Format {
         self.format
     }
 
-    /// How key material is serialized.
-    pub fn serialization(&self) -> Serialization {
-        self.serialization
-    }
-
-    /// The hash function.
-    pub fn algorithm(&self) -> Algorithm {
-        self.algorithm
-    }
-
     /// How many hex digits of the digest are used.
     pub fn hex_length(&self) -> usize {
         self.hex_length
-    }
-
-    /// What `normalize` does.
-    pub fn write_mode(&self) -> WriteMode {
-        self.write
-    }
-
-    /// Whose writer `pretty` and `compact` reproduce.
-    pub fn style(&self) -> Style {
-        self.style
-    }
-
-    /// The name template, for JSON cassettes.
-    pub fn name_template(&self) -> Option<&str> {
-        self.name.as_ref().map(|n| n.text.as_str())
-    }
-
-    /// The pointer of the stored hash, for JSONL cassettes.
-    pub fn hash_field(&self) -> Option<&str> {
-        self.hash_field.as_ref().map(|p| p.text.as_str())
     }
 
     /// The pointers the key material is read from (for JSONL, within a line).
@@ -404,7 +368,6 @@ fn compile_entry(config: &CassetteConfig, label: String) -> Result<Spec, SpecErr
     let key = compile_key(&entry)?;
     let (name, hex_length) = compile_name(&entry)?;
     let spec = Spec {
-        glob: config.glob.clone(),
         matcher,
         format: config.format,
         key,

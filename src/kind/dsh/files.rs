@@ -32,9 +32,13 @@ pub fn child_index(name: &str) -> Option<u64> {
 /// Whether a folder with these file names is a dsh scenario: it holds a session log, a
 /// child log or a replay override.
 pub fn is_scenario_dir(names: &[&str]) -> bool {
-    names
-        .iter()
-        .any(|n| *n == PRIMARY || *n == REPLAY_OVERRIDE || child_index(n).is_some())
+    names.iter().any(|n| is_scenario_file(n))
+}
+
+/// Whether a file of this name makes its folder a dsh scenario (and is read by the harness):
+/// `session.jsonl`, a child `session.N.jsonl`, or `replay.override.json`.
+pub fn is_scenario_file(name: &str) -> bool {
+    name == PRIMARY || name == REPLAY_OVERRIDE || child_index(name).is_some()
 }
 
 /// `missing` problems in a scenario's file set (see the module docs).

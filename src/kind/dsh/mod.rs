@@ -29,7 +29,9 @@ mod session;
 
 use crate::json::{self, Position, Value};
 
-pub use files::{PRIMARY, REPLAY_OVERRIDE, check_scenario_files, child_index, is_scenario_dir};
+pub use files::{
+    PRIMARY, REPLAY_OVERRIDE, check_scenario_files, child_index, is_scenario_dir, is_scenario_file,
+};
 pub use from_request::{FROM_REQUEST_OPEN, check_from_request, placeholder_errors};
 pub use normalize::normalize_session;
 pub use overrides::{OverrideCheck, OverrideKind, check_override};
