@@ -2,6 +2,7 @@
 //! rule, one-mutation-one-finding tests on a small valid scenario, and the harness's own
 //! scenarios (the shared corpus, when present), which must all check clean.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use vcr::kind::dsh::{
@@ -1057,7 +1058,8 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "skipped: no dsh corpus at {} (the shared corpus is absent)",
             dir.display()
         );

@@ -45,7 +45,10 @@ fn oracle(program: &str, args: &[&str], input: &str) -> Option<String> {
     let mut child = match child {
         Ok(child) => child,
         Err(e) => {
-            eprintln!("SKIPPED: `{program}` is not available ({e}); the oracle check did not run");
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: `{program}` is not available ({e}); the oracle check did not run"
+            );
             return None;
         }
     };
@@ -502,7 +505,8 @@ fn corpus() -> Option<PathBuf> {
     if root.is_dir() {
         Some(root)
     } else {
-        eprintln!(
+        let _ = writeln!(
+            std::io::stderr(),
             "SKIPPED: the shared corpus is not at {}; the DataDog corpus check did not run",
             root.display()
         );

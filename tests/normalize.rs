@@ -3,6 +3,7 @@
 mod common;
 
 use common::{TestDir, fixture, machine_vectors};
+use std::io::Write as _;
 
 /// A tree holding the seed writer's own files for one machine.
 fn seed_tree(platform: &str) -> TestDir {
@@ -224,7 +225,8 @@ fn unreadable_files_are_reported() {
         let path = t.path(&format!("fixtures/{name}"));
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
         if std::fs::read(&path).is_ok() {
-            eprintln!(
+            let _ = writeln!(
+                std::io::stderr(),
                 "SKIPPED unreadable_files_are_reported: running as root, permissions do not apply"
             );
             return;
