@@ -126,7 +126,8 @@ fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
             &report,
             &NoProgress,
         );
-        let mut keyed = cx.project.select(&written, &cx.working_dir)?;
+        // normalize renames nothing: the same selection serves rehash.
+        let mut keyed = selection;
         keyed.cassettes.retain(|c| c.kind.is_content_addressed());
         vcr::rehash::run(&keyed, &cx.store, Default::default(), &report, &NoProgress)?;
     }
