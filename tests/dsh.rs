@@ -6,17 +6,12 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::Path;
 
 use common::TestDir;
 use serde_json::Value;
 
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/dsh");
-const CORPUS: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../shared/corpus/deepseek-ai__deepseek-harness"
-);
 const SNAPSHOTS: &str = "tests/snapshots";
 
 fn example() -> TestDir {
@@ -327,15 +322,10 @@ fn a_named_log_checks_its_whole_scenario() {
 
 #[test]
 fn the_harness_scenarios_verify_and_are_already_normal() {
-    let corpus = Path::new(CORPUS);
-    if !corpus.is_dir() {
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: the corpus at {CORPUS} is absent"
-        );
+    let Some(corpus) = common::corpus("deepseek-ai__deepseek-harness") else {
         return;
-    }
-    let run = common::vcr_command(corpus, &["verify", "--format", "json", "-v"], &[])
+    };
+    let run = common::vcr_command(&corpus, &["verify", "--format", "json", "-v"], &[])
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
@@ -349,7 +339,7 @@ fn the_harness_scenarios_verify_and_are_already_normal() {
         "{errors:?}"
     );
     assert!(doc["summary"]["files"].as_u64().unwrap() > 109, "{doc:#}");
-    let run = common::vcr_command(corpus, &["normalize", "--check"], &[])
+    let run = common::vcr_command(&corpus, &["normalize", "--check"], &[])
         .output()
         .unwrap();
     assert_eq!(

@@ -6,7 +6,6 @@
 
 mod common;
 
-use std::io::Write as _;
 use std::path::Path;
 
 use common::{Run, TestDir, fixture, git, isolate_git, vcr_command};
@@ -1249,22 +1248,11 @@ fn it_exits_2_when_it_cannot_run() {
 // ---------------------------------------------------------------------------------------
 // Real data
 
-/// The shared corpus of third-party cassettes (never copied into the repository: read in
-/// place, when it is there).
-const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus");
-
 #[test]
 fn the_corpus_verifies_without_crashing_and_finds_the_known_leaks() {
-    let corpus = Path::new(CORPUS);
-    if !corpus.is_dir() {
-        // Written to the stderr handle, not with `eprintln!`, which the test harness
-        // captures: a skipped check must be visible.
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: the corpus at {CORPUS} is absent"
-        );
+    let Some(corpus) = common::corpus("") else {
         return;
-    }
+    };
     let config = TestDir::new();
     config.write(
         "vcr.toml",
@@ -1278,7 +1266,7 @@ fn the_corpus_verifies_without_crashing_and_finds_the_known_leaks() {
         "--format",
         "json",
     ];
-    let run = Run::from(vcr_command(corpus, &args, &[]).output().unwrap());
+    let run = Run::from(vcr_command(&corpus, &args, &[]).output().unwrap());
     assert!(
         matches!(run.code, Some(0 | 1)),
         "exit {:?}: {}",

@@ -288,3 +288,18 @@ pub fn isolate_git(cmd: &mut Command) {
     cmd.env("GIT_CONFIG_NOSYSTEM", "1")
         .env("GIT_CONFIG_GLOBAL", "/dev/null");
 }
+
+/// A folder of the shared corpus of third-party cassettes (read in place, never copied into
+/// the repository), or `None` after saying on stderr that the test is skipped: a user's
+/// clone has no corpus. (Written to the stderr handle: the harness captures `eprintln!`.)
+pub fn corpus(sub: &str) -> Option<PathBuf> {
+    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus")).join(sub);
+    if path.is_dir() {
+        return Some(path);
+    }
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr(),
+        format_args!("skipped: the corpus at {} is absent\n", path.display()),
+    );
+    None
+}
