@@ -79,6 +79,23 @@ pub enum Event<'a> {
         /// What is wrong.
         message: &'a str,
     },
+    /// A file changed after the run read it (an editor saved it, `git checkout` replaced
+    /// it), so the run left it as it is instead of replacing it with a rewrite of what it
+    /// read.
+    Changed {
+        /// The file.
+        path: &'a str,
+        /// What was not done to it: `rewritten`, `renamed`, `deleted`, `moved aside`, ...
+        action: &'a str,
+    },
+    /// An interrupted run left cassettes aside; a read-only command reports it instead of
+    /// passing over it, and the next mutating command finishes it.
+    Interrupted {
+        /// The interrupted command.
+        command: &'a str,
+        /// How many cassettes are aside (under `.vcr-old-*` names, or in `.vcr/stash/`).
+        cassettes: usize,
+    },
     /// A path given on the command line could not be used.
     PathError {
         /// What is wrong, path included.
@@ -100,14 +117,15 @@ pub enum Event<'a> {
         /// Why.
         reason: &'a str,
     },
-    /// An interrupted run was completed or undone before this one started.
+    /// An interrupted run was completed before this one started.
     Recovered {
         /// The interrupted command.
         command: &'a str,
         /// How many moves its plan had.
         moves: usize,
-        /// True if completed, false if rolled back.
-        completed: bool,
+        /// How many of them were left undone: their files changed since that run read them
+        /// (each also reported as [`Event::Changed`]).
+        left: usize,
     },
     /// A temporary file left by a killed run was removed.
     TempRemoved {

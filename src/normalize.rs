@@ -4,14 +4,14 @@
 //! the result. Names are not changed (that is `vcr rehash`), but names that went stale under
 //! the current rules are reported. Each file is rewritten atomically on its own, so a run
 //! killed halfway leaves some files normalized and the others untouched; running again
-//! finishes the job.
+//! finishes the job. A file that changed after it was read is left as it is and reported.
 
 use similar::TextDiff;
 
 use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
 use crate::kind::{self, Mode};
 use crate::lint::Scanner;
-use crate::store::Store;
+use crate::store::{ContentHash, Store, StoreError};
 use crate::tree::{Cassette, Selection};
 
 /// How `normalize` runs.
@@ -41,6 +41,8 @@ pub struct Summary {
 struct FileResult {
     changed: bool,
     written: bool,
+    /// The file changed after it was read, so it was not rewritten.
+    changed_meanwhile: bool,
     diff: Option<String>,
     stale: Option<String>,
     error: Option<FileProblem>,
@@ -74,6 +76,14 @@ pub fn run(
                 problem.report(&cassette.rel, report);
                 return;
             }
+            if result.changed_meanwhile {
+                summary.errors += 1;
+                report.report(&Event::Changed {
+                    path: &cassette.rel,
+                    action: "rewritten",
+                });
+                return;
+            }
             if result.changed {
                 summary.changed += 1;
                 summary.written += usize::from(result.written);
@@ -104,6 +114,7 @@ fn normalize_one(
     let mut result = FileResult {
         changed: false,
         written: false,
+        changed_meanwhile: false,
         diff: None,
         stale: None,
         error: None,
@@ -135,8 +146,9 @@ fn normalize_one(
         result.diff = Some(masker.mask_secrets(&diff));
     }
     if !options.check {
-        match store.write_file(&cassette.path, &canonical.bytes) {
+        match store.replace_file(&cassette.path, &canonical.bytes, ContentHash::of(&bytes)) {
             Ok(()) => result.written = true,
+            Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
             Err(e) => result.error = Some(FileProblem::io(&e)),
         }
     }

@@ -6,14 +6,18 @@
 //! was interrupted, when a lookup missed, when watching lost opens, or when the usage
 //! sources name no cassette of the tree at all (a log from another checkout, a harness that
 //! logs nothing). Orphans git does not track are kept apart: git cannot bring them back.
-//! Deletion goes through the store's journal, so a killed prune completes on the next run.
+//! Deletion goes through the store's journal, so a killed prune completes on the next run,
+//! and removes only files that still hold what [`read`] found before the run: a cassette
+//! saved while the tests ran is kept.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
 
 use crate::exec::{Finished, Watch};
-use crate::store::journal::Move;
-use crate::store::{Store, StoreError};
+use crate::store::journal::{Applied, Move, SkipReason, Skipped};
+use crate::store::{ContentHash, Store, StoreError};
 use crate::tree::Selection;
 use crate::usage::Usage;
 
@@ -26,7 +30,8 @@ pub struct Orphan {
     pub files: Vec<PathBuf>,
     /// Their total size in bytes.
     pub bytes: u64,
-    /// Whether git tracks every one of them (always true outside a repository).
+    /// Whether git tracks every one of them (never outside a repository: nothing can bring
+    /// them back there).
     pub tracked: bool,
     /// The scenario folder to remove once empty, for a dsh scenario.
     pub folder: Option<PathBuf>,
@@ -110,9 +115,9 @@ fn list(paths: &[String]) -> String {
 }
 
 /// The orphans of `selection` under `usage`. `tracked` is what git tracks (`None` outside a
-/// repository).
+/// repository, where every file is untracked).
 pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<PathBuf>>) -> Plan {
-    let is_tracked = |path: &PathBuf| tracked.is_none_or(|t| t.contains(path));
+    let is_tracked = |path: &PathBuf| tracked.is_some_and(|t| t.contains(path));
     let scenarios: BTreeSet<String> = selection
         .cassettes
         .iter()
@@ -163,12 +168,7 @@ pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<Path
 
 /// Why these sources cannot be pruned from, if they cannot. `run` is the command vcr ran,
 /// if it ran one.
-pub fn refusal(
-    plan: &Plan,
-    usage: &Usage,
-    run: Option<&Finished>,
-    root: &std::path::Path,
-) -> Option<Refusal> {
+pub fn refusal(plan: &Plan, usage: &Usage, run: Option<&Finished>, root: &Path) -> Option<Refusal> {
     if let Some(run) = run {
         if !run.succeeded() {
             return Some(Refusal::Failed {
@@ -202,27 +202,61 @@ pub fn refusal(
     None
 }
 
+/// The hash of every file `prune` may delete (each cassette, every file of each dsh
+/// scenario folder), read before the test run: what [`delete`] checks each file against.
+pub fn read(selection: &Selection) -> HashMap<PathBuf, ContentHash> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut folders = BTreeSet::new();
+    for cassette in &selection.cassettes {
+        if cassette.kind.is_dsh() {
+            if folders.insert(cassette.dir.path.clone()) {
+                files.extend(folder_files(&cassette.dir.path));
+            }
+        } else {
+            files.push(cassette.path.clone());
+        }
+    }
+    files
+        .into_par_iter()
+        .filter_map(|path| Some((ContentHash::of_file(&path).ok()?, path)))
+        .map(|(hash, path)| (path, hash))
+        .collect()
+}
+
 /// Deletes `orphans` through the journal, then the emptied scenario folders. Call with the
-/// lock held.
-pub fn delete(store: &Store, orphans: &[&Orphan]) -> Result<(), StoreError> {
-    let moves: Vec<Move> = orphans
-        .iter()
-        .flat_map(|o| &o.files)
-        .map(|file| Move {
-            from: file.clone(),
-            to: None,
-            new: None,
-        })
-        .collect();
-    store.apply_moves("prune", &moves)?;
+/// lock held. A file that is not as [`read`] found it (changed, or new since) is kept and
+/// listed in the result.
+pub fn delete(
+    store: &Store,
+    orphans: &[&Orphan],
+    read: &HashMap<PathBuf, ContentHash>,
+) -> Result<Applied, StoreError> {
+    let mut unread = Vec::new();
+    let mut moves = Vec::new();
+    for file in orphans.iter().flat_map(|o| &o.files) {
+        match read.get(file) {
+            Some(hash) => moves.push(Move {
+                from: file.clone(),
+                to: None,
+                new: None,
+                read: *hash,
+            }),
+            None => unread.push(Skipped {
+                path: file.clone(),
+                reason: SkipReason::Changed,
+            }),
+        }
+    }
+    let mut applied = store.apply_moves("prune", &moves)?;
+    applied.skipped.extend(unread);
     for folder in orphans.iter().filter_map(|o| o.folder.as_ref()) {
         crate::store::stash::remove_empty_dirs(folder);
     }
-    Ok(())
+    Ok(applied)
 }
 
 /// Every regular file under `folder` (links are neither followed nor taken).
-fn folder_files(folder: &std::path::Path) -> Vec<PathBuf> {
+fn folder_files(folder: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = walkdir::WalkDir::new(folder)
         .follow_links(false)
         .into_iter()

@@ -10,15 +10,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use rayon::prelude::*;
-use sha1::{Digest, Sha1};
 
 use crate::config::ConfigFile;
+use crate::store::ContentHash;
 use crate::tree::{Cassette, CassetteKind, Selection};
 
 /// The cassettes of a tree and a hash of each one's bytes.
 #[derive(Debug, Clone, Default)]
 pub struct Snapshot {
-    files: BTreeMap<String, (PathBuf, Option<[u8; 20]>)>,
+    files: BTreeMap<String, (PathBuf, Option<ContentHash>)>,
 }
 
 impl Snapshot {
@@ -29,11 +29,16 @@ impl Snapshot {
             .cassettes
             .par_iter()
             .map(|c| {
-                let hash = std::fs::read(&c.path).ok().map(|b| Sha1::digest(&b).into());
+                let hash = ContentHash::of_file(&c.path).ok();
                 (c.rel.clone(), (c.path.clone(), hash))
             })
             .collect();
         Snapshot { files }
+    }
+
+    /// The hash of the cassette `rel` when the snapshot was taken, if it could be read.
+    pub fn hash(&self, rel: &str) -> Option<ContentHash> {
+        self.files.get(rel).and_then(|(_, hash)| *hash)
     }
 
     /// The cassettes that are new or different in `self` compared with `before`.
@@ -173,7 +178,7 @@ mod tests {
                 .map(|(rel, hash)| {
                     (
                         (*rel).to_owned(),
-                        (PathBuf::from(rel), hash.map(|h| [h; 20])),
+                        (PathBuf::from(rel), hash.map(|h| ContentHash::of(&[h]))),
                     )
                 })
                 .collect(),

@@ -6,18 +6,18 @@
 //! cassette is renamed. The whole plan is computed and validated before the first change:
 //! two different cassettes that would share a name are a collision and nothing is renamed;
 //! identical twins are merged. The renames go through the store's journal, so an interrupted
-//! rehash is completed by the next run.
+//! rehash is completed by the next run. A file is renamed only if it is well-formed
+//! throughout and still holds, when the rename happens, the bytes the plan read.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
 use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
-use crate::kind::{self, KeyRead, Mode};
-use crate::store::journal::Move;
-use crate::store::{Store, StoreError};
+use crate::kind::{self, Mode};
+use crate::store::journal::{Move, SkipReason};
+use crate::store::{ContentHash, Store, StoreError};
 use crate::tree::{Cassette, Selection};
 
 /// The longest file name common file systems accept, in bytes.
@@ -47,6 +47,8 @@ pub struct Summary {
     pub too_long: usize,
     /// Files that could not be processed.
     pub errors: usize,
+    /// Files left alone because they changed while the run worked.
+    pub changed: usize,
     /// Whether the plan was applied.
     pub applied: bool,
 }
@@ -56,6 +58,8 @@ struct Entry {
     rel: String,
     path: PathBuf,
     target: PathBuf,
+    /// The hash of the bytes the plan read.
+    read: ContentHash,
     /// The cassette as `normalize` would see it after re-keying, hashed, to recognise twins;
     /// computed only for cassettes that compete for a name.
     content: std::cell::OnceCell<Option<[u8; 20]>>,
@@ -115,28 +119,57 @@ pub fn run(
         report_plan(&moves, &entries, store, false, report);
         return Ok(summary);
     }
-    store.apply_moves("rehash", &moves)?;
+    let applied = match store.apply_moves("rehash", &moves) {
+        Ok(applied) => applied,
+        Err(e) => {
+            // Without a journal, the new contents belong to no run: remove them now.
+            if !store.journal_path().exists() {
+                discard_temps(&entries, store);
+            }
+            return Err(e);
+        }
+    };
     summary.applied = true;
-    report_plan(&moves, &entries, store, true, report);
+    // Moves left undone: the file changed under the run, or its new name stayed taken.
+    let (done, undone): (Vec<Move>, Vec<Move>) = moves
+        .into_iter()
+        .partition(|m| applied.skipped(&m.from).is_none());
+    for m in &undone {
+        summary.changed += 1;
+        match &m.to {
+            None => summary.merged -= 1,
+            Some(to) if to.as_os_str() != m.from.as_os_str() => summary.renamed -= 1,
+            Some(_) => summary.rewritten -= 1,
+        }
+        let action = match applied.skipped(&m.from) {
+            Some(SkipReason::TargetTaken { .. }) => {
+                "renamed (the name it was to take is held by a file that changed during the run)"
+            }
+            _ if m.to.is_none() => "merged",
+            _ => "renamed",
+        };
+        report.report(&Event::Changed {
+            path: &store.rel(&m.from),
+            action,
+        });
+    }
+    report_plan(&done, &entries, store, true, report);
     Ok(summary)
 }
 
-/// How much of a cassette to read first; most key material fits.
-const FIRST_READ: usize = 16 * 1024;
-
 fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
-    let (bytes, keyed) = match read_key(cassette) {
-        Ok((bytes, Some(keyed))) => (bytes, keyed),
-        Ok((_, None)) => return Planned::Skip,
-        Err(problem) => return Planned::Problem(problem),
+    let bytes = match std::fs::read(&cassette.path) {
+        Ok(bytes) => bytes,
+        Err(e) => return Planned::Problem(FileProblem::io(&e)),
+    };
+    let keyed = match kind::key_of(cassette, &bytes) {
+        Ok(Some(keyed)) => keyed,
+        Ok(None) => return Planned::Skip,
+        Err(e) => return Planned::Problem(FileProblem::cassette(&e, &bytes)),
     };
     let target = cassette.path.with_file_name(&keyed.name);
     let mut new = None;
     if keyed.key_changed && !options.dry_run {
-        let bytes = match read_rest(cassette, bytes) {
-            Ok(bytes) => bytes,
-            Err(e) => return Planned::Problem(FileProblem::io(&e)),
-        };
         let canonical = match kind::canonicalize(cassette, &bytes, Mode::Rekey) {
             Ok(canonical) => canonical,
             Err(e) => return Planned::Problem(FileProblem::cassette(&e, &bytes)),
@@ -150,50 +183,12 @@ fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
         rel: cassette.rel.clone(),
         path: cassette.path.clone(),
         target,
+        read: ContentHash::of(&bytes),
         content: std::cell::OnceCell::new(),
         cassette: cassette.clone(),
         rewritten: keyed.key_changed,
         new,
     })
-}
-
-/// Reads a cassette only as far as its key material; returns the bytes read and its name
-/// (`None` for kinds that are not content-addressed).
-fn read_key(cassette: &Cassette) -> Result<(Vec<u8>, Option<kind::Keyed>), FileProblem> {
-    let io = |e: std::io::Error| FileProblem::io(&e);
-    let mut file = std::fs::File::open(&cassette.path).map_err(io)?;
-    let size = usize::try_from(file.metadata().map_err(io)?.len()).unwrap_or(usize::MAX);
-    let mut bytes = Vec::new();
-    let mut filled = 0;
-    let mut want = FIRST_READ.min(size);
-    loop {
-        bytes.resize(want, 0);
-        while filled < want {
-            match file.read(&mut bytes[filled..]).map_err(io)? {
-                0 => break, // the file shrank since it was measured
-                n => filled += n,
-            }
-        }
-        bytes.truncate(filled);
-        let complete = filled < want || filled >= size;
-        match kind::key_from_prefix(cassette, &bytes, complete) {
-            Ok(KeyRead::Keyed(keyed)) => return Ok((bytes, Some(keyed))),
-            Ok(KeyRead::NotAddressed) => return Ok((bytes, None)),
-            Ok(KeyRead::NeedMore) if !complete => want = want.saturating_mul(4).min(size),
-            Ok(KeyRead::NeedMore) => {
-                return Err(FileProblem::io(&"the file ended before its key material"));
-            }
-            Err(e) => return Err(FileProblem::cassette(&e, &bytes)),
-        }
-    }
-}
-
-/// Completes a partial read of a cassette.
-fn read_rest(cassette: &Cassette, mut bytes: Vec<u8>) -> std::io::Result<Vec<u8>> {
-    let mut file = std::fs::File::open(&cassette.path)?;
-    file.seek(std::io::SeekFrom::Start(bytes.len() as u64))?;
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 impl Entry {
@@ -203,10 +198,14 @@ impl Entry {
         self.path.as_os_str() == self.target.as_os_str()
     }
 
-    /// The hash of what this cassette holds once re-keyed (`None` if it cannot be read).
+    /// The hash of what this cassette holds once re-keyed (`None` if it cannot be read, or
+    /// no longer holds what the plan read).
     fn content(&self) -> Option<[u8; 20]> {
         *self.content.get_or_init(|| {
             let bytes = std::fs::read(&self.path).ok()?;
+            if ContentHash::of(&bytes) != self.read {
+                return None;
+            }
             canonical_hash(&self.cassette, &bytes)
         })
     }
@@ -291,6 +290,7 @@ fn validate(
                         from: entry.path.clone(),
                         to: Some(entry.target.clone()),
                         new: entry.new.clone(),
+                        read: entry.read,
                     });
                 }
             } else {
@@ -299,6 +299,7 @@ fn validate(
                     from: entry.path.clone(),
                     to: None,
                     new: entry.new.clone(),
+                    read: entry.read,
                 });
             }
         }

@@ -316,14 +316,30 @@ fn refuses_empty_or_foreign_sources() {
         .stderr_has("cannot read usage log");
 }
 
+/// Regression (issue 11): outside a git repository nothing can bring a deleted cassette
+/// back, so every cassette counts as untracked and deleting needs `--include-untracked`.
 #[test]
-fn outside_git_nothing_is_untracked() {
+fn outside_git_deleting_needs_include_untracked() {
     let t = TestDir::new();
     let names = tree(&t);
     t.write("usage.log", format!("{}\n", names[0]));
     let run = vcr(&t, &["prune", "--delete", "--usage-log", "usage.log"]);
-    run.code(0).stdout_has("deleted 4 orphans");
-    assert!(!run.stdout.contains("not tracked"), "{}", run.stdout);
+    run.code(0)
+        .stdout_has("deleted 0 orphans")
+        .stdout_has("4 orphans outside a git repository, kept (nothing could bring them back; --include-untracked deletes them too)");
+    assert_eq!(t.files("fixtures").len(), 5, "nothing deleted");
+    vcr(
+        &t,
+        &[
+            "prune",
+            "--delete",
+            "--include-untracked",
+            "--usage-log",
+            "usage.log",
+        ],
+    )
+    .code(0)
+    .stdout_has("deleted 4 orphans");
     assert_eq!(t.files("fixtures").len(), 1);
 }
 
@@ -339,7 +355,16 @@ fn a_dsh_scenario_is_used_and_pruned_as_a_whole() {
     // The harness read one scenario's primary log; every other scenario is an orphan.
     let used = &scenarios[0];
     t.write("usage.log", format!("{snapshots}/{used}/session.jsonl\n"));
-    let run = vcr(&t, &["prune", "--delete", "--usage-log", "usage.log"]);
+    let run = vcr(
+        &t,
+        &[
+            "prune",
+            "--delete",
+            "--include-untracked",
+            "--usage-log",
+            "usage.log",
+        ],
+    );
     run.code(0);
     assert!(t.path(&format!("{snapshots}/{used}")).is_dir());
     for gone in &scenarios[1..] {

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
 
 use common::{TestDir, fixture};
 
@@ -263,18 +262,6 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 /// Waits until `path` exists (the harness is running).
-fn wait_for(path: &std::path::Path) {
-    let start = Instant::now();
-    while !path.exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "{} never appeared",
-            path.display()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[cfg(unix)]
 fn signal(pid: u32, name: &str) {
     let status = std::process::Command::new("kill")
@@ -302,7 +289,7 @@ fn sigint_to_vcr_reaches_the_command_and_cassettes_come_back() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    wait_for(&t.path("started"));
+    common::wait_for(&t.path("started"));
     assert!(
         !t.exists(&format!("fixtures/{}", a.0)),
         "moved aside while running"
@@ -338,15 +325,21 @@ fn vcr_killed_mid_run_is_recovered_by_the_next_mutating_command() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    wait_for(&t.path("started"));
+    common::wait_for(&t.path("started"));
     signal(child.id(), "KILL");
     child.wait().unwrap();
     // The orphaned test command would sleep on; end it as a CI runner would.
     signal(t.read("harness.pid").trim().parse().unwrap(), "TERM");
     assert!(!t.exists(&format!("fixtures/{}", a.0)));
     assert!(t.exists(".vcr/stash/manifest.json"));
-    // A read-only command leaves the stash alone; a mutating one finishes it.
-    t.vcr(&["normalize", "--check"]).code(0);
+    // A read-only command leaves the stash alone but says the tree is not whole (regression,
+    // issue 11); a mutating one finishes it.
+    t.vcr(&["normalize", "--check"])
+        .code(2)
+        .stderr_has("an interrupted `vcr record` left 3 cassettes in `.vcr/stash/`");
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("an interrupted `vcr record` left 3 cassettes in `.vcr/stash/`");
     t.vcr(&["normalize"])
         .code(0)
         .stderr_has(&format!("put back fixtures/{}", a.0))

@@ -289,3 +289,119 @@ fn a_truncated_key_is_an_error() {
         .stderr_has("fixtures/aaaaaa.json:3:");
     assert!(t.exists("fixtures/aaaaaa.json"));
 }
+
+/// Regression (issue 11): a full disk at any step of a rehash. The run stops with an error;
+/// if it had to leave cassettes aside, every read-only command says so (exit 2) instead of
+/// passing over a tree that is not whole, and the next mutating run finishes the job.
+#[test]
+fn a_full_disk_at_any_step_is_reported_and_finished_by_the_next_run() {
+    let expected = expected_tree();
+    let contents: std::collections::BTreeSet<Vec<u8>> =
+        messy_tree().files("").into_values().collect();
+    let mut steps = 0;
+    let mut reported = 0;
+    loop {
+        let t = messy_tree();
+        let failed = t.vcr_with(&["rehash"], &[("VCR_FAULT_FAIL_AFTER", &steps.to_string())]);
+        if failed.code == Some(0) {
+            assert_eq!(t.files(""), expected);
+            break;
+        }
+        failed
+            .code(2)
+            .stderr_has("no space left on device (simulated)");
+        let present: Vec<Vec<u8>> = t.files("").into_values().collect();
+        for original in &contents {
+            let rewritten = expected
+                .values()
+                .any(|e| present.contains(e) && !contents.contains(e));
+            assert!(
+                present.contains(original) || rewritten,
+                "step {steps}: a cassette was lost"
+            );
+        }
+        let aside = t
+            .files("fixtures")
+            .keys()
+            .filter(|rel| rel.contains("/.vcr-old-"))
+            .count();
+        if aside > 0 {
+            reported += 1;
+            let message = format!("an interrupted `vcr rehash` left {aside} cassette");
+            t.vcr(&["verify"]).code(2).stderr_has(&message);
+            t.vcr(&["normalize", "--check"])
+                .code(2)
+                .stderr_has(&message);
+            t.vcr(&["rehash", "--dry-run"]).code(2).stderr_has(&message);
+        }
+        t.vcr(&["rehash"]).code(0);
+        assert_eq!(
+            t.files(""),
+            expected,
+            "step {steps}: the tree after the next run"
+        );
+        assert!(!t.exists(".vcr/journal.json"));
+        steps += 1;
+        assert!(steps < 200, "the fault hook never let a run finish");
+    }
+    assert!(
+        steps > 15 && reported > 0,
+        "{steps} steps, {reported} reported"
+    );
+}
+
+/// Regression (issue 11): `rehash` read only the key material, so it renamed files whose
+/// payload was cut short or held a merge conflict. A file is renamed only when it is
+/// well-formed throughout.
+#[test]
+fn a_file_broken_after_its_key_material_is_not_renamed() {
+    let t = TestDir::new();
+    let (_, text) = prompt(1);
+    let cut = &text[..text.find("\"output\"").unwrap() + 20];
+    t.write("fixtures/aaaaaa.json", cut);
+    let conflict = text.replacen("\"output\"", "<<<<<<< HEAD\n  \"output\"", 1);
+    t.write("fixtures/bbbbbb.json", &conflict);
+    let (good_name, good) = prompt(2);
+    t.write("fixtures/cccccc.json", &good);
+    t.vcr(&["rehash"])
+        .code(2)
+        .stderr_has("fixtures/aaaaaa.json:")
+        .stderr_has("unexpected end of file")
+        .stderr_has("fixtures/bbbbbb.json:")
+        .stderr_has("unexpected character '<'")
+        .stdout_has("1 of 1 cassette renamed");
+    assert_eq!(t.read("fixtures/aaaaaa.json"), cut);
+    assert_eq!(t.read("fixtures/bbbbbb.json"), conflict);
+    assert_eq!(t.read(&format!("fixtures/{good_name}")), good);
+}
+
+/// Regression (issue 11): `.vcr` or `.vcr/stash` as a symbolic link would have vcr write its
+/// journal, lock and stash wherever the link points; it refuses before creating anything.
+#[cfg(unix)]
+#[test]
+fn a_linked_state_folder_is_refused_before_anything_is_written() {
+    for linked in [".vcr", ".vcr/stash"] {
+        let t = messy_tree();
+        let elsewhere = tempfile::tempdir().unwrap();
+        if linked == ".vcr/stash" {
+            std::fs::create_dir(t.path(".vcr")).unwrap();
+        }
+        std::os::unix::fs::symlink(elsewhere.path(), t.path(linked)).unwrap();
+        let before = t.files("fixtures");
+        let run = if linked == ".vcr" {
+            t.vcr(&["rehash"])
+        } else {
+            t.vcr(&["record", "--only", "fixtures/111111.json", "--", "true"])
+        };
+        run.code(2).stderr_has(&format!(
+            "refusing to use {}: it is a symbolic link",
+            t.path(linked).display()
+        ));
+        assert_eq!(t.files("fixtures"), before, "{linked}: nothing moved");
+        assert_eq!(
+            std::fs::read_dir(elsewhere.path()).unwrap().count(),
+            0,
+            "{linked}: nothing created through the link"
+        );
+    }
+}

@@ -21,7 +21,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 pub use number::format_number;
-pub use parse::{ParseError, ParseErrorKind, parse, parse_until_field};
+pub use parse::{ParseError, ParseErrorKind, parse, parse_field};
 pub(crate) use write::write_string;
 pub use write::{to_compact, to_pretty, write_compact, write_pretty};
 

@@ -89,27 +89,14 @@ pub fn parse(bytes: &[u8]) -> Result<Value<'_>, ParseError> {
     parse_document(bytes, Fields::All)
 }
 
-/// Parses the top-level object of a text that may have been read only in part, up to and
-/// including the field `key`, and stops there.
+/// Parses a document whose top-level object matters only for the field `key`: that field is
+/// built, every other value is checked without being built, to the end of the text.
 ///
-/// `Ok(None)` means the text ends before the field does and `complete` is false: read more
-/// and call again. Fields before `key` are checked and skipped; nothing after it is read.
-/// Cassette names are a hash of one field that writers put first; reading a file only that
-/// far is what lets `vcr rehash` name a tree at the speed of the file system.
-pub fn parse_until_field<'a>(
-    bytes: &'a [u8],
-    key: &str,
-    complete: bool,
-) -> Result<Option<Value<'a>>, ParseError> {
-    let usable = match std::str::from_utf8(bytes) {
-        Err(e) if !complete && e.error_len().is_none() => &bytes[..e.valid_up_to()],
-        _ => bytes,
-    };
-    match parse_document(usable, Fields::Until(key)) {
-        Err(e) if !complete && e.kind == ParseErrorKind::UnexpectedEnd => Ok(None),
-        Err(e) if !complete && e.kind == ParseErrorKind::Empty => Ok(None),
-        other => other.map(Some),
-    }
+/// Cassette names are a hash of one field; this is what lets `vcr rehash` name a tree without
+/// building the rest of each file, while still refusing a file that is not JSON throughout
+/// (a payload cut short, a merge conflict after the key).
+pub fn parse_field<'a>(bytes: &'a [u8], key: &str) -> Result<Value<'a>, ParseError> {
+    parse_document(bytes, Fields::Only(key))
 }
 
 /// Which top-level fields to build.
@@ -117,8 +104,8 @@ pub fn parse_until_field<'a>(
 enum Fields<'k> {
     /// The whole document.
     All,
-    /// Fields before this one are checked and skipped; parsing stops after it.
-    Until(&'k str),
+    /// Only this one; the others are checked and skipped.
+    Only(&'k str),
 }
 
 fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, ParseError> {
@@ -146,19 +133,12 @@ fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, 
     if parser.pos == parser.bytes.len() {
         return Err(parser.error(ParseErrorKind::Empty));
     }
-    let (value, stopped) = match fields {
-        Fields::Until(key) if parser.peek() == Some(b'{') => parser.object_with(0, |k| {
-            if k == key {
-                Take::BuildThenStop
-            } else {
-                Take::Skip
-            }
-        })?,
-        _ => (parser.value(0)?, false),
+    let value = match fields {
+        Fields::Only(key) if parser.peek() == Some(b'{') => {
+            parser.object_with(0, |k| if k == key { Take::Build } else { Take::Skip })?
+        }
+        _ => parser.value(0)?,
     };
-    if stopped {
-        return Ok(value);
-    }
     parser.skip_ws();
     if parser.pos != parser.bytes.len() {
         return Err(parser.error(ParseErrorKind::TrailingCharacters));
@@ -170,7 +150,6 @@ fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, 
 enum Take {
     Build,
     Skip,
-    BuildThenStop,
 }
 
 struct Parser<'a> {
@@ -266,23 +245,21 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Result<Value<'a>, ParseError> {
         self.object_with(depth, |_| Take::Build)
-            .map(|(value, _)| value)
     }
 
-    /// An object whose fields are built, skipped (checked only) or built and then the end
-    /// of parsing, as `take` decides by key. Returns whether it stopped early.
+    /// An object whose fields are built or skipped (checked only), as `take` decides by key.
     fn object_with(
         &mut self,
         depth: usize,
         take: impl Fn(&str) -> Take,
-    ) -> Result<(Value<'a>, bool), ParseError> {
+    ) -> Result<Value<'a>, ParseError> {
         let depth = self.enter(depth)?;
         self.pos += 1; // {
         let mut entries = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok((Value::Object(Object::from_parsed(entries)), false));
+            return Ok(Value::Object(Object::from_parsed(entries)));
         }
         loop {
             self.skip_ws();
@@ -302,18 +279,13 @@ impl<'a> Parser<'a> {
                     let value = self.value(depth)?;
                     entries.push((key, value));
                 }
-                Take::BuildThenStop => {
-                    let value = self.value(depth)?;
-                    entries.push((key, value));
-                    return Ok((Value::Object(Object::from_parsed(entries)), true));
-                }
             }
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok((Value::Object(Object::from_parsed(entries)), false));
+                    return Ok(Value::Object(Object::from_parsed(entries)));
                 }
                 _ => return Err(self.unexpected()),
             }
@@ -621,11 +593,13 @@ mod tests {
         fails("tru", ParseErrorKind::UnexpectedEnd, 1, 4);
     }
 
+    /// Regression (issue 11): `rehash` renamed files broken after their key material. Every
+    /// field but the wanted one is checked, before and after it, to the end of the text.
     #[test]
-    fn fields_before_the_wanted_one_are_still_checked() {
+    fn the_other_fields_are_checked_before_and_after_the_wanted_one() {
         let good =
-            br#"{"output": [{"x": "\u00e9", "y": [1.5e3, true, null]}], "input": ["b"], "z": [,"#;
-        let value = parse_until_field(good, "input", false).unwrap().unwrap();
+            br#"{"output": [{"x": "\u00e9", "y": [1.5e3, true, null]}], "input": ["b"], "z": {}}"#;
+        let value = parse_field(good, "input").unwrap();
         assert_eq!(value.as_object().unwrap().len(), 1);
         for (bad, kind) in [
             (
@@ -644,47 +618,31 @@ mod tests {
                 br#"{"output": 01, "input": []}"#,
                 ParseErrorKind::Unexpected('1'),
             ),
+            // Cut short after the key material.
+            (
+                br#"{"input": ["a"], "output": [{"type": "assistant""#,
+                ParseErrorKind::UnexpectedEnd,
+            ),
+            // A merge conflict in the payload.
+            (
+                b"{\"input\": [\"a\"],\n<<<<<<< HEAD\n  \"output\": []\n}",
+                ParseErrorKind::Unexpected('<'),
+            ),
+            (br#"{"input": []} {}"#, ParseErrorKind::TrailingCharacters),
         ] {
             let full = parse(bad).unwrap_err();
-            let until = parse_until_field(bad, "input", true).unwrap_err();
-            assert_eq!(until, full, "{}", String::from_utf8_lossy(bad));
-            assert_eq!(until.kind, kind);
+            let only = parse_field(bad, "input").unwrap_err();
+            assert_eq!(only, full, "{}", String::from_utf8_lossy(bad));
+            assert_eq!(only.kind, kind);
         }
-    }
-
-    #[test]
-    fn reading_stops_after_the_field_and_asks_for_more_when_cut() {
-        let text = "{\"model\": \"x\", \"input\": [\"héllo\"], \"output\": [1,,,";
-        let value = parse_until_field(text.as_bytes(), "input", true)
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            value
+        // A text without the field parses whole, to an object without it.
+        assert!(
+            parse_field(b"{\"a\": 1}", "input")
+                .unwrap()
                 .as_object()
                 .unwrap()
-                .get("input")
-                .unwrap()
-                .as_array()
-                .unwrap()[0]
-                .as_str(),
-            Some("héllo")
+                .is_empty()
         );
-        // Cut anywhere before the field ends, including inside "é": more is needed.
-        let end = text.find("],").unwrap();
-        for cut in 0..=end {
-            assert_eq!(
-                parse_until_field(&text.as_bytes()[..cut], "input", false),
-                Ok(None),
-                "cut at {cut}"
-            );
-        }
-        // An error before the field is an error, cut or not.
-        assert!(parse_until_field(b"{\"a\": tru_", "input", false).is_err());
-        // A complete text without the field parses whole.
-        let whole = parse_until_field(b"{\"a\": 1}", "input", true)
-            .unwrap()
-            .unwrap();
-        assert!(whole.as_object().unwrap().is_empty());
     }
 
     #[test]

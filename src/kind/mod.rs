@@ -84,46 +84,26 @@ pub struct Keyed {
     pub key_changed: bool,
 }
 
-/// What reading the start of a cassette told about its name.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyRead {
-    /// The bytes end before the key material does: read more.
-    NeedMore,
-    /// The kind's name is not a hash of its contents.
-    NotAddressed,
-    /// The name under the current key rules.
-    Keyed(Keyed),
-}
-
-/// Names a content-addressed cassette from its key material alone, given the first bytes of
-/// the file (`complete` when they are all of it). Nothing after the key material is read:
-/// that is what makes `rehash` fast. The payload is read, checked and rewritten only when
-/// the key rules change the key material, and by `normalize` and `verify`.
-pub fn key_from_prefix(
-    cassette: &Cassette,
-    bytes: &[u8],
-    complete: bool,
-) -> Result<KeyRead, CassetteError> {
+/// Names a content-addressed cassette from its key material (`None` for kinds whose name is
+/// not a hash of their contents).
+///
+/// Only the key material is built; the rest of the file is checked without being built, so
+/// a file that is not well-formed throughout is an error here, and never renamed: a name
+/// computed from a broken file would make the harness look up something it cannot read.
+/// The payload is rewritten only when the key rules change the key material, and by
+/// `normalize`.
+pub fn key_of(cassette: &Cassette, bytes: &[u8]) -> Result<Option<Keyed>, CassetteError> {
     if !cassette.kind.is_content_addressed() {
-        return Ok(KeyRead::NotAddressed);
+        return Ok(None);
     }
     if let Some(spec) = &cassette.dir.spec {
-        // A generic key may sit anywhere in the file (or on every line): read it all.
-        if !complete {
-            return Ok(KeyRead::NeedMore);
-        }
-        return generic_key(cassette, spec, bytes);
+        return generic_key(cassette, spec, bytes).map(Some);
     }
-    let Some(mut value) = json::parse_until_field(bytes, "input", complete)? else {
-        return Ok(KeyRead::NeedMore);
-    };
-    if !complete && value.as_object().is_some_and(|o| !o.contains_key("input")) {
-        return Ok(KeyRead::NeedMore);
-    }
+    let mut value = json::parse_field(bytes, "input")?;
     claude_code::check_input(&value)?;
     let key_changed =
         claude_code::dehydrate_input(&mut value, &cassette.dir.rules, cassette.dir.version);
-    Ok(KeyRead::Keyed(Keyed {
+    Ok(Some(Keyed {
         name: claude_code::message_name(claude_code::input(&value)),
         key_changed,
     }))
@@ -135,13 +115,13 @@ fn generic_key(
     cassette: &Cassette,
     spec: &generic::Spec,
     bytes: &[u8],
-) -> Result<KeyRead, CassetteError> {
+) -> Result<Keyed, CassetteError> {
     let current = cassette
         .path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok(KeyRead::Keyed(match spec.format() {
+    Ok(match spec.format() {
         generic::Format::Json => Keyed {
             name: generic::name_for(spec, &json::parse(bytes)?, &cassette.rel)?,
             key_changed: false,
@@ -150,7 +130,7 @@ fn generic_key(
             name: current,
             key_changed: generic::rekey_lines(spec, bytes, &cassette.rel)?.changed > 0,
         },
-    }))
+    })
 }
 
 /// Parses, checks and rewrites one cassette (see the module docs).

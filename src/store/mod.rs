@@ -8,6 +8,11 @@
 //!
 //! Mutating commands hold an exclusive lock on `.vcr/lock` while they work, and only under it
 //! do they recover an interrupted operation or remove the temporary files a killed run left.
+//!
+//! A plan applies only to what it read: every write and move carries the [`ContentHash`] of
+//! the bytes the plan was made from, and a file that changed since (an editor saved it, `git
+//! checkout` replaced it) is left as it is and reported, never overwritten with a rewrite of
+//! its old contents.
 
 pub mod journal;
 pub mod stash;
@@ -17,6 +22,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use sha1::{Digest, Sha1};
 
 use crate::tree::{LinkCheck, TEMP_PREFIX, lexical_absolute, link_in};
 
@@ -61,6 +69,20 @@ pub enum StoreError {
         /// What is wrong.
         message: String,
     },
+    /// The file changed after the plan read it, so it was left as it is.
+    #[error("{} changed during the run, not {action}", path.display())]
+    Changed {
+        /// The file.
+        path: PathBuf,
+        /// What was not done to it (`rewritten`, `renamed`, ...).
+        action: &'static str,
+    },
+    /// `.vcr/` or a folder in it is a symbolic link: vcr would write somewhere else.
+    #[error("refusing to use {}: it is a symbolic link, and vcr keeps its journal, stash and lock only in a real folder of the project; replace it with a folder", path.display())]
+    StateLink {
+        /// The link.
+        path: PathBuf,
+    },
     /// Finishing an interrupted run would overwrite or lose a file, so it stopped.
     #[error("cannot finish the interrupted run recorded in {}: {message}", journal.display())]
     Conflict {
@@ -79,12 +101,56 @@ fn io<'p>(op: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> St
     }
 }
 
+/// The SHA-1 of a file's bytes: what a plan remembers of each file it read, so that it can
+/// tell at apply time whether the file still holds what it read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ContentHash([u8; 20]);
+
+impl ContentHash {
+    /// The hash of `bytes`.
+    pub fn of(bytes: &[u8]) -> ContentHash {
+        ContentHash(Sha1::digest(bytes).into())
+    }
+
+    /// The hash of the file at `path` as it is now.
+    pub fn of_file(path: &Path) -> std::io::Result<ContentHash> {
+        fs::read(path).map(|bytes| ContentHash::of(&bytes))
+    }
+
+    /// Lowercase hex, as the journal stores it.
+    pub fn to_hex(self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Parses [`ContentHash::to_hex`]'s output.
+    pub fn from_hex(text: &str) -> Option<ContentHash> {
+        if text.len() != 40 || !text.is_ascii() {
+            return None;
+        }
+        let mut out = [0u8; 20];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).ok()?;
+        }
+        Some(ContentHash(out))
+    }
+}
+
+/// What the fault hook does when its step comes (see [`Store::with_fault`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Abort the process, as `kill -9` would.
+    Kill,
+    /// Fail that change and every later one with "no space left on device".
+    Fail,
+}
+
 /// The project's store: the root it may write under and vcr's state folder.
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
     state: PathBuf,
-    fault: Option<Arc<AtomicUsize>>,
+    fault: Option<(Fault, Arc<AtomicUsize>)>,
+    barrier: Option<PathBuf>,
 }
 
 /// The exclusive lock of a mutating command; released when dropped.
@@ -100,22 +166,55 @@ impl Store {
             root: root.to_owned(),
             state: root.join(".vcr"),
             fault: None,
+            barrier: None,
         }
     }
 
-    /// Testing hook: abort the process, as a `kill -9` would, before the `steps`-th change to
-    /// the file system. The crash-safety tests use it to stop a run at every possible point.
-    pub fn with_fault_after(mut self, steps: usize) -> Store {
-        self.fault = Some(Arc::new(AtomicUsize::new(steps)));
+    /// Testing hook: before the `steps`-th change to the file system (counting from 0), abort
+    /// the process as `kill -9` would, or fail that change and all later ones as a full disk
+    /// would. The crash-safety tests use it to stop a run at every possible point.
+    pub fn with_fault(mut self, fault: Fault, steps: usize) -> Store {
+        self.fault = Some((fault, Arc::new(AtomicUsize::new(steps))));
         self
     }
 
-    /// Counts one change to the file system, aborting if the fault hook says so.
-    fn step(&self) {
-        if let Some(left) = &self.fault
-            && left.fetch_sub(1, Ordering::SeqCst) == 0
-        {
-            std::process::abort();
+    /// Testing hook: before its first change to the tree (after the plan has read every file),
+    /// the run creates `dir/reached` and waits until `dir/release` exists. The tests use it to
+    /// change a cassette under a running command at the worst moment.
+    pub fn with_barrier(mut self, dir: PathBuf) -> Store {
+        self.barrier = Some(dir);
+        self
+    }
+
+    /// Counts one change to the file system and lets the fault hook act on it.
+    fn step(&self) -> std::io::Result<()> {
+        let Some((fault, left)) = &self.fault else {
+            return Ok(());
+        };
+        let before = left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                Some(n.saturating_sub(1))
+            })
+            .unwrap_or(0);
+        if before > 0 {
+            return Ok(());
+        }
+        match fault {
+            Fault::Kill => std::process::abort(),
+            Fault::Fail => Err(std::io::Error::new(
+                std::io::ErrorKind::StorageFull,
+                "no space left on device (simulated)",
+            )),
+        }
+    }
+
+    /// Waits at the testing barrier, if one is set (see [`Store::with_barrier`]).
+    fn barrier(&self) {
+        let Some(dir) = &self.barrier else { return };
+        let _ = fs::write(dir.join("reached"), b"");
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while !dir.join("release").exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 
@@ -132,7 +231,7 @@ impl Store {
     /// Takes the project's exclusive lock, creating `.vcr/` (with a `.gitignore` that keeps
     /// it out of version control) if needed.
     pub fn lock(&self) -> Result<Lock, StoreError> {
-        fs::create_dir_all(&self.state).map_err(io("create", &self.state))?;
+        self.state_dir(&[])?;
         let ignore = self.state.join(".gitignore");
         if !ignore.exists() {
             fs::write(
@@ -159,6 +258,31 @@ impl Store {
         }
     }
 
+    /// `.vcr/` and the folders `sub` under it, created where missing, each checked to be a
+    /// real folder: a symbolic link there would have vcr write its journal, stash or lock
+    /// wherever the link points, so it is refused before anything is created through it.
+    pub(crate) fn state_dir(&self, sub: &[&str]) -> Result<PathBuf, StoreError> {
+        let mut dir = self.state.clone();
+        for i in 0..=sub.len() {
+            if i > 0 {
+                dir.push(sub[i - 1]);
+            }
+            match fs::symlink_metadata(&dir) {
+                Ok(meta) if meta.file_type().is_symlink() => {
+                    return Err(StoreError::StateLink { path: dir });
+                }
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => match fs::create_dir(&dir) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(io("create", &dir)(e)),
+                },
+                Err(e) => return Err(io("read", &dir)(e)),
+            }
+        }
+        Ok(dir)
+    }
+
     /// Checks that `path` is inside the root and that no existing part of it is a link.
     pub fn check_target(&self, path: &Path) -> Result<(), StoreError> {
         let absolute = lexical_absolute(path);
@@ -180,21 +304,50 @@ impl Store {
         }
     }
 
-    /// Replaces `path` with `bytes` atomically, keeping its permissions.
-    pub fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    /// Writes vcr's own files (journal, manifest) atomically: what is there is replaced.
+    pub(crate) fn write_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
         self.check_target(path)?;
         let temp = self.write_temp(path, bytes, Some(path), "tmp")?;
-        self.step();
-        if let Err(e) = fs::rename(&temp, path) {
+        self.rename_temp(&temp, path)
+    }
+
+    /// Replaces the cassette at `path` with `bytes` atomically, keeping its permissions, but
+    /// only if it still holds what the caller read (`read`): a file changed since is left as
+    /// it is ([`StoreError::Changed`]).
+    ///
+    /// The check runs after the new contents are on disk, right before the rename, so the
+    /// window in which a change can go unseen is the time between two system calls: POSIX
+    /// offers no compare-and-swap of a file's contents, and moving the file aside first would
+    /// let a concurrent reader (a test run) find it missing.
+    pub fn replace_file(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        read: ContentHash,
+    ) -> Result<(), StoreError> {
+        self.check_target(path)?;
+        let temp = self.write_temp(path, bytes, Some(path), "tmp")?;
+        self.barrier();
+        if ContentHash::of_file(path).ok() != Some(read) {
             let _ = fs::remove_file(&temp);
+            return Err(StoreError::Changed {
+                path: path.to_owned(),
+                action: "rewritten",
+            });
+        }
+        self.rename_temp(&temp, path)
+    }
+
+    fn rename_temp(&self, temp: &Path, path: &Path) -> Result<(), StoreError> {
+        if let Err(e) = self.step().and_then(|()| fs::rename(temp, path)) {
+            let _ = fs::remove_file(temp);
             return Err(StoreError::Io {
                 op: "rename",
                 path: path.to_owned(),
                 source: e,
             });
         }
-        sync_dir(parent(path))?;
-        Ok(())
+        sync_dir(parent(path))
     }
 
     /// Writes `bytes` to a new temporary file beside `beside`, flushed to disk, with the
@@ -207,7 +360,7 @@ impl Store {
         tag: &str,
     ) -> Result<PathBuf, StoreError> {
         let dir = parent(beside);
-        self.step();
+        self.step().map_err(io("create a temporary file in", dir))?;
         let mut temp = tempfile::Builder::new()
             .prefix(&format!("{TEMP_PREFIX}{tag}-"))
             .tempfile_in(dir)
@@ -236,8 +389,7 @@ impl Store {
     /// Removes a file.
     pub(crate) fn remove(&self, path: &Path) -> Result<(), StoreError> {
         self.check_target(path)?;
-        self.step();
-        match fs::remove_file(path) {
+        match self.step().and_then(|()| fs::remove_file(path)) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(StoreError::Io {
@@ -273,6 +425,49 @@ impl Store {
     pub fn journal_path(&self) -> PathBuf {
         self.state.join("journal.json")
     }
+}
+
+/// Renames `from` to `to` unless `to` exists (then [`std::io::ErrorKind::AlreadyExists`]),
+/// atomically: a file that appears at `to` while vcr works is never overwritten.
+pub(crate) fn rename_noreplace(from: &Path, to: &Path) -> std::io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
+        let (from_c, to_c) = (c(from)?, c(to)?);
+        // SAFETY: both arguments are valid NUL-terminated paths that outlive the call.
+        let rc = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from_c.as_ptr(),
+                libc::AT_FDCWD,
+                to_c.as_ptr(),
+                libc::RENAME_NOREPLACE,
+            )
+        };
+        if rc == 0 {
+            return Ok(());
+        }
+        let err = std::io::Error::last_os_error();
+        // Some file systems do not support the flag: fall through to links.
+        if !matches!(err.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS)) {
+            return Err(err);
+        }
+    }
+    // A hard link never replaces a file; the source goes once the link exists. (A crash in
+    // between leaves two names for one file, which `place` in the journal recognises.)
+    match fs::hard_link(from, to) {
+        Ok(()) => fs::remove_file(from),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+        Err(_) if fs::symlink_metadata(to).is_ok() => Err(std::io::ErrorKind::AlreadyExists.into()),
+        // A file system without hard links: the best left is a check, then a rename.
+        Err(_) => fs::rename(from, to),
+    }
+}
+
+/// Whether anything (a file, a folder, a dangling link) has the name `path`.
+pub(crate) fn taken(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
 }
 
 fn parent(path: &Path) -> &Path {

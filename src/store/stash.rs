@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::journal::Move;
-use super::{Store, StoreError, io};
+use super::journal::{Applied, Move};
+use super::{ContentHash, Store, StoreError, io, rename_noreplace};
 
 /// The live stash, as its manifest records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,9 +75,31 @@ impl Store {
         self.manifest_path().exists()
     }
 
-    /// Moves `paths` (absolute cassettes) aside under `.vcr/stash/`. Call with the lock
-    /// held, after recovery (a live stash is an error).
-    pub fn stash(&self, paths: &[PathBuf]) -> Result<(), StoreError> {
+    /// How many cassettes a live stash holds (0 when none is live), for read-only commands,
+    /// which report it instead of finishing it. Reads through no symbolic link.
+    pub fn stashed(&self) -> usize {
+        let linked = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink());
+        if linked(&self.state) || linked(&self.stash_dir()) {
+            return 0;
+        }
+        let Some(manifest) = fs::read_to_string(self.manifest_path())
+            .ok()
+            .and_then(|text| serde_json::from_str::<Manifest>(&text).ok())
+        else {
+            return 0;
+        };
+        let run_dir = self.stash_dir().join(&manifest.run);
+        manifest
+            .entries
+            .iter()
+            .filter(|rel| super::taken(&run_dir.join(rel)))
+            .count()
+    }
+
+    /// Moves `cassettes` (absolute paths, with the hash of what the caller read) aside under
+    /// `.vcr/stash/`. Call with the lock held, after recovery (a live stash is an error). A
+    /// cassette that changed since it was read stays where it is, listed in the result.
+    pub fn stash(&self, cassettes: &[(PathBuf, ContentHash)]) -> Result<Applied, StoreError> {
         if self.has_stash() {
             return Err(StoreError::Conflict {
                 journal: self.manifest_path(),
@@ -93,18 +115,20 @@ impl Store {
         );
         let manifest = Manifest {
             version: 1,
-            entries: paths.iter().map(|p| self.rel(p)).collect(),
+            entries: cassettes.iter().map(|(p, _)| self.rel(p)).collect(),
             run,
         };
-        let mut moves = Vec::with_capacity(paths.len());
-        for (rel, from) in manifest.entries.iter().zip(paths) {
-            let to = self.stash_dir().join(&manifest.run).join(rel);
+        let run_dir = self.state_dir(&["stash"])?.join(&manifest.run);
+        let mut moves = Vec::with_capacity(cassettes.len());
+        for (rel, (from, read)) in manifest.entries.iter().zip(cassettes) {
+            let to = run_dir.join(rel);
             let dir = super::parent(&to);
             fs::create_dir_all(dir).map_err(io("create", dir))?;
             moves.push(Move {
                 from: from.clone(),
                 to: Some(to),
                 new: None,
+                read: *read,
             });
         }
         self.write_manifest(&manifest)?;
@@ -138,8 +162,7 @@ impl Store {
             if !stashed.exists() {
                 continue; // never moved (the journal rolled back), or handled by an earlier pass
             }
-            if fs::symlink_metadata(&original).is_err() {
-                self.rename(&stashed, &original)?;
+            if !super::taken(&original) && self.restore(&stashed, &original)? {
                 done.push(Unstashed::Restored { path: rel.clone() });
             } else if replaced == Replaced::Drop || same_bytes(&stashed, &original) {
                 self.remove(&stashed)?;
@@ -155,24 +178,29 @@ impl Store {
         if !kept_any {
             remove_empty_dirs(&run_dir);
         }
-        self.step();
+        self.step().map_err(io("remove", &path))?;
         fs::remove_file(&path).map_err(io("remove", &path))?;
         Ok(Some(done))
     }
 
-    /// Renames one file within the root (the fault hook counts it).
-    fn rename(&self, from: &Path, to: &Path) -> Result<(), StoreError> {
-        if let Some(dir) = to.parent() {
+    /// Puts a stashed cassette back under its name unless a file took the name meanwhile
+    /// (then false: the name's new file is the newer recording). The fault hook counts it.
+    fn restore(&self, stashed: &Path, original: &Path) -> Result<bool, StoreError> {
+        if let Some(dir) = original.parent() {
             fs::create_dir_all(dir).map_err(io("create", dir))?;
         }
-        self.step();
-        fs::rename(from, to).map_err(io("rename", from))?;
-        super::sync_dir(super::parent(to))
+        self.step().map_err(io("rename", stashed))?;
+        match rename_noreplace(stashed, original) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(e) => return Err(io("rename", stashed)(e)),
+        }
+        super::sync_dir(super::parent(original))?;
+        Ok(true)
     }
 
     fn write_manifest(&self, manifest: &Manifest) -> Result<(), StoreError> {
-        let dir = self.stash_dir();
-        fs::create_dir_all(&dir).map_err(io("create", &dir))?;
+        self.state_dir(&["stash"])?;
         let mut text = serde_json::to_vec_pretty(manifest).expect("manifest serializes");
         text.push(b'\n');
         self.write_file(&self.manifest_path(), &text)
@@ -213,7 +241,12 @@ mod tests {
             .iter()
             .map(|n| root.join("fixtures").join(n))
             .collect();
-        store.stash(&paths).unwrap();
+        let read: Vec<_> = paths
+            .iter()
+            .map(|p| (p.clone(), ContentHash::of_file(p).unwrap()))
+            .collect();
+        assert_eq!(store.stash(&read).unwrap(), Applied::default());
+        assert_eq!(store.stashed(), 3);
         assert!(paths.iter().all(|p| !p.exists()));
         fs::write(root.join("fixtures/b"), "new b").unwrap();
         fs::write(root.join("fixtures/c"), "c").unwrap();

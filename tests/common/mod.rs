@@ -303,3 +303,53 @@ pub fn corpus(sub: &str) -> Option<PathBuf> {
     );
     None
 }
+
+/// Waits (up to 10 s) until `path` exists.
+#[track_caller]
+pub fn wait_for(path: &Path) {
+    let start = std::time::Instant::now();
+    while !path.exists() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Runs `vcr -C <root> args...` until it reaches its first change to the tree (the
+/// `VCR_TEST_BARRIER` hook: every file of its plan has been read), calls `meanwhile` there,
+/// then lets it finish.
+pub fn with_change_at_barrier(t: &TestDir, args: &[&str], meanwhile: impl FnOnce()) -> Run {
+    let barrier = tempfile::tempdir().unwrap();
+    let mut child = t
+        .command(
+            args,
+            &[("VCR_TEST_BARRIER", barrier.path().to_str().unwrap())],
+        )
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let reached = barrier.path().join("reached");
+    let start = std::time::Instant::now();
+    while !reached.exists() {
+        if let Ok(Some(_)) = child.try_wait() {
+            let run = Run::from(child.wait_with_output().unwrap());
+            panic!("vcr ended before its barrier: {run:?}");
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    meanwhile();
+    std::fs::write(barrier.path().join("release"), "").unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+/// Replaces a file the way an editor saves it: a new file renamed over the old one.
+pub fn save_as_editor(path: &Path, content: &[u8]) {
+    let temp = path.with_extension("editor-swp");
+    std::fs::write(&temp, content).unwrap();
+    std::fs::rename(&temp, path).unwrap();
+}

@@ -10,14 +10,22 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use vcr::config::{Overrides, ProcessEnv};
 use vcr::event::{Event, Progress, Report};
 use vcr::rules::Platform;
-use vcr::store::{Lock, Store};
+use vcr::store::{Fault, Lock, Store};
 use vcr::tree::{Project, Selection};
 
 use crate::cli::{ColorChoice, GlobalArgs, Output, PlatformArg};
 use crate::report::{Reporter, Verbosity};
 
-/// Testing hook: abort before the N-th change to the file system (see `Store::with_fault_after`).
-const FAULT_ENV: &str = "VCR_FAULT_KILL_AFTER";
+/// Testing hooks: abort before the N-th change to the file system, or fail it and every
+/// later one as a full disk would (see `Store::with_fault`).
+const FAULT_ENV: [(&str, Fault); 2] = [
+    ("VCR_FAULT_KILL_AFTER", Fault::Kill),
+    ("VCR_FAULT_FAIL_AFTER", Fault::Fail),
+];
+
+/// Testing hook: a folder where the run waits before its first change to the tree (see
+/// `Store::with_barrier`).
+const BARRIER_ENV: &str = "VCR_TEST_BARRIER";
 
 pub(crate) struct Context {
     pub(crate) working_dir: PathBuf,
@@ -78,8 +86,13 @@ impl Context {
             &overrides,
         )?;
         let mut store = Store::new(project.root());
-        if let Some(steps) = std::env::var(FAULT_ENV).ok().and_then(|v| v.parse().ok()) {
-            store = store.with_fault_after(steps);
+        for (name, fault) in FAULT_ENV {
+            if let Some(steps) = std::env::var(name).ok().and_then(|v| v.parse().ok()) {
+                store = store.with_fault(fault, steps);
+            }
+        }
+        if let Some(dir) = std::env::var_os(BARRIER_ENV) {
+            store = store.with_barrier(dir.into());
         }
         Ok((working_dir, project, store))
     }
@@ -96,19 +109,17 @@ impl Context {
     pub(crate) fn begin_mutation(&self) -> Result<Lock> {
         let lock = self.store.lock()?;
         if let Some(recovery) = self.store.recover()? {
-            let (command, moves, completed) = match &recovery {
-                vcr::store::journal::Recovery::Completed { command, moves } => {
-                    (command, *moves, true)
-                }
-                vcr::store::journal::Recovery::RolledBack { command, moves } => {
-                    (command, *moves, false)
-                }
-            };
             self.reporter.report(&Event::Recovered {
-                command,
-                moves,
-                completed,
+                command: &recovery.command,
+                moves: recovery.moves,
+                left: recovery.applied.skipped.len(),
             });
+            for skipped in &recovery.applied.skipped {
+                self.reporter.report(&Event::Changed {
+                    path: &self.project.rel(&skipped.path),
+                    action: "moved by the recovery",
+                });
+            }
         }
         // A `vcr record` that was killed leaves its stash live: every cassette it moved
         // aside goes back now (or is kept, if the killed run recorded it again).
@@ -116,6 +127,25 @@ impl Context {
             self.report_unstashed(&done);
         }
         Ok(lock)
+    }
+
+    /// For read-only commands: reports (as an error, so the run exits 2) an interrupted run
+    /// that left cassettes aside, instead of passing over a tree that is not whole.
+    pub(crate) fn check_interrupted(&self) -> Result<()> {
+        if let Some(interrupted) = self.store.interrupted()?.filter(|i| i.aside > 0) {
+            self.reporter.report(&Event::Interrupted {
+                command: &interrupted.command,
+                cassettes: interrupted.aside,
+            });
+        }
+        let stashed = self.store.stashed();
+        if stashed > 0 {
+            self.reporter.report(&Event::Interrupted {
+                command: "record",
+                cassettes: stashed,
+            });
+        }
+        Ok(())
     }
 
     /// Reports what became of stashed cassettes.

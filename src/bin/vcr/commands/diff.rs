@@ -66,6 +66,8 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     };
     let summary = match &args.rev {
         Some(rev) => {
+            // The working tree is one side: a run that left cassettes aside makes it partial.
+            cx.check_interrupted()?;
             let (old, new) = revision_sides(cx, rev, &args.paths, &mut options)?;
             vcr::diff::run(&old, &new, &options, &masker, cx.report(), cx.progress())
         }

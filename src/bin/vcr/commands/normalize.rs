@@ -39,7 +39,9 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     };
     cx.announce()?;
     let selection = cx.select(&args.paths)?;
-    if !args.check {
+    if args.check {
+        cx.check_interrupted()?;
+    } else {
         cx.remove_stray_temps(&selection)?;
     }
     let options = vcr::normalize::Options {

@@ -70,7 +70,11 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let selection = cx.select(&[])?;
     if args.delete {
         cx.remove_stray_temps(&selection)?;
+    } else {
+        cx.check_interrupted()?;
     }
+    // What each file holds before the run: a file saved while the tests run is not deleted.
+    let read = args.delete.then(|| vcr::prune::read(&selection));
     let mut usage = Usage::default();
     for log in &args.usage_log {
         usage.read_log(&cx.working_dir.join(log), cx.project.root())?;
@@ -95,8 +99,16 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         .orphans
         .iter()
         .partition(|o| o.tracked || args.include_untracked);
-    if args.delete {
-        vcr::prune::delete(&cx.store, &deletable)?;
+    let applied = match &read {
+        Some(read) => vcr::prune::delete(&cx.store, &deletable, read)?,
+        None => Default::default(),
+    };
+    let kept = |orphan: &Orphan| orphan.files.iter().any(|f| applied.skipped(f).is_some());
+    for skipped in &applied.skipped {
+        cx.report().report(&Event::Changed {
+            path: &cx.project.rel(&skipped.path),
+            action: "deleted",
+        });
     }
     // Untracked orphans come last, apart: git cannot bring them back.
     for orphan in deletable.iter().chain(&untracked) {
@@ -105,9 +117,10 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             files: orphan.files.len(),
             bytes: orphan.bytes,
             tracked: orphan.tracked,
-            deleted: args.delete && (orphan.tracked || args.include_untracked),
+            deleted: args.delete && (orphan.tracked || args.include_untracked) && !kept(orphan),
         });
     }
+    let deleted: Vec<&Orphan> = deletable.iter().copied().filter(|o| !kept(o)).collect();
     let bytes = |list: &[&Orphan]| list.iter().map(|o| o.bytes).sum::<u64>();
     let summary = Summary {
         cassettes: plan.cassettes,
@@ -115,13 +128,13 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         orphans: plan.orphans.len(),
         bytes: bytes(&deletable) + bytes(&untracked),
         untracked: plan.orphans.iter().filter(|o| !o.tracked).count(),
-        deleted: if args.delete { deletable.len() } else { 0 },
+        deleted: if args.delete { deleted.len() } else { 0 },
     };
     let mut line = if args.delete {
         format!(
             "deleted {} ({}); {} of {} read by the run",
-            count(deletable.len(), "orphan"),
-            size(bytes(&deletable)),
+            count(deleted.len(), "orphan"),
+            size(bytes(&deleted)),
             plan.used,
             count(plan.cassettes, "cassette")
         )
@@ -144,8 +157,13 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         } else {
             "not deleted by --delete"
         };
+        let why = if tracked.is_some() {
+            "not tracked by git"
+        } else {
+            "outside a git repository"
+        };
         line.push_str(&format!(
-            "; {} not tracked by git, {verb} (git cannot bring them back; --include-untracked deletes them too)",
+            "; {} {why}, {verb} (nothing could bring them back; --include-untracked deletes them too)",
             count(untracked.len(), "orphan"),
         ));
     }

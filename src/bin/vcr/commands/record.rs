@@ -1,7 +1,6 @@
 //! `vcr record`.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use anyhow::{Result, anyhow, bail};
 use vcr::event::{Event, NoProgress, Report};
@@ -67,13 +66,29 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             args.only.join(" ")
         );
     }
-    let paths: Vec<PathBuf> = chosen.iter().map(|c| c.path.clone()).collect();
+    // Each cassette is moved aside only if it still holds what the snapshot read.
+    let mut read = Vec::with_capacity(chosen.len());
+    for cassette in &chosen {
+        let hash = before
+            .hash(&cassette.rel)
+            .ok_or_else(|| anyhow!("cannot read {}", cassette.rel))?;
+        read.push((cassette.path.clone(), hash));
+    }
     let json = args.format == Format::Json;
     let result = cx
         .store
-        .stash(&paths)
+        .stash(&read)
         .map_err(anyhow::Error::from)
-        .and_then(|()| {
+        .and_then(|applied| {
+            if !applied.skipped.is_empty() {
+                for skipped in &applied.skipped {
+                    cx.report().report(&Event::Changed {
+                        path: &cx.project.rel(&skipped.path),
+                        action: "moved aside",
+                    });
+                }
+                bail!("nothing was recorded: a cassette to record again changed while vcr moved it aside; run again");
+            }
             for cassette in &chosen {
                 cx.report().report(&Event::Stashed {
                     path: &cassette.rel,

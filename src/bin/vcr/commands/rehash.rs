@@ -37,7 +37,9 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     };
     cx.announce()?;
     let selection = cx.select(&args.paths)?;
-    if !args.dry_run {
+    if args.dry_run {
+        cx.check_interrupted()?;
+    } else {
         cx.remove_stray_temps(&selection)?;
     }
     let options = vcr::rehash::Options {

@@ -47,6 +47,7 @@ pub(crate) struct Args {
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     cx.announce()?;
+    cx.check_interrupted()?;
     let mut options = Options::default();
     let paths = if args.staged {
         let staged = vcr::git::staged(&cx.working_dir).context("cannot read the staged files")?;

@@ -50,6 +50,8 @@ fn level(event: &Event<'_>) -> Verbosity {
         | Event::NameTooLong { .. }
         | Event::FileError { .. }
         | Event::PathError { .. }
+        | Event::Changed { .. }
+        | Event::Interrupted { .. }
         | Event::Recovered { .. } => Verbosity::Quiet,
         _ => Verbosity::Normal,
     }
@@ -109,6 +111,22 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
         Event::PathError { message } => {
             r.err(&format!("{}: {message}", paint(e, Style::Error, "error")));
         }
+        Event::Changed { path, action } => r.err(&format!(
+            "{}: {path} changed during the run, not {action}; run again to include it",
+            paint(e, Style::Error, "error")
+        )),
+        Event::Interrupted { command, cassettes } => {
+            let (what, fix) = if *command == "record" {
+                ("in `.vcr/stash/`", "puts them back")
+            } else {
+                ("aside", "finishes it")
+            };
+            r.err(&format!(
+                "{}: an interrupted `vcr {command}` left {} {what}; any mutating command (`vcr normalize`, `vcr rehash`) {fix}",
+                paint(e, Style::Error, "error"),
+                count(*cassettes, "cassette")
+            ));
+        }
         Event::Scenario {
             path,
             sessions,
@@ -121,10 +139,14 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
         Event::Skipped { path, reason } => {
             r.out(&format!("{} {path}: {reason}", paint(c, Style::Dim, "skipped")));
         }
-        Event::Recovered { command, moves, completed } => {
-            let what = if *completed { "completed" } else { "rolled back" };
+        Event::Recovered { command, moves, left } => {
+            let left = if *left > 0 {
+                format!(", except {left} whose files changed since")
+            } else {
+                String::new()
+            };
             r.err(&format!(
-                "{}: an interrupted `vcr {command}` ({moves} moves) was {what}",
+                "{}: an interrupted `vcr {command}` ({moves} moves) was completed{left}",
                 paint(e, Style::Warning, "recovered")
             ));
         }

@@ -180,6 +180,8 @@ fn is_error(event: &Event<'_>) -> bool {
         event,
         Event::FileError { .. }
             | Event::PathError { .. }
+            | Event::Changed { .. }
+            | Event::Interrupted { .. }
             | Event::Collision { .. }
             | Event::NameTooLong { .. }
     )
