@@ -249,7 +249,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__normalize)
-            opts="-C -q -v -h --check --diff --format --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --check --diff --format --allow-empty --config --color --platform --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -359,7 +359,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__rehash)
-            opts="-n -C -q -v -h --dry-run --format --config --color --platform --quiet --verbose --help"
+            opts="-n -C -q -v -h --dry-run --format --allow-empty --config --color --platform --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -393,7 +393,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__verify)
-            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --allow-empty --config --color --platform --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -57,6 +57,7 @@ never\t'Never'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l staged -d 'Check what is staged for commit (read from git\'s index)'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l allow-empty -d 'Pass when no cassette is found (by default an empty tree is an error: nothing checked is not a pass)'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -71,6 +72,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l platform -d 'Whose
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l check -d 'Write nothing; exit 1 if any cassette would change'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l diff -d 'Print the unified diff of each change'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l allow-empty -d 'Succeed when no cassette is found (by default an empty tree is an error)'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -84,6 +86,7 @@ never\t'Never'"
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s n -l dry-run -d 'Show the plan; change nothing'
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l allow-empty -d 'Succeed when no cassette is found (by default an empty tree is an error)'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s h -l help -d 'Print help (see more with \'--help\')'

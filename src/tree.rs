@@ -124,11 +124,27 @@ pub enum SelectError {
         /// The path as given.
         path: String,
     },
-    /// A configured fixtures folder does not exist.
-    #[error("configured fixtures folder `{path}` does not exist")]
-    MissingFixtures {
-        /// The folder, relative to the root.
-        path: String,
+    /// A folder configured in `vcr.toml` cannot be used: missing, outside the project root,
+    /// or a symbolic link.
+    #[error("{key} entry `{value}` {problem}")]
+    Configured {
+        /// The key: `` `[claude-code] fixtures` ``.
+        key: &'static str,
+        /// The entry as written.
+        value: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// A folder or glob configured in `vcr.toml` selects no cassette (an error unless the
+    /// run allows an empty selection).
+    #[error("{key} entry `{value}` selects nothing: {looked_for}")]
+    SelectsNothing {
+        /// The key.
+        key: String,
+        /// The entry as written.
+        value: String,
+        /// What it was expected to select.
+        looked_for: &'static str,
     },
     /// The tree could not be read.
     #[error("{path}: {message}")]
@@ -153,6 +169,46 @@ pub struct Selection {
     pub errors: Vec<SelectError>,
     /// The dsh scenarios the selected dsh files belong to, sorted.
     pub scenarios: Vec<Scenario>,
+    /// Configured folders and globs that selected nothing: errors unless the run allows an
+    /// empty selection.
+    pub selects_nothing: Vec<SelectError>,
+    /// Whether folders were searched (the whole tree, or folders given): an empty result
+    /// then means nothing was found, not that the given files were not cassettes.
+    pub searched: bool,
+    /// Symbolic links met while searching (never followed), relative to the root.
+    pub links: Vec<String>,
+}
+
+impl Selection {
+    /// Why a search that found no cassette at all is not a pass: what vcr looked for, and
+    /// the links it did not follow. `None` when something was found, or only files were
+    /// given.
+    pub fn nothing_found(&self, root: &Path) -> Option<String> {
+        if !self.searched || !self.cassettes.is_empty() {
+            return None;
+        }
+        let mut text = format!(
+            "no cassette found under {}: vcr looked for Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files), DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`) and the files `[[cassettes]]` and `[verify] text` globs select",
+            root.display()
+        );
+        if !self.links.is_empty() {
+            let shown: Vec<String> = self
+                .links
+                .iter()
+                .take(3)
+                .map(|l| format!("`{l}`"))
+                .collect();
+            text.push_str(&format!(
+                "; it did not follow the symbolic link{} {} (vcr never follows links: name the real folder, or run with -C there)",
+                if self.links.len() == 1 { "" } else { "s" },
+                shown.join(", ")
+            ));
+        }
+        text.push_str(
+            "; nothing checked is not a pass (give the right folder, or --allow-empty to accept an empty tree)",
+        );
+        Some(text)
+    }
 }
 
 /// A project: a root folder, its configuration and its settings after layering.
@@ -331,14 +387,9 @@ impl Project {
         let mut dirs: Vec<PathBuf> = Vec::new();
         let mut scenario_dirs: std::collections::BTreeSet<PathBuf> = Default::default();
         if paths.is_empty() {
-            // `discover` adds the configured folders that exist; the others are errors.
-            for dir in self.config.claude_code.fixtures.iter().flatten() {
-                if !self.root.join(dir).is_dir() {
-                    selection.errors.push(SelectError::MissingFixtures {
-                        path: dir.display().to_string(),
-                    });
-                }
-            }
+            // `discover` adds the configured folders that can be used; the others are errors.
+            self.check_configured_dirs(&mut selection);
+            selection.searched = true;
             self.discover(&self.root, &mut dirs, &mut scenario_dirs, &mut selection);
             self.discover_text(&self.root.clone(), &mut selection);
         }
@@ -365,11 +416,8 @@ impl Project {
                 Ok(()) => {}
             }
             if absolute.is_dir() {
-                if self.is_fixture_dir(&absolute) {
-                    dirs.push(absolute.clone());
-                } else {
-                    self.discover(&absolute, &mut dirs, &mut scenario_dirs, &mut selection);
-                }
+                selection.searched = true;
+                self.discover(&absolute, &mut dirs, &mut scenario_dirs, &mut selection);
                 self.discover_text(&absolute, &mut selection);
             } else {
                 let kind = absolute
@@ -434,10 +482,131 @@ impl Project {
         selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
         selection.scenarios.sort_by(|a, b| a.rel.cmp(&b.rel));
         selection.ignored.sort();
+        if paths.is_empty() {
+            self.check_configured_selects(&mut selection);
+        }
         Ok(selection)
     }
 
-    /// Whether `dir` holds Claude Code fixtures by configuration (or, without one, by name).
+    /// Configured folders that cannot be used: missing, outside the root, or links.
+    fn check_configured_dirs(&self, selection: &mut Selection) {
+        let configured = [
+            (
+                "`[claude-code] fixtures`",
+                &self.config.claude_code.fixtures,
+            ),
+            ("`[dsh] scenarios`", &self.config.dsh.scenarios),
+        ];
+        for (key, dirs) in configured {
+            for dir in dirs.iter().flatten() {
+                let absolute = lexical_absolute(&self.root.join(dir));
+                let problem = match absolute.strip_prefix(&self.root) {
+                    Err(_) => Some("is outside the project root"),
+                    Ok(rel) => match link_in(&self.root, rel) {
+                        Err(LinkCheck::Missing) => Some("does not exist"),
+                        Err(LinkCheck::Link) => {
+                            Some("is, or goes through, a symbolic link, which vcr does not follow")
+                        }
+                        Ok(()) if !absolute.is_dir() => Some("is not a folder"),
+                        Ok(()) => None,
+                    },
+                };
+                if let Some(problem) = problem {
+                    selection.errors.push(SelectError::Configured {
+                        key,
+                        value: dir.display().to_string(),
+                        problem,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Configured folders and globs (that exist) under which nothing was selected.
+    fn check_configured_selects(&self, selection: &mut Selection) {
+        let unusable: std::collections::HashSet<String> = selection
+            .errors
+            .iter()
+            .filter_map(|e| match e {
+                SelectError::Configured { value, .. } => Some(value.clone()),
+                _ => None,
+            })
+            .collect();
+        let nothing = |key: &str, value: String, looked_for| SelectError::SelectsNothing {
+            key: key.to_owned(),
+            value,
+            looked_for,
+        };
+        for dir in self.config.claude_code.fixtures.iter().flatten() {
+            let shown = dir.display().to_string();
+            let absolute = lexical_absolute(&self.root.join(dir));
+            let found = selection
+                .cassettes
+                .iter()
+                .any(|c| !c.kind.is_dsh() && c.dir.path == absolute && c.dir.spec.is_none());
+            if !found && !unusable.contains(&shown) {
+                selection.selects_nothing.push(nothing(
+                    "`[claude-code] fixtures`",
+                    shown,
+                    "no Claude Code fixture (`<6hex>.json`, `token-count-<12hex>.json`) in it",
+                ));
+            }
+        }
+        for dir in self.config.dsh.scenarios.iter().flatten() {
+            let shown = dir.display().to_string();
+            let absolute = lexical_absolute(&self.root.join(dir));
+            let found = selection
+                .scenarios
+                .iter()
+                .any(|s| s.path.starts_with(&absolute));
+            if !found && !unusable.contains(&shown) {
+                selection.selects_nothing.push(nothing(
+                    "`[dsh] scenarios`",
+                    shown,
+                    "no scenario folder (one holding `session.jsonl` or `replay.override.json`) under it",
+                ));
+            }
+        }
+        for (i, spec) in self.generic.iter().enumerate() {
+            let found = selection
+                .cassettes
+                .iter()
+                .any(|c| c.dir.spec.as_ref().is_some_and(|s| Arc::ptr_eq(s, spec)));
+            if !found {
+                selection.selects_nothing.push(nothing(
+                    &format!("`[[cassettes]]` {} `glob`", i + 1),
+                    spec.glob().to_owned(),
+                    "no file matches it (globs are relative to the project root)",
+                ));
+            }
+        }
+        if let Some(globs) = &self.text_globs {
+            let mut matched = vec![false; self.config.verify.text.len()];
+            for cassette in selection
+                .cassettes
+                .iter()
+                .filter(|c| c.kind == CassetteKind::Text)
+            {
+                for i in globs.matches(&cassette.rel) {
+                    matched[i] = true;
+                }
+            }
+            for (glob, matched) in self.config.verify.text.iter().zip(matched) {
+                if !matched {
+                    selection.selects_nothing.push(nothing(
+                        "`[verify] text`",
+                        glob.clone(),
+                        "no file matches it (globs are relative to the project root)",
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Whether `dir`, holding a file with a Claude Code fixture's name, is a Claude Code
+    /// fixtures folder: a configured one, or (without configuration) one named `fixtures`.
+    /// A `fixtures` folder is decided by what it holds, never by its name alone: a
+    /// DeepSeek-Harness scenario folder may sit in, or be, a folder named `fixtures`.
     fn is_fixture_dir(&self, dir: &Path) -> bool {
         match &self.config.claude_code.fixtures {
             Some(configured) => configured
@@ -448,9 +617,10 @@ impl Project {
     }
 
     /// Finds, in one walk of `start`, the Claude Code fixture folders (configured ones, or
-    /// folders named `fixtures`: those without a fixture then contribute nothing) and the
-    /// dsh scenario folders (any folder holding a session log or an override; under the
-    /// configured `[dsh] scenarios` folders only, when set).
+    /// folders named `fixtures` holding a file with a fixture's name) and the dsh scenario
+    /// folders (any folder holding a session log or an override, in a `fixtures` folder too;
+    /// under the configured `[dsh] scenarios` folders only, when set). The same rules decide
+    /// a file given by name, so a whole-tree run and a run over named files agree.
     fn discover(
         &self,
         start: &Path,
@@ -458,39 +628,50 @@ impl Project {
         scenarios: &mut std::collections::BTreeSet<PathBuf>,
         selection: &mut Selection,
     ) {
-        let configured = self.config.claude_code.fixtures.is_some();
         if let Some(configured) = &self.config.claude_code.fixtures {
             for dir in configured {
                 let path = lexical_absolute(&self.root.join(dir));
-                if path.starts_with(start) && path.is_dir() {
+                let usable = path
+                    .strip_prefix(&self.root)
+                    .is_ok_and(|rel| link_in(&self.root, rel).is_ok());
+                if path.starts_with(start) && usable && path.is_dir() {
                     dirs.push(path);
                 }
             }
         }
-        let mut walk = walkdir::WalkDir::new(start)
+        let walk = walkdir::WalkDir::new(start)
             .follow_links(false)
             .into_iter()
             .filter_entry(|e| {
                 e.depth() == 0
                     || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
             });
-        while let Some(entry) = walk.next() {
+        let mut last_fixture_dir: Option<PathBuf> = None;
+        for entry in walk {
             match entry {
-                Ok(entry) if entry.file_type().is_dir() => {
-                    // A fixtures folder is flat and may hold thousands of files: `list_dir`
-                    // lists it once, the walk does not enter it.
-                    if entry.file_name() == FIXTURES_DIR && entry.depth() > 0 {
-                        if !configured {
-                            dirs.push(entry.into_path());
-                        }
-                        walk.skip_current_dir();
-                    }
+                Ok(entry) if entry.file_type().is_dir() => {}
+                Ok(entry) if entry.file_type().is_symlink() => {
+                    selection.links.push(self.rel(entry.path()));
                 }
                 Ok(entry) => {
-                    if let Some(dir) = entry.path().parent()
-                        && self.is_dsh_file(dir, entry.path())
-                    {
+                    let Some(dir) = entry.path().parent() else {
+                        continue;
+                    };
+                    if self.is_dsh_file(dir, entry.path()) {
                         scenarios.insert(dir.to_owned());
+                    }
+                    // `list_dir` lists a fixtures folder once its first fixture is seen.
+                    if last_fixture_dir.as_deref() != Some(dir)
+                        && self.config.claude_code.fixtures.is_none()
+                        && entry
+                            .file_name()
+                            .to_str()
+                            .and_then(claude_code::classify)
+                            .is_some()
+                        && self.is_fixture_dir(dir)
+                    {
+                        last_fixture_dir = Some(dir.to_owned());
+                        dirs.push(dir.to_owned());
                     }
                 }
                 Err(e) => selection.errors.push(SelectError::Io {

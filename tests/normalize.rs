@@ -380,8 +380,11 @@ fn symbolic_links_are_never_written_through() {
         t.path(&format!("fixtures/{name}")),
     )
     .unwrap();
-    // Walking skips the link; naming it is an error.
-    t.vcr(&["normalize"]).code(0);
+    // Walking skips the link (and, finding nothing else, says so); naming it is an error.
+    t.vcr(&["normalize"]).code(2).stderr_has(&format!(
+        "did not follow the symbolic link `fixtures/{name}`"
+    ));
+    t.vcr(&["normalize", "--allow-empty"]).code(0);
     t.vcr(&["normalize", &format!("fixtures/{name}")])
         .code(2)
         .stderr_has("is a symbolic link");

@@ -4,7 +4,6 @@
 
 mod common;
 
-
 use common::{TestDir, fixture};
 
 /// A harness in the style of Claude Code's VCR, without its dehydration: each "test" calls

@@ -275,6 +275,11 @@ impl Spec {
         self.matcher.is_match(rel_path)
     }
 
+    /// The glob as configured.
+    pub fn glob(&self) -> &str {
+        self.matcher.glob().glob()
+    }
+
     /// JSON or JSONL.
     pub fn format(&self) -> Format {
         self.format

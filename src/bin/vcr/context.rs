@@ -65,10 +65,13 @@ impl Context {
     }
 
     fn open(global: &GlobalArgs) -> Result<(PathBuf, Project, Store)> {
-        let cwd = std::env::current_dir().context("cannot read the current directory")?;
+        // An absolute -C does not need the current folder, which may have been removed.
         let working_dir = match &global.directory {
-            Some(dir) => cwd.join(dir),
-            None => cwd,
+            Some(dir) if dir.is_absolute() => dir.clone(),
+            Some(dir) => std::env::current_dir()
+                .context("cannot read the current directory (give -C an absolute path)")?
+                .join(dir),
+            None => std::env::current_dir().context("cannot read the current directory")?,
         };
         if !working_dir.is_dir() {
             anyhow::bail!("-C {}: no such directory", working_dir.display());
@@ -177,6 +180,25 @@ impl Context {
             self.reporter.report(&Event::Skipped {
                 path,
                 reason: "not a cassette vcr knows",
+            });
+        }
+        Ok(selection)
+    }
+
+    /// Selects the cassettes a check works on (`verify`, `normalize`, `rehash`): nothing
+    /// checked is not a pass, so a search that finds no cassette at all, and a configured
+    /// folder or glob that selects nothing, are errors unless `allow_empty`.
+    pub(crate) fn select_checked(&self, paths: &[PathBuf], allow_empty: bool) -> Result<Selection> {
+        let selection = self.select(paths)?;
+        if allow_empty {
+            return Ok(selection);
+        }
+        if let Some(reason) = selection.nothing_found(self.project.root()) {
+            anyhow::bail!(reason);
+        }
+        for error in &selection.selects_nothing {
+            self.reporter.report(&Event::PathError {
+                message: &format!("{error} (--allow-empty accepts it)"),
             });
         }
         Ok(selection)

@@ -27,6 +27,10 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     pub(crate) format: Format,
+
+    /// Succeed when no cassette is found (by default an empty tree is an error).
+    #[arg(long)]
+    pub(crate) allow_empty: bool,
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
@@ -36,7 +40,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         Some(cx.begin_mutation()?)
     };
     cx.announce()?;
-    let selection = cx.select(&args.paths)?;
+    let selection = cx.select_checked(&args.paths, args.allow_empty)?;
     if args.dry_run {
         cx.check_interrupted()?;
     } else {

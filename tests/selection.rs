@@ -1,0 +1,208 @@
+//! What a run selects (issue 11): nothing checked is not a pass, configured folders and globs
+//! must select something, folders are recognised by what they hold, and a whole-tree run and
+//! a run over the same files named one by one agree.
+
+mod common;
+
+use std::path::Path;
+
+use common::{TestDir, fixture};
+
+fn example(name: &str) -> TestDir {
+    TestDir::copy_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("examples")
+            .join(name),
+    )
+}
+
+#[test]
+fn a_tree_without_cassettes_is_an_error_unless_allowed() {
+    let t = TestDir::new();
+    t.write("README.md", "# not a cassette\n");
+    t.write("fixtures/.keep", "");
+    for command in [
+        &["verify"][..],
+        &["normalize", "--check"],
+        &["rehash", "--dry-run"],
+    ] {
+        t.vcr(command)
+            .code(2)
+            .stderr_has("no cassette found under")
+            .stderr_has("Claude Code fixtures folders")
+            .stderr_has("--allow-empty");
+        let mut allowed = command.to_vec();
+        allowed.push("--allow-empty");
+        t.vcr(&allowed).code(0);
+    }
+    // A folder given by name is searched the same way.
+    t.vcr(&["verify", "fixtures"])
+        .code(2)
+        .stderr_has("no cassette found");
+    // Files given by name that are not cassettes are skipped, as pre-commit expects.
+    t.vcr(&["verify", "README.md"]).code(0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_fixtures_folder_is_named_in_the_error() {
+    let t = TestDir::new();
+    let elsewhere = example("claude-code");
+    std::os::unix::fs::symlink(elsewhere.path("fixtures"), t.path("fixtures")).unwrap();
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("did not follow the symbolic link `fixtures`");
+}
+
+#[test]
+fn configured_folders_that_cannot_be_used_name_their_key() {
+    for (config, message) in [
+        (
+            "[claude-code]\nfixtures = [\"recorded\"]\n",
+            "`[claude-code] fixtures` entry `recorded` does not exist",
+        ),
+        (
+            "[claude-code]\nfixtures = [\"../elsewhere\"]\n",
+            "`[claude-code] fixtures` entry `../elsewhere` is outside the project root",
+        ),
+        (
+            "[dsh]\nscenarios = [\"snapshots\"]\n",
+            "`[dsh] scenarios` entry `snapshots` does not exist",
+        ),
+    ] {
+        let t = example("claude-code");
+        t.write("vcr.toml", config);
+        t.vcr(&["verify"]).code(2).stderr_has(message);
+        // Even an allowed empty run does not excuse a folder that is not there.
+        t.vcr(&["verify", "--allow-empty"])
+            .code(2)
+            .stderr_has(message);
+    }
+}
+
+#[test]
+fn configured_folders_and_globs_that_select_nothing_are_errors() {
+    for (config, message) in [
+        (
+            "[claude-code]\nfixtures = [\"fixtures\", \"empty\"]\n",
+            "`[claude-code] fixtures` entry `empty` selects nothing",
+        ),
+        (
+            "[dsh]\nscenarios = [\"empty\"]\n",
+            "`[dsh] scenarios` entry `empty` selects nothing",
+        ),
+        (
+            "[verify]\ntext = [\"**/*.har\"]\n",
+            "`[verify] text` entry `**/*.har` selects nothing",
+        ),
+        (
+            "[[cassettes]]\nglob = \"recordings/*.json\"\nformat = \"json\"\nkey = \"/request\"\nserialization = \"js\"\ndigest = \"sha256\"\nname = \"{hash:16}.json\"\n",
+            "`[[cassettes]]` 1 `glob` entry `recordings/*.json` selects nothing",
+        ),
+    ] {
+        let t = example("claude-code");
+        t.write("empty/.keep", "");
+        t.write("vcr.toml", config);
+        t.vcr(&["verify"]).code(2).stderr_has(message);
+        t.vcr(&["verify", "--allow-empty"]).code(0);
+    }
+}
+
+/// A dsh scenario in (or being) a folder named `fixtures` was skipped, because any
+/// `fixtures/` folder was taken for Claude Code's.
+#[test]
+fn scenario_folders_are_found_in_folders_named_fixtures() {
+    let t = TestDir::new();
+    let dsh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dsh/tests/snapshots");
+    for (from, to) in [
+        ("read-and-fix", "tests/fixtures/read-and-fix"),
+        ("cancel", "e2e/fixtures"),
+    ] {
+        for entry in std::fs::read_dir(dsh.join(from)).unwrap() {
+            let entry = entry.unwrap();
+            t.write(
+                &format!("{to}/{}", entry.file_name().to_string_lossy()),
+                std::fs::read(entry.path()).unwrap(),
+            );
+        }
+    }
+    let (name, text) = fixture(&["\"hello\""], "hi");
+    t.write(&format!("app/fixtures/{name}"), &text);
+    let run = t.vcr(&["-v", "verify"]);
+    run.code(0)
+        .stdout_has("scenario tests/fixtures/read-and-fix:")
+        .stdout_has("scenario e2e/fixtures:")
+        .stdout_has("checked 4 files");
+
+    // Every file named on the command line gives the same result as the whole tree.
+    let whole = t.vcr(&["verify", "--format", "json"]).json();
+    let files: Vec<String> = t.files("").into_keys().collect();
+    let mut args = vec!["verify", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let named = t.vcr(&args).json();
+    assert_eq!(whole, named);
+}
+
+/// A Claude Code fixture and a finding in a `fixtures` folder that also holds scenario
+/// folders: both are read, by a whole-tree run and by named files alike.
+#[test]
+fn whole_tree_and_named_files_agree_on_a_mixed_fixtures_folder() {
+    let t = TestDir::new();
+    let (name, text) = fixture(&["\"hello\""], "hi");
+    let stale = text.replace("\"hi\"", "\"hi there\"");
+    t.write(&format!("fixtures/{name}"), &text);
+    t.write("fixtures/abcdef.json", &stale);
+    let dsh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dsh/tests/snapshots/goal");
+    for entry in std::fs::read_dir(&dsh).unwrap() {
+        let entry = entry.unwrap();
+        t.write(
+            &format!("fixtures/goal/{}", entry.file_name().to_string_lossy()),
+            std::fs::read(entry.path()).unwrap(),
+        );
+    }
+    let whole = t.vcr(&["verify", "--format", "json"]);
+    whole.code(1);
+    let whole = whole.json();
+    assert_eq!(whole["summary"]["files"], 4, "{whole:#}");
+    let files: Vec<String> = t.files("").into_keys().collect();
+    let mut args = vec!["verify", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    assert_eq!(t.vcr(&args).json(), whole);
+}
+
+/// `-C` with an absolute folder does not need the current folder, which may be gone.
+#[cfg(unix)]
+#[test]
+fn an_absolute_dash_c_works_when_the_current_folder_is_gone() {
+    let t = example("claude-code");
+    let gone = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "cd \"$1\" && rmdir \"$1\" && exec \"$2\" -C \"$3\" verify",
+            "sh",
+        ])
+        .arg(gone.path())
+        .arg(env!("CARGO_BIN_EXE_vcr"))
+        .arg(&t.root)
+        .env("HOME", "/home/tester")
+        .output()
+        .unwrap();
+    let run = common::Run::from(out);
+    run.code(0).stdout_has("checked 5 files: 0 errors");
+    // A relative -C needs it, and says so.
+    let gone = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "cd \"$1\" && rmdir \"$1\" && exec \"$2\" -C . verify",
+            "sh",
+        ])
+        .arg(gone.path())
+        .arg(env!("CARGO_BIN_EXE_vcr"))
+        .output()
+        .unwrap();
+    common::Run::from(out)
+        .code(2)
+        .stderr_has("cannot read the current directory (give -C an absolute path)");
+}
