@@ -58,8 +58,10 @@ struct Entry {
     rel: String,
     path: PathBuf,
     target: PathBuf,
-    /// The hash of the bytes the plan read.
-    read: ContentHash,
+    /// The hash of the bytes the plan read, when it moves (to another name, or with new
+    /// contents; every other entry of a group of twins does): hashing every file of a tree
+    /// that is already right would cost more than the check.
+    read: Option<ContentHash>,
     /// The cassette as `normalize` would see it after re-keying, hashed, to recognise twins;
     /// computed only for cassettes that compete for a name.
     content: std::cell::OnceCell<Option<[u8; 20]>>,
@@ -179,11 +181,12 @@ fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
             Err(e) => return Planned::Problem(FileProblem::io(&e)),
         }
     }
+    let moves = target.as_os_str() != cassette.path.as_os_str() || keyed.key_changed;
     Planned::Entry(Entry {
         rel: cassette.rel.clone(),
         path: cassette.path.clone(),
+        read: moves.then(|| ContentHash::of(&bytes)),
         target,
-        read: ContentHash::of(&bytes),
         content: std::cell::OnceCell::new(),
         cassette: cassette.clone(),
         rewritten: keyed.key_changed,
@@ -203,7 +206,7 @@ impl Entry {
     fn content(&self) -> Option<[u8; 20]> {
         *self.content.get_or_init(|| {
             let bytes = std::fs::read(&self.path).ok()?;
-            if ContentHash::of(&bytes) != self.read {
+            if self.read.is_some_and(|read| ContentHash::of(&bytes) != read) {
                 return None;
             }
             canonical_hash(&self.cassette, &bytes)
@@ -290,7 +293,7 @@ fn validate(
                         from: entry.path.clone(),
                         to: Some(entry.target.clone()),
                         new: entry.new.clone(),
-                        read: entry.read,
+                        read: entry.read.expect("a cassette that moves was hashed"),
                     });
                 }
             } else {
@@ -299,7 +302,7 @@ fn validate(
                     from: entry.path.clone(),
                     to: None,
                     new: entry.new.clone(),
-                    read: entry.read,
+                    read: entry.read.expect("a merged twin moves"),
                 });
             }
         }
