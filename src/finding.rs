@@ -55,6 +55,10 @@ pub const IDS: &[(&str, &str)] = &[
         "dsh/from-request",
         "An unterminated or invalid `{{fromRequest:...}}` placeholder",
     ),
+    (
+        "dsh/persistence",
+        "A dsh session header that replay reads but the harness's session store refuses",
+    ),
 ];
 
 /// Whether `id` is a finding id vcr knows.

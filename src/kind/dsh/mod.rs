@@ -6,8 +6,9 @@
 //! only then fails on a broken scenario; this module runs the same derivation before the
 //! commit (`formats.md` Part B, generation G2, is the spec):
 //!
-//! - [`parse_session`] reads a log as G2 `parseSessionLog` does (blank lines skipped, `seq`
-//!   and `time` filled in, packed chunk rows validated and expanded);
+//! - [`read_session`] reads a log as G2 `parseSessionLog` does (blank lines skipped, `seq`
+//!   and `time` filled in, packed chunk rows validated and expanded) and checks its header
+//!   against both of the harness's readers, llm-replay and the session store ([`Header`]);
 //! - [`derive_script`] is G2 `deriveReplayScript`, collecting every unfinished call instead
 //!   of stopping at the first;
 //! - [`check_override`] validates `replay.override.json` with the harness's messages;
@@ -22,6 +23,7 @@
 
 pub mod files;
 mod from_request;
+mod header;
 mod normalize;
 mod overrides;
 mod script;
@@ -33,10 +35,11 @@ pub use files::{
     PRIMARY, REPLAY_OVERRIDE, check_scenario_files, child_index, is_scenario_dir, is_scenario_file,
 };
 pub use from_request::{FROM_REQUEST_OPEN, check_from_request, placeholder_errors};
+pub use header::{Header, Role};
 pub use normalize::normalize_session;
 pub use overrides::{OverrideCheck, OverrideKind, check_override};
 pub use script::{Call, CallSummary, Chunk, DerivedScript, ToolCall, Unfinished, derive_script};
-pub use session::{Event, Header, SessionLog, parse_session};
+pub use session::{Event, SessionLog, SessionRead, parse_session, read_session};
 
 /// The finding ids this module reports, as `DESIGN.md` lists them.
 pub mod ids {
@@ -44,6 +47,9 @@ pub mod ids {
     pub const PARSE: &str = "parse";
     /// Valid JSON but not the shape the harness needs (header, packed rows, events).
     pub const SCHEMA: &str = "schema";
+    /// A session header that llm-replay reads but the harness's session store refuses
+    /// (a warning by default).
+    pub const PERSISTENCE: &str = "dsh/persistence";
     /// A child log missing from the sequence, or a `session.jsonl` the scenario needs.
     pub const MISSING: &str = "missing";
     /// A model call without `finish` that no override covers.
@@ -185,25 +191,24 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
     let mut primary_header = None;
     let mut primary_calls = Vec::new();
     if let Some(bytes) = find(PRIMARY) {
-        match parse_session(bytes, &primary_file) {
-            Ok(log) => {
-                let derived = derive_script(&log, 0, &primary_file);
-                derived_len = Some(derived.calls.len());
-                // A bare override replaces the script: the harness never derives this log.
-                if !bare {
-                    problems.extend(derived.problems);
-                    problems.extend(unfinished_problems(
-                        &derived.unfinished,
-                        &primary_file,
-                        bytes,
-                        true,
-                    ));
-                }
-                primary_header = Some((log.header.id.clone(), log.header.created_at));
-                primary_calls = derived.calls;
-                problems.extend(unnormalized(bytes, &primary_file, cwd));
+        let read = read_session(bytes, &primary_file, Role::Primary);
+        problems.extend(read.problems);
+        if let Some(log) = read.log {
+            let derived = derive_script(&log, 0, &primary_file);
+            derived_len = Some(derived.calls.len());
+            // A bare override replaces the script: the harness never derives this log.
+            if !bare {
+                problems.extend(derived.problems);
+                problems.extend(unfinished_problems(
+                    &derived.unfinished,
+                    &primary_file,
+                    bytes,
+                    true,
+                ));
             }
-            Err(found) => problems.extend(found),
+            primary_header = Some((log.header.id.clone(), log.header.created_at));
+            primary_calls = derived.calls;
+            problems.extend(unnormalized(bytes, &primary_file, cwd));
         }
     }
 
@@ -258,15 +263,16 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         .filter_map(|&(name, bytes)| child_index(name).map(|n| (n, name, bytes)))
         .collect();
     children.sort_by_key(|&(n, _, _)| n);
+    let role = Role::Child {
+        ordered: children.len() > 1,
+    };
     let mut child_scripts = Vec::new();
     for (_, name, bytes) in children {
         let file = display(name);
-        let log = match parse_session(bytes, &file) {
-            Ok(log) => log,
-            Err(found) => {
-                problems.extend(found);
-                continue;
-            }
+        let read = read_session(bytes, &file, role);
+        problems.extend(read.problems);
+        let Some(log) = read.log else {
+            continue;
         };
         let derived = derive_script(&log, log.header.seed_length, &file);
         problems.extend(derived.problems);
