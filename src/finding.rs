@@ -56,6 +56,10 @@ pub const IDS: &[(&str, &str)] = &[
         "An unterminated or invalid `{{fromRequest:...}}` placeholder",
     ),
     (
+        "recorded/error",
+        "A recorded call that is an API error (authentication, billing, rate limit, server error)",
+    ),
+    (
         "dsh/persistence",
         "A dsh session header that replay reads but the harness's session store refuses",
     ),

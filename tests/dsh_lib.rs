@@ -1312,3 +1312,114 @@ fn every_corpus_session_log_is_already_normal() {
     eprintln!("corpus: {logs} session logs already normal");
     assert!(logs >= 135);
 }
+
+// ---------------------------------------------------------------------------------------
+// Recorded API errors (issue 11)
+
+/// A primary log whose one call failed the way the harness records a provider failure:
+/// `LlmRuntime.stream()` turns it into a terminal `finish` with `reason.kind` "error" and the
+/// `LlmFailure` (`message`, `code`, `status`?), then the turn ends in error. These are the
+/// events of the harness's `missing-credential` scenario, scrubbed as its snapshot suite
+/// scrubs session logs (no `seq`/`time`).
+fn failed_call(failure: &str) -> String {
+    log(&[
+        HEADER,
+        r#"{"type":"turn/start","data":{"turn":1}}"#,
+        r#"{"type":"step/start","data":{"turn":1,"step":1}}"#,
+        r#"{"type":"user/message","data":{"content":[{"type":"text","text":"say pong"}],"source":{"kind":"user"},"role":"user","id":"m-1"},"surfaceOp":"append"}"#,
+        r#"{"type":"request/header","data":{"header":{"config":{"provider":"deepseek-official","model":"deepseek-v4-flash"},"system":"{{system}}","tools":"{{tools}}"},"reason":"initial"}}"#,
+        &format!(
+            r#"{{"type":"assistant/chunk","data":{{"turn":1,"step":1,"chunk":{{"type":"finish","reason":{{"kind":"error","failure":{failure}}}}}}}}}"#
+        ),
+        r#"{"type":"step/end","data":{"turn":1,"step":1}}"#,
+        &format!(
+            r#"{{"type":"turn/end","data":{{"turn":1,"reason":{{"kind":"error","error":{failure}}}}}}}"#
+        ),
+    ])
+}
+
+const MISSING_CREDENTIAL: &str = r#"{"message":"llm-deepseek: no API key for provider route \"deepseek-official\"; store DEEPSEEK_API_KEY through the credentials service (the web Models page writes it), or export DEEPSEEK_API_KEY in the launching environment","code":"MISSING_CREDENTIAL"}"#;
+
+#[test]
+fn a_call_that_failed_on_the_provider_is_a_recorded_error() {
+    let report = scenario(&[("session.jsonl", &failed_call(MISSING_CREDENTIAL))]);
+    let p = one(&report.problems, "recorded/error");
+    assert_eq!(p.file, "snap/session.jsonl");
+    assert_eq!(p.line, Some(6));
+    assert_eq!(
+        p.message,
+        "model call 1 (turn/step 1/1) is a recorded API error, not an answer: authentication \
+         (`MISSING_CREDENTIAL`); record it again with a working API key"
+    );
+    for (failure, kind) in [
+        (
+            r#"{"message":"429 Too Many Requests","code":"RATE_LIMIT","status":429,"providerRetryAfterMs":2000}"#,
+            "rate limit (HTTP 429, `RATE_LIMIT`)",
+        ),
+        (
+            r#"{"message":"upstream 503","code":"SERVER","status":503}"#,
+            "server error (HTTP 503, `SERVER`)",
+        ),
+        (
+            r#"{"message":"insufficient balance","code":"QUOTA","status":402}"#,
+            "billing (HTTP 402, `QUOTA`)",
+        ),
+        (
+            r#"{"message":"simulated provider error (HTTP 401)","code":"AUTH"}"#,
+            "authentication (`AUTH`)",
+        ),
+        // A code the harness does not classify still has its HTTP status.
+        (
+            r#"{"message":"forbidden","code":"HTTP_403","status":403}"#,
+            "authentication (HTTP 403, `HTTP_403`)",
+        ),
+    ] {
+        let report = scenario(&[("session.jsonl", &failed_call(failure))]);
+        let p = one(&report.problems, "recorded/error");
+        assert!(p.message.contains(kind), "{}", p.message);
+    }
+    // What a scenario tests on purpose, and failures that are not the provider's answer.
+    for failure in [
+        r#"{"message":"context window exceeded","code":"CONTEXT_WINDOW_EXCEEDED","status":400}"#,
+        r#"{"message":"empty","code":"EMPTY_RESPONSE"}"#,
+        r#"{"message":"idle","code":"TIMEOUT"}"#,
+        r#"{"message":"terminated","code":"TRANSPORT"}"#,
+        r#"{"message":"bad","code":"INVALID_REQUEST","status":400}"#,
+    ] {
+        let report = scenario(&[("session.jsonl", &failed_call(failure))]);
+        assert!(
+            report.problems.is_empty(),
+            "{failure}: {:#?}",
+            report.problems
+        );
+    }
+    let aborted = failed_call(MISSING_CREDENTIAL).replace(
+        r#""kind":"error","failure""#,
+        r#""kind":"aborted","failure""#,
+    );
+    assert!(scenario(&[("session.jsonl", &aborted)]).problems.is_empty());
+}
+
+#[test]
+fn calls_an_override_replaces_are_not_recorded_errors() {
+    let log = failed_call(r#"{"message":"simulated provider error (HTTP 401)","code":"AUTH"}"#);
+    // The harness's `error-finish` scenario: a bare override throws the error on purpose.
+    let bare = r#"[{ "kind": "throw", "chunks": [], "message": "simulated provider error (HTTP 401)", "code": "AUTH" }]"#;
+    let report = scenario(&[("session.jsonl", &log), ("replay.override.json", bare)]);
+    assert!(report.problems.is_empty(), "{:#?}", report.problems);
+    let patch = r#"{"patches":[{"at":0,"entry":{"kind":"chunks","chunks":[{"type":"finish","reason":{"kind":"stop"}}]}}]}"#;
+    let report = scenario(&[("session.jsonl", &log), ("replay.override.json", patch)]);
+    assert!(report.problems.is_empty(), "{:#?}", report.problems);
+    // A child's calls are always derived, and checked.
+    let child_log = failed_call(MISSING_CREDENTIAL).replacen(
+        HEADER,
+        r#"{"type":"session","version":0,"id":"c","createdAt":2,"cwd":"{{cwd}}","parentSession":"s-main","origin":"subagent","delegationDepth":1}"#,
+        1,
+    );
+    let report = scenario(&[
+        ("session.jsonl", &primary()),
+        ("session.1.jsonl", &child_log),
+    ]);
+    let p = one(&report.problems, "recorded/error");
+    assert_eq!(p.file, "snap/session.1.jsonl");
+}

@@ -6,7 +6,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{TestDir, fixture};
+use common::{TestDir, api_error_fixture, fixture};
 
 /// A harness in the style of Claude Code's VCR, without its dehydration: each "test" calls
 /// the model once with a prompt naming a file of the working directory; in record mode
@@ -157,6 +157,76 @@ fn errors_in_what_was_recorded_exit_1() {
     ]);
     run.code(1).stdout_has("leak/secret").stdout_has("1 added");
     assert!(!run.stdout.contains(&key), "the secret is masked");
+}
+
+/// Issue 11: a recording without an API key, whose fixture holds Claude Code's "Invalid API
+/// key" message, used to pass `record` with "0 errors". It is a `recorded/error` error in
+/// `record` and a warning in `verify`.
+#[test]
+fn a_recorded_api_error_fails_record_and_warns_in_verify() {
+    let t = TestDir::new();
+    let (name, text) = api_error_fixture(&["\"say pong\""], "Invalid API key · Please run /login");
+    t.write("recorded.json", &text);
+    t.write(
+        "harness.sh",
+        format!("mkdir -p fixtures && cp recorded.json fixtures/{name}\n"),
+    );
+    let run = t.vcr(&["record", "--", "sh", "harness.sh"]);
+    run.code(1)
+        .stdout_has(&format!("added fixtures/{name}"))
+        .stdout_has("recorded/error")
+        .stdout_has("authentication (Claude Code's API error message, \"Invalid API key\")")
+        .stdout_has("1 added, 0 changed, 0 removed, 0 unchanged; 1 error");
+    t.vcr(&["verify"])
+        .code(0)
+        .stdout_has("recorded/error")
+        .stdout_has("0 errors, 1 warning");
+}
+
+/// A dsh snapshot suite in record mode without an API key, as DeepSeek-Harness runs it: the
+/// provider call fails with `MISSING_CREDENTIAL`, `LlmRuntime` records the failure as the
+/// call's `finish` chunk, the scenario's assertions (on the snapshot files) pass, and the
+/// suite writes the scrubbed session log and the expected stdout into the scenario folder.
+const DSH_NO_KEY_HARNESS: &str = r#"
+import json, os
+assert os.environ.get("DSH_SNAPSHOT") == "record", "not in record mode"
+failure = {"message": "llm-deepseek: no API key for provider route \"deepseek-official\"; store DEEPSEEK_API_KEY through the credentials service (the web Models page writes it), or export DEEPSEEK_API_KEY in the launching environment", "code": "MISSING_CREDENTIAL"}
+rows = [
+    {"type": "session", "version": 0, "id": "{{sessionId}}", "createdAt": 0, "cwd": "{{cwd}}", "delegationDepth": 0},
+    {"type": "turn/start", "data": {"turn": 1}},
+    {"type": "step/start", "data": {"turn": 1, "step": 1}},
+    {"type": "user/message", "data": {"content": [{"type": "text", "text": "say pong"}], "source": {"kind": "user"}, "role": "user", "id": "{{sessionId}}"}, "surfaceOp": "append"},
+    {"type": "request/header", "data": {"header": {"config": {"provider": "deepseek-official", "model": "deepseek-v4-flash"}, "system": "{{system}}", "tools": "{{tools}}"}, "reason": "initial"}},
+    {"type": "assistant/chunk", "data": {"turn": 1, "step": 1, "chunk": {"type": "finish", "reason": {"kind": "error", "failure": failure}}}},
+    {"type": "step/end", "data": {"turn": 1, "step": 1}},
+    {"type": "turn/end", "data": {"turn": 1, "reason": {"kind": "error", "error": failure}}},
+]
+folder = "tests/snapshots/missing-key"
+with open(folder + "/session.jsonl", "w") as f:
+    f.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+with open(folder + "/stdout.expected.jsonl", "w") as f:
+    f.write(json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"stopReason": "end_turn"}}, separators=(",", ":")) + "\n")
+print("1 passed")
+"#;
+
+#[test]
+fn a_dsh_call_recorded_without_an_api_key_fails_record() {
+    let t = TestDir::new();
+    t.write("harness.py", DSH_NO_KEY_HARNESS);
+    t.write(
+        "tests/snapshots/missing-key/input.json",
+        r#"{"steps":[{"op":"initialize"},{"op":"newSession"},{"op":"prompt","text":"say pong"}]}"#,
+    );
+    // An empty tree gets both record variables; the harness needs `DSH_SNAPSHOT=record`.
+    let run = t.vcr(&["record", "--", "python3", "harness.py"]);
+    run.code(1)
+        .stdout_has("added tests/snapshots/missing-key/session.jsonl")
+        .stdout_has(
+            "model call 1 (turn/step 1/1) is a recorded API error, not an answer: \
+             authentication (`MISSING_CREDENTIAL`)",
+        )
+        .stdout_has("1 error");
+    t.vcr(&["verify"]).code(0).stdout_has("0 errors, 1 warning");
 }
 
 /// Three committed-looking cassettes for the `--only` tests.

@@ -253,6 +253,23 @@ pub fn fixture(inputs: &[&str], answer: &str) -> (String, String) {
     )
 }
 
+/// A message fixture whose answer is Claude Code's API error message (`text`), written as
+/// 2.1.88's `mapAssistantMessage` writes what `createAssistantAPIErrorMessage` makes: model
+/// `<synthetic>`, empty usage, `isApiErrorMessage` dropped. Returns its name and contents.
+pub fn api_error_fixture(inputs: &[&str], text: &str) -> (String, String) {
+    let text = serde_json::to_string(text).unwrap();
+    let doc = format!(
+        r#"{{"input":[{}],"output":[{{"uuid":"UUID-0","requestId":"REQUEST_ID","timestamp":"2026-11-30T10:00:00.000Z","message":{{"id":"msg_01","container":null,"model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","stop_sequence":"","type":"message","usage":{{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}},"content":[{{"type":"text","text":{text},"citations":[]}}],"context_management":null}},"type":"assistant"}}]}}"#,
+        inputs.join(",")
+    );
+    let parsed = vcr::json::parse(doc.as_bytes()).unwrap();
+    let name = vcr::kind::claude_code::message_name(vcr::kind::claude_code::input(&parsed));
+    (
+        name,
+        String::from_utf8(vcr::json::to_pretty(&parsed)).unwrap(),
+    )
+}
+
 /// `git` in `dir`, isolated from the user's configuration and from any repository the tests
 /// themselves run in (a hook sets `GIT_DIR` and `GIT_INDEX_FILE`); returns its stdout.
 pub fn git(dir: &Path, args: &[&str]) -> String {

@@ -30,6 +30,7 @@ mod script;
 mod session;
 
 use crate::json::{self, Position, Value};
+use crate::kind::api_error::ApiErrorKind;
 
 pub use files::{
     PRIMARY, REPLAY_OVERRIDE, check_scenario_files, child_index, is_scenario_dir, is_scenario_file,
@@ -60,6 +61,8 @@ pub mod ids {
     pub const FROM_REQUEST: &str = "dsh/from-request";
     /// A session log that differs from what `vcr normalize` writes.
     pub const UNNORMALIZED: &str = "format/unnormalized";
+    /// A derived call whose recording is a provider error (authentication, rate limit, ...).
+    pub const RECORDED_ERROR: &str = crate::kind::api_error::RECORDED_ERROR;
 }
 
 /// One thing wrong with a scenario, placed in a file.
@@ -239,6 +242,7 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         for (i, call) in primary_calls.iter().enumerate() {
             if !patched.contains(&i) {
                 problems.extend(call_placeholders(call, bytes, &primary_file));
+                problems.extend(recorded_error(call, i, bytes, &primary_file));
             }
         }
     }
@@ -282,8 +286,9 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
             bytes,
             false,
         ));
-        for call in &derived.calls {
+        for (i, call) in derived.calls.iter().enumerate() {
             problems.extend(call_placeholders(call, bytes, &file));
+            problems.extend(recorded_error(call, i, bytes, &file));
         }
         problems.extend(unnormalized(bytes, &file, cwd));
         child_scripts.push(ScriptSummary {
@@ -339,6 +344,40 @@ fn call_placeholders(call: &Call, bytes: &[u8], file: &str) -> Vec<Problem> {
         .iter()
         .flat_map(|chunk| check_from_request(&chunk.value, bytes, chunk.offset, file))
         .collect()
+}
+
+/// A `recorded/error` problem when the call `i` (from 0) of a script ended in a provider
+/// error the recording is to blame for.
+///
+/// The harness's `LlmRuntime.stream()` turns every failure of a provider call into a
+/// terminal `finish` chunk, `{"type":"finish","reason":{"kind":"error","failure":{"message",
+/// "code","status"?}}}` (`LlmFailure` in `packages/llm/llm/src/types.ts`), which the session
+/// log records like any chunk: a `record` run without an API key gets a `MISSING_CREDENTIAL`
+/// finish and replays it from then on. The `code` (`AUTH`, `RATE_LIMIT`, `SERVER`, ...) or the
+/// HTTP `status` names the kind. Calls an override replaces are not checked: overrides are
+/// written by hand, often to simulate exactly such an error (the harness's `error-finish`
+/// scenario throws `AUTH` from its override).
+fn recorded_error(call: &Call, i: usize, bytes: &[u8], file: &str) -> Option<Problem> {
+    let finish = call.chunks.last()?;
+    let reason = finish.value.as_object()?.get("reason")?.as_object()?;
+    if reason.get("kind").and_then(Value::as_str) != Some("error") {
+        return None;
+    }
+    let failure = reason.get("failure").and_then(Value::as_object)?;
+    let code = failure.get("code").and_then(Value::as_str);
+    let status = crate::kind::api_error::number(failure, "status");
+    let kind = code
+        .and_then(ApiErrorKind::from_code)
+        .or_else(|| status.and_then(ApiErrorKind::from_status))?;
+    let place = format!("model call {} (turn/step {})", i + 1, call.key);
+    let detail = crate::kind::api_error::detail(status, code);
+    Some(Problem::at(
+        ids::RECORDED_ERROR,
+        file,
+        bytes,
+        finish.offset,
+        crate::kind::api_error::message(kind, &place, &detail),
+    ))
 }
 
 /// A `format/unnormalized` problem at the first line that [`normalize_session`] changes.

@@ -160,7 +160,7 @@ fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
     };
     if !recorded.is_empty() {
         let selection = cx.project.select(&recorded, &cx.working_dir)?;
-        let checks = Checks::new(&cx.project, &cx.machine_paths())?;
+        let checks = Checks::new(&cx.project, &cx.machine_paths())?.for_record();
         let options = Options {
             dsh_cwd: Some(cx.project.dsh_cwd()),
             ..Options::default()
