@@ -460,3 +460,46 @@ fn the_harness_scenarios_verify_and_are_already_normal() {
         String::from_utf8_lossy(&run.stdout)
     );
 }
+
+/// Issue 11: the harness's own `missing-credential` scenario pins, in its expected output,
+/// the session events of a call made without an API key. Turned into the session log that
+/// the snapshot suite commits (the same events, without `seq` and `time`), they hold a
+/// recorded error, which `verify` reports as a warning.
+#[test]
+fn the_harness_missing_credential_events_are_a_recorded_error() {
+    let Some(corpus) = common::corpus("deepseek-ai__deepseek-harness") else {
+        return;
+    };
+    let stream = std::fs::read_to_string(corpus.join(
+        "examples/headless-agent/tests/snapshots/missing-credential/stream-json.expected.jsonl",
+    ))
+    .unwrap();
+    let mut log = String::from(
+        r#"{"type":"session","version":0,"id":"{{sessionId}}","createdAt":0,"cwd":"{{cwd}}","delegationDepth":0}"#,
+    );
+    log.push('\n');
+    for line in stream.lines() {
+        let value = vcr::json::parse(line.as_bytes()).unwrap();
+        let Some(event) = value.as_object().and_then(|o| o.get("event")) else {
+            continue;
+        };
+        let mut event = event.clone();
+        let row = event.as_object_mut().unwrap();
+        row.remove("seq");
+        row.remove("time");
+        log.push_str(&String::from_utf8(vcr::json::to_compact(&event)).unwrap());
+        log.push('\n');
+    }
+    let t = TestDir::new();
+    t.write("tests/snapshots/missing-credential/session.jsonl", &log);
+    let doc = verify_json(&t);
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{doc:#}");
+    assert_eq!(findings[0]["id"], "recorded/error");
+    assert_eq!(findings[0]["severity"], "warning");
+    assert_eq!(
+        findings[0]["message"],
+        "model call 1 (turn/step 1/1) is a recorded API error, not an answer: authentication \
+         (`MISSING_CREDENTIAL`); record it again with a working API key"
+    );
+}

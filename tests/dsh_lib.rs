@@ -333,9 +333,9 @@ fn header_case(role: Role, header: &str, want: &[(&str, &str)]) -> dsh::Header {
         assert_eq!(id, want_id, "{header}: {got:#?}");
         assert!(message.contains(piece), "{header}: {message}");
     }
-    let log = read
-        .log
-        .expect("a header problem does not stop the events (issue 11)");
+    // A header problem does not stop the events (issue 11).
+    let log = read.log;
+    assert!(read.unread.is_empty(), "{header}");
     assert_eq!(log.events.len(), 2, "{header}");
     log.header
 }
@@ -1422,4 +1422,44 @@ fn calls_an_override_replaces_are_not_recorded_errors() {
     ]);
     let p = one(&report.problems, "recorded/error");
     assert_eq!(p.file, "snap/session.1.jsonl");
+}
+
+// ---------------------------------------------------------------------------------------
+// No problem hides another (issue 11)
+
+#[test]
+fn rows_the_harness_cannot_read_hide_no_other_check() {
+    let mut lines = primary_lines();
+    // Line 4, a packed row of call 1, is malformed; call 1 holds an unterminated
+    // placeholder; call 2 never finished.
+    lines[3] = lines[3].replace(r#""dt":[3,4]"#, r#""dt":[3]"#);
+    lines[4] = lines[4].replace("Let me look", "Let me look {{fromRequest:goal-");
+    lines.retain(|l| !l.contains(r#""step":2,"chunk":{"type":"finish""#));
+    let text = log(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let report = scenario(&[("session.jsonl", &text)]);
+    let got: Vec<(&str, Option<usize>)> = report.problems.iter().map(|p| (p.id, p.line)).collect();
+    assert_eq!(
+        got,
+        [
+            ("schema", Some(4)),
+            ("dsh/unfinished-call", Some(12)),
+            ("dsh/from-request", Some(5)),
+        ],
+        "{:#?}",
+        report.problems
+    );
+
+    // A row that may have been a call's `finish` leaves that call unjudged, and the script's
+    // length unjudged by the override.
+    let mut lines = primary_lines();
+    let finish = lines
+        .iter()
+        .position(|l| l.contains(r#""kind":"tool-calls""#))
+        .unwrap();
+    lines[finish] = lines[finish].replacen('{', "", 1);
+    let text = log(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let patch = r#"{"patches":[{"at":5,"entry":{"kind":"hang"}}]}"#;
+    let report = scenario(&[("session.jsonl", &text), ("replay.override.json", patch)]);
+    assert_eq!(ids(&report.problems), ["parse"], "{:#?}", report.problems);
+    assert_eq!(report.problems[0].line, Some(finish + 1));
 }

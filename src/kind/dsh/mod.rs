@@ -165,7 +165,10 @@ pub struct ScriptSummary {
 /// override applies to it only; a child is derived from its events after `seedLength`. A
 /// bare override covers every call of the primary log, unfinished ones included; patches
 /// cover none, because the harness derives the whole primary script before applying them.
-/// Logs that cannot be read are reported and left out of [`ScenarioReport::scripts`].
+/// No problem hides another. A header with problems still gives the fields llm-replay reads,
+/// and a log with rows the harness cannot read is derived from the rows it can read. The
+/// calls those rows may have finished are not reported as unfinished, and an override's
+/// patch indexes are not judged against that script.
 pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> ScenarioReport {
     let display = |name: &str| {
         if dir.is_empty() {
@@ -191,32 +194,30 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
     // The primary log: derived in full; a bare override replaces its script.
     let primary_file = display(PRIMARY);
     let mut derived_len = None;
+    let mut primary_len = 0;
     let mut primary_header = None;
     let mut primary_calls = Vec::new();
     if let Some(bytes) = find(PRIMARY) {
         let read = read_session(bytes, &primary_file, Role::Primary);
         problems.extend(read.problems);
-        if let Some(log) = read.log {
-            let derived = derive_script(&log, 0, &primary_file);
-            derived_len = Some(derived.calls.len());
-            // A bare override replaces the script: the harness never derives this log.
-            if !bare {
-                problems.extend(derived.problems);
-                problems.extend(unfinished_problems(
-                    &derived.unfinished,
-                    &primary_file,
-                    bytes,
-                    true,
-                ));
-            }
-            primary_header = Some((log.header.id.clone(), log.header.created_at));
-            primary_calls = derived.calls;
-            problems.extend(unnormalized(bytes, &primary_file, cwd));
+        let log = read.log;
+        let derived = derive_script(&log, 0, &primary_file);
+        primary_len = derived.calls.len();
+        // A row the harness cannot read may have held a `finish`: the count is then not
+        // certain enough to judge an override patch's index by.
+        derived_len = read.unread.is_empty().then_some(primary_len);
+        // A bare override replaces the script: the harness never derives this log.
+        if !bare {
+            problems.extend(derived.problems);
+            let unfinished = unexplained(&derived.unfinished, &read.unread);
+            problems.extend(unfinished_problems(&unfinished, &primary_file, bytes, true));
         }
+        primary_header = Some((log.header.id.clone(), log.header.created_at));
+        primary_calls = derived.calls;
+        problems.extend(unnormalized(bytes, &primary_file, cwd));
     }
 
     let override_file = display(REPLAY_OVERRIDE);
-    let mut primary_len = derived_len.unwrap_or(0);
     let mut patched = Vec::new();
     if let Some(bytes) = override_bytes {
         let check = check_override(bytes, &override_file, derived_len);
@@ -275,17 +276,11 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         let file = display(name);
         let read = read_session(bytes, &file, role);
         problems.extend(read.problems);
-        let Some(log) = read.log else {
-            continue;
-        };
+        let log = read.log;
         let derived = derive_script(&log, log.header.seed_length, &file);
         problems.extend(derived.problems);
-        problems.extend(unfinished_problems(
-            &derived.unfinished,
-            &file,
-            bytes,
-            false,
-        ));
+        let unfinished = unexplained(&derived.unfinished, &read.unread);
+        problems.extend(unfinished_problems(&unfinished, &file, bytes, false));
         for (i, call) in derived.calls.iter().enumerate() {
             problems.extend(call_placeholders(call, bytes, &file));
             problems.extend(recorded_error(call, i, bytes, &file));
@@ -314,6 +309,17 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         scripts,
         problems,
     }
+}
+
+/// The unfinished calls that no unreadable row could explain. A row after a call's first
+/// chunk may have been its `finish` (or the `finish` of an earlier call with the same turn
+/// and step), so those calls are left to be judged once the row is fixed.
+fn unexplained(unfinished: &[Unfinished], unread: &[usize]) -> Vec<Unfinished> {
+    unfinished
+        .iter()
+        .filter(|u| !unread.iter().any(|&line| line > u.line))
+        .cloned()
+        .collect()
 }
 
 /// `dsh/unfinished-call` problems, with the harness's message. A child gets a hint, because

@@ -65,10 +65,14 @@ impl<'a> Event<'a> {
 /// What [`read_session`] found in a log.
 #[derive(Debug, Clone)]
 pub struct SessionRead<'a> {
-    /// The log, when every body row could be read. A header with problems does not stop
-    /// this: llm-replay skips the first line, and the events are what it derives a script
-    /// from.
-    pub log: Option<SessionLog<'a>>,
+    /// The log: the header as llm-replay reads it, and every body row that could be read.
+    /// A header with problems does not stop this, because llm-replay skips the first line.
+    pub log: SessionLog<'a>,
+    /// The 1-based lines of body rows that could not be read (not JSON objects, malformed
+    /// packed rows). The harness stops at the first of them. The events after it are still
+    /// read, so the other checks can run, but a script derived from them may miss a chunk of
+    /// these lines.
+    pub unread: Vec<usize>,
     /// Everything wrong, in line order: `parse` and `schema` problems stop the harness;
     /// `dsh/persistence` problems are for what only the harness's session store refuses.
     pub problems: Vec<Problem>,
@@ -84,7 +88,7 @@ pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<
     let mut problems = Vec::new();
     let mut header = None;
     let mut events = Vec::new();
-    let mut rows_readable = true;
+    let mut unread = Vec::new();
     let mut next_seq: i64 = 0;
     let mut blank_before = false;
     for (index, (start, line)) in lines(bytes).enumerate() {
@@ -123,7 +127,7 @@ pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<
             Ok(row) => row,
             Err(problem) => {
                 problems.push(problem);
-                rows_readable = false;
+                unread.push(number);
                 continue;
             }
         };
@@ -147,7 +151,7 @@ pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<
                             "session snapshot line {number}: malformed {tag} storage row: {why}"
                         ),
                     ));
-                    rows_readable = false;
+                    unread.push(number);
                 }
             },
             None => {
@@ -180,11 +184,12 @@ pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<
         Header::default()
     });
     SessionRead {
-        log: rows_readable.then_some(SessionLog {
+        log: SessionLog {
             bytes,
             header,
             events,
-        }),
+        },
+        unread,
         problems,
     }
 }
@@ -200,9 +205,10 @@ pub fn parse_session<'a>(bytes: &'a [u8], file: &str) -> Result<SessionLog<'a>, 
         .into_iter()
         .filter(|p| p.id != ids::PERSISTENCE)
         .collect();
-    match read.log {
-        Some(log) if errors.is_empty() => Ok(log),
-        _ => Err(errors),
+    if errors.is_empty() {
+        Ok(read.log)
+    } else {
+        Err(errors)
     }
 }
 
