@@ -168,24 +168,9 @@ fn header_fields_only_the_session_store_needs_are_persistence_warnings() {
     });
     let run = t.vcr(&["verify", "--format", "json"]);
     let doc = run.code(0).json();
-    let warnings: Vec<(&str, &str, u64)> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap(),
-                f["severity"].as_str().unwrap(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        warnings,
-        [
-            ("dsh/persistence", "warning", 1),
-            ("dsh/persistence", "warning", 1)
-        ],
+        common::finding_fields(&doc, &["id", "severity", "line"]),
+        ["dsh/persistence warning 1", "dsh/persistence warning 1"],
         "{doc:#}"
     );
     let text = serde_json::to_string(&doc).unwrap();

@@ -259,36 +259,16 @@ fn recorded_api_error_responses_are_warnings_at_the_response() {
     t.write(log, &lines);
     let run = t.vcr(&["verify", "--format", "json"]);
     let doc: Value = run.code(0).json();
-    let got: Vec<(&str, &str, &str, &str, u64)> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["id"].as_str().unwrap(),
-                f["severity"].as_str().unwrap(),
-                f["path"].as_str().unwrap(),
-                f["pointer"].as_str().unwrap(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect();
     assert_eq!(
-        got,
+        common::finding_fields(&doc, &["id", "severity", "path", "pointer", "line"]),
         [
-            ("recorded/error", "warning", rel.as_str(), "/response", 12),
-            ("recorded/error", "warning", log, "/1/response", 2),
+            format!("recorded/error warning {rel} /response 12"),
+            format!("recorded/error warning {log} /1/response 2"),
         ],
         "{doc:#}"
     );
-    let messages: Vec<&str> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["message"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        messages,
+        common::finding_fields(&doc, &["message"]),
         [
             "`/response` is a recorded API error, not an answer: authentication (HTTP 401, \
              `authentication_error`); record it again with a working API key",
