@@ -218,7 +218,9 @@ impl Siblings {
                         Change::Changed
                     }
                     (Some(_), Some(_)) => return None,
-                    (Some(_), None) => Change::Removed,
+                    // Gone, not merely a cassette now (listed as such by `compare`).
+                    (Some(old), None) if !old.path.exists() => Change::Removed,
+                    (Some(_), None) => return None,
                     (None, Some(new)) => {
                         let folder = new.path.parent().unwrap_or(Path::new(""));
                         let hashed_before = before.folders.contains_key(folder);

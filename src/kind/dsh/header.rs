@@ -172,7 +172,7 @@ pub(super) fn read_header(
                 span(key),
                 format!(
                     "session header (line {line}): `{key}` {what}: the harness's session store \
-                     would refuse this log (llm-replay does not need `{key}`)"
+                     would refuse this log (replay does not fail on it)"
                 ),
             ));
         }

@@ -5,7 +5,8 @@
 //! a row missing its `seq`/`time` envelope (`seq0`/`time0` for a packed row) gets the running
 //! count of decoded events and `0`, and a packed chunk row is validated exactly and expanded
 //! into `assistant/chunk` events. Where the harness stops at the first bad line, this reader
-//! reports every one.
+//! reports every one and keeps reading. The header line is checked in [`super::header`],
+//! against llm-replay and the harness's session store.
 
 use crate::json::{self, Object, Span, Str, Value};
 
@@ -73,7 +74,7 @@ pub struct SessionRead<'a> {
     /// read, so the other checks can run, but a script derived from them may miss a chunk of
     /// these lines.
     pub unread: Vec<usize>,
-    /// Everything wrong, in line order: `parse` and `schema` problems stop the harness;
+    /// Everything wrong, line by line: `parse` and `schema` problems stop the harness;
     /// `dsh/persistence` problems are for what only the harness's session store refuses.
     pub problems: Vec<Problem>,
 }
