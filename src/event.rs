@@ -152,6 +152,26 @@ pub enum Event<'a> {
         /// Added, changed, removed, unchanged, or kept (moved aside and not re-recorded).
         change: crate::record::Change,
     },
+    /// A file beside the cassettes (an expected output, a sidecar) that a green recording
+    /// run added, changed or removed. vcr does not know its format: it is listed for review,
+    /// not normalized or verified.
+    Touched {
+        /// The file.
+        path: &'a str,
+        /// Added, changed or removed.
+        change: crate::record::Change,
+    },
+    /// A file that a failed or interrupted recording run added, changed or removed, left as
+    /// the run left it. It is a cassette that was neither normalized, re-keyed nor verified,
+    /// or a file beside the cassettes.
+    LeftBehind {
+        /// The file.
+        path: &'a str,
+        /// Added, changed or removed.
+        change: crate::record::Change,
+        /// Whether it is a cassette.
+        cassette: bool,
+    },
     /// A cassette was moved aside under `.vcr/stash/` to be recorded again.
     Stashed {
         /// The cassette.

@@ -55,6 +55,14 @@ pub const IDS: &[(&str, &str)] = &[
         "dsh/from-request",
         "An unterminated or invalid `{{fromRequest:...}}` placeholder",
     ),
+    (
+        "recorded/error",
+        "A recorded call that is an API error (authentication, billing, rate limit, server error)",
+    ),
+    (
+        "dsh/persistence",
+        "A dsh session header that replay reads but the harness's session store refuses",
+    ),
 ];
 
 /// Whether `id` is a finding id vcr knows.

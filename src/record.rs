@@ -7,7 +7,8 @@
 //! a harness that rewrites a cassette with the same bytes did not change it.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
 
 use rayon::prelude::*;
 
@@ -127,6 +128,136 @@ pub fn compare(
     (changes, summary)
 }
 
+/// The other files in the cassettes' folders: the expected outputs and sidecars a dsh suite
+/// writes beside its session logs (`stdout.expected.jsonl`, `system-prompt.expected.md`,
+/// `tool-schemas.expected.json`, ...), or anything else a harness leaves in a fixtures
+/// folder. `record` lists what the run changed among them. vcr does not know their formats,
+/// so it neither normalizes nor verifies them, but a re-recording that rewrites an expected
+/// output belongs in the same review as its cassettes.
+///
+/// The folders are those holding a cassette and the dsh scenario folders, without
+/// subfolders (a scenario's `workspace/` seed is input, not output). A folder that becomes a
+/// cassette folder during the run (a scenario recorded for the first time, whose folder held
+/// only its `input.json`) was not hashed before. Its files count as written by the run when
+/// their modification time is not before the run started.
+#[derive(Debug, Clone, Default)]
+pub struct Siblings {
+    /// Folder (absolute) to its path relative to the project root (`""` for the root).
+    folders: BTreeMap<PathBuf, String>,
+    /// File (relative) to its path, content hash and modification time.
+    files: BTreeMap<String, Sibling>,
+}
+
+#[derive(Debug, Clone)]
+struct Sibling {
+    path: PathBuf,
+    hash: Option<ContentHash>,
+    modified: Option<SystemTime>,
+}
+
+impl Siblings {
+    /// Hashes the non-cassette files in the folders of `selection`.
+    pub fn take(selection: &Selection) -> Siblings {
+        Siblings::take_in(folders_of(selection), selection)
+    }
+
+    /// The same folders again (those of `before` and of `selection`), for comparing with
+    /// `before`.
+    pub fn take_again(before: &Siblings, selection: &Selection) -> Siblings {
+        let mut folders = before.folders.clone();
+        folders.extend(folders_of(selection));
+        Siblings::take_in(folders, selection)
+    }
+
+    fn take_in(folders: BTreeMap<PathBuf, String>, selection: &Selection) -> Siblings {
+        let cassettes: BTreeSet<&Path> = selection
+            .cassettes
+            .iter()
+            .map(|c| c.path.as_path())
+            .collect();
+        let listed: Vec<(PathBuf, String)> = folders
+            .iter()
+            .flat_map(|(dir, rel)| {
+                let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+                entries
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                    .filter_map(|e| {
+                        let name = e.file_name().into_string().ok()?;
+                        let rel = if rel.is_empty() {
+                            name
+                        } else {
+                            format!("{rel}/{name}")
+                        };
+                        Some((e.path(), rel))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .filter(|(path, _)| !cassettes.contains(path.as_path()))
+            .collect();
+        let files = listed
+            .into_par_iter()
+            .map(|(path, rel)| {
+                let hash = ContentHash::of_file(&path).ok();
+                let modified = std::fs::metadata(&path).and_then(|m| m.modified()).ok();
+                (
+                    rel,
+                    Sibling {
+                        path,
+                        hash,
+                        modified,
+                    },
+                )
+            })
+            .collect();
+        Siblings { folders, files }
+    }
+
+    /// What the run did to the files of `self`'s folders since `before`, which was taken
+    /// when the run `started`: added, changed or removed, in path order.
+    pub fn changes(&self, before: &Siblings, started: SystemTime) -> Vec<(String, Change)> {
+        let rels: BTreeSet<&String> = before.files.keys().chain(self.files.keys()).collect();
+        rels.into_iter()
+            .filter_map(|rel| {
+                let change = match (before.files.get(rel), self.files.get(rel)) {
+                    (Some(old), Some(new)) if old.hash.is_none() || old.hash != new.hash => {
+                        Change::Changed
+                    }
+                    (Some(_), Some(_)) => return None,
+                    // Gone, not merely a cassette now (listed as such by `compare`).
+                    (Some(old), None) if !old.path.exists() => Change::Removed,
+                    (Some(_), None) => return None,
+                    (None, Some(new)) => {
+                        let folder = new.path.parent().unwrap_or(Path::new(""));
+                        let hashed_before = before.folders.contains_key(folder);
+                        let written = new.modified.is_some_and(|m| m >= started);
+                        if !hashed_before && !written {
+                            return None;
+                        }
+                        Change::Added
+                    }
+                    (None, None) => return None,
+                };
+                Some((rel.clone(), change))
+            })
+            .collect()
+    }
+}
+
+/// The folders of a selection's cassettes and dsh scenarios, with their relative paths.
+fn folders_of(selection: &Selection) -> BTreeMap<PathBuf, String> {
+    let mut folders = BTreeMap::new();
+    for cassette in &selection.cassettes {
+        if let Some(dir) = cassette.path.parent() {
+            let rel = cassette.rel.rsplit_once('/').map_or("", |(dir, _)| dir);
+            folders.insert(dir.to_path_buf(), rel.to_owned());
+        }
+    }
+    for scenario in &selection.scenarios {
+        folders.insert(scenario.path.clone(), scenario.rel.clone());
+    }
+    folders
+}
+
 /// The cassettes whose paths (relative to the project root) match one of `globs`.
 pub fn matching<'a>(
     selection: &'a Selection,
@@ -183,6 +314,62 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    fn siblings(folders: &[&str], files: &[(&str, u8, u64)]) -> Siblings {
+        let at = |secs: u64| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs);
+        Siblings {
+            folders: folders
+                .iter()
+                .map(|d| (PathBuf::from("/p").join(d), (*d).to_owned()))
+                .collect(),
+            files: files
+                .iter()
+                .map(|(rel, hash, modified)| {
+                    let sibling = Sibling {
+                        path: PathBuf::from("/p").join(rel),
+                        hash: Some(ContentHash::of(&[*hash])),
+                        modified: Some(at(*modified)),
+                    };
+                    ((*rel).to_owned(), sibling)
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn siblings_written_by_the_run_are_listed() {
+        let before = siblings(
+            &["a", "b"],
+            &[
+                ("a/x.expected.md", 1, 10),
+                ("a/gone.md", 2, 10),
+                ("b/same.json", 3, 10),
+            ],
+        );
+        let after = siblings(
+            &["a", "b", "new"],
+            &[
+                ("a/x.expected.md", 9, 120),
+                ("a/y.expected.md", 4, 120),
+                ("b/same.json", 3, 120),
+                // A folder new to the tree: its old input is not the run's, its output is.
+                ("new/input.json", 5, 10),
+                ("new/stdout.expected.jsonl", 6, 100),
+            ],
+        );
+        assert_eq!(
+            after.changes(
+                &before,
+                SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(100)
+            ),
+            [
+                ("a/gone.md".to_owned(), Change::Removed),
+                ("a/x.expected.md".to_owned(), Change::Changed),
+                ("a/y.expected.md".to_owned(), Change::Added),
+                ("new/stdout.expected.jsonl".to_owned(), Change::Added),
+            ]
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::config::{ConfigError, Level};
 use crate::event::{FileProblem, Progress, par_ordered};
 use crate::finding::{Finding, Severity, fingerprint, is_known_id};
 use crate::json::{self, Position, Value};
+use crate::kind::api_error::{RECORDED_ERROR, RecordedError};
 use crate::kind::claude_code;
 use crate::kind::{dsh, generic};
 use crate::lint::{Hit, LeakFamily, Locator, Scanner};
@@ -26,6 +27,9 @@ pub struct Checks {
     scanner: Scanner,
     levels: HashMap<String, Level>,
     allow: Vec<Allow>,
+    /// The default severity of `recorded/error`: a warning in `verify`, an error in what
+    /// `record` just recorded ([`Checks::for_record`]).
+    recorded_error: Severity,
 }
 
 #[derive(Debug)]
@@ -115,7 +119,17 @@ impl Checks {
             scanner: Scanner::new(machine_paths),
             levels,
             allow,
+            recorded_error: Severity::Warning,
         })
+    }
+
+    /// The checks `record` runs on what it just recorded: a recorded API error is an error
+    /// there (the recording failed, and now is the time to record it again), a warning in
+    /// `verify` (a committed cassette may hold one on purpose). `[verify.severity]` still
+    /// has the last word in both.
+    pub fn for_record(mut self) -> Checks {
+        self.recorded_error = Severity::Error;
+        self
     }
 
     /// The configured severity of a finding (`None`: turned off).
@@ -364,6 +378,10 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
             &mut result.findings,
         );
     }
+    if cassette.kind == CassetteKind::ClaudeCodeMessage {
+        let errors = claude_code::recorded_errors(&value);
+        recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
+    }
     // Format: what `vcr normalize` would write.
     if cassette.kind == CassetteKind::ClaudeCodeMessage {
         claude_code::normalize_message(&mut value, &cassette.dir.rules, cassette.dir.version);
@@ -535,6 +553,8 @@ fn check_generic(
             };
             let pointers = pointers_of(&value, hits);
             leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
+            let errors = generic::recorded_errors(spec, bytes, Some(&value));
+            recorded_error_findings(cassette, bytes, &errors, checks, out);
             match generic::name_for(spec, &value, &cassette.rel) {
                 Ok(expected) => {
                     name_findings(cassette, &expected, checks, out);
@@ -546,6 +566,8 @@ fn check_generic(
         generic::Format::Jsonl => {
             let pointers = jsonl_pointers(bytes, hits);
             leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
+            let errors = generic::recorded_errors(spec, bytes, None);
+            recorded_error_findings(cassette, bytes, &errors, checks, out);
             match generic::check_lines(spec, bytes, &cassette.rel) {
                 Ok(lines) => {
                     for line in lines.iter().filter(|l| l.is_stale()) {
@@ -612,10 +634,16 @@ fn check_scenario(
     let cwd = options.dsh_cwd.as_deref();
     let report = dsh::check_scenario(&borrowed, &scenario.rel, cwd);
     for problem in report.problems {
+        // What only the harness's session store refuses does not fail the replay tests.
+        let severity = match problem.id {
+            dsh::ids::PERSISTENCE => Severity::Warning,
+            dsh::ids::RECORDED_ERROR => checks.recorded_error,
+            _ => Severity::Error,
+        };
         let finding = Finding {
             line: problem.line,
             column: problem.column,
-            ..Finding::new(problem.id, Severity::Error, &problem.file, problem.message)
+            ..Finding::new(problem.id, severity, &problem.file, problem.message)
         };
         push(checks, out, finding, None);
     }
@@ -624,6 +652,30 @@ fn check_scenario(
         sessions: report.sessions,
         calls: report.calls,
     })
+}
+
+/// `recorded/error` findings, placed at the call and named by its JSON pointer.
+fn recorded_error_findings(
+    cassette: &Cassette,
+    bytes: &[u8],
+    errors: &[RecordedError],
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    for error in errors {
+        let message = error.message(&format!("`{}`", error.pointer));
+        let finding = Finding {
+            pointer: Some(error.pointer.clone()),
+            ..Finding::new(
+                RECORDED_ERROR,
+                checks.recorded_error,
+                &cassette.rel,
+                message,
+            )
+        }
+        .at(error.offset.map(|o| Position::locate(bytes, o)));
+        push(checks, out, finding, None);
+    }
 }
 
 /// Claude Code's scopes: `input` is the key material; output items' own `timestamp` and

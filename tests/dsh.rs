@@ -87,6 +87,102 @@ fn a_call_without_finish_is_reported_with_its_turn_and_step() {
     assert!(finding["line"].as_u64().is_some(), "{finding}");
 }
 
+/// Issue 11: a header llm-replay cannot read used to stop every other check of its scenario
+/// (an unfinished call went unreported). Now each break is its own finding.
+#[test]
+fn a_broken_header_hides_no_other_check_of_its_scenario() {
+    let t = example();
+    let dir = format!("{SNAPSHOTS}/goal");
+    let log = format!("{dir}/session.jsonl");
+    edit(&t, &log, |text| {
+        let body: Vec<&str> = text.lines().skip(1).collect();
+        let mut out =
+            String::from("{\"type\":\"session\",\"version\":0,\"id\":\"snapshot-goal\",\n");
+        for line in body {
+            if line.contains(r#""step":2,"chunk":{"type":"finish""#) {
+                continue; // call 2 never finished
+            }
+            let line = line
+                .replace(
+                    r#"\"title\":\"ship it\""#,
+                    r#"\"title\":\"{{fromRequest:goal-\""#,
+                )
+                .replace("Goal created.", "Goal created in /home/alice/notes.");
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out
+    });
+    t.write(
+        &format!("{dir}/session.2.jsonl"),
+        concat!(
+            r#"{"type":"session","version":0,"id":"c2","createdAt":1785000200001,"cwd":"{{cwd}}","parentSession":"snapshot-goal","delegationDepth":1}"#,
+            "\n",
+            r#"{"type":"assistant/chunk","data":{"turn":1,"step":1,"chunk":{"type":"finish","reason":{"kind":"stop"}}}}"#,
+            "\n"
+        ),
+    );
+    let doc = verify_json(&t);
+    let mut found = errors(&doc);
+    found.sort();
+    let overrides = format!("{dir}/replay.override.json");
+    // The placeholder and the home folder are each in a delta and in its `block-end`.
+    let mut want = vec![
+        ("dsh/from-request".to_owned(), log.clone()),
+        ("dsh/from-request".to_owned(), log.clone()),
+        ("dsh/override".to_owned(), overrides.clone()),
+        ("dsh/unfinished-call".to_owned(), log.clone()),
+        ("leak/path".to_owned(), log.clone()),
+        ("leak/path".to_owned(), log.clone()),
+        ("missing".to_owned(), format!("{dir}/session.1.jsonl")),
+        ("parse".to_owned(), log.clone()),
+    ];
+    want.sort();
+    assert_eq!(found, want, "{doc:#}");
+    // The override was checked against the script derived past the broken header.
+    let message = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "dsh/override")
+        .unwrap()["message"]
+        .clone();
+    assert_eq!(
+        message,
+        format!(
+            "llm-replay: override patch index 2 out of range (derived script has 1 call(s); == length appends): {overrides}"
+        )
+    );
+}
+
+/// Issue 11: `version` is not read by llm-replay and `delegationDepth` is required by the
+/// harness's session store: both are `dsh/persistence` warnings, which `[verify.severity]`
+/// can raise.
+#[test]
+fn header_fields_only_the_session_store_needs_are_persistence_warnings() {
+    let t = example();
+    let log = format!("{SNAPSHOTS}/read-and-fix/session.jsonl");
+    edit(&t, &log, |text| {
+        text.replacen(r#""version":0,"#, "", 1)
+            .replacen(r#","delegationDepth":0"#, "", 1)
+    });
+    let run = t.vcr(&["verify", "--format", "json"]);
+    let doc = run.code(0).json();
+    assert_eq!(
+        common::finding_fields(&doc, &["id", "severity", "line"]),
+        ["dsh/persistence warning 1", "dsh/persistence warning 1"],
+        "{doc:#}"
+    );
+    let text = serde_json::to_string(&doc).unwrap();
+    assert!(text.contains("`version` must be a number (0)"), "{text}");
+    assert!(text.contains("`delegationDepth` is missing"), "{text}");
+    t.write(
+        "vcr.toml",
+        "[verify.severity]\n\"dsh/persistence\" = \"error\"\n",
+    );
+    t.vcr(&["verify"]).code(1).stdout_has("dsh/persistence");
+}
+
 #[test]
 fn an_override_patch_past_the_script_is_the_harness_error() {
     let t = example();
@@ -347,5 +443,48 @@ fn the_harness_scenarios_verify_and_are_already_normal() {
         Some(0),
         "{}",
         String::from_utf8_lossy(&run.stdout)
+    );
+}
+
+/// Issue 11: the harness's own `missing-credential` scenario pins, in its expected output,
+/// the session events of a call made without an API key. Turned into the session log that
+/// the snapshot suite commits (the same events, without `seq` and `time`), they hold a
+/// recorded error, which `verify` reports as a warning.
+#[test]
+fn the_harness_missing_credential_events_are_a_recorded_error() {
+    let Some(corpus) = common::corpus("deepseek-ai__deepseek-harness") else {
+        return;
+    };
+    let stream = std::fs::read_to_string(corpus.join(
+        "examples/headless-agent/tests/snapshots/missing-credential/stream-json.expected.jsonl",
+    ))
+    .unwrap();
+    let mut log = String::from(
+        r#"{"type":"session","version":0,"id":"{{sessionId}}","createdAt":0,"cwd":"{{cwd}}","delegationDepth":0}"#,
+    );
+    log.push('\n');
+    for line in stream.lines() {
+        let value = vcr::json::parse(line.as_bytes()).unwrap();
+        let Some(event) = value.as_object().and_then(|o| o.get("event")) else {
+            continue;
+        };
+        let mut event = event.clone();
+        let row = event.as_object_mut().unwrap();
+        row.remove("seq");
+        row.remove("time");
+        log.push_str(&String::from_utf8(vcr::json::to_compact(&event)).unwrap());
+        log.push('\n');
+    }
+    let t = TestDir::new();
+    t.write("tests/snapshots/missing-credential/session.jsonl", &log);
+    let doc = verify_json(&t);
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{doc:#}");
+    assert_eq!(findings[0]["id"], "recorded/error");
+    assert_eq!(findings[0]["severity"], "warning");
+    assert_eq!(
+        findings[0]["message"],
+        "model call 1 (turn/step 1/1) is a recorded API error, not an answer: authentication \
+         (`MISSING_CREDENTIAL`); record it again with a working API key"
     );
 }

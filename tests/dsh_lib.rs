@@ -6,8 +6,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use vcr::kind::dsh::{
-    self, OverrideKind, Problem, check_override, check_scenario, check_scenario_files,
-    derive_script, normalize_session, parse_session, placeholder_errors,
+    self, OverrideKind, Problem, Role, check_override, check_scenario, check_scenario_files,
+    derive_script, normalize_session, parse_session, placeholder_errors, read_session,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -317,55 +317,189 @@ fn packed_rows_are_validated_exactly() {
     );
 }
 
+/// Reads `header` followed by one finished call in `role`, checks the problems (id and a
+/// piece of the message, in order) and that the events were read all the same.
+#[track_caller]
+fn header_case(role: Role, header: &str, want: &[(&str, &str)]) -> dsh::Header {
+    let text = log(&[header, &text_start(1, 1), &finish(1, 1, "stop")]);
+    let read = read_session(text.as_bytes(), "s.jsonl", role);
+    let got: Vec<(&str, &str)> = read
+        .problems
+        .iter()
+        .map(|p| (p.id, p.message.as_str()))
+        .collect();
+    assert_eq!(got.len(), want.len(), "{header}: {got:#?}");
+    for ((id, message), (want_id, piece)) in got.iter().zip(want) {
+        assert_eq!(id, want_id, "{header}: {got:#?}");
+        assert!(message.contains(piece), "{header}: {message}");
+    }
+    // A header problem does not stop the events (issue 11).
+    let log = read.log;
+    assert!(read.unread.is_empty(), "{header}");
+    assert_eq!(log.events.len(), 2, "{header}");
+    log.header
+}
+
+const CHILD: Role = Role::Child { ordered: true };
+const ONLY_CHILD: Role = Role::Child { ordered: false };
+
 #[test]
-fn the_header_is_checked() {
-    let header = |h: &str| {
-        let text = log(&[h, r#"{"type":"turn/start","data":{"turn":1}}"#]);
-        parse_session(text.as_bytes(), "s.jsonl")
-            .map(|_| ())
-            .unwrap_err()
+fn a_header_replay_cannot_use_is_an_error() {
+    // Issue 11: errors for exactly what llm-replay needs.
+    header_case(
+        Role::Primary,
+        r#"{"type":"session","version":0,"#,
+        &[("parse", "session header (line 1) is not valid JSON")],
+    );
+    header_case(Role::Primary, "null", &[("schema", "is `null`")]);
+    header_case(
+        Role::Primary,
+        r#"{"type":"turn/start","data":{"turn":1}}"#,
+        &[(
+            "schema",
+            "line 1 is a `turn/start` row where the session header belongs",
+        )],
+    );
+    let child = |rest: &str| {
+        format!(
+            r#"{{"type":"session","version":0,"id":"c","cwd":"{{{{cwd}}}}","delegationDepth":1{rest}}}"#
+        )
     };
-    let p = one(
-        &header(r#"{"type":"turn/start","version":0,"id":"x","createdAt":1}"#),
-        "schema",
+    // Siblings are bound in `createdAt` order: a child without it is ordered as 0.
+    header_case(
+        CHILD,
+        &child(""),
+        &[("schema", "`createdAt` must be a number: llm-replay binds")],
     );
+    header_case(
+        CHILD,
+        &child(r#","createdAt":5,"seedLength":"2""#),
+        &[("schema", "replays the events this child inherited")],
+    );
+    let h = header_case(
+        CHILD,
+        &child(r#","createdAt":5,"seedLength":-1"#),
+        &[("schema", "a negative count takes events from the end")],
+    );
+    assert_eq!((h.id.as_str(), h.created_at, h.seed_length), ("c", 5.0, 0));
+}
+
+#[test]
+fn what_only_the_session_store_needs_is_a_persistence_finding() {
+    // Issue 11: the persistence layer's rules, each a separate, named finding.
+    let store = |header: &str, pieces: &[&str]| {
+        let want: Vec<(&str, &str)> = pieces.iter().map(|p| ("dsh/persistence", *p)).collect();
+        header_case(Role::Primary, header, &want)
+    };
+    let h = store(
+        r#"{"type":"session","id":"x","createdAt":1,"delegationDepth":0}"#,
+        &["`version` must be a number (0)"],
+    );
+    assert_eq!(h.version, None);
+    store(
+        r#"{"type":"session","version":3,"id":"x","createdAt":1,"delegationDepth":0}"#,
+        &["`version` is 3: session \"x\" uses log format v3, but this harness reads only v0"],
+    );
+    store(
+        r#"{"type":"session","version":0,"id":"x","createdAt":1}"#,
+        &["`delegationDepth` is missing: the harness's session store would refuse this log"],
+    );
+    for depth in ["-1", "1.5", "\"0\"", "-0", "null"] {
+        store(
+            &format!(
+                r#"{{"type":"session","version":0,"id":"x","createdAt":1,"delegationDepth":{depth}}}"#
+            ),
+            &["`delegationDepth` must be a non-negative integer"],
+        );
+    }
+    for created in ["-0", "1.5", "-5"] {
+        store(
+            &format!(
+                r#"{{"type":"session","version":0,"id":"x","createdAt":{created},"delegationDepth":0}}"#
+            ),
+            &["`createdAt` must be a non-negative integer"],
+        );
+    }
+    store(
+        r#"{"version":0,"id":7,"createdAt":"1","delegationDepth":0,"cwd":1,"parentSession":2,"origin":"parent","agentPreset":3,"seedLength":"4","sandboxMode":"x"}"#,
+        &[
+            "`type` must be \"session\"",
+            "`id` must be a string",
+            "`createdAt` must be a non-negative integer",
+            "`seedLength` must be a non-negative integer",
+            "`cwd` must be a string",
+            "`parentSession` must be a string",
+            "`agentPreset` must be a string",
+            "`origin` must be \"subagent\"",
+            "`sandboxMode` is a retired policy baseline field",
+        ],
+    );
+    store(r#"[1]"#, &["is not a JSON object"]);
+    let text = format!("\n{}", log(&[HEADER]));
+    let read = read_session(text.as_bytes(), "s.jsonl", Role::Primary);
+    let p = one(&read.problems, "dsh/persistence");
     assert!(
-        p.message.contains("`type` must be \"session\""),
-        "{}",
         p.message
+            .starts_with("blank lines before the session header (line 2)")
     );
-    let p = one(
-        &header(r#"{"type":"session","version":3,"id":"x","createdAt":1}"#),
-        "schema",
+
+    // What replay needs of a child, only the store needs of the primary or of an only child.
+    header_case(
+        ONLY_CHILD,
+        r#"{"type":"session","version":0,"id":"c","delegationDepth":1}"#,
+        &[(
+            "dsh/persistence",
+            "`createdAt` must be a non-negative integer",
+        )],
     );
-    assert_eq!(
-        p.message,
-        "session header (line 1): `version` is 3: vcr reads version 0 logs (DeepSeek-Harness 0.1.x)"
+    for seed in ["\"2\"", "-1"] {
+        store(
+            &format!(
+                r#"{{"type":"session","version":0,"id":"x","createdAt":1,"delegationDepth":0,"seedLength":{seed}}}"#
+            ),
+            &["`seedLength` must be a non-negative integer"],
+        );
+    }
+    // `slice` truncates a fraction: replay works, the store refuses.
+    let h = header_case(
+        CHILD,
+        r#"{"type":"session","version":0,"id":"c","createdAt":1,"delegationDepth":1,"seedLength":1.5}"#,
+        &[(
+            "dsh/persistence",
+            "`seedLength` must be a non-negative integer",
+        )],
     );
-    assert_eq!(p.column, Some(19));
-    let p = one(
-        &header(r#"{"type":"session","version":0,"id":"x","createdAt":1,"seedLength":"2"}"#),
-        "schema",
-    );
-    assert_eq!(
-        p.message,
-        "session header (line 1): `seedLength` must be a non-negative integer"
-    );
-    let problems = header(r#"{"type":"session","version":0}"#);
-    assert_eq!(ids(&problems), ["schema", "schema"]);
+    assert_eq!(h.seed_length, 1);
+}
+
+#[test]
+fn well_formed_headers_have_no_problems() {
+    for (role, header) in [
+        (Role::Primary, HEADER.to_owned()),
+        (CHILD, child("c-1", 2000).lines().next().unwrap().to_owned()),
+        // Unknown keys are fine: later releases add fields.
+        (
+            Role::Primary,
+            r#"{"type":"session","version":0,"id":"x","createdAt":1,"agentPreset":"p","origin":"subagent","future":true,"delegationDepth":2}"#.to_owned(),
+        ),
+    ] {
+        header_case(role, &header, &[]);
+    }
     let p = one(&parse_session(b"\n\n", "s.jsonl").unwrap_err(), "schema");
     assert!(
         p.message.starts_with("the session log is empty"),
         "{}",
         p.message
     );
-    // Unknown keys and the optional fields are fine; `cwd` and `delegationDepth` may be absent.
-    let text = log(&[
-        r#"{"type":"session","version":0,"id":"x","createdAt":1,"agentPreset":"p","future":true}"#,
-    ]);
-    let session = parse_session(text.as_bytes(), "s.jsonl").unwrap();
-    assert_eq!(session.header.agent_preset.as_deref(), Some("p"));
-    assert_eq!(session.header.seed_length, 0);
+}
+
+#[test]
+fn parse_session_fails_only_on_what_replay_cannot_read() {
+    let without_depth = log(&[r#"{"type":"session","version":0,"id":"x","createdAt":1}"#]);
+    assert!(parse_session(without_depth.as_bytes(), "s.jsonl").is_ok());
+    let null = log(&["null"]);
+    let problems = parse_session(null.as_bytes(), "s.jsonl").unwrap_err();
+    assert_eq!(ids(&problems), ["schema"]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1142,7 +1276,19 @@ fn every_corpus_scenario_checks_clean() {
         "corpus: {scenarios} scenarios ({with_log} with session.jsonl), {sessions} sessions, {calls} calls, {} problems",
         problems.len()
     );
-    assert!(problems.is_empty(), "{problems:#?}");
+    // Replay reads every log; the harness's session store would refuse the 20 headers that
+    // lack `delegationDepth` (authored and web scenarios), which is a warning (issue 11).
+    let (store, replay): (Vec<Problem>, Vec<Problem>) = problems
+        .into_iter()
+        .partition(|p| p.id == "dsh/persistence");
+    assert!(replay.is_empty(), "{replay:#?}");
+    assert_eq!(store.len(), 20, "{store:#?}");
+    assert!(
+        store
+            .iter()
+            .all(|p| p.message.contains("`delegationDepth` is missing")),
+        "{store:#?}"
+    );
     assert_eq!(with_log, 109);
 }
 
@@ -1165,4 +1311,155 @@ fn every_corpus_session_log_is_already_normal() {
     }
     eprintln!("corpus: {logs} session logs already normal");
     assert!(logs >= 135);
+}
+
+// ---------------------------------------------------------------------------------------
+// Recorded API errors (issue 11)
+
+/// A primary log whose one call failed the way the harness records a provider failure:
+/// `LlmRuntime.stream()` turns it into a terminal `finish` with `reason.kind` "error" and the
+/// `LlmFailure` (`message`, `code`, `status`?), then the turn ends in error. These are the
+/// events of the harness's `missing-credential` scenario, scrubbed as its snapshot suite
+/// scrubs session logs (no `seq`/`time`).
+fn failed_call(failure: &str) -> String {
+    log(&[
+        HEADER,
+        r#"{"type":"turn/start","data":{"turn":1}}"#,
+        r#"{"type":"step/start","data":{"turn":1,"step":1}}"#,
+        r#"{"type":"user/message","data":{"content":[{"type":"text","text":"say pong"}],"source":{"kind":"user"},"role":"user","id":"m-1"},"surfaceOp":"append"}"#,
+        r#"{"type":"request/header","data":{"header":{"config":{"provider":"deepseek-official","model":"deepseek-v4-flash"},"system":"{{system}}","tools":"{{tools}}"},"reason":"initial"}}"#,
+        &format!(
+            r#"{{"type":"assistant/chunk","data":{{"turn":1,"step":1,"chunk":{{"type":"finish","reason":{{"kind":"error","failure":{failure}}}}}}}}}"#
+        ),
+        r#"{"type":"step/end","data":{"turn":1,"step":1}}"#,
+        &format!(
+            r#"{{"type":"turn/end","data":{{"turn":1,"reason":{{"kind":"error","error":{failure}}}}}}}"#
+        ),
+    ])
+}
+
+const MISSING_CREDENTIAL: &str = r#"{"message":"llm-deepseek: no API key for provider route \"deepseek-official\"; store DEEPSEEK_API_KEY through the credentials service (the web Models page writes it), or export DEEPSEEK_API_KEY in the launching environment","code":"MISSING_CREDENTIAL"}"#;
+
+#[test]
+fn a_call_that_failed_on_the_provider_is_a_recorded_error() {
+    let report = scenario(&[("session.jsonl", &failed_call(MISSING_CREDENTIAL))]);
+    let p = one(&report.problems, "recorded/error");
+    assert_eq!(p.file, "snap/session.jsonl");
+    assert_eq!(p.line, Some(6));
+    assert_eq!(
+        p.message,
+        "model call 1 (turn/step 1/1) is a recorded API error, not an answer: authentication \
+         (`MISSING_CREDENTIAL`); record it again with a working API key"
+    );
+    for (failure, kind) in [
+        (
+            r#"{"message":"429 Too Many Requests","code":"RATE_LIMIT","status":429,"providerRetryAfterMs":2000}"#,
+            "rate limit (HTTP 429, `RATE_LIMIT`)",
+        ),
+        (
+            r#"{"message":"upstream 503","code":"SERVER","status":503}"#,
+            "server error (HTTP 503, `SERVER`)",
+        ),
+        (
+            r#"{"message":"insufficient balance","code":"QUOTA","status":402}"#,
+            "billing (HTTP 402, `QUOTA`)",
+        ),
+        (
+            r#"{"message":"simulated provider error (HTTP 401)","code":"AUTH"}"#,
+            "authentication (`AUTH`)",
+        ),
+        // A code the harness does not classify still has its HTTP status.
+        (
+            r#"{"message":"forbidden","code":"HTTP_403","status":403}"#,
+            "authentication (HTTP 403, `HTTP_403`)",
+        ),
+    ] {
+        let report = scenario(&[("session.jsonl", &failed_call(failure))]);
+        let p = one(&report.problems, "recorded/error");
+        assert!(p.message.contains(kind), "{}", p.message);
+    }
+    // What a scenario tests on purpose, and failures that are not the provider's answer.
+    for failure in [
+        r#"{"message":"context window exceeded","code":"CONTEXT_WINDOW_EXCEEDED","status":400}"#,
+        r#"{"message":"empty","code":"EMPTY_RESPONSE"}"#,
+        r#"{"message":"idle","code":"TIMEOUT"}"#,
+        r#"{"message":"terminated","code":"TRANSPORT"}"#,
+        r#"{"message":"bad","code":"INVALID_REQUEST","status":400}"#,
+    ] {
+        let report = scenario(&[("session.jsonl", &failed_call(failure))]);
+        assert!(
+            report.problems.is_empty(),
+            "{failure}: {:#?}",
+            report.problems
+        );
+    }
+    let aborted = failed_call(MISSING_CREDENTIAL).replace(
+        r#""kind":"error","failure""#,
+        r#""kind":"aborted","failure""#,
+    );
+    assert!(scenario(&[("session.jsonl", &aborted)]).problems.is_empty());
+}
+
+#[test]
+fn calls_an_override_replaces_are_not_recorded_errors() {
+    let log = failed_call(r#"{"message":"simulated provider error (HTTP 401)","code":"AUTH"}"#);
+    // The harness's `error-finish` scenario: a bare override throws the error on purpose.
+    let bare = r#"[{ "kind": "throw", "chunks": [], "message": "simulated provider error (HTTP 401)", "code": "AUTH" }]"#;
+    let report = scenario(&[("session.jsonl", &log), ("replay.override.json", bare)]);
+    assert!(report.problems.is_empty(), "{:#?}", report.problems);
+    let patch = r#"{"patches":[{"at":0,"entry":{"kind":"chunks","chunks":[{"type":"finish","reason":{"kind":"stop"}}]}}]}"#;
+    let report = scenario(&[("session.jsonl", &log), ("replay.override.json", patch)]);
+    assert!(report.problems.is_empty(), "{:#?}", report.problems);
+    // A child's calls are always derived, and checked.
+    let child_log = failed_call(MISSING_CREDENTIAL).replacen(
+        HEADER,
+        r#"{"type":"session","version":0,"id":"c","createdAt":2,"cwd":"{{cwd}}","parentSession":"s-main","origin":"subagent","delegationDepth":1}"#,
+        1,
+    );
+    let report = scenario(&[
+        ("session.jsonl", &primary()),
+        ("session.1.jsonl", &child_log),
+    ]);
+    let p = one(&report.problems, "recorded/error");
+    assert_eq!(p.file, "snap/session.1.jsonl");
+}
+
+// ---------------------------------------------------------------------------------------
+// No problem hides another (issue 11)
+
+#[test]
+fn rows_the_harness_cannot_read_hide_no_other_check() {
+    let mut lines = primary_lines();
+    // Line 4, a packed row of call 1, is malformed; call 1 holds an unterminated
+    // placeholder; call 2 never finished.
+    lines[3] = lines[3].replace(r#""dt":[3,4]"#, r#""dt":[3]"#);
+    lines[4] = lines[4].replace("Let me look", "Let me look {{fromRequest:goal-");
+    lines.retain(|l| !l.contains(r#""step":2,"chunk":{"type":"finish""#));
+    let text = log(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let report = scenario(&[("session.jsonl", &text)]);
+    let got: Vec<(&str, Option<usize>)> = report.problems.iter().map(|p| (p.id, p.line)).collect();
+    assert_eq!(
+        got,
+        [
+            ("schema", Some(4)),
+            ("dsh/unfinished-call", Some(12)),
+            ("dsh/from-request", Some(5)),
+        ],
+        "{:#?}",
+        report.problems
+    );
+
+    // A row that may have been a call's `finish` leaves that call unjudged, and the script's
+    // length unjudged by the override.
+    let mut lines = primary_lines();
+    let finish = lines
+        .iter()
+        .position(|l| l.contains(r#""kind":"tool-calls""#))
+        .unwrap();
+    lines[finish] = lines[finish].replacen('{', "", 1);
+    let text = log(&lines.iter().map(String::as_str).collect::<Vec<_>>());
+    let patch = r#"{"patches":[{"at":5,"entry":{"kind":"hang"}}]}"#;
+    let report = scenario(&[("session.jsonl", &text), ("replay.override.json", patch)]);
+    assert_eq!(ids(&report.problems), ["parse"], "{:#?}", report.problems);
+    assert_eq!(report.problems[0].line, Some(finish + 1));
 }

@@ -229,3 +229,67 @@ fn a_bad_entry_stops_the_run_naming_it() {
         .stderr_has("`[[cassettes]]` entry")
         .stderr_has("hex-length");
 }
+
+/// Issue 11: a cassette whose recorded response is an API error (an HTTP 401 with the
+/// provider's `authentication_error` body, an overloaded 529 in a JSONL log) is a
+/// `recorded/error` warning at the response, naming the kind. A bad request is not.
+#[test]
+fn recorded_api_error_responses_are_warnings_at_the_response() {
+    let t = example();
+    let rel = format!("{ANTHROPIC}/anthropic_v1_messages_post_5e5ef2c4.json");
+    let text = t.read(&rel);
+    let failed = text
+        .replace(
+            r#""code": 200,
+      "message": "OK""#,
+            r#""code": 401,
+      "message": "Unauthorized""#,
+        )
+        .replace(
+            r#""string": "{\"type\": \"message\", \"role\": \"assistant\", \"content\": [{\"type\": \"text\", \"text\": \"4\"}], \"stop_reason\": \"end_turn\"}""#,
+            r#""string": "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\",\"message\":\"invalid x-api-key\"}}""#,
+        );
+    assert_ne!(failed, text);
+    t.write(&rel, &failed);
+    let log = "vcr/agent.jsonl";
+    let lines = t.read(log).replace(
+        r#""response":{"stop_reason":"end_turn","text":"export const a = 1;"}"#,
+        r#""response":{"status":529,"body":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}}"#,
+    );
+    t.write(log, &lines);
+    let run = t.vcr(&["verify", "--format", "json"]);
+    let doc: Value = run.code(0).json();
+    assert_eq!(
+        common::finding_fields(&doc, &["id", "severity", "path", "pointer", "line"]),
+        [
+            format!("recorded/error warning {rel} /response 12"),
+            format!("recorded/error warning {log} /1/response 2"),
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(
+        common::finding_fields(&doc, &["message"]),
+        [
+            "`/response` is a recorded API error, not an answer: authentication (HTTP 401, \
+             `authentication_error`); record it again with a working API key",
+            "`/1/response` is a recorded API error, not an answer: server error (HTTP 529, \
+             `overloaded_error`); record it again once the provider answers",
+        ]
+    );
+    // A 400 is the test's business (DataDog's corpus records two on purpose).
+    t.write(
+        &rel,
+        failed
+            .replace(r#""code": 401"#, r#""code": 400"#)
+            .replace("authentication_error", "invalid_request_error"),
+    );
+    t.write(
+        log,
+        t.read(log)
+            .replace("overloaded_error", "invalid_request_error")
+            .replace(r#""status":529"#, r#""status":400"#),
+    );
+    t.vcr(&["verify"])
+        .code(0)
+        .stdout_has("0 errors, 0 warnings");
+}

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Run, TestDir, fixture, git, isolate_git, vcr_command};
+use common::{Run, TestDir, api_error_fixture, fixture, git, isolate_git, vcr_command};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------
@@ -1323,4 +1323,38 @@ fn the_corpus_verifies_without_crashing_and_finds_the_known_leaks() {
         "private-key",
         "error"
     ));
+}
+
+/// Issue 11: a fixture whose recorded answer is an API error (here a rate limit) passed
+/// unnoticed. It is a `recorded/error` warning in `verify`, placed at the output item and
+/// naming the kind of error; `[verify.severity]` can make it an error.
+#[test]
+fn a_recorded_api_error_is_a_warning_naming_its_kind() {
+    let t = TestDir::new();
+    let (name, text) = api_error_fixture(
+        &[&said("summarize the log")],
+        "API Error: Request rejected (429) · Number of request tokens has exceeded your per-minute rate limit",
+    );
+    t.write(&format!("fixtures/{name}"), text);
+    cassette(&t, &[&said("hello")], "Hi there.");
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(kinds(&doc), [pair("recorded/error", "warning")], "{doc:#}");
+    let finding = with_id(&doc, "recorded/error")[0];
+    assert_eq!(finding["path"], format!("fixtures/{name}"));
+    assert_eq!(finding["pointer"], "/output/0");
+    assert_eq!(finding["line"], 7, "{finding}"); // the item's first key
+    assert_eq!(
+        finding["message"],
+        "`/output/0` is a recorded API error, not an answer: rate limit (Claude Code's API error \
+         message, \"API Error: Request rejected (429)\"); record it again once the rate limit \
+         has passed"
+    );
+    t.write(
+        "vcr.toml",
+        "[verify.severity]\n\"recorded/error\" = \"error\"\n",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(kinds(&doc), [pair("recorded/error", "error")]);
 }

@@ -14,6 +14,7 @@
 use sha1::{Digest, Sha1};
 
 use crate::json::{self, Object, Str, Value};
+use crate::kind::api_error::{self, ApiErrorKind, RecordedError};
 use crate::rules::{RuleSet, Scope};
 
 /// Which Claude Code release's writer to reproduce.
@@ -242,6 +243,166 @@ pub fn check_token_count(value: &Value<'_>) -> Result<(), SchemaError> {
         )),
         None => Err(schema("tokenCount", "is missing", value.source_offset())),
     }
+}
+
+/// The calls a message fixture recorded as API errors (`recorded/error`), in `output` order.
+///
+/// Claude Code writes a failed call into `output` in three shapes:
+///
+/// - an assistant message created by `getAssistantMessageFromError`
+///   (`services/api/errors.ts`). Its model is `<synthetic>` and it has one text block. 2.1.195
+///   keeps `isApiErrorMessage` and the `error` code (`rate_limit`, `authentication_failed`,
+///   ...). 2.1.88's `mapAssistantMessage` drops both, so there the text tells: the constant
+///   prefixes of `errors.ts` (`API Error: Request rejected (429)`, `API Error: 500 ...`,
+///   `Invalid API key`, `Credit balance is too low`, `Repeated 529 Overloaded errors`, ...);
+/// - a `SystemAPIErrorMessage` (`{"type":"system","subtype":"api_error"}`) that `withRetry`
+///   yields before each retry. Its `error` is the SDK's `APIError` as JSON, `{status,
+///   headers, requestID, error: <the body>}`;
+/// - a raw `stream_event` whose event is the API's `error` event (`{"type":"error","error":
+///   {"type":"overloaded_error",...}}`). The Anthropic SDK throws on that event rather than
+///   yielding it, so 2.1.88 never writes one, but a recorder that keeps raw events does.
+///
+/// Client timeouts, connection errors and the test's own business (prompt too long, bad
+/// request, max tokens) are not recorded errors (see [`crate::kind::api_error`]).
+pub fn recorded_errors(value: &Value<'_>) -> Vec<RecordedError> {
+    let Some(output) = value
+        .as_object()
+        .and_then(|o| o.get("output"))
+        .and_then(Value::as_array)
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, item) in output.iter().enumerate() {
+        let Some(object) = item.as_object() else {
+            continue;
+        };
+        let text = |o: &Object<'_>, k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
+        let found = match object.get("type").and_then(Value::as_str) {
+            Some("system") if text(object, "subtype").as_deref() == Some("api_error") => {
+                retried_error(object)
+            }
+            Some("assistant") => assistant_error(object),
+            Some("stream_event") => object
+                .get("event")
+                .and_then(Value::as_object)
+                .filter(|e| e.get("type").and_then(Value::as_str) == Some("error"))
+                .and_then(|event| event.get("error"))
+                .and_then(api_error::body_code)
+                .and_then(|code| {
+                    let kind = ApiErrorKind::from_code(code)?;
+                    Some((kind, format!("an `error` stream event, `{code}`")))
+                }),
+            _ => None,
+        };
+        if let Some((kind, detail)) = found {
+            out.push(RecordedError {
+                kind,
+                pointer: format!("/output/{i}"),
+                offset: item.source_offset(),
+                detail,
+            });
+        }
+    }
+    out
+}
+
+/// A `SystemAPIErrorMessage`: the status and body of the `APIError` it carries (or, in
+/// later releases, of its `errorDetail`).
+fn retried_error(item: &Object<'_>) -> Option<(ApiErrorKind, String)> {
+    let error = item.get("error").and_then(Value::as_object);
+    let status = error
+        .and_then(|e| api_error::number(e, "status"))
+        .or_else(|| {
+            item.get("errorDetail")
+                .and_then(Value::as_object)
+                .and_then(|d| api_error::number(d, "status"))
+        });
+    let code = error
+        .and_then(|e| e.get("error"))
+        .and_then(api_error::body_code);
+    let kind = code
+        .and_then(ApiErrorKind::from_code)
+        .or_else(|| status.and_then(ApiErrorKind::from_status))?;
+    let attempt = match (
+        api_error::number(item, "retryAttempt"),
+        api_error::number(item, "maxRetries"),
+    ) {
+        (Some(a), Some(m)) => format!(", retry {a} of {m}"),
+        _ => String::new(),
+    };
+    Some((
+        kind,
+        format!(
+            "a retry notice, {}{attempt}",
+            api_error::detail(status, code)
+        ),
+    ))
+}
+
+/// The constant starts of `getAssistantMessageFromError`'s texts that name a recorded error
+/// (`services/api/errors.ts`), with their kind. `API Error: <status>` is read separately.
+const ERROR_TEXTS: [(&str, ApiErrorKind); 11] = [
+    ("API Error: Request rejected (429)", ApiErrorKind::RateLimit),
+    (
+        "Please run /login · API Error",
+        ApiErrorKind::Authentication,
+    ),
+    (
+        "Failed to authenticate. API Error",
+        ApiErrorKind::Authentication,
+    ),
+    ("Invalid API key · ", ApiErrorKind::Authentication),
+    (
+        "Not logged in · Please run /login",
+        ApiErrorKind::Authentication,
+    ),
+    ("OAuth token revoked · ", ApiErrorKind::Authentication),
+    ("Authentication error · ", ApiErrorKind::Authentication),
+    (
+        "Your account does not have access to Claude",
+        ApiErrorKind::Authentication,
+    ),
+    ("Credit balance is too low", ApiErrorKind::Billing),
+    ("Repeated 529 Overloaded errors", ApiErrorKind::Server),
+    ("Opus is experiencing high load", ApiErrorKind::RateLimit),
+];
+
+/// An assistant item that is Claude Code's API error message.
+fn assistant_error(item: &Object<'_>) -> Option<(ApiErrorKind, String)> {
+    let flagged = matches!(item.get("isApiErrorMessage"), Some(Value::Bool(true)));
+    let message = item.get("message").and_then(Value::as_object)?;
+    let synthetic = message.get("model").and_then(Value::as_str) == Some("<synthetic>");
+    if !flagged && !synthetic {
+        return None;
+    }
+    if let Some(code) = item.get("error").and_then(Value::as_str)
+        && let Some(kind) = ApiErrorKind::from_code(code)
+    {
+        return Some((kind, format!("Claude Code's API error message, `{code}`")));
+    }
+    let text = message
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|blocks| blocks.first())
+        .and_then(Value::as_object)
+        .and_then(|block| block.get("text"))
+        .and_then(Value::as_str)?;
+    let (kind, quoted) = match ERROR_TEXTS
+        .iter()
+        .find(|(start, _)| text.starts_with(start))
+    {
+        Some(&(start, kind)) => (kind, start.trim_end_matches([' ', '·']).to_owned()),
+        None => {
+            let status = text.strip_prefix("API Error: ")?.get(..3)?;
+            let kind = ApiErrorKind::from_status(status.parse().ok()?)?;
+            (kind, format!("API Error: {status}"))
+        }
+    };
+    Some((
+        kind,
+        format!("Claude Code's API error message, \"{quoted}\""),
+    ))
 }
 
 /// The message fixture's file name for its `input` elements, as the harness computes it:
@@ -599,5 +760,128 @@ mod tests {
         normalize_message(&mut v, &rules(), Version::V2_1_88);
         let expected = r#"{"input":[[{"type":"text","text":"[CWD]"},{"type":"tool_result","content":[{"type":"text","text":"[CWD]"},{"type":"other","text":"/home/u/proj"}]},{"type":"tool_use","input":{"a":{"b":["[CWD]"]}},"name":"/home/u/proj"},{"type":"thinking","thinking":"/home/u/proj"}]],"output":[]}"#;
         assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
+    }
+}
+
+#[cfg(test)]
+mod recorded_error_tests {
+    use super::*;
+
+    /// An assistant item as 2.1.88's `mapAssistantMessage` writes the message that
+    /// `createAssistantAPIErrorMessage` makes (`<synthetic>` model, empty usage, the text block
+    /// with `citations` appended; `isApiErrorMessage` and `error` dropped).
+    fn synthetic(text: &str) -> String {
+        format!(
+            r#"{{"uuid":"UUID-0","requestId":"REQUEST_ID","timestamp":"2026-11-30T10:00:00.000Z","message":{{"id":"4a2c0f3e-5b71-4c1e-9d0a-2f6e8b9c1d34","container":null,"model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","stop_sequence":"","type":"message","usage":{{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}},"content":[{{"type":"text","text":{},"citations":[]}}],"context_management":null}},"type":"assistant"}}"#,
+            serde_json::to_string(text).unwrap()
+        )
+    }
+
+    #[track_caller]
+    fn case(items: &[String], want: &[(&str, ApiErrorKind, &str)]) {
+        let text = format!(r#"{{"input":["hi"],"output":[{}]}}"#, items.join(","));
+        let value = json::parse(text.as_bytes()).unwrap();
+        let got = recorded_errors(&value);
+        let got: Vec<(&str, ApiErrorKind, &str)> = got
+            .iter()
+            .map(|e| (e.pointer.as_str(), e.kind, e.detail.as_str()))
+            .collect();
+        assert_eq!(got, want, "{text}");
+    }
+
+    #[test]
+    fn api_error_messages_of_2_1_88_are_told_by_their_text() {
+        use ApiErrorKind::*;
+        for (text, kind, quoted) in [
+            (
+                "API Error: Request rejected (429) · rate limited",
+                RateLimit,
+                "API Error: Request rejected (429)",
+            ),
+            (
+                "API Error: 500 {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}",
+                Server,
+                "API Error: 500",
+            ),
+            (
+                "Invalid API key · Please run /login",
+                Authentication,
+                "Invalid API key",
+            ),
+            (
+                "Please run /login · API Error: 401 {\"type\":\"error\"}",
+                Authentication,
+                "Please run /login · API Error",
+            ),
+            (
+                "Credit balance is too low",
+                Billing,
+                "Credit balance is too low",
+            ),
+            (
+                "Repeated 529 Overloaded errors",
+                Server,
+                "Repeated 529 Overloaded errors",
+            ),
+        ] {
+            let detail = format!("Claude Code's API error message, \"{quoted}\"");
+            case(&[synthetic(text)], &[("/output/0", kind, &detail)]);
+        }
+        // The test's own business, the client's side, and the user: not recorded errors.
+        for text in [
+            "Prompt is too long",
+            "Request timed out",
+            "API Error: Connection error.",
+            "API Error: 400 due to tool use concurrency issues.",
+            "[Request interrupted by user]",
+        ] {
+            case(&[synthetic(text)], &[]);
+        }
+        // A real answer that talks about errors is an answer.
+        let answer = synthetic("API Error: 500 is what the server said").replace(
+            "\"model\":\"<synthetic>\"",
+            "\"model\":\"claude-sonnet-4-5-20250929\"",
+        );
+        case(&[answer], &[]);
+    }
+
+    #[test]
+    fn flagged_messages_retries_and_error_events_are_found() {
+        use ApiErrorKind::*;
+        // 2.1.195 keeps `isApiErrorMessage` and the `error` code.
+        let flagged = synthetic("Not logged in · Please run /login").replacen(
+            "\"message\":",
+            "\"isApiErrorMessage\":true,\"error\":\"authentication_failed\",\"message\":",
+            1,
+        );
+        // `withRetry`'s notice: the SDK's APIError as JSON (status, headers, requestID, error).
+        let retry = r#"{"type":"system","subtype":"api_error","level":"error","error":{"status":529,"headers":{},"requestID":"req_011CV5J4YZo4J3KLTDZgDN7S","error":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}},"retryInMs":1000,"retryAttempt":1,"maxRetries":10,"timestamp":"2026-11-30T10:00:00.000Z","uuid":"9b1d3c52-7e4f-4a60-8c2b-5d7e9f1a3b46"}"#.to_owned();
+        let event = r#"{"type":"stream_event","event":{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit"}}}"#.to_owned();
+        let start = r#"{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5-20250929","stop_reason":null,"usage":{"input_tokens":12,"output_tokens":1}}},"ttftMs":120}"#.to_owned();
+        case(
+            &[start, retry, flagged, event],
+            &[
+                (
+                    "/output/1",
+                    Server,
+                    "a retry notice, HTTP 529, `overloaded_error`, retry 1 of 10",
+                ),
+                (
+                    "/output/2",
+                    Authentication,
+                    "Claude Code's API error message, `authentication_failed`",
+                ),
+                (
+                    "/output/3",
+                    RateLimit,
+                    "an `error` stream event, `rate_limit_error`",
+                ),
+            ],
+        );
+        // A connection failure has no status or body: it is not the provider's answer.
+        case(
+            &[r#"{"type":"system","subtype":"api_error","level":"error","error":{},"retryInMs":500,"retryAttempt":1,"maxRetries":10}"#.to_owned()],
+            &[],
+        );
     }
 }

@@ -65,6 +65,7 @@ use sha1::{Digest as _, Sha1};
 use sha2::Sha256;
 
 use crate::json::{self, LONE_SURROGATE_BASE, ParseError, Position, Str, Value};
+use crate::kind::api_error::{self, RecordedError};
 use crate::kind::claude_code::hex_prefix;
 
 // ------------------------------------------------------------------------------------------
@@ -1189,6 +1190,44 @@ pub fn name_for(spec: &Spec, value: &Value<'_>, rel_path: &str) -> Result<String
     })?;
     let hash = expected_hash(spec, value, rel_path)?;
     Ok(expected_name(spec, &parts, &hash))
+}
+
+// ------------------------------------------------------------------------------------------
+// Recorded API errors
+// ------------------------------------------------------------------------------------------
+
+/// The `response` objects of a cassette that record an API error (`recorded/error`): an
+/// HTTP status of 401, 402, 403, 429 or 5xx, or a provider error body naming one of those
+/// kinds ([`api_error::in_response`]). The key material is never looked at, because it is
+/// the request. For JSON, `parsed` is the document when the caller has parsed it already.
+/// For JSONL, every record line is read and pointers start with the line's index (`/3/response`
+/// is on line 4). Lines that do not parse are left to the other checks.
+pub fn recorded_errors(
+    spec: &Spec,
+    bytes: &[u8],
+    parsed: Option<&Value<'_>>,
+) -> Vec<RecordedError> {
+    let skip = |pointer: &str| spec.is_key_pointer(pointer);
+    match spec.format {
+        Format::Json => match parsed {
+            Some(value) => api_error::responses(value, "", &skip),
+            None => json::parse(bytes)
+                .map(|value| api_error::responses(&value, "", &skip))
+                .unwrap_or_default(),
+        },
+        Format::Jsonl => lines(bytes)
+            .filter_map(|line| {
+                let value = parse_line(&line).ok()?;
+                let prefix = format!("/{}", line.number - 1);
+                let mut found = api_error::responses(&value, &prefix, &skip);
+                for error in &mut found {
+                    error.offset = error.offset.map(|o| o + line.offset);
+                }
+                Some(found)
+            })
+            .flatten()
+            .collect(),
+    }
 }
 
 // ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 //! checks the shape of its kind, applies the rules the mode calls for, and returns the bytes
 //! the kind's own writer would produce together with the name the harness would look up.
 
+pub mod api_error;
 pub mod claude_code;
 pub mod dsh;
 pub mod generic;

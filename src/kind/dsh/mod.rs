@@ -6,8 +6,9 @@
 //! only then fails on a broken scenario; this module runs the same derivation before the
 //! commit (`formats.md` Part B, generation G2, is the spec):
 //!
-//! - [`parse_session`] reads a log as G2 `parseSessionLog` does (blank lines skipped, `seq`
-//!   and `time` filled in, packed chunk rows validated and expanded);
+//! - [`read_session`] reads a log as G2 `parseSessionLog` does (blank lines skipped, `seq`
+//!   and `time` filled in, packed chunk rows validated and expanded) and checks its header
+//!   against both of the harness's readers, llm-replay and the session store ([`Header`]);
 //! - [`derive_script`] is G2 `deriveReplayScript`, collecting every unfinished call instead
 //!   of stopping at the first;
 //! - [`check_override`] validates `replay.override.json` with the harness's messages;
@@ -22,21 +23,24 @@
 
 pub mod files;
 mod from_request;
+mod header;
 mod normalize;
 mod overrides;
 mod script;
 mod session;
 
 use crate::json::{self, Position, Value};
+use crate::kind::api_error::ApiErrorKind;
 
 pub use files::{
     PRIMARY, REPLAY_OVERRIDE, check_scenario_files, child_index, is_scenario_dir, is_scenario_file,
 };
 pub use from_request::{FROM_REQUEST_OPEN, check_from_request, placeholder_errors};
+pub use header::{Header, Role};
 pub use normalize::normalize_session;
 pub use overrides::{OverrideCheck, OverrideKind, check_override};
 pub use script::{Call, CallSummary, Chunk, DerivedScript, ToolCall, Unfinished, derive_script};
-pub use session::{Event, Header, SessionLog, parse_session};
+pub use session::{Event, SessionLog, SessionRead, parse_session, read_session};
 
 /// The finding ids this module reports, as `DESIGN.md` lists them.
 pub mod ids {
@@ -44,6 +48,9 @@ pub mod ids {
     pub const PARSE: &str = "parse";
     /// Valid JSON but not the shape the harness needs (header, packed rows, events).
     pub const SCHEMA: &str = "schema";
+    /// A session header that llm-replay reads but the harness's session store refuses
+    /// (a warning by default).
+    pub const PERSISTENCE: &str = "dsh/persistence";
     /// A child log missing from the sequence, or a `session.jsonl` the scenario needs.
     pub const MISSING: &str = "missing";
     /// A model call without `finish` that no override covers.
@@ -54,6 +61,8 @@ pub mod ids {
     pub const FROM_REQUEST: &str = "dsh/from-request";
     /// A session log that differs from what `vcr normalize` writes.
     pub const UNNORMALIZED: &str = "format/unnormalized";
+    /// A derived call whose recording is a provider error (authentication, rate limit, ...).
+    pub const RECORDED_ERROR: &str = crate::kind::api_error::RECORDED_ERROR;
 }
 
 /// One thing wrong with a scenario, placed in a file.
@@ -156,7 +165,10 @@ pub struct ScriptSummary {
 /// override applies to it only; a child is derived from its events after `seedLength`. A
 /// bare override covers every call of the primary log, unfinished ones included; patches
 /// cover none, because the harness derives the whole primary script before applying them.
-/// Logs that cannot be read are reported and left out of [`ScenarioReport::scripts`].
+/// No problem hides another. A header with problems still gives the fields llm-replay reads,
+/// and a log with rows the harness cannot read is derived from the rows it can read. The
+/// calls those rows may have finished are not reported as unfinished, and an override's
+/// patch indexes are not judged against that script.
 pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> ScenarioReport {
     let display = |name: &str| {
         if dir.is_empty() {
@@ -182,33 +194,30 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
     // The primary log: derived in full; a bare override replaces its script.
     let primary_file = display(PRIMARY);
     let mut derived_len = None;
+    let mut primary_len = 0;
     let mut primary_header = None;
     let mut primary_calls = Vec::new();
     if let Some(bytes) = find(PRIMARY) {
-        match parse_session(bytes, &primary_file) {
-            Ok(log) => {
-                let derived = derive_script(&log, 0, &primary_file);
-                derived_len = Some(derived.calls.len());
-                // A bare override replaces the script: the harness never derives this log.
-                if !bare {
-                    problems.extend(derived.problems);
-                    problems.extend(unfinished_problems(
-                        &derived.unfinished,
-                        &primary_file,
-                        bytes,
-                        true,
-                    ));
-                }
-                primary_header = Some((log.header.id.clone(), log.header.created_at));
-                primary_calls = derived.calls;
-                problems.extend(unnormalized(bytes, &primary_file, cwd));
-            }
-            Err(found) => problems.extend(found),
+        let read = read_session(bytes, &primary_file, Role::Primary);
+        problems.extend(read.problems);
+        let log = read.log;
+        let derived = derive_script(&log, 0, &primary_file);
+        primary_len = derived.calls.len();
+        // A row the harness cannot read may have held a `finish`: the count is then not
+        // certain enough to judge an override patch's index by.
+        derived_len = read.unread.is_empty().then_some(primary_len);
+        // A bare override replaces the script: the harness never derives this log.
+        if !bare {
+            problems.extend(derived.problems);
+            let unfinished = unexplained(&derived.unfinished, &read.unread);
+            problems.extend(unfinished_problems(&unfinished, &primary_file, bytes, true));
         }
+        primary_header = Some((log.header.id.clone(), log.header.created_at));
+        primary_calls = derived.calls;
+        problems.extend(unnormalized(bytes, &primary_file, cwd));
     }
 
     let override_file = display(REPLAY_OVERRIDE);
-    let mut primary_len = derived_len.unwrap_or(0);
     let mut patched = Vec::new();
     if let Some(bytes) = override_bytes {
         let check = check_override(bytes, &override_file, derived_len);
@@ -234,6 +243,7 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         for (i, call) in primary_calls.iter().enumerate() {
             if !patched.contains(&i) {
                 problems.extend(call_placeholders(call, bytes, &primary_file));
+                problems.extend(recorded_error(call, i, bytes, &primary_file));
             }
         }
     }
@@ -258,26 +268,22 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         .filter_map(|&(name, bytes)| child_index(name).map(|n| (n, name, bytes)))
         .collect();
     children.sort_by_key(|&(n, _, _)| n);
+    let role = Role::Child {
+        ordered: children.len() > 1,
+    };
     let mut child_scripts = Vec::new();
     for (_, name, bytes) in children {
         let file = display(name);
-        let log = match parse_session(bytes, &file) {
-            Ok(log) => log,
-            Err(found) => {
-                problems.extend(found);
-                continue;
-            }
-        };
+        let read = read_session(bytes, &file, role);
+        problems.extend(read.problems);
+        let log = read.log;
         let derived = derive_script(&log, log.header.seed_length, &file);
         problems.extend(derived.problems);
-        problems.extend(unfinished_problems(
-            &derived.unfinished,
-            &file,
-            bytes,
-            false,
-        ));
-        for call in &derived.calls {
+        let unfinished = unexplained(&derived.unfinished, &read.unread);
+        problems.extend(unfinished_problems(&unfinished, &file, bytes, false));
+        for (i, call) in derived.calls.iter().enumerate() {
             problems.extend(call_placeholders(call, bytes, &file));
+            problems.extend(recorded_error(call, i, bytes, &file));
         }
         problems.extend(unnormalized(bytes, &file, cwd));
         child_scripts.push(ScriptSummary {
@@ -303,6 +309,17 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
         scripts,
         problems,
     }
+}
+
+/// The unfinished calls that no unreadable row could explain. A row after a call's first
+/// chunk may have been its `finish` (or the `finish` of an earlier call with the same turn
+/// and step), so those calls are left to be judged once the row is fixed.
+fn unexplained(unfinished: &[Unfinished], unread: &[usize]) -> Vec<Unfinished> {
+    unfinished
+        .iter()
+        .filter(|u| !unread.iter().any(|&line| line > u.line))
+        .cloned()
+        .collect()
 }
 
 /// `dsh/unfinished-call` problems, with the harness's message. A child gets a hint, because
@@ -333,6 +350,40 @@ fn call_placeholders(call: &Call, bytes: &[u8], file: &str) -> Vec<Problem> {
         .iter()
         .flat_map(|chunk| check_from_request(&chunk.value, bytes, chunk.offset, file))
         .collect()
+}
+
+/// A `recorded/error` problem when the call `i` (from 0) of a script ended in a provider
+/// error the recording is to blame for.
+///
+/// The harness's `LlmRuntime.stream()` turns every failure of a provider call into a
+/// terminal `finish` chunk, `{"type":"finish","reason":{"kind":"error","failure":{"message",
+/// "code","status"?}}}` (`LlmFailure` in `packages/llm/llm/src/types.ts`), which the session
+/// log records like any chunk: a `record` run without an API key gets a `MISSING_CREDENTIAL`
+/// finish and replays it from then on. The `code` (`AUTH`, `RATE_LIMIT`, `SERVER`, ...) or the
+/// HTTP `status` names the kind. Calls an override replaces are not checked: overrides are
+/// written by hand, often to simulate exactly such an error (the harness's `error-finish`
+/// scenario throws `AUTH` from its override).
+fn recorded_error(call: &Call, i: usize, bytes: &[u8], file: &str) -> Option<Problem> {
+    let finish = call.chunks.last()?;
+    let reason = finish.value.as_object()?.get("reason")?.as_object()?;
+    if reason.get("kind").and_then(Value::as_str) != Some("error") {
+        return None;
+    }
+    let failure = reason.get("failure").and_then(Value::as_object)?;
+    let code = failure.get("code").and_then(Value::as_str);
+    let status = crate::kind::api_error::number(failure, "status");
+    let kind = code
+        .and_then(ApiErrorKind::from_code)
+        .or_else(|| status.and_then(ApiErrorKind::from_status))?;
+    let place = format!("model call {} (turn/step {})", i + 1, call.key);
+    let detail = crate::kind::api_error::detail(status, code);
+    Some(Problem::at(
+        ids::RECORDED_ERROR,
+        file,
+        bytes,
+        finish.offset,
+        crate::kind::api_error::message(kind, &place, &detail),
+    ))
 }
 
 /// A `format/unnormalized` problem at the first line that [`normalize_session`] changes.

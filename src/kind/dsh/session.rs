@@ -5,14 +5,16 @@
 //! a row missing its `seq`/`time` envelope (`seq0`/`time0` for a packed row) gets the running
 //! count of decoded events and `0`, and a packed chunk row is validated exactly and expanded
 //! into `assistant/chunk` events. Where the harness stops at the first bad line, this reader
-//! reports every one.
+//! reports every one and keeps reading. The header line is checked in [`super::header`],
+//! against llm-replay and the harness's session store.
 
 use crate::json::{self, Object, Span, Str, Value};
 
-use super::{Problem, ids, js_number, safe_integer};
+use super::header::{HeaderLine, read_header};
+use super::{Header, Problem, Role, ids, safe_integer};
 
 /// The packed storage rows (`dsh-session` chunk rows) and the delta chunk each member becomes.
-const PACKED: [(&str, &str); 3] = [
+pub(super) const PACKED: [(&str, &str); 3] = [
     ("text-chunks", "text-delta"),
     ("reasoning-chunks", "reasoning-delta"),
     ("tool-call-chunks", "tool-call-delta"),
@@ -27,32 +29,6 @@ pub struct SessionLog<'a> {
     pub header: Header,
     /// The body events in log order, packed rows expanded.
     pub events: Vec<Event<'a>>,
-}
-
-/// The line-0 session header (B.2).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Header {
-    /// 1-based line of the header (the first non-blank line).
-    pub line: usize,
-    /// `version`: `0` in G2 logs, the only version this reader accepts.
-    pub version: f64,
-    /// `id`: the recorded session id (diagnostics and child ordering only).
-    pub id: String,
-    /// `createdAt` in epoch milliseconds: orders the children (B.7).
-    pub created_at: f64,
-    /// `cwd`, normally the `{{cwd}}` placeholder.
-    pub cwd: Option<String>,
-    /// `parentSession`: the parent's id, in child logs.
-    pub parent_session: Option<String>,
-    /// `seedLength`: events inherited from the parent, skipped when a child's script is
-    /// derived (`0` when absent).
-    pub seed_length: usize,
-    /// `origin`, e.g. `"subagent"`.
-    pub origin: Option<String>,
-    /// `agentPreset`.
-    pub agent_preset: Option<String>,
-    /// `delegationDepth`.
-    pub delegation_depth: Option<u64>,
 }
 
 /// One body event.
@@ -87,42 +63,75 @@ impl<'a> Event<'a> {
     }
 }
 
-/// Parses a session log, reporting every `parse` and `schema` problem (see the module docs).
+/// What [`read_session`] found in a log.
+#[derive(Debug, Clone)]
+pub struct SessionRead<'a> {
+    /// The log: the header as llm-replay reads it, and every body row that could be read.
+    /// A header with problems does not stop this, because llm-replay skips the first line.
+    pub log: SessionLog<'a>,
+    /// The 1-based lines of body rows that could not be read (not JSON objects, malformed
+    /// packed rows). The harness stops at the first of them. The events after it are still
+    /// read, so the other checks can run, but a script derived from them may miss a chunk of
+    /// these lines.
+    pub unread: Vec<usize>,
+    /// Everything wrong, line by line: `parse` and `schema` problems stop the harness;
+    /// `dsh/persistence` problems are for what only the harness's session store refuses.
+    pub problems: Vec<Problem>,
+}
+
+/// Reads a session log, reporting every problem (see the module docs and [`Header`]).
 ///
-/// `file` names the file in the problems. Messages use the harness's wording:
-/// `session snapshot line N contains invalid JSON`, `session snapshot line N must be a JSON
-/// object`, `session snapshot line N: malformed <tag> storage row: <why>`.
-pub fn parse_session<'a>(bytes: &'a [u8], file: &str) -> Result<SessionLog<'a>, Vec<Problem>> {
+/// `file` names the file in the problems; `role` says how the log is bound at replay, which
+/// decides what its header needs. Messages use the harness's wording: `session snapshot line
+/// N contains invalid JSON`, `session snapshot line N must be a JSON object`, `session
+/// snapshot line N: malformed <tag> storage row: <why>`.
+pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<'a> {
     let mut problems = Vec::new();
     let mut header = None;
     let mut events = Vec::new();
+    let mut unread = Vec::new();
     let mut next_seq: i64 = 0;
+    let mut blank_before = false;
     for (index, (start, line)) in lines(bytes).enumerate() {
         let number = index + 1;
         if is_blank(line) {
+            blank_before |= header.is_none();
+            continue;
+        }
+        if header.is_none() {
+            let value = match json::parse(line) {
+                Ok(value) => Some(value),
+                Err(e) => {
+                    problems.push(Problem::at(
+                        ids::PARSE,
+                        file,
+                        bytes,
+                        start + e.offset,
+                        format!(
+                            "session header (line {number}) is not valid JSON: llm-replay's \
+                             `parseSessionHeader` fails on it: {e}"
+                        ),
+                    ));
+                    None
+                }
+            };
+            let at = HeaderLine {
+                value: value.as_ref(),
+                line: number,
+                start,
+                blank_before,
+            };
+            header = Some(read_header(&at, bytes, file, role, &mut problems));
             continue;
         }
         let row = match parse_row(bytes, line, start, number, file) {
             Ok(row) => row,
             Err(problem) => {
                 problems.push(problem);
-                if header.is_none() {
-                    // Without a header nothing after it can be read the harness's way.
-                    return Err(problems);
-                }
+                unread.push(number);
                 continue;
             }
         };
-        if header.is_none() {
-            match read_header(&row, number, bytes, start, file) {
-                Ok(h) => header = Some(h),
-                Err(found) => {
-                    problems.extend(found);
-                    return Err(problems);
-                }
-            }
-            continue;
-        }
         let tag = row.get("type").and_then(Value::as_str);
         match tag.and_then(|t| PACKED.iter().find(|(name, _)| *name == t)) {
             Some(&(tag, delta)) => match expand(&row, tag, delta, next_seq, number, start) {
@@ -143,6 +152,7 @@ pub fn parse_session<'a>(bytes: &'a [u8], file: &str) -> Result<SessionLog<'a>, 
                             "session snapshot line {number}: malformed {tag} storage row: {why}"
                         ),
                     ));
+                    unread.push(number);
                 }
             },
             None => {
@@ -160,26 +170,46 @@ pub fn parse_session<'a>(bytes: &'a [u8], file: &str) -> Result<SessionLog<'a>, 
             }
         }
     }
-    let Some(header) = header else {
+    let header = header.unwrap_or_else(|| {
+        // llm-replay reads an empty log as no calls at all; the scenario then fails on its
+        // first model call ("script exhausted").
         problems.push(Problem::at(
             ids::SCHEMA,
             file,
             bytes,
             0,
-            "the session log is empty: its first line must be the session header \
-             (`{\"type\":\"session\",...}`)"
+            "the session log is empty: llm-replay derives no model call from it, and its \
+             first line must be the session header (`{\"type\":\"session\",...}`)"
                 .to_owned(),
         ));
-        return Err(problems);
-    };
-    if problems.is_empty() {
-        Ok(SessionLog {
+        Header::default()
+    });
+    SessionRead {
+        log: SessionLog {
             bytes,
             header,
             events,
-        })
+        },
+        unread,
+        problems,
+    }
+}
+
+/// Parses a session log the way llm-replay reads it: `Ok` when the harness reads it without
+/// an error, else every `parse` and `schema` problem. The header is checked as a child's among
+/// siblings, the strictest role; `dsh/persistence` problems do not make it fail (see
+/// [`read_session`] for all of them).
+pub fn parse_session<'a>(bytes: &'a [u8], file: &str) -> Result<SessionLog<'a>, Vec<Problem>> {
+    let read = read_session(bytes, file, Role::Child { ordered: true });
+    let errors: Vec<Problem> = read
+        .problems
+        .into_iter()
+        .filter(|p| p.id != ids::PERSISTENCE)
+        .collect();
+    if errors.is_empty() {
+        Ok(read.log)
     } else {
-        Err(problems)
+        Err(errors)
     }
 }
 
@@ -244,108 +274,6 @@ pub(crate) fn parse_row<'a>(
             format!("session snapshot line {number} contains invalid JSON: {e}"),
         )),
     }
-}
-
-/// Reads and checks the header row.
-///
-/// G2 itself only reads `id`, `createdAt` and `seedLength` (and tolerates anything); the
-/// checks here are the header's documented shape, so a log the harness would misread (a
-/// child with a string `seedLength`, a body row where the header belongs) is caught.
-/// Unknown keys are allowed: later releases add fields.
-fn read_header(
-    row: &Object<'_>,
-    line: usize,
-    bytes: &[u8],
-    start: usize,
-    file: &str,
-) -> Result<Header, Vec<Problem>> {
-    let mut problems = Vec::new();
-    let mut bad = |key: &str, what: &str| {
-        let at = row.key_span(key).map_or(0, |s| s.start as usize);
-        problems.push(Problem::at(
-            ids::SCHEMA,
-            file,
-            bytes,
-            start + at,
-            format!("session header (line {line}): `{key}` {what}"),
-        ));
-    };
-    if row.get("type").and_then(Value::as_str) != Some("session") {
-        bad(
-            "type",
-            "must be \"session\": the first line of a session log is its header",
-        );
-    }
-    let version = match row.get("version") {
-        Some(Value::Number(n)) if n.as_f64() == 0.0 => 0.0,
-        Some(Value::Number(n)) => {
-            bad(
-                "version",
-                &format!(
-                    "is {}: vcr reads version 0 logs (DeepSeek-Harness 0.1.x)",
-                    js_number(&n.0)
-                ),
-            );
-            n.as_f64()
-        }
-        _ => {
-            bad("version", "must be a number (0)");
-            0.0
-        }
-    };
-    let id = match row.get("id") {
-        Some(Value::String(s)) => s.as_str().to_owned(),
-        _ => {
-            bad("id", "must be a string");
-            String::new()
-        }
-    };
-    let created_at = match row.get("createdAt") {
-        Some(Value::Number(n)) => n.as_f64(),
-        _ => {
-            bad("createdAt", "must be a number (epoch milliseconds)");
-            0.0
-        }
-    };
-    let mut optional_string = |key: &str| match row.get(key) {
-        None => None,
-        Some(Value::String(s)) => Some(s.as_str().to_owned()),
-        Some(_) => {
-            bad(key, "must be a string");
-            None
-        }
-    };
-    let cwd = optional_string("cwd");
-    let parent_session = optional_string("parentSession");
-    let origin = optional_string("origin");
-    let agent_preset = optional_string("agentPreset");
-    let mut count = |key: &str| match row.get(key) {
-        None => None,
-        Some(v) => match safe_integer(v) {
-            Some(n) if n >= 0 => Some(n as u64),
-            _ => {
-                bad(key, "must be a non-negative integer");
-                None
-            }
-        },
-    };
-    let seed_length = count("seedLength").unwrap_or(0) as usize;
-    let delegation_depth = count("delegationDepth");
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Header {
-        line,
-        version,
-        id,
-        created_at,
-        cwd,
-        parent_session,
-        seed_length,
-        origin,
-        agent_preset,
-        delegation_depth,
-    })
 }
 
 /// Why a packed row is malformed, and the span (relative to its line) to point at.

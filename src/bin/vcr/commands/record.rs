@@ -1,11 +1,12 @@
 //! `vcr record`.
 
 use std::collections::BTreeSet;
+use std::time::SystemTime;
 
 use anyhow::{Result, anyhow, bail};
 use vcr::event::{Event, NoProgress, Report};
 use vcr::exec::Finished;
-use vcr::record::{Change, Snapshot};
+use vcr::record::{Change, Siblings, Snapshot};
 use vcr::store::stash::{Replaced, Unstashed};
 use vcr::usage::Usage;
 use vcr::verify::{Checks, Options};
@@ -49,6 +50,10 @@ struct Summary {
     /// Findings in what was recorded.
     errors: usize,
     warnings: usize,
+    /// Other files beside the cassettes that a green run added, changed or removed.
+    touched: usize,
+    /// Files a failed run added, changed or removed, left as it left them.
+    left_behind: usize,
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
@@ -57,6 +62,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let selection = cx.select(&[])?;
     cx.remove_stray_temps(&selection)?;
     let before = Snapshot::take(&selection);
+    let siblings = Siblings::take(&selection);
     let env = vcr::record::record_env(&selection, cx.project.config());
     let chosen =
         vcr::record::matching(&selection, &args.only).map_err(|e| anyhow!("--only: {e}"))?;
@@ -94,9 +100,14 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
                     path: &cassette.rel,
                 });
             }
+            let run = Run {
+                before: &before,
+                siblings: &siblings,
+                started: SystemTime::now(),
+            };
             match test_run::run(cx, &args.command, &env, &[], json, &mut Usage::default())? {
-                finished if finished.succeeded() => keep(cx, &before),
-                finished => put_back(cx, &finished),
+                finished if finished.succeeded() => keep(cx, &run),
+                finished => put_back(cx, &run, &finished),
             }
         });
     // Any way out ends the stash: on an error, whatever is still aside goes back now.
@@ -107,29 +118,78 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     result
 }
 
-/// The failure path: every cassette moved aside goes back; the command's code is passed on.
-fn put_back(cx: &Context, finished: &Finished) -> Result<Outcome> {
+/// The tree as it was before the test command ran.
+struct Run<'a> {
+    before: &'a Snapshot,
+    siblings: &'a Siblings,
+    /// When the command started: files in folders new to the tree count as written by the
+    /// run from then on.
+    started: SystemTime,
+}
+
+impl Run<'_> {
+    /// The other files of the cassettes' folders that the run added, changed or removed.
+    fn touched(&self, after: &vcr::tree::Selection) -> Vec<(String, Change)> {
+        Siblings::take_again(self.siblings, after).changes(self.siblings, self.started)
+    }
+}
+
+/// The failure path: every cassette moved aside goes back, what the run wrote is listed as
+/// it left it, and the command's code is passed on.
+fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome> {
     cx.reporter.err(&format!(
         "the test command {}; nothing recorded was normalized, cassettes moved aside are put back",
         finished.describe()
     ));
     let done = cx.store.unstash(Replaced::Keep)?;
     cx.report_unstashed(done.as_deref().unwrap_or_default());
+    // What the run left in the tree: new or rewritten cassettes in the harness's raw form
+    // (a half-written one when it was killed mid-write), expected outputs, sidecars.
+    let mut left = Vec::new();
+    if let Ok(after) = cx.project.select(&[], &cx.working_dir) {
+        let (changes, _) =
+            vcr::record::compare(run.before, &Snapshot::take(&after), &BTreeSet::new());
+        left.extend(
+            changes
+                .into_iter()
+                .filter(|(_, change)| *change != Change::Unchanged)
+                .map(|(path, change)| (path, change, true)),
+        );
+        left.extend(
+            run.touched(&after)
+                .into_iter()
+                .map(|(path, change)| (path, change, false)),
+        );
+    }
+    left.sort();
+    for (path, change, cassette) in &left {
+        cx.report().report(&Event::LeftBehind {
+            path,
+            change: *change,
+            cassette: *cassette,
+        });
+    }
     let summary = Summary {
         exit_code: finished.exit_code(),
+        left_behind: left.len(),
         ..Summary::default()
     };
-    cx.reporter.finish(
-        "record",
-        &summary,
-        &format!("not recorded: the test command {}", finished.describe()),
-    );
+    let mut line = format!("not recorded: the test command {}", finished.describe());
+    if !left.is_empty() {
+        line.push_str(&format!(
+            "; {} left as the run wrote {}",
+            count(left.len(), "file"),
+            if left.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    cx.reporter.finish("record", &summary, &line);
     Ok(Outcome::Exit(finished.exit_code()))
 }
 
 /// The success path: normalize and re-key what the run wrote, end the stash, report what
-/// changed, verify it.
-fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
+/// changed (the other files beside the cassettes too), verify it.
+fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
+    let before = run.before;
     let written = Snapshot::take(&cx.project.select(&[], &cx.working_dir)?).changed_since(before);
     if !written.is_empty() {
         let selection = cx.project.select(&written, &cx.working_dir)?;
@@ -157,7 +217,8 @@ fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
             _ => None,
         })
         .collect();
-    let after = Snapshot::take(&cx.project.select(&[], &cx.working_dir)?);
+    let tree = cx.project.select(&[], &cx.working_dir)?;
+    let after = Snapshot::take(&tree);
     let (changes, changed) = vcr::record::compare(before, &after, &kept);
     let mut recorded = Vec::new();
     for (path, change) in &changes {
@@ -169,13 +230,21 @@ fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
             recorded.push(cx.project.root().join(path));
         }
     }
+    let touched = run.touched(&tree);
+    for (path, change) in &touched {
+        cx.report().report(&Event::Touched {
+            path,
+            change: *change,
+        });
+    }
     let mut summary = Summary {
         changes: changed,
+        touched: touched.len(),
         ..Summary::default()
     };
     if !recorded.is_empty() {
         let selection = cx.project.select(&recorded, &cx.working_dir)?;
-        let checks = Checks::new(&cx.project, &cx.machine_paths())?;
+        let checks = Checks::new(&cx.project, &cx.machine_paths())?.for_record();
         let options = Options {
             dsh_cwd: Some(cx.project.dsh_cwd()),
             ..Options::default()
@@ -191,7 +260,7 @@ fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
         summary.warnings = outcome.summary.warnings;
     }
     let line = format!(
-        "recorded: {} added, {} changed, {} removed, {} unchanged{}; {}, {} in what was recorded",
+        "recorded: {} added, {} changed, {} removed, {} unchanged{}{}; {}, {} in what was recorded",
         changed.added,
         changed.changed,
         changed.removed,
@@ -200,6 +269,11 @@ fn keep(cx: &Context, before: &Snapshot) -> Result<Outcome> {
             format!(", {} not recorded again (put back)", changed.kept)
         } else {
             String::new()
+        },
+        if touched.is_empty() {
+            String::new()
+        } else {
+            format!("; {} beside them", count(touched.len(), "other file"))
         },
         count(summary.errors, "error"),
         count(summary.warnings, "warning"),

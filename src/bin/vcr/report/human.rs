@@ -45,7 +45,7 @@ fn level(event: &Event<'_>) -> Verbosity {
             outcome: "replaced",
             ..
         } => Verbosity::Verbose,
-        Event::Unstashed { .. } => Verbosity::Quiet,
+        Event::Unstashed { .. } | Event::LeftBehind { .. } => Verbosity::Quiet,
         Event::Collision { .. }
         | Event::NameTooLong { .. }
         | Event::FileError { .. }
@@ -172,6 +172,32 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
                 Change::Kept => ("kept", " (not recorded again: put back as it was)"),
             };
             r.out(&format!("{} {path}{note}", paint(c, Style::Changed, verb)));
+        }
+        Event::Touched { path, change } => {
+            use vcr::record::Change;
+            let verb = match change {
+                Change::Added => "also added",
+                Change::Removed => "also removed",
+                _ => "also changed",
+            };
+            r.out(&format!("{} {path}", paint(c, Style::Changed, verb)));
+        }
+        Event::LeftBehind { path, change, cassette } => {
+            use vcr::record::Change;
+            let verb = match change {
+                Change::Added => "added",
+                Change::Removed => "removed",
+                _ => "changed",
+            };
+            let note = if *cassette && *change != Change::Removed {
+                "; not normalized, re-keyed or verified"
+            } else {
+                ""
+            };
+            r.err(&format!(
+                "{}: {path} ({verb} by the run that did not succeed{note})",
+                paint(e, Style::Warning, "left behind")
+            ));
         }
         Event::Stashed { path } => {
             r.out(&format!("{} {path}", paint(c, Style::Dim, "moved aside")));
