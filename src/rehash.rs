@@ -206,7 +206,10 @@ impl Entry {
     fn content(&self) -> Option<[u8; 20]> {
         *self.content.get_or_init(|| {
             let bytes = std::fs::read(&self.path).ok()?;
-            if self.read.is_some_and(|read| ContentHash::of(&bytes) != read) {
+            if self
+                .read
+                .is_some_and(|read| ContentHash::of(&bytes) != read)
+            {
                 return None;
             }
             canonical_hash(&self.cassette, &bytes)

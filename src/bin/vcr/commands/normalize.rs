@@ -42,10 +42,13 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         Some(cx.begin_mutation()?)
     };
     cx.announce()?;
-    let selection = cx.select_checked(&args.paths, args.allow_empty)?;
     if args.check {
+        // Read-only: an interrupted run is reported, not finished (and may be why the tree
+        // looks empty).
         cx.check_interrupted()?;
-    } else {
+    }
+    let selection = cx.select_checked(&args.paths, args.allow_empty)?;
+    if !args.check {
         cx.remove_stray_temps(&selection)?;
     }
     let options = vcr::normalize::Options {

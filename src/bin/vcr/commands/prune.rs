@@ -67,11 +67,12 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         None
     };
     cx.announce()?;
+    if !args.delete {
+        cx.check_interrupted()?;
+    }
     let selection = cx.select(&[])?;
     if args.delete {
         cx.remove_stray_temps(&selection)?;
-    } else {
-        cx.check_interrupted()?;
     }
     // What each file holds before the run: a file saved while the tests run is not deleted.
     let read = args.delete.then(|| vcr::prune::read(&selection));
