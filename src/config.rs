@@ -163,7 +163,7 @@ pub enum ConfigError {
         message: String,
     },
     /// A rule does not compile.
-    #[error("in {}: {source}", path.as_deref().map_or("the built-in rules".into(), |p| p.display().to_string()))]
+    #[error("in {}", path.as_deref().map_or("the built-in rules".into(), |p| p.display().to_string()))]
     Rule {
         /// The configuration file, if the rule came from one.
         path: Option<PathBuf>,

@@ -8,7 +8,7 @@
 
 use similar::TextDiff;
 
-use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
+use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
 use crate::kind::{self, Mode};
 use crate::lint::Scanner;
 use crate::store::Store;
@@ -137,7 +137,7 @@ fn normalize_one(
     if !options.check {
         match store.write_file(&cassette.path, &canonical.bytes) {
             Ok(()) => result.written = true,
-            Err(e) => result.error = Some(FileProblem::io(&e)),
+            Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
         }
     }
     result

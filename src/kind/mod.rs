@@ -39,16 +39,16 @@ pub struct Canonical {
 #[non_exhaustive]
 pub enum CassetteError {
     /// Not JSON.
-    #[error("{0}")]
+    #[error(transparent)]
     Parse(#[from] ParseError),
     /// JSON, but not the shape of its kind.
-    #[error("{0}")]
+    #[error(transparent)]
     Schema(#[from] SchemaError),
     /// A line of a JSONL log (the first problem; `vcr verify` reports them all).
     #[error("{}", .0.message)]
     Log(dsh::Problem),
     /// A generic cassette's problem.
-    #[error("{0}")]
+    #[error(transparent)]
     Generic(#[from] generic::GenericError),
 }
 

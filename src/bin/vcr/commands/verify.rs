@@ -135,7 +135,9 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let mut temp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write {}", path.display()))?;
     std::io::Write::write_all(&mut temp, bytes)?;
+    // The persist error's message is its I/O error's, which is also its source: keep one.
     temp.persist(path)
+        .map_err(|e| e.error)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }
