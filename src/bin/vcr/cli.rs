@@ -143,6 +143,18 @@ pub(crate) enum Command {
 }
 
 impl Command {
+    /// The subcommand's name, as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Verify(_) => "verify",
+            Command::Normalize(_) => "normalize",
+            Command::Rehash(_) => "rehash",
+            Command::Diff(_) => "diff",
+            Command::Record(_) => "record",
+            Command::Prune(_) => "prune",
+        }
+    }
+
     /// How this command's results are printed.
     pub(crate) fn output(&self) -> Output {
         match self {

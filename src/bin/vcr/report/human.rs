@@ -90,15 +90,11 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
                 paint(c, Style::Changed, verb)
             ));
         }
-        Event::Collision { name, paths } => r.err(&format!(
-            "{}: {} would all be named {name}, but they differ; nothing was renamed",
-            paint(e, Style::Error, "collision"),
-            paths.join(", ")
-        )),
-        Event::NameTooLong { path, bytes } => r.err(&format!(
-            "{}: {path} would get a {bytes}-byte name; file systems allow 255, so the harness cannot open it (fewer messages per call fix it)",
-            paint(e, Style::Error, "name too long")
-        )),
+        Event::Collision { .. } | Event::NameTooLong { .. } => {
+            if let Some((label, text)) = problem_text(event) {
+                r.err(&format!("{}: {text}", paint(e, Style::Error, label)));
+            }
+        }
         Event::FileError { path, id, line, column, message } => {
             let at = match (line, column) {
                 (Some(line), Some(column)) => format!("{path}:{line}:{column}"),
@@ -169,12 +165,32 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
     }
 }
 
+/// The label and text of the problems that stop a plan (not a file's own error).
+pub(super) fn problem_text(event: &Event<'_>) -> Option<(&'static str, String)> {
+    match event {
+        Event::Collision { name, paths } => Some((
+            "collision",
+            format!(
+                "{} would all be named {name}, but they differ; nothing was renamed",
+                paths.join(", ")
+            ),
+        )),
+        Event::NameTooLong { path, bytes } => Some((
+            "name too long",
+            format!(
+                "{path} would get a {bytes}-byte name; file systems allow 255, so the harness cannot open it (fewer messages per call fix it)"
+            ),
+        )),
+        _ => None,
+    }
+}
+
 /// One finding, under a header naming its file when the file changes.
 pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
     use vcr::finding::Severity;
     let c = r.color;
     {
-        let mut current = super::lock(&r.current_file);
+        let current = &mut super::lock(&r.collected).current_file;
         if current.as_deref() != Some(finding.path.as_str()) {
             if current.is_some() {
                 r.out("");
