@@ -52,6 +52,7 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
             [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
             [CompletionResult]::new('--staged', '--staged', [CompletionResultType]::ParameterName, 'Check what is staged for commit (read from git''s index)')
+            [CompletionResult]::new('--list-detectors', '--list-detectors', [CompletionResultType]::ParameterName, 'List the leak detectors (the names `-v` prints and `[[verify.allow]] detector` takes) and exit')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
             [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')

@@ -393,7 +393,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__verify)
-            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --list-detectors --config --color --platform --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

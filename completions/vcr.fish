@@ -57,6 +57,7 @@ never\t'Never'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l staged -d 'Check what is staged for commit (read from git\'s index)'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l list-detectors -d 'List the leak detectors (the names `-v` prints and `[[verify.allow]] detector` takes) and exit'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'

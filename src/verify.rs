@@ -63,6 +63,38 @@ impl Allow {
     }
 }
 
+/// An allowlist entry's `detector` must be one vcr has, and find what the entry's `id`
+/// names: otherwise the entry could never match, and what it was meant to accept would
+/// still fail the run with nothing saying why (issue 11).
+fn check_detector(i: usize, entry: &crate::config::AllowConfig) -> Result<(), String> {
+    let Some(name) = &entry.detector else {
+        return Ok(());
+    };
+    let Some(detector) = crate::lint::detectors()
+        .into_iter()
+        .find(|d| d.name == name)
+    else {
+        return Err(format!(
+            "`verify.allow[{i}]` names an unknown detector `{name}` (`vcr verify --list-detectors` lists them)"
+        ));
+    };
+    let covers = match entry.id.strip_suffix("/*") {
+        Some(family) => detector
+            .id
+            .strip_prefix(family)
+            .is_some_and(|r| r.starts_with('/')),
+        None => detector.id == entry.id,
+    };
+    if covers {
+        Ok(())
+    } else {
+        Err(format!(
+            "`verify.allow[{i}]`: detector `{name}` finds `{}`, not `{}`",
+            detector.id, entry.id
+        ))
+    }
+}
+
 impl Checks {
     /// Builds the checks from the project's `[verify]` settings; `machine_paths` are this
     /// machine's folders to look for (label, path).
@@ -95,6 +127,7 @@ impl Checks {
                     entry.id
                 )));
             }
+            check_detector(i, entry).map_err(bad)?;
             let regex = entry
                 .regex
                 .as_deref()

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::cli::{Cli, Output};
+use crate::cli::{Cli, Command, Output};
 use crate::commands::{self, Outcome};
 use crate::context::Context;
 use crate::report::{Reporter, Verbosity};
@@ -23,6 +23,13 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Err(e) => return usage_error(&args, &e),
     };
     let command = cli.command.name();
+    if let Command::Verify(args) = &cli.command
+        && args.list_detectors
+    {
+        let reporter = Reporter::new(args.format.into(), Verbosity::Normal, false, false);
+        commands::verify::list_detectors(&reporter);
+        return ExitCode::SUCCESS;
+    }
     let cx = match Context::new(&cli.global, cli.command.output()) {
         Ok(cx) => cx,
         Err((reporter, e)) => {

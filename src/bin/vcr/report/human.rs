@@ -212,11 +212,16 @@ pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
         .as_deref()
         .map(|m| format!(" ({m})"))
         .unwrap_or_default();
+    // With -v, the detector: the name `[[verify.allow]] detector` takes.
+    let detector = match finding.detector {
+        Some(name) if r.verbosity >= Verbosity::Verbose => format!(" [{name}]"),
+        _ => String::new(),
+    };
     r.out(&format!(
         "  {at:>9}  {severity}  {:<19} {}{}",
         finding.id,
         finding.message,
-        paint(c, Style::Dim, &matched)
+        paint(c, Style::Dim, &format!("{matched}{detector}"))
     ));
 }
 

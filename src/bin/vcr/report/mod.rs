@@ -84,6 +84,10 @@ impl Reporter {
         self.verbosity
     }
 
+    pub(crate) fn output(&self) -> Output {
+        self.output
+    }
+
     /// Prints the closing summary: the human line, or the whole JSON document.
     pub(crate) fn finish(&self, command: &str, summary: &impl Serialize, line: &str) {
         self.finished.store(true, Ordering::SeqCst);
