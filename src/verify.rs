@@ -399,7 +399,7 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
     }
     // Format: what `vcr normalize` would write.
     if cassette.kind == CassetteKind::ClaudeCodeMessage {
-        claude_code::normalize_message(&mut value, &cassette.dir.rules, cassette.dir.version);
+        crate::kind::normalize_message(&mut value, &cassette.dir);
     }
     let canonical = json::to_pretty(&value);
     if canonical != bytes {
@@ -726,14 +726,17 @@ fn leak_findings(
             }
             LeakFamily::Email => format!("{}{where_}: personal data", capitalize(&hit.label)),
         };
-        let raw_stream_event = pointer.is_some_and(|p| is_stream_event(cassette.kind, p));
+        // Raw unless `dehydrate-stream-events` is on: then the rules reach them like any
+        // payload, and the usual advice holds.
+        let raw_stream_event = pointer.is_some_and(|p| is_stream_event(cassette.kind, p))
+            && !cassette.dir.dehydrate_stream_events;
         let message = if raw_stream_event
             && matches!(
                 family,
                 LeakFamily::Secret | LeakFamily::Path | LeakFamily::Email
             ) {
             format!(
-                "{message} (Claude Code stores stream events as recorded and `vcr normalize` keeps them so: re-record from a folder that names no user, or accept it in [[verify.allow]])"
+                "{message} (Claude Code stores stream events as recorded and `vcr normalize` keeps them so: `[claude-code] dehydrate-stream-events = true` applies the rules to them; or re-record from a folder that names no user, or accept it in [[verify.allow]])"
             )
         } else {
             message

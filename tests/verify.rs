@@ -509,6 +509,67 @@ fn leaks_in_raw_stream_events_say_that_normalize_cannot_fix_them() {
     );
 }
 
+/// Issue 11: a tree Claude Code dehydrated correctly still holds its cwd and config home in
+/// the raw stream events. With `[claude-code] dehydrate-stream-events = true`, `normalize`
+/// applies the payload rules to them and the tree passes; without it, nothing changes and
+/// the finding says which setting would help.
+#[test]
+fn stream_events_get_the_rules_when_the_setting_asks() {
+    let t = example("claude-code");
+    let rel = "fixtures/661cf4.json";
+    let text = t.read(rel).replacen(
+        "I will look at the cart ",
+        "I will look at /home/alice/app/src/cart.ts and /home/alice/.claude/settings.json ",
+        1,
+    );
+    t.write(rel, &text);
+    let machine =
+        "[claude-code]\ncwd = \"/home/alice/app\"\nconfig-home = \"/home/alice/.claude\"\n";
+
+    // Off (the default): the seed's bytes stay, and the finding names the setting.
+    t.write("vcr.toml", machine);
+    t.vcr(&["normalize", "--check"]).code(0);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(
+        kinds(&doc),
+        [pair("leak/path", "error"), pair("leak/path", "error")],
+        "{doc:#}"
+    );
+    assert!(
+        findings(&doc)[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("dehydrate-stream-events = true"),
+        "{doc:#}"
+    );
+    assert_eq!(t.read(rel), text);
+
+    // On: verify wants the file normalized, normalize rewrites only the stream event, and
+    // the tree passes under its old name.
+    t.write(
+        "vcr.toml",
+        format!("{machine}dehydrate-stream-events = true\n"),
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert!(
+        kinds(&doc).contains(&pair("format/unnormalized", "error")),
+        "{doc:#}"
+    );
+    t.vcr(&["normalize"]).code(0);
+    let normalized = t.read(rel);
+    assert_eq!(
+        normalized,
+        text.replace("/home/alice/app", "[CWD]")
+            .replace("/home/alice/.claude", "[CONFIG_HOME]")
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value], "{doc:#}");
+    t.vcr(&["normalize", "--check"]).code(0);
+}
+
 #[test]
 fn this_machines_folders_are_leaks() {
     let t = TestDir::new();

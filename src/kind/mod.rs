@@ -8,8 +8,8 @@ pub mod claude_code;
 pub mod dsh;
 pub mod generic;
 
-use crate::json::{self, ParseError, Position};
-use crate::tree::{Cassette, CassetteKind};
+use crate::json::{self, ParseError, Position, Value};
+use crate::tree::{Cassette, CassetteKind, FixtureDir};
 
 pub use claude_code::SchemaError;
 
@@ -153,6 +153,17 @@ fn generic_key(
     }))
 }
 
+/// What `vcr normalize` makes of a checked Claude Code message fixture in `dir`: the
+/// writer's mapping under the folder's rules, and its stream events dehydrated when the
+/// configuration asks. Returns whether the key material changed.
+pub fn normalize_message(value: &mut Value<'_>, dir: &FixtureDir) -> bool {
+    let key_changed = claude_code::normalize_message(value, &dir.rules, dir.version);
+    if dir.dehydrate_stream_events {
+        claude_code::dehydrate_stream_events(value, &dir.rules);
+    }
+    key_changed
+}
+
 /// Parses, checks and rewrites one cassette (see the module docs).
 pub fn canonicalize(
     cassette: &Cassette,
@@ -216,7 +227,7 @@ pub fn canonicalize(
             let rules = &cassette.dir.rules;
             let version = cassette.dir.version;
             let key_changed = match mode {
-                Mode::Normalize => claude_code::normalize_message(&mut value, rules, version),
+                Mode::Normalize => normalize_message(&mut value, &cassette.dir),
                 Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version),
             };
             Ok(Canonical {
