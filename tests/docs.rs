@@ -1,5 +1,7 @@
 //! What the documentation promises (issue 11): the README's demo works as pasted, twice; its
-//! snippets hold nothing a user would have to invent.
+//! snippets hold nothing a user would have to invent; `vcr --generate` prints what the
+//! repository ships in `man/` and `completions/`; the man pages have the sections a man page
+//! is expected to have, with value names in their synopses and true environment variables.
 
 mod common;
 
@@ -138,5 +140,126 @@ fn the_readme_pre_commit_hook_matches_the_shipped_one() {
     ] {
         assert!(local.contains(key), "the README's hook lacks `{key}`");
         assert!(shipped.contains(key), "the shipped hook lacks `{key}`");
+    }
+}
+
+#[test]
+fn generate_prints_what_the_repository_ships() {
+    for (what, file) in [
+        ("man", "man/vcr.1"),
+        ("complete-bash", "completions/vcr.bash"),
+        ("complete-zsh", "completions/_vcr"),
+        ("complete-fish", "completions/vcr.fish"),
+        ("complete-powershell", "completions/_vcr.ps1"),
+    ] {
+        let run = vcr(&["--generate", what]);
+        run.code(0);
+        let shipped = std::fs::read_to_string(repo().join(file)).unwrap();
+        assert!(
+            run.stdout == shipped,
+            "`vcr --generate {what}` differs from {file}"
+        );
+    }
+    vcr(&["--generate", "man", "verify"])
+        .code(2)
+        .stderr_has("takes no subcommand");
+    // A subcommand is still required without --generate.
+    vcr(&["-q"]).code(2).stderr_has("requires a subcommand");
+}
+
+fn man_page(name: &str) -> String {
+    std::fs::read_to_string(repo().join("man").join(name)).unwrap()
+}
+
+#[test]
+fn man_pages_have_the_expected_sections_and_value_names() {
+    let pages: Vec<String> = std::fs::read_dir(repo().join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(pages.len() >= 7, "{pages:?}");
+    for name in &pages {
+        let page = man_page(name);
+        let sections: &[&str] = if name == "vcr.1" {
+            &[
+                "NAME",
+                "SYNOPSIS",
+                "DESCRIPTION",
+                "OPTIONS",
+                "SUBCOMMANDS",
+                "\"EXIT STATUS\"",
+                "ENVIRONMENT",
+                "FILES",
+                "EXAMPLES",
+                "\"SEE ALSO\"",
+            ]
+        } else {
+            &[
+                "NAME",
+                "SYNOPSIS",
+                "DESCRIPTION",
+                "OPTIONS",
+                "\"EXIT STATUS\"",
+                "EXAMPLES",
+                "\"SEE ALSO\"",
+            ]
+        };
+        let mut at = 0;
+        for section in sections {
+            let header = format!("\n.SH {section}\n");
+            let found = page[at..]
+                .find(&header)
+                .unwrap_or_else(|| panic!("{name} lacks {section} (in order)"));
+            at += found + header.len();
+        }
+        // Every option that takes a value shows it in the synopsis.
+        let synopsis = page
+            .split("\n.SH SYNOPSIS\n")
+            .nth(1)
+            .and_then(|s| s.split("\n.SH ").next())
+            .unwrap();
+        for option in ["-C", "--config", "--color", "--platform"] {
+            let escaped = option.replace('-', "\\-");
+            assert!(
+                synopsis.contains(&format!("\\fB{escaped}\\fR <\\fI")),
+                "{name}: `{option}` has no value name in the synopsis:\n{synopsis}"
+            );
+        }
+    }
+    assert!(man_page("vcr-verify.1").contains("[\\fB\\-\\-format\\fR <\\fIFORMAT\\fR>]"));
+    assert!(man_page("vcr-record.1").contains("\\-\\- <\\fICMD\\fR>..."));
+}
+
+/// Every variable the ENVIRONMENT section names is one vcr reads or sets.
+#[test]
+fn the_man_page_environment_is_true() {
+    let page = man_page("vcr.1");
+    let section = page
+        .split("\n.SH ENVIRONMENT\n")
+        .nth(1)
+        .and_then(|s| s.split("\n.SH ").next())
+        .unwrap();
+    let mut sources = String::new();
+    for entry in walkdir::WalkDir::new(repo().join("src")) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_some_and(|e| e == "rs") {
+            sources.push_str(&std::fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    let mut names = Vec::new();
+    for line in section.lines() {
+        if let Some(term) = line
+            .strip_prefix("\\fB")
+            .and_then(|l| l.strip_suffix("\\fR"))
+        {
+            names.extend(term.split(", ").map(str::to_owned));
+        }
+    }
+    assert!(names.len() >= 9, "{names:?}");
+    for name in names {
+        assert!(
+            sources.contains(&format!("\"{name}\"")),
+            "the man page names `{name}`, which vcr never reads or sets"
+        );
     }
 }

@@ -9,7 +9,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, Command, Output};
 use crate::commands::{self, Outcome};
@@ -22,28 +22,50 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         Ok(cli) => cli,
         Err(e) => return usage_error(&args, &e),
     };
-    let command = cli.command.name();
-    if let Command::Verify(args) = &cli.command
-        && args.list_detectors
-    {
-        let reporter = Reporter::new(args.format.into(), Verbosity::Normal, false, false);
-        commands::verify::list_detectors(&reporter);
+    // What needs no project: the generated documentation, the detector list.
+    let reporter = |output| Reporter::new(output, Verbosity::Normal, false, false);
+    if let Some(what) = cli.generate {
+        if cli.command.is_some() {
+            let e = Cli::command().error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "`--generate` takes no subcommand",
+            );
+            return usage_error(&args, &e);
+        }
+        let text = crate::generate::generate(what);
+        reporter(Output::Human).out(String::from_utf8_lossy(&text).trim_end_matches('\n'));
         return ExitCode::SUCCESS;
     }
-    let cx = match Context::new(&cli.global, cli.command.output()) {
+    let Some(command) = &cli.command else {
+        // Without `--generate` a subcommand is required: clap says so, as it always has.
+        let e = Cli::command()
+            .subcommand_required(true)
+            .arg_required_else_help(true)
+            .try_get_matches_from(&args)
+            .expect_err("no subcommand was given");
+        return usage_error(&args, &e);
+    };
+    if let Command::Verify(args) = command
+        && args.list_detectors
+    {
+        commands::verify::list_detectors(&reporter(args.format.into()));
+        return ExitCode::SUCCESS;
+    }
+    let name = command.name();
+    let cx = match Context::new(&cli.global, command.output()) {
         Ok(cx) => cx,
         Err((reporter, e)) => {
-            reporter.fatal(command, &format!("{e:#}"));
+            reporter.fatal(name, &format!("{e:#}"));
             return ExitCode::from(2);
         }
     };
-    let outcome = commands::dispatch(&cx, &cli.command);
+    let outcome = commands::dispatch(&cx, command);
     if cx.reporter.broken_pipe() {
         return ExitCode::SUCCESS;
     }
     match outcome {
         Err(e) => {
-            cx.reporter.fatal(command, &format!("{e:#}"));
+            cx.reporter.fatal(name, &format!("{e:#}"));
             ExitCode::from(2)
         }
         // `record` passes on the code of a test command that failed, whatever else happened.
@@ -81,7 +103,6 @@ fn usage_error(args: &[OsString], e: &clap::Error) -> ExitCode {
 /// The subcommand and the `--format` of a command line that did not parse, when both can be
 /// told and the format is a machine-readable one.
 fn requested_output(args: &[OsString]) -> Option<(String, Output)> {
-    use clap::CommandFactory;
     let cli = Cli::command();
     // The global options that take a value (`-C DIR`): their value is not a subcommand.
     let takes_value = |word: &str| {
