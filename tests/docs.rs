@@ -36,6 +36,15 @@ fn code_blocks(markdown: &str) -> Vec<(String, String)> {
     blocks
 }
 
+/// The README's first ```` ```info ```` block that holds `text`.
+fn readme_block(info: &str, text: &str) -> String {
+    code_blocks(&readme())
+        .into_iter()
+        .find(|(i, body)| i == info && body.contains(text))
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("the README has no {info} block with {text:?}"))
+}
+
 /// `vcr` with no `-C` and a clean environment, as a user runs it.
 fn vcr(args: &[&str]) -> Run {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
@@ -57,11 +66,7 @@ fn bin_dir() -> PathBuf {
 #[cfg(unix)]
 #[test]
 fn the_readme_demo_works_when_run_twice() {
-    let blocks = code_blocks(&readme());
-    let (_, demo) = blocks
-        .iter()
-        .find(|(info, body)| info == "sh" && body.contains("examples/claude-code-raw"))
-        .expect("the README's repair demo");
+    let demo = readme_block("sh", "examples/claude-code-raw");
     let tmp = TestDir::new();
     let before = TestDir::copy_of(&repo().join("examples/claude-code-raw")).files("");
     let path = format!(
@@ -72,7 +77,7 @@ fn the_readme_demo_works_when_run_twice() {
     for round in 1..=2 {
         let output = Command::new("sh")
             .arg("-c")
-            .arg(demo)
+            .arg(&demo)
             .current_dir(repo())
             .env("PATH", &path)
             .env("TMPDIR", &tmp.root)
@@ -127,11 +132,7 @@ fn readme_snippets_hold_no_placeholder_to_invent() {
 /// The README's local pre-commit hook runs the command the shipped hook runs.
 #[test]
 fn the_readme_pre_commit_hook_matches_the_shipped_one() {
-    let blocks = code_blocks(&readme());
-    let (_, local) = blocks
-        .iter()
-        .find(|(info, body)| info == "yaml" && body.contains("repo: local"))
-        .expect("the README's pre-commit configuration");
+    let local = readme_block("yaml", "repo: local");
     let shipped = std::fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
     for key in [
         "id: vcr-verify",

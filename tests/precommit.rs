@@ -28,20 +28,8 @@ fn the_hook_refuses_a_commit_with_a_leaked_cassette_and_accepts_the_fixed_one() 
     let tmp = std::fs::canonicalize(dir.path()).unwrap();
     let env = Env::new(&tmp);
 
-    let pre_commit = match install_pre_commit(&tmp.join("venv")) {
-        Ok(pre_commit) => pre_commit,
-        Err(reason) if std::env::var(REQUIRE).as_deref() == Ok("1") => {
-            panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
-        }
-        Err(reason) => {
-            // Straight to the process's stderr: the test harness captures `eprintln!`, and
-            // a skip must be seen without `--nocapture`.
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: pre-commit could not be installed: {reason}"
-            );
-            return;
-        }
+    let Some(pre_commit) = pre_commit_or_skip(&tmp) else {
+        return;
     };
     let version = run(env.command(&pre_commit).arg("--version"), &tmp);
     eprintln!(
@@ -89,17 +77,7 @@ fn the_hook_refuses_a_commit_with_a_leaked_cassette_and_accepts_the_fixed_one() 
     write(&project, ".pre-commit-config.yaml", config.as_bytes());
 
     let install = Instant::now();
-    let installed = run(
-        env.command(&pre_commit)
-            .args(["install", "--install-hooks"])
-            .current_dir(&project),
-        &project,
-    );
-    assert!(
-        installed.ok,
-        "pre-commit install failed:\n{}",
-        installed.all
-    );
+    install_hooks(&env, &pre_commit, &project);
     eprintln!(
         "pre-commit installed the hook (cargo install of vcr) in {:.1?}",
         install.elapsed()
@@ -180,18 +158,8 @@ fn the_readme_local_hook_runs_the_installed_vcr() {
     let dir = tempfile::tempdir().unwrap();
     let tmp = std::fs::canonicalize(dir.path()).unwrap();
     let env = Env::new(&tmp);
-    let pre_commit = match install_pre_commit(&tmp.join("venv")) {
-        Ok(pre_commit) => pre_commit,
-        Err(reason) if std::env::var(REQUIRE).as_deref() == Ok("1") => {
-            panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
-        }
-        Err(reason) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: pre-commit could not be installed: {reason}"
-            );
-            return;
-        }
+    let Some(pre_commit) = pre_commit_or_skip(&tmp) else {
+        return;
     };
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
@@ -223,17 +191,7 @@ fn the_readme_local_hook_runs_the_installed_vcr() {
         &std::env::var_os("PATH").unwrap_or_default(),
     )))
     .unwrap();
-    let installed = run(
-        env.command(&pre_commit)
-            .args(["install", "--install-hooks"])
-            .current_dir(&project),
-        &project,
-    );
-    assert!(
-        installed.ok,
-        "pre-commit install failed:\n{}",
-        installed.all
-    );
+    install_hooks(&env, &pre_commit, &project);
     let commit = |message: &str| {
         run(
             env.command("git")
@@ -335,6 +293,41 @@ fn ran(output: &Output) -> Ran {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ),
+    }
+}
+
+/// `pre-commit install --install-hooks` in `project`: the git hook, and the hook's build.
+fn install_hooks(env: &Env, pre_commit: &Path, project: &Path) {
+    let installed = run(
+        env.command(pre_commit)
+            .args(["install", "--install-hooks"])
+            .current_dir(project),
+        project,
+    );
+    assert!(
+        installed.ok,
+        "pre-commit install failed:\n{}",
+        installed.all
+    );
+}
+
+/// `pre-commit` installed in a virtual environment under `tmp`; `None` after saying on
+/// stderr why the test is skipped (it panics instead when CI requires pre-commit).
+fn pre_commit_or_skip(tmp: &Path) -> Option<PathBuf> {
+    match install_pre_commit(&tmp.join("venv")) {
+        Ok(pre_commit) => Some(pre_commit),
+        Err(reason) if std::env::var(REQUIRE).as_deref() == Ok("1") => {
+            panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
+        }
+        Err(reason) => {
+            // Straight to the process's stderr: the test harness captures `eprintln!`, and
+            // a skip must be seen without `--nocapture`.
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: pre-commit could not be installed: {reason}"
+            );
+            None
+        }
     }
 }
 
