@@ -65,7 +65,7 @@ _vcr() {
 
     case "${cmd}" in
         vcr)
-            opts="-C -q -v -h -V --config --color --platform --quiet --verbose --help --version verify normalize rehash diff record prune help"
+            opts="-C -q -v -h -V --config --color --platform --quiet --verbose --generate --help --version verify normalize rehash diff record prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -85,6 +85,10 @@ _vcr() {
                     ;;
                 --platform)
                     COMPREPLY=($(compgen -W "unix windows" -- "${cur}"))
+                    return 0
+                    ;;
+                --generate)
+                    COMPREPLY=($(compgen -W "man complete-bash complete-zsh complete-fish complete-powershell" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -393,7 +397,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__verify)
-            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --allow-empty --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --allow-empty --list-detectors --config --color --platform --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_vcr_global_optspecs
-    string join \n C= config= color= platform= q/quiet v/verbose h/help V/version
+    string join \n C= config= color= platform= q/quiet v/verbose generate= h/help V/version
 end
 
 function __fish_vcr_needs_command
@@ -31,6 +31,11 @@ always\t'Always'
 never\t'Never'"
 complete -c vcr -n "__fish_vcr_needs_command" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_needs_command" -l generate -d 'Print the man page or a shell\'s completion script and exit (for packagers)' -r -f -a "man\t'The man page vcr(1) (the subcommands\' pages are in the repository\'s `man/`)'
+complete-bash\t'Completions for bash'
+complete-zsh\t'Completions for zsh'
+complete-fish\t'Completions for fish'
+complete-powershell\t'Completions for PowerShell'"
 complete -c vcr -n "__fish_vcr_needs_command" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_needs_command" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -58,6 +63,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand verify" -l platform -d 'Whose pa
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l staged -d 'Check what is staged for commit (read from git\'s index)'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l allow-empty -d 'Pass when no cassette is found (by default an empty tree is an error: nothing checked is not a pass)'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l list-detectors -d 'List the leak detectors (the names `-v` prints and `[[verify.allow]] detector` takes) and exit'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -49,7 +49,7 @@ struct File {
 #[non_exhaustive]
 pub enum BaselineError {
     /// Reading or writing failed.
-    #[error("cannot {op} baseline {}: {source}", path.display())]
+    #[error("cannot {op} baseline {}", path.display())]
     Io {
         /// `read` or `write`.
         op: &'static str,

@@ -121,6 +121,9 @@ pub struct ClaudeCodeConfig {
     pub platform: Option<Platform>,
     /// Which Claude Code writer to reproduce: `2.1.88` (default) or `2.1.195`.
     pub version: Option<Version>,
+    /// Apply the payload rules to `stream_event` items too. Off by default: Claude Code
+    /// stores them raw, and `vcr normalize` then keeps the seed's bytes.
+    pub dehydrate_stream_events: Option<bool>,
 }
 
 /// Why the configuration cannot be used.
@@ -163,7 +166,7 @@ pub enum ConfigError {
         message: String,
     },
     /// A rule does not compile.
-    #[error("in {}: {source}", path.as_deref().map_or("the built-in rules".into(), |p| p.display().to_string()))]
+    #[error("in {}", path.as_deref().map_or("the built-in rules".into(), |p| p.display().to_string()))]
     Rule {
         /// The configuration file, if the rule came from one.
         path: Option<PathBuf>,
@@ -244,6 +247,8 @@ pub struct ClaudeCodeSettings {
     pub platform: Platform,
     /// Which writer to reproduce.
     pub version: Version,
+    /// Whether `stream_event` items get the payload rules.
+    pub dehydrate_stream_events: bool,
 }
 
 impl ClaudeCodeSettings {
@@ -284,6 +289,7 @@ impl ClaudeCodeSettings {
             config_home: config_home.nfc().collect(),
             platform,
             version: file.version.unwrap_or_default(),
+            dehydrate_stream_events: file.dehydrate_stream_events.unwrap_or(false),
         })
     }
 }

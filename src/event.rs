@@ -239,6 +239,20 @@ impl FileProblem {
     }
 }
 
+/// An error's message followed by each of its causes, `: `-separated, as the binary prints
+/// errors: for the library's errors that become the text of an event. Their own messages
+/// never repeat their cause (it is their `source`), so this is where the cause is said.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
+}
+
 /// Receives events. Implementations must be thread-safe; events arrive in a deterministic
 /// order from one thread at a time.
 pub trait Report: Send + Sync {
@@ -279,5 +293,25 @@ pub fn par_ordered<T: Sync, R: Send>(
         for (item, result) in chunk.iter().zip(results) {
             sink(item, result);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_chain_says_each_cause_once() {
+        // Issue 11: messages leave their cause to `source`, and a chain says it once.
+        let e = crate::store::StoreError::Io {
+            op: "write",
+            path: "fixtures/a.json".into(),
+            source: std::io::Error::from(std::io::ErrorKind::NotFound),
+        };
+        assert_eq!(e.to_string(), "cannot write fixtures/a.json");
+        assert_eq!(
+            error_chain(&e),
+            "cannot write fixtures/a.json: entity not found"
+        );
     }
 }

@@ -14,7 +14,7 @@ use std::process::{Command, Stdio};
 #[non_exhaustive]
 pub enum GitError {
     /// git could not be started.
-    #[error("cannot run git: {0}")]
+    #[error("cannot run git")]
     Spawn(#[source] std::io::Error),
     /// git said no (not a repository, ...).
     #[error("`git {command}` failed: {stderr}")]

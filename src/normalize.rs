@@ -8,7 +8,7 @@
 
 use similar::TextDiff;
 
-use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
+use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
 use crate::kind::{self, Mode};
 use crate::lint::Scanner;
 use crate::store::{ContentHash, Store, StoreError};
@@ -149,7 +149,7 @@ fn normalize_one(
         match store.replace_file(&cassette.path, &canonical.bytes, ContentHash::of(&bytes)) {
             Ok(()) => result.written = true,
             Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
-            Err(e) => result.error = Some(FileProblem::io(&e)),
+            Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
         }
     }
     result

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use sha1::{Digest, Sha1};
 
-use crate::event::{Event, FileProblem, Progress, Report, par_ordered};
+use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
 use crate::kind::{self, Mode};
 use crate::store::journal::{Move, SkipReason};
 use crate::store::{ContentHash, Store, StoreError};
@@ -178,7 +178,7 @@ fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
         };
         match store.write_temp(&target, &canonical.bytes, Some(&cassette.path), "new") {
             Ok(path) => new = Some(path),
-            Err(e) => return Planned::Problem(FileProblem::io(&e)),
+            Err(e) => return Planned::Problem(FileProblem::io(&error_chain(&e))),
         }
     }
     let moves = target.as_os_str() != cassette.path.as_os_str() || keyed.key_changed;

@@ -80,6 +80,9 @@ pub struct FixtureDir {
     pub rules: Arc<RuleSet>,
     /// Which writer to reproduce.
     pub version: Version,
+    /// Whether `stream_event` items get the payload rules (`[claude-code]
+    /// dehydrate-stream-events`); Claude Code stores them raw.
+    pub dehydrate_stream_events: bool,
     /// The absolute folder recordings were made in: what `[CWD]` (Claude Code) or `{{cwd}}`
     /// (dsh) stands for.
     pub cwd: String,
@@ -369,6 +372,7 @@ impl Project {
             path: path.to_owned(),
             rules: self.rules_for_cwd(&cwd)?,
             version: self.claude_code.version,
+            dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
             cwd,
             spec: None,
         }))
@@ -723,6 +727,7 @@ impl Project {
             path: dir.clone(),
             rules: Arc::new(RuleSet::default()),
             version: self.claude_code.version,
+            dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
             cwd: self.dsh_cwd(),
             spec: None,
         });
@@ -774,6 +779,7 @@ impl Project {
                 path: path.parent().map(Path::to_owned).unwrap_or_default(),
                 rules: Arc::new(RuleSet::default()),
                 version: self.claude_code.version,
+                dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
                 cwd: String::new(),
                 spec: spec.cloned(),
             }),

@@ -38,7 +38,7 @@ pub struct UsageRecord {
 #[non_exhaustive]
 pub enum UsageError {
     /// The file could not be read.
-    #[error("cannot read usage log {}: {source}", path.display())]
+    #[error("cannot read usage log {}", path.display())]
     Read {
         /// The log.
         path: PathBuf,

@@ -67,6 +67,38 @@ impl Allow {
     }
 }
 
+/// An allowlist entry's `detector` must be one vcr has, and find what the entry's `id`
+/// names: otherwise the entry could never match, and what it was meant to accept would
+/// still fail the run with nothing saying why (issue 11).
+fn check_detector(i: usize, entry: &crate::config::AllowConfig) -> Result<(), String> {
+    let Some(name) = &entry.detector else {
+        return Ok(());
+    };
+    let Some(detector) = crate::lint::detectors()
+        .into_iter()
+        .find(|d| d.name == name)
+    else {
+        return Err(format!(
+            "`verify.allow[{i}]` names an unknown detector `{name}` (`vcr verify --list-detectors` lists them)"
+        ));
+    };
+    let covers = match entry.id.strip_suffix("/*") {
+        Some(family) => detector
+            .id
+            .strip_prefix(family)
+            .is_some_and(|r| r.starts_with('/')),
+        None => detector.id == entry.id,
+    };
+    if covers {
+        Ok(())
+    } else {
+        Err(format!(
+            "`verify.allow[{i}]`: detector `{name}` finds `{}`, not `{}`",
+            detector.id, entry.id
+        ))
+    }
+}
+
 impl Checks {
     /// Builds the checks from the project's `[verify]` settings; `machine_paths` are this
     /// machine's folders to look for (label, path).
@@ -99,6 +131,7 @@ impl Checks {
                     entry.id
                 )));
             }
+            check_detector(i, entry).map_err(bad)?;
             let regex = entry
                 .regex
                 .as_deref()
@@ -384,7 +417,7 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
     }
     // Format: what `vcr normalize` would write.
     if cassette.kind == CassetteKind::ClaudeCodeMessage {
-        claude_code::normalize_message(&mut value, &cassette.dir.rules, cassette.dir.version);
+        crate::kind::normalize_message(&mut value, &cassette.dir);
     }
     let canonical = json::to_pretty(&value);
     if canonical != bytes {
@@ -745,14 +778,17 @@ fn leak_findings(
             }
             LeakFamily::Email => format!("{}{where_}: personal data", capitalize(&hit.label)),
         };
-        let raw_stream_event = pointer.is_some_and(|p| is_stream_event(cassette.kind, p));
+        // Raw unless `dehydrate-stream-events` is on: then the rules reach them like any
+        // payload, and the usual advice holds.
+        let raw_stream_event = pointer.is_some_and(|p| is_stream_event(cassette.kind, p))
+            && !cassette.dir.dehydrate_stream_events;
         let message = if raw_stream_event
             && matches!(
                 family,
                 LeakFamily::Secret | LeakFamily::Path | LeakFamily::Email
             ) {
             format!(
-                "{message} (Claude Code stores stream events as recorded and `vcr normalize` keeps them so: re-record from a folder that names no user, or accept it in [[verify.allow]])"
+                "{message} (Claude Code stores stream events as recorded and `vcr normalize` keeps them so: `[claude-code] dehydrate-stream-events = true` applies the rules to them; or re-record from a folder that names no user, or accept it in [[verify.allow]])"
             )
         } else {
             message

@@ -28,20 +28,8 @@ fn the_hook_refuses_a_commit_with_a_leaked_cassette_and_accepts_the_fixed_one() 
     let tmp = std::fs::canonicalize(dir.path()).unwrap();
     let env = Env::new(&tmp);
 
-    let pre_commit = match install_pre_commit(&tmp.join("venv")) {
-        Ok(pre_commit) => pre_commit,
-        Err(reason) if std::env::var(REQUIRE).as_deref() == Ok("1") => {
-            panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
-        }
-        Err(reason) => {
-            // Straight to the process's stderr: the test harness captures `eprintln!`, and
-            // a skip must be seen without `--nocapture`.
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: pre-commit could not be installed: {reason}"
-            );
-            return;
-        }
+    let Some(pre_commit) = pre_commit_or_skip(&tmp) else {
+        return;
     };
     let version = run(env.command(&pre_commit).arg("--version"), &tmp);
     eprintln!(
@@ -89,17 +77,7 @@ fn the_hook_refuses_a_commit_with_a_leaked_cassette_and_accepts_the_fixed_one() 
     write(&project, ".pre-commit-config.yaml", config.as_bytes());
 
     let install = Instant::now();
-    let installed = run(
-        env.command(&pre_commit)
-            .args(["install", "--install-hooks"])
-            .current_dir(&project),
-        &project,
-    );
-    assert!(
-        installed.ok,
-        "pre-commit install failed:\n{}",
-        installed.all
-    );
+    install_hooks(&env, &pre_commit, &project);
     eprintln!(
         "pre-commit installed the hook (cargo install of vcr) in {:.1?}",
         install.elapsed()
@@ -170,6 +148,78 @@ fn the_hook_refuses_a_commit_with_a_leaked_cassette_and_accepts_the_fixed_one() 
     assert_eq!(commits(&env, &project), 2);
 
     eprintln!("pre-commit test took {:.1?} in all", started.elapsed());
+}
+
+/// Issue 11: the README's `.pre-commit-config.yaml` (a `local` hook running the installed
+/// `vcr`, nothing to fill in) works as pasted: the clean commit passes, a leaked home folder
+/// is refused.
+#[test]
+fn the_readme_local_hook_runs_the_installed_vcr() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = std::fs::canonicalize(dir.path()).unwrap();
+    let env = Env::new(&tmp);
+    let Some(pre_commit) = pre_commit_or_skip(&tmp) else {
+        return;
+    };
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let config = readme
+        .split("```yaml\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains("repo: local"))
+        .expect("the README's local pre-commit configuration");
+
+    let project = tmp.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    git(&env, &project, &["init", "-q"]);
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude-code/fixtures");
+    let mut leaky = None;
+    for entry in std::fs::read_dir(&examples).unwrap() {
+        let from = entry.unwrap().path();
+        let rel = format!("fixtures/{}", from.file_name().unwrap().to_str().unwrap());
+        let text = std::fs::read_to_string(&from).unwrap();
+        if leaky.is_none() && text.contains(TEXT) {
+            leaky = Some((rel.clone(), text.clone()));
+        }
+        write(&project, &rel, text.as_bytes());
+    }
+    write(&project, ".pre-commit-config.yaml", config.as_bytes());
+    // The hook runs the `vcr` on PATH: this build's.
+    let bin = Path::new(env!("CARGO_BIN_EXE_vcr")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.to_owned()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    install_hooks(&env, &pre_commit, &project);
+    let commit = |message: &str| {
+        run(
+            env.command("git")
+                .env("PATH", &path)
+                .arg("-C")
+                .arg(&project)
+                .args(["commit", "-m", message]),
+            &project,
+        )
+    };
+
+    git(&env, &project, &["add", "-A"]);
+    let clean = commit("Record the cassettes");
+    assert!(clean.ok, "the clean commit was refused:\n{}", clean.all);
+    assert_passed(&clean);
+
+    let (rel, text) = leaky.expect("an example fixture with a text block");
+    let home = format!("/{}/alice/shop/src/cart.ts ", "home");
+    write(
+        &project,
+        &rel,
+        text.replacen(TEXT, &format!("{TEXT}{home}"), 1).as_bytes(),
+    );
+    git(&env, &project, &["add", "-A"]);
+    let refused = commit("Re-record the cart test");
+    assert!(!refused.ok, "the leak went through:\n{}", refused.all);
+    assert!(refused.all.contains("leak/path"), "{}", refused.all);
+    assert_eq!(commits(&env, &project), 1);
 }
 
 /// Where a JSON string value of a `text` field starts, in vcr's normalized layout.
@@ -243,6 +293,41 @@ fn ran(output: &Output) -> Ran {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ),
+    }
+}
+
+/// `pre-commit install --install-hooks` in `project`: the git hook, and the hook's build.
+fn install_hooks(env: &Env, pre_commit: &Path, project: &Path) {
+    let installed = run(
+        env.command(pre_commit)
+            .args(["install", "--install-hooks"])
+            .current_dir(project),
+        project,
+    );
+    assert!(
+        installed.ok,
+        "pre-commit install failed:\n{}",
+        installed.all
+    );
+}
+
+/// `pre-commit` installed in a virtual environment under `tmp`; `None` after saying on
+/// stderr why the test is skipped (it panics instead when CI requires pre-commit).
+fn pre_commit_or_skip(tmp: &Path) -> Option<PathBuf> {
+    match install_pre_commit(&tmp.join("venv")) {
+        Ok(pre_commit) => Some(pre_commit),
+        Err(reason) if std::env::var(REQUIRE).as_deref() == Ok("1") => {
+            panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
+        }
+        Err(reason) => {
+            // Straight to the process's stderr: the test harness captures `eprintln!`, and
+            // a skip must be seen without `--nocapture`.
+            let _ = writeln!(
+                std::io::stderr(),
+                "skipped: pre-commit could not be installed: {reason}"
+            );
+            None
+        }
     }
 }
 

@@ -47,6 +47,15 @@ fn rehash_leaves_a_cassette_renamed_under_it() {
     // The rest of the plan went ahead.
     assert_eq!(t.read(&format!("fixtures/{other_name}")), other);
     no_leftovers(&t);
+    // Machine-readable output carries it as the run's error.
+    let t = TestDir::new();
+    t.write("fixtures/cccccc.json", &text);
+    let run = with_change_at_barrier(&t, &["rehash", "--format", "json"], || {
+        save_as_editor(&t.path("fixtures/cccccc.json"), edited.as_bytes());
+    });
+    let doc = run.code(2).json();
+    assert_eq!(doc["error"]["problems"][0]["id"], "changed", "{doc:#}");
+    assert_eq!(doc["error"]["problems"][0]["path"], "fixtures/cccccc.json");
 }
 
 /// The defect of issue 11: the edit was moved aside and replaced by the re-keyed old content.

@@ -333,6 +333,8 @@ fn a_full_disk_at_any_step_is_reported_and_finished_by_the_next_run() {
                 .code(2)
                 .stderr_has(&message);
             t.vcr(&["rehash", "--dry-run"]).code(2).stderr_has(&message);
+            let doc = t.vcr(&["verify", "--format", "json"]).code(2).json();
+            assert_eq!(doc["error"]["problems"][0]["id"], "interrupted", "{doc:#}");
         }
         t.vcr(&["rehash"]).code(0);
         assert_eq!(

@@ -509,6 +509,67 @@ fn leaks_in_raw_stream_events_say_that_normalize_cannot_fix_them() {
     );
 }
 
+/// Issue 11: a tree Claude Code dehydrated correctly still holds its cwd and config home in
+/// the raw stream events. With `[claude-code] dehydrate-stream-events = true`, `normalize`
+/// applies the payload rules to them and the tree passes; without it, nothing changes and
+/// the finding says which setting would help.
+#[test]
+fn stream_events_get_the_rules_when_the_setting_asks() {
+    let t = example("claude-code");
+    let rel = "fixtures/661cf4.json";
+    let text = t.read(rel).replacen(
+        "I will look at the cart ",
+        "I will look at /home/alice/app/src/cart.ts and /home/alice/.claude/settings.json ",
+        1,
+    );
+    t.write(rel, &text);
+    let machine =
+        "[claude-code]\ncwd = \"/home/alice/app\"\nconfig-home = \"/home/alice/.claude\"\n";
+
+    // Off (the default): the seed's bytes stay, and the finding names the setting.
+    t.write("vcr.toml", machine);
+    t.vcr(&["normalize", "--check"]).code(0);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(
+        kinds(&doc),
+        [pair("leak/path", "error"), pair("leak/path", "error")],
+        "{doc:#}"
+    );
+    assert!(
+        findings(&doc)[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("dehydrate-stream-events = true"),
+        "{doc:#}"
+    );
+    assert_eq!(t.read(rel), text);
+
+    // On: verify wants the file normalized, normalize rewrites only the stream event, and
+    // the tree passes under its old name.
+    t.write(
+        "vcr.toml",
+        format!("{machine}dehydrate-stream-events = true\n"),
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert!(
+        kinds(&doc).contains(&pair("format/unnormalized", "error")),
+        "{doc:#}"
+    );
+    t.vcr(&["normalize"]).code(0);
+    let normalized = t.read(rel);
+    assert_eq!(
+        normalized,
+        text.replace("/home/alice/app", "[CWD]")
+            .replace("/home/alice/.claude", "[CONFIG_HOME]")
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(findings(&doc), &[] as &[Value], "{doc:#}");
+    t.vcr(&["normalize", "--check"]).code(0);
+}
+
 #[test]
 fn this_machines_folders_are_leaks() {
     let t = TestDir::new();
@@ -905,6 +966,130 @@ regex = "^\\d{4}-\\d{2}"
         .collect();
     assert_eq!(stale, ["warning"], "{doc:#}");
     assert!(with_id(&doc, "name/collision").is_empty());
+}
+
+/// Issue 11: `[[verify.allow]] detector` is checked like `id`: a name vcr does not have, or a
+/// detector that cannot produce the entry's id, would accept nothing without a word.
+#[test]
+fn an_allowlist_detector_must_exist_and_find_the_entrys_id() {
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "see /home/alice/x");
+    for (id, detector, error) in [
+        (
+            "leak/path",
+            "nope",
+            Some("names an unknown detector `nope`"),
+        ),
+        (
+            "leak/path",
+            "user-homes",
+            Some("unknown detector `user-homes`"),
+        ),
+        (
+            "leak/secret",
+            "user-home",
+            Some("detector `user-home` finds `leak/path`, not `leak/secret`"),
+        ),
+        (
+            "name/stale",
+            "uuid",
+            Some("finds `leak/uuid`, not `name/stale`"),
+        ),
+        ("leak/path", "user-home", None),
+        ("leak/*", "user-home", None),
+        ("leak/path", "machine-path", None),
+    ] {
+        t.write(
+            "vcr.toml",
+            format!(
+                "[[verify.allow]]\nid = \"leak/uuid\"\n\n[[verify.allow]]\nid = \"{id}\"\ndetector = \"{detector}\"\n"
+            ),
+        );
+        let run = t.vcr(&["verify"]);
+        match error {
+            Some(error) => {
+                run.code(2)
+                    .stderr_has("`verify.allow[1]`")
+                    .stderr_has(error);
+            }
+            None => {
+                assert_eq!(
+                    run.code,
+                    Some(if detector == "user-home" { 0 } else { 1 }),
+                    "{id} {detector}: {run:?}"
+                );
+            }
+        }
+    }
+}
+
+/// Issue 11: `-v` shows which detector found each leak, the name an allowlist takes.
+#[test]
+fn verbose_findings_name_their_detector() {
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "see /home/alice/x");
+    let quiet = t.vcr(&["verify"]);
+    quiet.code(1).stdout_has("leak/path");
+    assert!(!quiet.stdout.contains("[user-home]"), "{}", quiet.stdout);
+    t.vcr(&["verify", "-v"]).code(1).stdout_has("[user-home]");
+}
+
+/// Issue 11: `--list-detectors` lists every detector a finding can name, with its finding
+/// id, in text and JSON, without needing a working project; every name it lists is one an
+/// allowlist accepts.
+#[test]
+fn list_detectors_names_every_detector_an_allowlist_takes() {
+    let t = TestDir::new();
+    t.write("vcr.toml", "this is not toml");
+    let human = t.vcr(&["verify", "--list-detectors"]);
+    human
+        .code(0)
+        .stdout_has("user-home")
+        .stdout_has("leak/path");
+    let doc = t
+        .vcr(&["verify", "--list-detectors", "--format", "json"])
+        .code(0)
+        .json();
+    assert_eq!(doc["version"], 1);
+    let listed: Vec<(String, String)> = doc["detectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            assert!(!d["description"].as_str().unwrap().is_empty(), "{d}");
+            (
+                d["name"].as_str().unwrap().to_owned(),
+                d["id"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    // Every detector the committed vectors exercise is listed, and this machine's paths.
+    let vectors = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/vectors/detectors.jsonl"),
+    )
+    .unwrap();
+    for line in vectors.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let name = v["detector"].as_str().unwrap();
+        assert!(
+            listed.iter().any(|(n, _)| n == name),
+            "{name} is not listed"
+        );
+    }
+    assert!(listed.contains(&("machine-path".to_owned(), "leak/path".to_owned())));
+    for (line, (name, _)) in human.stdout.lines().skip(1).zip(&listed) {
+        assert!(line.starts_with(name.as_str()), "{line}");
+    }
+
+    let t = TestDir::new();
+    cassette(&t, &[&said("hello")], "hi");
+    for (name, id) in &listed {
+        t.write(
+            "vcr.toml",
+            format!("[[verify.allow]]\nid = \"{id}\"\ndetector = \"{name}\"\n"),
+        );
+        t.vcr(&["verify"]).code(0);
+    }
 }
 
 #[test]

@@ -36,7 +36,7 @@ const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
 #[non_exhaustive]
 pub enum DiffError {
     /// A folder could not be walked.
-    #[error("{path}: {source}")]
+    #[error("{}", path.display())]
     Walk {
         /// The folder or file.
         path: PathBuf,

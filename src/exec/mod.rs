@@ -111,7 +111,7 @@ pub enum ExecError {
     #[error("no command to run")]
     Empty,
     /// The program could not be started.
-    #[error("cannot run `{program}`: {source}")]
+    #[error("cannot run `{program}`")]
     Spawn {
         /// The program.
         program: String,
@@ -120,7 +120,7 @@ pub enum ExecError {
         source: std::io::Error,
     },
     /// Waiting for it failed.
-    #[error("lost track of `{program}`: {source}")]
+    #[error("lost track of `{program}`")]
     Wait {
         /// The program.
         program: String,

@@ -567,6 +567,28 @@ pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Versio
     key_changed
 }
 
+/// Applies the payload rules to every string leaf of the `event` of each `stream_event` item
+/// of `output`; returns whether anything changed.
+///
+/// Claude Code stores stream events raw, so by default they are left with the seed's bytes.
+/// This is what `[claude-code] dehydrate-stream-events = true` asks for instead: a cwd or
+/// config home in a delta would otherwise stay in a tree whose every other field is
+/// dehydrated. Each string is rewritten on its own, so a path split across two deltas is
+/// not replaced (and `vcr verify` still reports what remains of it).
+pub fn dehydrate_stream_events(value: &mut Value<'_>, rules: &RuleSet) -> bool {
+    let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("output")) else {
+        return false;
+    };
+    items
+        .iter_mut()
+        .filter_map(Value::as_object_mut)
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("stream_event"))
+        .fold(false, |changed, item| match item.get_mut("event") {
+            Some(event) => dehydrate_leaves(event, rules, Scope::Payload) | changed,
+            None => changed,
+        })
+}
+
 /// Top-level fields 2.1.195 keeps between `timestamp` and `message`.
 const ERROR_FIELDS_2_1_195: [&str; 5] = [
     "isApiErrorMessage",
@@ -736,6 +758,26 @@ mod tests {
         normalize_message(&mut v, &rules(), Version::V2_1_88);
         let expected = r#"{"input":["at [CWD]/a"],"output":[{"type":"stream_event","event":{"delta":{"text":"/home/u/proj"}}},{"uuid":"UUID-1","requestId":"REQUEST_ID","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","content":[{"type":"text","text":"see [CWD]/x","citations":[]},{"type":"text","citations":[],"text":"c"},{"type":"tool_use","input":{"path":"[CWD]/y","n":[1]}}],"usage":{}},"type":"assistant"}]}"#;
         assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
+    }
+
+    #[test]
+    fn stream_events_get_the_payload_rules_only_when_asked() {
+        // Issue 11: `dehydrate-stream-events` rewrites the string leaves of each stream
+        // event's `event` with the payload rules, and nothing else of the item.
+        let text = r#"{"input":["x"],"output":[
+            {"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"in /home/u/proj/a and /home/u/.claude/b"}},"ttftMs":12},
+            {"type":"stream_event","event":{"delta":{"partial_json":"{\"path\": \"/home/u/proj/c\"}"},"n":[1,"/home/u/proj"]}},
+            {"type":"other","event":{"text":"/home/u/proj"}},
+            {"type":"stream_event","event":{"delta":{"text":"/home/u/pr"}}}
+        ]}"#;
+        let mut v = json::parse(text.as_bytes()).unwrap();
+        let before = json::to_compact(&v);
+        normalize_message(&mut v, &rules(), Version::V2_1_88);
+        assert_eq!(json::to_compact(&v), before, "off: the seed's bytes");
+        assert!(dehydrate_stream_events(&mut v, &rules()));
+        let expected = r#"{"input":["x"],"output":[{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"in [CWD]/a and [CONFIG_HOME]/b"}},"ttftMs":12},{"type":"stream_event","event":{"delta":{"partial_json":"{\"path\": \"[CWD]/c\"}"},"n":[1,"[CWD]"]}},{"type":"other","event":{"text":"/home/u/proj"}},{"type":"stream_event","event":{"delta":{"text":"/home/u/pr"}}}]}"#;
+        assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
+        assert!(!dehydrate_stream_events(&mut v, &rules()), "idempotent");
     }
 
     #[test]

@@ -9,8 +9,8 @@ pub mod claude_code;
 pub mod dsh;
 pub mod generic;
 
-use crate::json::{self, ParseError, Position};
-use crate::tree::{Cassette, CassetteKind};
+use crate::json::{self, ParseError, Position, Value};
+use crate::tree::{Cassette, CassetteKind, FixtureDir};
 
 pub use claude_code::SchemaError;
 
@@ -40,16 +40,16 @@ pub struct Canonical {
 #[non_exhaustive]
 pub enum CassetteError {
     /// Not JSON.
-    #[error("{0}")]
+    #[error(transparent)]
     Parse(#[from] ParseError),
     /// JSON, but not the shape of its kind.
-    #[error("{0}")]
+    #[error(transparent)]
     Schema(#[from] SchemaError),
     /// A line of a JSONL log (the first problem; `vcr verify` reports them all).
     #[error("{}", .0.message)]
     Log(dsh::Problem),
     /// A generic cassette's problem.
-    #[error("{0}")]
+    #[error(transparent)]
     Generic(#[from] generic::GenericError),
 }
 
@@ -134,6 +134,17 @@ fn generic_key(
     })
 }
 
+/// What `vcr normalize` makes of a checked Claude Code message fixture in `dir`: the
+/// writer's mapping under the folder's rules, and its stream events dehydrated when the
+/// configuration asks. Returns whether the key material changed.
+pub fn normalize_message(value: &mut Value<'_>, dir: &FixtureDir) -> bool {
+    let key_changed = claude_code::normalize_message(value, &dir.rules, dir.version);
+    if dir.dehydrate_stream_events {
+        claude_code::dehydrate_stream_events(value, &dir.rules);
+    }
+    key_changed
+}
+
 /// Parses, checks and rewrites one cassette (see the module docs).
 pub fn canonicalize(
     cassette: &Cassette,
@@ -197,7 +208,7 @@ pub fn canonicalize(
             let rules = &cassette.dir.rules;
             let version = cassette.dir.version;
             let key_changed = match mode {
-                Mode::Normalize => claude_code::normalize_message(&mut value, rules, version),
+                Mode::Normalize => normalize_message(&mut value, &cassette.dir),
                 Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version),
             };
             Ok(Canonical {

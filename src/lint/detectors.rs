@@ -57,6 +57,8 @@ pub(crate) struct Detector {
     pub(crate) name: &'static str,
     /// What it finds, for messages.
     pub(crate) label: &'static str,
+    /// What it finds, in one line, for `vcr verify --list-detectors`.
+    pub(crate) description: &'static str,
     pub(crate) family: Family,
     pub(crate) kind: Kind,
     pub(crate) pattern: &'static str,
@@ -77,6 +79,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "private-key",
         label: "a private key",
+        description: "A PEM private key block (`-----BEGIN ... PRIVATE KEY-----`)",
         family: Family::Secret,
         kind: Kind::PrivateKey,
         pattern: r"-----BEGIN[ A-Z0-9_-]*PRIVATE KEY( BLOCK)?-----",
@@ -84,6 +87,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "credential-field",
         label: "a credential",
+        description: "The value of a credential field, header or parameter (`Authorization:`, `\"password\":`, `token=`) that is not a placeholder",
         family: Family::Secret,
         kind: Kind::CredentialKey,
         // The key, its quotes (escaped or not), and the separator. The value is read by code.
@@ -92,6 +96,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "credential-header",
         label: "a credential",
+        description: "The value of a credential header written as `{\"name\": \"Authorization\", \"value\": ...}` (HAR)",
         family: Family::Secret,
         kind: Kind::CredentialNameValue,
         pattern: r#"(?i)[\\]*"name[\\]*"[ \t]*:[ \t]*[\\]*"(?:{keys})[\\]*"[ \t]*,[ \t]*[\\]*"value[\\]*"[ \t]*:"#,
@@ -99,6 +104,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "credential-parameter",
         label: "a credential in a URL",
+        description: "A credential in a URL query (`?access_token=`, `&api_key=`, `&password=`)",
         family: Family::Secret,
         kind: Kind::CredentialQuery,
         pattern: r"(?i)[?&](?:access_token|token|api_key|apikey|client_secret|password)=",
@@ -106,6 +112,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "anthropic-key",
         label: "an Anthropic API key",
+        description: "An Anthropic API key (`sk-ant-...`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"sk-ant-[A-Za-z0-9_-]{32,}",
@@ -113,6 +120,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "openai-key",
         label: "an OpenAI API key",
+        description: "An OpenAI API key (`sk-proj-...`, `sk-...`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|sk-[A-Za-z0-9]{32,}",
@@ -120,6 +128,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "aws-access-key",
         label: "an AWS access key id",
+        description: "An AWS access key id (`AKIA...`, `ASIA...`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}",
@@ -127,6 +136,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "github-token",
         label: "a GitHub token",
+        description: "A GitHub token (`ghp_...`, `github_pat_...`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,}",
@@ -134,6 +144,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "google-api-key",
         label: "a Google API key",
+        description: "A Google API key (`AIza...`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"AIza[0-9A-Za-z_-]{35}",
@@ -141,6 +152,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "slack-token",
         label: "a Slack token",
+        description: "A Slack token (`xoxb-...`) or incoming webhook URL",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"xox[abposr]-[A-Za-z0-9-]{10,}|hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{16,}",
@@ -148,6 +160,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "stripe-live-key",
         label: "a Stripe live key",
+        description: "A Stripe live secret or restricted key (`sk_live_...`, `rk_live_...`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"(?:sk|rk)_live_[A-Za-z0-9]{16,}",
@@ -155,6 +168,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "jwt",
         label: "a JSON Web Token",
+        description: "A JSON Web Token (three base64url segments, the first starting `eyJ`)",
         family: Family::Secret,
         kind: Kind::Token,
         pattern: r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
@@ -162,6 +176,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "url-credentials",
         label: "a password in a URL",
+        description: "A password in a URL (`https://user:password@host`)",
         family: Family::Secret,
         kind: Kind::UrlCredentials,
         pattern: r#"[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"'<>\\]+:[^/\s@"'<>\\]+@[A-Za-z0-9.-]+"#,
@@ -169,6 +184,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "user-home",
         label: "a home folder",
+        description: "A home folder naming a user (`/home/u`, `/Users/u`, `C:\\Users\\u` in every form)",
         family: Family::Path,
         kind: Kind::UserHome,
         pattern: r#"/(?:home|Users)/[^/\s"'<>:*?|\\]+|[A-Za-z]:(?:\\+|/)(?:Users|Documents and Settings)(?:\\+|/)[^/\s"'<>:*?|\\]+"#,
@@ -176,6 +192,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "root-home",
         label: "the root user's home folder",
+        description: "The root user's home folder (`/root/...`)",
         family: Family::Path,
         kind: Kind::RootHome,
         // Stops at a backslash like the other path detectors: in JSON, `\n` after a path is
@@ -185,6 +202,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "temp-dir",
         label: "a temporary folder",
+        description: "A temporary folder (`/tmp/...`, `/var/folders/...`): an error in key material, a warning in payload",
         family: Family::Path,
         kind: Kind::TempDir,
         pattern: r#"/(?:tmp|private/tmp|private/var/folders|var/folders)/[^\s"'<>\\]+"#,
@@ -192,6 +210,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "uuid",
         label: "a UUID",
+        description: "A UUID: an error in key material, a warning in payload",
         family: Family::Uuid,
         kind: Kind::Uuid,
         pattern: r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
@@ -199,6 +218,7 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "timestamp",
         label: "a timestamp",
+        description: "An ISO 8601 / RFC 3339 date-time: an error in key material, a warning in payload",
         family: Family::Timestamp,
         kind: Kind::Timestamp,
         pattern: r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?(?:Z|[+-][0-9]{2}:?[0-9]{2})?",
@@ -206,8 +226,40 @@ pub(crate) const DETECTORS: &[Detector] = &[
     Detector {
         name: "email",
         label: "an email address",
+        description: "An email address that is not a made-up one (`user@example.com`)",
         family: Family::Email,
         kind: Kind::Email,
         pattern: r"[A-Za-z0-9][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z][A-Za-z]+",
     },
 ];
+
+/// The detector of this machine's own paths (its working directory, home and config home),
+/// which `super::Scanner` matches after the table's.
+pub const MACHINE_PATH: &str = "machine-path";
+
+/// A detector as users see it: the name `vcr verify -v` prints and `[[verify.allow]]
+/// detector` takes, the finding it produces, and what it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct DetectorInfo {
+    /// The stable name (`anthropic-key`, `user-home`, ...).
+    pub name: &'static str,
+    /// The finding id its matches become (`leak/secret`, ...).
+    pub id: &'static str,
+    /// What it finds, in one line.
+    pub description: &'static str,
+}
+
+/// Every detector, in priority order, this machine's paths last.
+pub fn list() -> Vec<DetectorInfo> {
+    let table = DETECTORS.iter().map(|d| DetectorInfo {
+        name: d.name,
+        id: super::LeakFamily::from(d.family).id(),
+        description: d.description,
+    });
+    let machine = DetectorInfo {
+        name: MACHINE_PATH,
+        id: super::LeakFamily::Path.id(),
+        description: "This machine's working directory, home folder or Claude config folder",
+    };
+    table.chain([machine]).collect()
+}

@@ -23,6 +23,7 @@ use regex_automata::{Input, util::syntax};
 use anchors::Anchors;
 
 pub(crate) use detectors::{DETECTORS, Family, Kind};
+pub use detectors::{DetectorInfo, MACHINE_PATH, list as detectors};
 use placeholder::{is_placeholder_token, is_placeholder_user, looks_like_credential, mask};
 
 /// One leak candidate that passed its checks.
@@ -261,7 +262,7 @@ impl Scanner {
         let end = path_end(bytes, end);
         let text = lossy(&bytes[start..end]);
         Some(Hit {
-            detector: "machine-path",
+            detector: MACHINE_PATH,
             label: format!("this machine's {label}"),
             family: LeakFamily::Path,
             temporary: false,

@@ -33,7 +33,7 @@ use crate::tree::{LinkCheck, TEMP_PREFIX, lexical_absolute, link_in};
 #[non_exhaustive]
 pub enum StoreError {
     /// A file system call failed.
-    #[error("cannot {op} {}: {source}", path.display())]
+    #[error("cannot {op} {}", path.display())]
     Io {
         /// What was being done (`write`, `rename`, ...).
         op: &'static str,

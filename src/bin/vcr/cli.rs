@@ -16,12 +16,38 @@ use crate::commands::{diff, normalize, prune, record, rehash, verify};
 /// Exit codes: 0 done or clean, 1 findings (`verify` found errors, `--check` would change
 /// files), 2 error (bad usage, bad config, unreadable input, a refused unsafe operation).
 #[derive(Debug, Parser)]
-#[command(name = "vcr", version, max_term_width = 100)]
+#[command(
+    name = "vcr",
+    version,
+    max_term_width = 100,
+    override_usage = "vcr [OPTIONS] <COMMAND>\n       vcr --generate <WHAT>"
+)]
 pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) global: GlobalArgs,
+
+    /// Print the man page or a shell's completion script and exit (for packagers).
+    #[arg(long, value_name = "WHAT", exclusive = true, hide_short_help = true)]
+    pub(crate) generate: Option<Generate>,
+
+    /// Required unless `--generate` is given (`app` says so as clap would).
     #[command(subcommand)]
-    pub(crate) command: Command,
+    pub(crate) command: Option<Command>,
+}
+
+/// What `--generate` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Generate {
+    /// The man page vcr(1) (the subcommands' pages are in the repository's `man/`).
+    Man,
+    /// Completions for bash.
+    CompleteBash,
+    /// Completions for zsh.
+    CompleteZsh,
+    /// Completions for fish.
+    CompleteFish,
+    /// Completions for PowerShell.
+    CompletePowershell,
 }
 
 /// Options every command takes.
@@ -143,6 +169,18 @@ pub(crate) enum Command {
 }
 
 impl Command {
+    /// The subcommand's name, as typed.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Command::Verify(_) => "verify",
+            Command::Normalize(_) => "normalize",
+            Command::Rehash(_) => "rehash",
+            Command::Diff(_) => "diff",
+            Command::Record(_) => "record",
+            Command::Prune(_) => "prune",
+        }
+    }
+
     /// How this command's results are printed.
     pub(crate) fn output(&self) -> Output {
         match self {

@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::CommandFactory;
 use clap_complete::Shell;
 
-use crate::cli::Cli;
+use crate::generate::{completion, man_pages};
 
-/// Every generated file with its expected contents, relative to the repository root.
+/// Every generated file with its expected contents, relative to the repository root: what
+/// `vcr --generate` prints comes from the same functions.
 fn generated_files() -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = Vec::new();
     for (shell, name) in [
@@ -19,19 +19,10 @@ fn generated_files() -> Vec<(PathBuf, Vec<u8>)> {
         (Shell::Fish, "vcr.fish"),
         (Shell::PowerShell, "_vcr.ps1"),
     ] {
-        let mut out = Vec::new();
-        clap_complete::generate(shell, &mut Cli::command(), "vcr", &mut out);
-        files.push((Path::new("completions").join(name), out));
+        files.push((Path::new("completions").join(name), completion(shell)));
     }
-    let mut cmd = Cli::command().disable_help_subcommand(true);
-    cmd.build();
-    let mut pages = vec![cmd.clone()];
-    pages.extend(cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned());
-    for page in pages {
-        let man = clap_mangen::Man::new(page);
-        let mut out = Vec::new();
-        man.render(&mut out).expect("rendering to memory");
-        files.push((Path::new("man").join(man.get_filename()), out));
+    for (name, page) in man_pages() {
+        files.push((Path::new("man").join(name), page));
     }
     files
 }

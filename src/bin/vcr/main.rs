@@ -8,6 +8,7 @@ mod app;
 mod cli;
 mod commands;
 mod context;
+mod generate;
 #[cfg(test)]
 mod generated;
 mod report;

@@ -9,8 +9,9 @@ use vcr::usage::Usage;
 use vcr::verify::{Checks, Options};
 
 use super::{Outcome, count};
-use crate::cli::VerifyFormat;
+use crate::cli::{Output, VerifyFormat};
 use crate::context::Context;
+use crate::report::Reporter;
 
 /// Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths,
 /// UUIDs or timestamps in the key material.
@@ -48,6 +49,40 @@ pub(crate) struct Args {
     /// is not a pass).
     #[arg(long)]
     pub(crate) allow_empty: bool,
+
+    /// List the leak detectors (the names `-v` prints and `[[verify.allow]] detector` takes)
+    /// and exit.
+    #[arg(long, conflicts_with_all = ["paths", "staged", "baseline", "write_baseline", "usage_log"])]
+    pub(crate) list_detectors: bool,
+}
+
+/// `vcr verify --list-detectors`: needs no project, so it works where `vcr.toml` is broken.
+pub(crate) fn list_detectors(reporter: &Reporter) {
+    let detectors = vcr::lint::detectors();
+    if reporter.output() == Output::Json {
+        #[derive(serde::Serialize)]
+        struct Document<'a> {
+            version: u32,
+            detectors: &'a [vcr::lint::DetectorInfo],
+        }
+        let document = Document {
+            version: 1,
+            detectors: &detectors,
+        };
+        reporter.out(&serde_json::to_string_pretty(&document).expect("JSON serializes"));
+        return;
+    }
+    let width = detectors.iter().map(|d| d.name.len()).max().unwrap_or(0);
+    reporter.out(&format!(
+        "{:<width$}  {:<14}  what it finds",
+        "detector", "finding"
+    ));
+    for d in &detectors {
+        reporter.out(&format!(
+            "{:<width$}  {:<14}  {}",
+            d.name, d.id, d.description
+        ));
+    }
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
@@ -141,7 +176,9 @@ fn write_file(path: &std::path::Path, bytes: &[u8]) -> Result<()> {
     let mut temp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot write {}", path.display()))?;
     std::io::Write::write_all(&mut temp, bytes)?;
+    // The persist error's message is its I/O error's, which is also its source: keep one.
     temp.persist(path)
+        .map_err(|e| e.error)
         .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

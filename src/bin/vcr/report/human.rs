@@ -92,15 +92,14 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
                 paint(c, Style::Changed, verb)
             ));
         }
-        Event::Collision { name, paths } => r.err(&format!(
-            "{}: {} would all be named {name}, but they differ; nothing was renamed",
-            paint(e, Style::Error, "collision"),
-            paths.join(", ")
-        )),
-        Event::NameTooLong { path, bytes } => r.err(&format!(
-            "{}: {path} would get a {bytes}-byte name; file systems allow 255, so the harness cannot open it (fewer messages per call fix it)",
-            paint(e, Style::Error, "name too long")
-        )),
+        Event::Collision { .. }
+        | Event::NameTooLong { .. }
+        | Event::Changed { .. }
+        | Event::Interrupted { .. } => {
+            if let Some((label, text)) = problem_text(event) {
+                r.err(&format!("{}: {text}", paint(e, Style::Error, label)));
+            }
+        }
         Event::FileError { path, id, line, column, message } => {
             let at = match (line, column) {
                 (Some(line), Some(column)) => format!("{path}:{line}:{column}"),
@@ -110,22 +109,6 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
         }
         Event::PathError { message } => {
             r.err(&format!("{}: {message}", paint(e, Style::Error, "error")));
-        }
-        Event::Changed { path, action } => r.err(&format!(
-            "{}: {path} changed during the run, not {action}; run again to include it",
-            paint(e, Style::Error, "error")
-        )),
-        Event::Interrupted { command, cassettes } => {
-            let (what, fix) = if *command == "record" {
-                ("in `.vcr/stash/`", "puts them back")
-            } else {
-                ("aside", "finishes it")
-            };
-            r.err(&format!(
-                "{}: an interrupted `vcr {command}` left {} {what}; any mutating command (`vcr normalize`, `vcr rehash`) {fix}",
-                paint(e, Style::Error, "error"),
-                count(*cassettes, "cassette")
-            ));
         }
         Event::Scenario {
             path,
@@ -217,12 +200,50 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
     }
 }
 
+/// The label and text of the problems that stop a plan (not a file's own error).
+pub(super) fn problem_text(event: &Event<'_>) -> Option<(&'static str, String)> {
+    match event {
+        Event::Collision { name, paths } => Some((
+            "collision",
+            format!(
+                "{} would all be named {name}, but they differ; nothing was renamed",
+                paths.join(", ")
+            ),
+        )),
+        Event::NameTooLong { path, bytes } => Some((
+            "name too long",
+            format!(
+                "{path} would get a {bytes}-byte name; file systems allow 255, so the harness cannot open it (fewer messages per call fix it)"
+            ),
+        )),
+        Event::Changed { path, action } => Some((
+            "error",
+            format!("{path} changed during the run, not {action}; run again to include it"),
+        )),
+        Event::Interrupted { command, cassettes } => {
+            let (what, fix) = if *command == "record" {
+                ("in `.vcr/stash/`", "puts them back")
+            } else {
+                ("aside", "finishes it")
+            };
+            Some((
+                "error",
+                format!(
+                    "an interrupted `vcr {command}` left {} {what}; any mutating command (`vcr normalize`, `vcr rehash`) {fix}",
+                    count(*cassettes, "cassette")
+                ),
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// One finding, under a header naming its file when the file changes.
 pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
     use vcr::finding::Severity;
     let c = r.color;
     {
-        let mut current = super::lock(&r.current_file);
+        let current = &mut super::lock(&r.collected).current_file;
         if current.as_deref() != Some(finding.path.as_str()) {
             if current.is_some() {
                 r.out("");
@@ -244,11 +265,16 @@ pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
         .as_deref()
         .map(|m| format!(" ({m})"))
         .unwrap_or_default();
+    // With -v, the detector: the name `[[verify.allow]] detector` takes.
+    let detector = match finding.detector {
+        Some(name) if r.verbosity >= Verbosity::Verbose => format!(" [{name}]"),
+        _ => String::new(),
+    };
     r.out(&format!(
         "  {at:>9}  {severity}  {:<19} {}{}",
         finding.id,
         finding.message,
-        paint(c, Style::Dim, &matched)
+        paint(c, Style::Dim, &format!("{matched}{detector}"))
     ));
 }
 

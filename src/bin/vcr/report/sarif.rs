@@ -3,8 +3,12 @@
 use serde_json::{Value, json};
 use vcr::finding::{Finding, IDS, Severity};
 
-/// The whole SARIF log for one run.
-pub(super) fn render(findings: &[Finding]) -> String {
+use super::Problem;
+
+/// The whole SARIF log for one run. Files that could not be checked (`problems`) and an error
+/// that stopped the run (`fatal`) are tool execution notifications of a failed invocation,
+/// so a code scanning service does not take the run for a clean one.
+pub(super) fn render(findings: &[Finding], problems: &[Problem], fatal: Option<&str>) -> String {
     let rules: Vec<Value> = IDS
         .iter()
         .map(|(id, description)| {
@@ -15,6 +19,14 @@ pub(super) fn render(findings: &[Finding]) -> String {
         })
         .collect();
     let results: Vec<Value> = findings.iter().map(result).collect();
+    let mut notifications: Vec<Value> = problems.iter().map(notification).collect();
+    if let Some(message) = fatal {
+        notifications.push(json!({"level": "error", "message": {"text": message}}));
+    }
+    let invocation = json!({
+        "executionSuccessful": notifications.is_empty(),
+        "toolExecutionNotifications": notifications,
+    });
     let log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -24,6 +36,7 @@ pub(super) fn render(findings: &[Finding]) -> String {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
             }},
+            "invocations": [invocation],
             "columnKind": "unicodeCodePoints",
             "results": results,
         }],
@@ -31,15 +44,33 @@ pub(super) fn render(findings: &[Finding]) -> String {
     serde_json::to_string_pretty(&log).expect("SARIF serializes")
 }
 
+fn location(path: &str, line: Option<usize>, column: Option<usize>) -> Value {
+    let mut location = json!({"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}});
+    if let Some(line) = line {
+        location["region"] = json!({"startLine": line, "startColumn": column.unwrap_or(1)});
+    }
+    location
+}
+
+fn notification(problem: &Problem) -> Value {
+    let mut value = json!({
+        "level": "error",
+        "message": {"text": problem.text()},
+        "descriptor": {"id": problem.id},
+    });
+    if let Some(path) = &problem.path {
+        value["locations"] =
+            json!([{"physicalLocation": location(path, problem.line, problem.column)}]);
+    }
+    value
+}
+
 fn result(finding: &Finding) -> Value {
     let rule_index = IDS
         .iter()
         .position(|(id, _)| *id == finding.id)
         .unwrap_or(0);
-    let mut location = json!({"artifactLocation": {"uri": finding.path, "uriBaseId": "%SRCROOT%"}});
-    if let Some(line) = finding.line {
-        location["region"] = json!({"startLine": line, "startColumn": finding.column.unwrap_or(1)});
-    }
+    let location = location(&finding.path, finding.line, finding.column);
     let text = match &finding.matched {
         Some(matched) => format!("{} ({matched})", finding.message),
         None => finding.message.clone(),

@@ -1,0 +1,266 @@
+//! What the documentation promises (issue 11): the README's demo works as pasted, twice; its
+//! snippets hold nothing a user would have to invent; `vcr --generate` prints what the
+//! repository ships in `man/` and `completions/`; the man pages have the sections a man page
+//! is expected to have, with value names in their synopses and true environment variables.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Run, TestDir};
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(repo().join("README.md")).unwrap()
+}
+
+/// The fenced code blocks of a Markdown text: (info string, body).
+fn code_blocks(markdown: &str) -> Vec<(String, String)> {
+    let mut blocks = Vec::new();
+    let mut open: Option<(String, String)> = None;
+    for line in markdown.lines() {
+        match (&mut open, line.strip_prefix("```")) {
+            (None, Some(info)) => open = Some((info.trim().to_owned(), String::new())),
+            (Some(_), Some(_)) => blocks.push(open.take().unwrap()),
+            (Some((_, body)), None) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            (None, None) => {}
+        }
+    }
+    blocks
+}
+
+/// The README's first ```` ```info ```` block that holds `text`.
+fn readme_block(info: &str, text: &str) -> String {
+    code_blocks(&readme())
+        .into_iter()
+        .find(|(i, body)| i == info && body.contains(text))
+        .map(|(_, body)| body)
+        .unwrap_or_else(|| panic!("the README has no {info} block with {text:?}"))
+}
+
+/// `vcr` with no `-C` and a clean environment, as a user runs it.
+fn vcr(args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("VCR_") || key == "NO_COLOR" {
+            cmd.env_remove(key);
+        }
+    }
+    Run::from(cmd.args(args).output().unwrap())
+}
+
+fn bin_dir() -> PathBuf {
+    Path::new(env!("CARGO_BIN_EXE_vcr"))
+        .parent()
+        .unwrap()
+        .to_owned()
+}
+
+#[cfg(unix)]
+#[test]
+fn the_readme_demo_works_when_run_twice() {
+    let demo = readme_block("sh", "examples/claude-code-raw");
+    let tmp = TestDir::new();
+    let before = TestDir::copy_of(&repo().join("examples/claude-code-raw")).files("");
+    let path = format!(
+        "{}:{}",
+        bin_dir().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for round in 1..=2 {
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(&demo)
+            .current_dir(repo())
+            .env("PATH", &path)
+            .env("TMPDIR", &tmp.root)
+            .env("HOME", "/home/tester")
+            .env_remove("VCR_CONFIG")
+            .output()
+            .unwrap();
+        let run = Run::from(output);
+        assert!(
+            run.stdout.trim_end().ends_with("identical"),
+            "round {round}: the demo did not end in `identical`:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        assert_eq!(
+            std::fs::read_dir(&tmp.root).unwrap().count(),
+            round,
+            "each run works in a folder of its own"
+        );
+    }
+    let after = TestDir::copy_of(&repo().join("examples/claude-code-raw")).files("");
+    assert_eq!(before, after, "the demo changed the example tree");
+}
+
+#[test]
+fn the_quick_start_says_what_verify_prints() {
+    let run = vcr(&[
+        "-C",
+        &repo().join("examples/claude-code").to_string_lossy(),
+        "verify",
+    ]);
+    run.code(0);
+    let line = run.stdout.trim_end().lines().last().unwrap().to_owned();
+    assert!(
+        readme().contains(&format!("(`{line}`)")),
+        "the README does not quote `{line}`"
+    );
+}
+
+#[test]
+fn readme_snippets_hold_no_placeholder_to_invent() {
+    for (info, body) in code_blocks(&readme()) {
+        for placeholder in ["OWNER", "path/to/", "<this repository", "your-org"] {
+            assert!(
+                !body.contains(placeholder),
+                "a ```{info} block holds `{placeholder}`:\n{body}"
+            );
+        }
+    }
+}
+
+/// The README's local pre-commit hook runs the command the shipped hook runs.
+#[test]
+fn the_readme_pre_commit_hook_matches_the_shipped_one() {
+    let local = readme_block("yaml", "repo: local");
+    let shipped = std::fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
+    for key in [
+        "id: vcr-verify",
+        "entry: vcr verify",
+        "require_serial: true",
+    ] {
+        assert!(local.contains(key), "the README's hook lacks `{key}`");
+        assert!(shipped.contains(key), "the shipped hook lacks `{key}`");
+    }
+}
+
+#[test]
+fn generate_prints_what_the_repository_ships() {
+    for (what, file) in [
+        ("man", "man/vcr.1"),
+        ("complete-bash", "completions/vcr.bash"),
+        ("complete-zsh", "completions/_vcr"),
+        ("complete-fish", "completions/vcr.fish"),
+        ("complete-powershell", "completions/_vcr.ps1"),
+    ] {
+        let run = vcr(&["--generate", what]);
+        run.code(0);
+        let shipped = std::fs::read_to_string(repo().join(file)).unwrap();
+        assert!(
+            run.stdout == shipped,
+            "`vcr --generate {what}` differs from {file}"
+        );
+    }
+    vcr(&["--generate", "man", "verify"])
+        .code(2)
+        .stderr_has("takes no subcommand");
+    // A subcommand is still required without --generate.
+    vcr(&["-q"]).code(2).stderr_has("requires a subcommand");
+}
+
+fn man_page(name: &str) -> String {
+    std::fs::read_to_string(repo().join("man").join(name)).unwrap()
+}
+
+#[test]
+fn man_pages_have_the_expected_sections_and_value_names() {
+    let pages: Vec<String> = std::fs::read_dir(repo().join("man"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(pages.len() >= 7, "{pages:?}");
+    for name in &pages {
+        let page = man_page(name);
+        let sections: &[&str] = if name == "vcr.1" {
+            &[
+                "NAME",
+                "SYNOPSIS",
+                "DESCRIPTION",
+                "OPTIONS",
+                "SUBCOMMANDS",
+                "\"EXIT STATUS\"",
+                "ENVIRONMENT",
+                "FILES",
+                "EXAMPLES",
+                "\"SEE ALSO\"",
+            ]
+        } else {
+            &[
+                "NAME",
+                "SYNOPSIS",
+                "DESCRIPTION",
+                "OPTIONS",
+                "\"EXIT STATUS\"",
+                "EXAMPLES",
+                "\"SEE ALSO\"",
+            ]
+        };
+        let mut at = 0;
+        for section in sections {
+            let header = format!("\n.SH {section}\n");
+            let found = page[at..]
+                .find(&header)
+                .unwrap_or_else(|| panic!("{name} lacks {section} (in order)"));
+            at += found + header.len();
+        }
+        // Every option that takes a value shows it in the synopsis.
+        let synopsis = page
+            .split("\n.SH SYNOPSIS\n")
+            .nth(1)
+            .and_then(|s| s.split("\n.SH ").next())
+            .unwrap();
+        for option in ["-C", "--config", "--color", "--platform"] {
+            let escaped = option.replace('-', "\\-");
+            assert!(
+                synopsis.contains(&format!("\\fB{escaped}\\fR <\\fI")),
+                "{name}: `{option}` has no value name in the synopsis:\n{synopsis}"
+            );
+        }
+    }
+    assert!(man_page("vcr-verify.1").contains("[\\fB\\-\\-format\\fR <\\fIFORMAT\\fR>]"));
+    assert!(man_page("vcr-record.1").contains("\\-\\- <\\fICMD\\fR>..."));
+}
+
+/// Every variable the ENVIRONMENT section names is one vcr reads or sets.
+#[test]
+fn the_man_page_environment_is_true() {
+    let page = man_page("vcr.1");
+    let section = page
+        .split("\n.SH ENVIRONMENT\n")
+        .nth(1)
+        .and_then(|s| s.split("\n.SH ").next())
+        .unwrap();
+    let mut sources = String::new();
+    for entry in walkdir::WalkDir::new(repo().join("src")) {
+        let entry = entry.unwrap();
+        if entry.path().extension().is_some_and(|e| e == "rs") {
+            sources.push_str(&std::fs::read_to_string(entry.path()).unwrap());
+        }
+    }
+    let mut names = Vec::new();
+    for line in section.lines() {
+        if let Some(term) = line
+            .strip_prefix("\\fB")
+            .and_then(|l| l.strip_suffix("\\fR"))
+        {
+            names.extend(term.split(", ").map(str::to_owned));
+        }
+    }
+    assert!(names.len() >= 9, "{names:?}");
+    for name in names {
+        assert!(
+            sources.contains(&format!("\"{name}\"")),
+            "the man page names `{name}`, which vcr never reads or sets"
+        );
+    }
+}
