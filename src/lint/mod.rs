@@ -8,12 +8,14 @@
 //! matches in the same order at a fraction of the cost. Each candidate is then checked by code
 //! that knows what the regex cannot: word boundaries, placeholders (`[CWD]`, `<TOKEN>`,
 //! `sk-ant-***`), the value that follows a credential key, valid date ranges, example domains.
-//! The linter knows bytes, not structure; the caller maps hits to the fields they sit in (key
-//! material or payload) and decides their severity.
+//! Those checks read escapes as boundaries (`escape`): in a JSON string a newline is `\n`, and
+//! the word after it starts after the `n`. The linter knows bytes, not structure; the caller maps
+//! hits to the fields they sit in (key material or payload) and decides their severity.
 
 mod anchors;
 mod credential;
 mod detectors;
+mod escape;
 mod placeholder;
 
 use std::sync::OnceLock;
@@ -222,6 +224,10 @@ impl Scanner {
     /// The hit that a match of the combined regex's pattern `index` at `start..end` is, if its
     /// checks pass.
     fn hit(&self, bytes: &[u8], index: usize, start: usize, end: usize) -> Option<Hit> {
+        // The `n` of `\n` starts no word: the match that counts starts after the escape.
+        if escape::inside_escape(bytes, start) {
+            return None;
+        }
         match DETECTORS.get(index) {
             Some(detector) => classify(detector, bytes, start, end),
             None => self.machine_hit(index - DETECTORS.len(), bytes, start, end),
@@ -319,7 +325,7 @@ fn is_token_byte(b: u8) -> bool {
 
 /// A path may start here: not inside a word, a longer path or a URL (`file://` excepted).
 fn path_boundary_before(bytes: &[u8], start: usize) -> bool {
-    match start.checked_sub(1).map(|i| bytes[i]) {
+    match escape::byte_before(bytes, start) {
         None => true,
         Some(b'/') => bytes[..start].ends_with(b"file://"),
         Some(b) => !(is_name_byte(b) || b == b'.' || b == b'-' || b == b'~'),
@@ -364,7 +370,7 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
         masked,
     };
     let text = &bytes[start..end];
-    let before = start.checked_sub(1).map(|i| bytes[i]);
+    let before = escape::byte_before(bytes, start);
     let after = bytes.get(end).copied();
     match detector.kind {
         Kind::Token => {
@@ -713,7 +719,7 @@ mod tests {
         // credential-parameter is found through the credential keys.
         let parameter = pattern("credential-parameter");
         let names = parameter
-            .split_once("(?:")
+            .split_once("))(?:")
             .and_then(|(_, rest)| rest.split_once(')'))
             .map(|(names, _)| names)
             .unwrap();
@@ -740,7 +746,11 @@ mod tests {
                 assert_same(scanner, text.as_bytes());
             }
             // Side by side, so that one vector's anchors meet the next one's.
-            for separator in ["", " ", "\n", "\"", "\\", "'", "-", "/", "@", ":", "a"] {
+            // Escapes too (issue 11): `\n`, `\t`, `\u0022`, `\u003d`, `\u0026`, JSON in JSON.
+            for separator in [
+                "", " ", "\n", "\"", "\\", "'", "-", "/", "@", ":", "a", r"\n", r"\t", r"\\n",
+                r"\u0022", r"\u003d", r"\u0026", r"\u00e9",
+            ] {
                 assert_same(scanner, vectors.join(separator).as_bytes());
             }
         }
@@ -808,6 +818,131 @@ mod tests {
             &scanner,
             b"\"\\\"\"token\": \"<TOKEN>\", \"Authorization\": \"Bearer abcdefghijklmnop\"",
         );
+    }
+
+    /// Issue 11: a leak right after a JSON escape (a tool result of `cat .env`) was neither
+    /// found nor masked, since the escape's letter glued onto the next word. Each case runs
+    /// through both scans, which must agree.
+    #[test]
+    fn escapes_are_boundaries_for_every_detector() {
+        // Assembled at run time, so that this file holds nothing secret-shaped.
+        let aws_secret = format!("wJalr{}", "U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8");
+        let openai = format!("sk-proj-{}", "DklZDOCj2ISaJiHkTj0rLGlkoMXGjtEkDnNf");
+        let akia = format!("AKIA{}", "LPFT7V4SEH2KVJ72");
+        let ghp = format!("ghp_{}", "C9qEwjky40UVsWmflzdE1F8ResqEDusTpkr0");
+        let token = "cStY4qWB8dWKnHfDNxSIvPZZ63fFKcZjR4I0b3jR";
+        let uuid = "f8d50240-b224-4d14-a126-63301ca93176";
+        let time = "2024-05-06T07:08:09Z";
+        let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+            // `cat .env` in a JSON string: keys and tokens after `\n`, a bare short password
+            // in an assignment that ends its line.
+            (
+                format!(
+                    r#""$ cat .env\nAWS_SECRET_ACCESS_KEY={aws_secret}\nOPENAI_API_KEY={openai}\npassword=hunter2\n{akia}\n""#
+                ),
+                vec![
+                    ("credential-field", aws_secret.as_str()),
+                    ("openai-key", openai.as_str()),
+                    ("credential-field", "hunter2"),
+                    ("aws-access-key", akia.as_str()),
+                ],
+            ),
+            // The same file read by Claude Code's Read tool: numbered lines after `\t`.
+            (
+                format!(r#""     1\tpassword=hunter2\n     2\t{ghp}\tx""#),
+                vec![("credential-field", "hunter2"), ("github-token", &ghp)],
+            ),
+            // Escaped blanks around the separator, escaped quotes around key and value.
+            (
+                format!(r"\tapi_key\t=\t{token}\n"),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r#"{{\"token\": \"{token}\"}}"#),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r"{{\u0022password\u0022: \u0022{token}\u0022}}"),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r"api_key\u003d{token}\u0020next"),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r"x\u000aAWS_SECRET_ACCESS_KEY={aws_secret}\u000a"),
+                vec![("credential-field", aws_secret.as_str())],
+            ),
+            (
+                format!(r"https://api.acme.io/v1?a=1\u0026token={token}"),
+                vec![("credential-parameter", token)],
+            ),
+            // Paths, addresses, UUIDs and timestamps after an escape.
+            (
+                r"\n/home/alice/project/.env\t/Users/bob/x\u000a/home/dave/y".to_owned(),
+                vec![
+                    ("user-home", "/home/alice/project/.env"),
+                    ("user-home", "/Users/bob/x"),
+                    ("user-home", "/home/dave/y"),
+                ],
+            ),
+            (
+                format!(r"\ncarol@acme.io\n{uuid}\u0020{uuid}\u0020{time}\n"),
+                vec![
+                    ("email", "carol@acme.io"),
+                    ("uuid", uuid),
+                    ("uuid", uuid),
+                    ("timestamp", time),
+                ],
+            ),
+            // A URL's scheme starts after the escape, not at its letter.
+            (
+                r"\nhttps://bob:s3cr3tPa55@acme.io/a".to_owned(),
+                vec![("url-credentials", "s3cr3tPa55")],
+            ),
+            // JSON inside JSON: a newline is `\\n`; YAML's `\x09` (a tab).
+            (
+                format!(r"\\nAWS_SECRET_ACCESS_KEY={aws_secret}\\n/home/alice/x\x09{akia}"),
+                vec![
+                    ("credential-field", aws_secret.as_str()),
+                    ("user-home", "/home/alice/x"),
+                    ("aws-access-key", akia.as_str()),
+                ],
+            ),
+            // A doubled backslash is also a Windows path's separator: the folder after it
+            // starts at its first letter.
+            (
+                format!(r"C:\\Users\\nina\\{uuid}"),
+                vec![("user-home", r"C:\\Users\\nina"), ("uuid", uuid)],
+            ),
+            // Not findings: a key glued to a word, digits of an escape, a short bare value
+            // that does not end its line, the `u` of an escape.
+            (
+                r"my_password=hunter2\nxpassword=hunter2\n\u2024-05-06T07:08:09Z".to_owned(),
+                vec![],
+            ),
+            ("password=hunter2 is weak".to_owned(), vec![]),
+            (format!(r"x\token: {token}"), vec![]),
+            (r"\u0041KIA1234567890ABCDEF".to_owned(), vec![]),
+        ];
+        for scanner in &scanners() {
+            for (text, expected) in &cases {
+                let hits = assert_same(scanner, text.as_bytes());
+                assert_eq!(&texts(&hits), expected, "{text}");
+                let url = hits.iter().find(|h| h.detector == "url-credentials");
+                assert!(
+                    url.is_none_or(|h| h.masked.starts_with("https://bob:")),
+                    "{url:?}"
+                );
+                // Secrets found are masked.
+                let masked = scanner.mask_secrets(text);
+                for (detector, found) in expected {
+                    if !["uuid", "timestamp", "user-home", "email"].contains(detector) {
+                        assert!(!masked.contains(found), "{found} shown: {masked}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -958,6 +1093,31 @@ mod tests {
             "0",
             "a",
             "Z9",
+            // Escapes as JSON and YAML write them, at one or two levels (issue 11).
+            r"\n",
+            r"\t",
+            r"\r",
+            r"\b",
+            r"\f",
+            r"\e",
+            r"\\n",
+            r"\\t",
+            r"\u0020",
+            r"\u00e9",
+            r"\u000a",
+            r"\u0022",
+            r"\\u0022",
+            r"\u0027",
+            r"\u003d",
+            r"\u003A",
+            r"\u0026",
+            r"\x41",
+            r"\U0001F600",
+            r"\u00",
+            "u0022",
+            "u0026",
+            r#"\""#,
+            r#"\\\""#,
         ];
         let scanners = scanners();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
