@@ -2,13 +2,14 @@
 //! (`"...\nAWS_SECRET_ACCESS_KEY=...\npassword=..."`), were neither found by `vcr verify`
 //! nor masked by the outputs that show contents. Here the real binary runs on real trees: a
 //! Claude Code fixture, a dsh scenario and a `[verify] text` cassette, each with one leak per
-//! escape kind; `verify` must find every leak where it is, and print none.
+//! escape kind; `verify` must find every leak where it is, and no output may print one.
 //!
 //! Every secret is assembled at run time, so this file holds nothing secret-shaped.
 
 mod common;
 
-use common::{Run, TestDir};
+use common::{Run, TestDir, git, isolate_git};
+use serde_json::Value;
 
 /// One planted leak: what it is, its text, and the detector that must find it.
 struct Plant {
@@ -245,4 +246,138 @@ fn verify_prints_no_leak_in_any_format() {
             .stdout_has("hu…(7 chars)");
         assert_never_printed(&format!("verify --format {format}"), &run, &plants);
     }
+}
+
+/// The tree as it was before the leaks came in: the same cassettes, harmless strings.
+fn write_old(t: &TestDir, dir: &str) {
+    let strings = vec!["(old)".to_owned(); leaks().1.len()];
+    fixture(t, dir, &strings);
+    scenario(t, dir, &strings);
+}
+
+#[test]
+fn diff_of_two_trees_prints_no_leak() {
+    let (plants, strings) = leaks();
+    let t = TestDir::new();
+    write_old(&t, "old/");
+    let (rel, _) = fixture(&t, "new/", &strings);
+    scenario(&t, "new/", &strings);
+    let new = t.path(&rel);
+    // The fixture's name changes with its input: the old one is paired as re-keyed.
+    for args in [
+        vec!["diff", "old", "new"],
+        vec!["-v", "diff", "old", "new"],
+        vec!["diff", "old", "new", "--format", "json"],
+        vec!["diff", "old", "new", "--full"],
+        vec!["diff", "old", "new", "--full", "--format", "json"],
+    ] {
+        let run = t.vcr(&args);
+        run.code(1);
+        assert_never_printed(&args.join(" "), &run, &plants);
+        if args.contains(&"--full") {
+            // The leaking lines are shown, masked.
+            run.stdout_has("@@").stdout_has("wJalrU8J…(40 chars)");
+        }
+    }
+    // Two files compared directly.
+    let old = std::fs::read_dir(t.path("old/fixtures"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let run = t.vcr(&[
+        "diff",
+        "--full",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+    ]);
+    run.code(1).stdout_has("@@");
+    assert_never_printed("diff --full OLD NEW (files)", &run, &plants);
+}
+
+#[test]
+fn diff_against_a_revision_prints_no_leak() {
+    let (plants, strings) = leaks();
+    let t = TestDir::new();
+    write_old(&t, "");
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "-A"]);
+    git(&t.root, &["commit", "-qm", "old"]);
+    for f in t.files("fixtures").keys() {
+        std::fs::remove_file(t.path(f)).unwrap();
+    }
+    fixture(&t, "", &strings);
+    scenario(&t, "", &strings);
+    for args in [
+        vec!["diff", "--rev", "HEAD"],
+        vec!["diff", "--rev", "HEAD", "--full"],
+    ] {
+        let mut cmd = t.command(&args, &[]);
+        isolate_git(&mut cmd);
+        let run = Run::from(cmd.output().unwrap());
+        run.code(1);
+        assert_never_printed(&args.join(" "), &run, &plants);
+    }
+}
+
+#[test]
+fn textconv_prints_no_leak() {
+    let (t, plants, files) = leaky_tree();
+    for (rel, _) in &files {
+        let run = t.vcr(&["diff", "--textconv", rel]);
+        run.code(0);
+        assert!(!run.stdout.is_empty(), "{rel}");
+        assert_never_printed(&format!("diff --textconv {rel}"), &run, &plants);
+    }
+    // Not a cassette: shown as it is, masked.
+    let (rel, _) = &files[2];
+    t.vcr(&["diff", "--textconv", rel])
+        .stdout_has("interactions:")
+        .stdout_has("wJalrU8J…(40 chars)")
+        .stdout_has("/home/a***/project/.env");
+}
+
+#[test]
+fn normalize_diff_prints_no_leak() {
+    // `\u0022`, `\u003d` and `\u000a` are not how the writer escapes: the fixture is not in
+    // canonical form, and the diff shows both the escaped and the written lines.
+    let (t, plants, _) = leaky_tree();
+    for args in [
+        vec!["normalize", "--check", "--diff"],
+        vec!["normalize", "--check", "--diff", "--format", "json"],
+    ] {
+        let run = t.vcr(&args);
+        run.code(1);
+        assert_never_printed(&args.join(" "), &run, &plants);
+    }
+    let run = t.vcr(&["normalize", "--check", "--diff"]);
+    run.stdout_has(r#"-        "content": "{\u0022password\u0022"#)
+        .stdout_has("Pws2…(16 chars)");
+}
+
+/// Escapes alone are no leak: nothing is found, and outputs show the text as it is.
+#[test]
+fn escapes_without_leaks_are_shown_as_they_are() {
+    let t = TestDir::new();
+    let shown =
+        r"token\u003d\u0022\u0022 count\tpassword: required\nme@example.com\nC:\\Users\\nina"
+            .to_owned();
+    let (rel, _) = fixture(&t, "", &[shown]);
+    let doc: Value = t.vcr(&["verify", "--format", "json"]).json();
+    let leaks: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"].as_str().unwrap().starts_with("leak/"))
+        .collect();
+    assert_eq!(leaks.len(), 1, "{leaks:?}");
+    assert_eq!(leaks[0]["detector"], "user-home");
+    let run = t.vcr(&["normalize", "--check", "--diff"]);
+    run.code(1)
+        .stdout_has(r"token\u003d\u0022\u0022 count\tpassword: required\nme@example.com")
+        .stdout_has(r"C:\\Users\\n***");
+    t.vcr(&["diff", "--textconv", &rel])
+        .code(0)
+        .stdout_has("token=\"\" count");
 }

@@ -234,27 +234,30 @@ impl Scanner {
         }
     }
 
-    /// `text` with every secret replaced by its masked form, for outputs that show file
-    /// contents (`normalize --diff`, `diff --full`, textconv): a diff must not re-publish
-    /// the key that the finding hides. A private key hides its whole block, which runs to
-    /// its `END` line or, inside a JSON string, to the string's end.
-    pub fn mask_secrets(&self, text: &str) -> String {
+    /// `text` as every output that shows file contents prints it (`normalize --diff`, `diff
+    /// --full`, the `diff` summaries, textconv): each leak that a finding would show masked is
+    /// replaced by that masked form, so an output never re-publishes what `verify` hides.
+    /// The same scan decides both: what `verify` finds is what is masked here. Secrets are
+    /// masked, e-mail addresses keep the first letter of their local part, home folders the
+    /// first letter of their user; UUIDs, timestamps and other paths, which findings show
+    /// whole, stay. A private key hides its whole block, which runs to its `END` line or,
+    /// inside a JSON string, to the string's end.
+    pub fn mask(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;
         for hit in self.scan(bytes) {
-            if hit.family != LeakFamily::Secret || hit.start < copied {
+            if hit.start < copied {
                 continue;
             }
-            let end = match hit.detector {
-                "private-key" => private_key_end(bytes, hit.end),
-                _ => hit.end,
+            let Some((end, shown)) = shown(&hit, bytes) else {
+                continue;
             };
             if !text.is_char_boundary(hit.start) || !text.is_char_boundary(end) {
                 continue;
             }
             out.push_str(&text[copied..hit.start]);
-            out.push_str(&hit.masked);
+            out.push_str(&shown);
             copied = end;
         }
         out.push_str(&text[copied..]);
@@ -281,19 +284,82 @@ impl Scanner {
     }
 }
 
+/// What an output that shows contents prints in place of `hit`, and where the replaced text
+/// ends; `None` for what findings show whole.
+fn shown(hit: &Hit, bytes: &[u8]) -> Option<(usize, String)> {
+    let kind = DETECTORS.iter().find(|d| d.name == hit.detector)?.kind;
+    match kind {
+        Kind::PrivateKey => Some((private_key_end(bytes, hit.end), hit.masked.clone())),
+        // The finding shows the whole URL; the hit is its password.
+        Kind::UrlCredentials => Some((hit.end, mask(&hit.text))),
+        Kind::UserHome => {
+            let user = home_user(hit.text.as_bytes())?;
+            Some((hit.end, hide_user(&hit.text, user)))
+        }
+        _ if matches!(hit.family, LeakFamily::Secret | LeakFamily::Email) => {
+            Some((hit.end, hit.masked.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// Where the user name sits in a home folder path (`/home/ann/x`, `C:\\Users\\ann`), as the
+/// `user-home` pattern reads it: after `/home/`, `/Users/` or the drive, its separators and
+/// `Users` (or `Documents and Settings`), up to the next separator.
+fn home_user(path: &[u8]) -> Option<std::ops::Range<usize>> {
+    let is_separator = |b: u8| b == b'/' || b == b'\\';
+    let start = if path.first() == Some(&b'/') {
+        1 + path[1..].iter().position(|&b| b == b'/')? + 1
+    } else {
+        let mut i = 2;
+        while path.get(i).copied().is_some_and(is_separator) {
+            i += 1;
+        }
+        i += path[i..].iter().position(|&b| is_separator(b))?;
+        while path.get(i).copied().is_some_and(is_separator) {
+            i += 1;
+        }
+        i
+    };
+    let len = path[start..]
+        .iter()
+        .position(|&b| {
+            b.is_ascii_whitespace()
+                || matches!(
+                    b,
+                    b'/' | b'"' | b'\'' | b'<' | b'>' | b':' | b'*' | b'?' | b'|' | b'\\'
+                )
+        })
+        .unwrap_or(path.len() - start);
+    (len > 0).then_some(start..start + len)
+}
+
+/// `path` with the user name at `user` hidden but for its first character.
+fn hide_user(path: &str, user: std::ops::Range<usize>) -> String {
+    let name = &path[user.clone()];
+    let first: String = name.chars().take(1).collect();
+    format!("{}{first}***{}", &path[..user.start], &path[user.end..])
+}
+
 /// Where a private key block that starts before `from` ends: after its `-----END ...-----`
-/// marker on the same line, else at the closing quote of the JSON string or the line's end.
+/// marker on the same line, else at the closing quote of the JSON string; a block on lines of
+/// its own (a PEM file, a YAML block scalar) runs to its `END` line, if one follows soon, else
+/// to the line's end.
 fn private_key_end(bytes: &[u8], from: usize) -> usize {
+    /// Farther than the largest PEM block (an 8192-bit RSA key is about 6.5 KB).
+    const MAX_BLOCK: usize = 16 * 1024;
+    let marker_end = |within: &[u8], offset: usize| {
+        let i = find(within, b"-----END ")?;
+        let marker = offset + i + b"-----END ".len();
+        let j = find(&bytes[marker..offset + within.len()], b"-----")?;
+        Some(marker + j + b"-----".len())
+    };
     let line_end = bytes[from..]
         .iter()
         .position(|&b| b == b'\n')
         .map_or(bytes.len(), |i| from + i);
-    let line = &bytes[from..line_end];
-    if let Some(i) = find(line, b"-----END ") {
-        let marker = from + i + b"-----END ".len();
-        if let Some(j) = find(&bytes[marker..line_end], b"-----") {
-            return marker + j + b"-----".len();
-        }
+    if let Some(end) = marker_end(&bytes[from..line_end], from) {
+        return end;
     }
     let mut i = from;
     while i < line_end {
@@ -303,7 +369,8 @@ fn private_key_end(bytes: &[u8], from: usize) -> usize {
             _ => i += 1,
         }
     }
-    line_end
+    let block = &bytes[from..bytes.len().min(from + MAX_BLOCK)];
+    marker_end(block, from).unwrap_or(line_end)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -424,16 +491,13 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             let s = lossy(text);
             match detector.kind {
                 Kind::UserHome => {
-                    let user_start = s.rfind(['/', '\\'])? + 1;
-                    let user = &s[user_start..];
-                    if is_placeholder_user(user) {
-                        return None;
-                    }
                     let end = path_end(bytes, end);
                     let full = lossy(&bytes[start..end]);
-                    let hidden: String = user.chars().take(1).chain("***".chars()).collect();
-                    let masked =
-                        truncate(&format!("{}{hidden}{}", &s[..user_start], &full[s.len()..]));
+                    let user = home_user(full.as_bytes())?;
+                    if is_placeholder_user(&full[user.clone()]) {
+                        return None;
+                    }
+                    let masked = truncate(&hide_user(&full, user));
                     Some(hit(start, end, detector.label.into(), false, masked))
                 }
                 Kind::RootHome => {
@@ -611,21 +675,48 @@ mod tests {
     }
 
     #[test]
-    fn masking_hides_secrets_and_keeps_the_rest() {
-        let scanner = Scanner::new(&[]);
+    fn masking_hides_what_findings_hide_and_keeps_the_rest() {
+        let scanner = Scanner::new(&[("working directory", "/srv/build/app")]);
         let key = format!("AKIA{}", "QX7RT2MZ4LPW9BNV");
-        let text = format!("é {key} /home/ann/x \"-----BEGIN RSA PRIVATE KEY-----\\nAbC\\n\" tail");
-        let masked = scanner.mask_secrets(&text);
+        let uuid = "f8d50240-b224-4d14-a126-63301ca93176";
+        let text = format!(
+            "é {key} /home/ann/x {uuid} /tmp/t /srv/build/app/a https://bob:s3cr3tPa55@acme.io/a ann.lee@acme.io \"-----BEGIN RSA PRIVATE KEY-----\\nAbC\\n\" tail"
+        );
+        let masked = scanner.mask(&text);
+        for hidden in [key.as_str(), "AbC", "/home/ann", "s3cr3tPa55", "ann.lee@"] {
+            assert!(!masked.contains(hidden), "{hidden} shown: {masked}");
+        }
+        assert!(masked.starts_with("é AKIA"), "{masked}");
+        // Shown as the findings show them: a user's first letter, an address's domain, the
+        // URL around its password; UUIDs and other paths whole.
+        for shown in [
+            " /home/a***/x ",
+            uuid,
+            " /tmp/t /srv/build/app/a ",
+            " https://bob:s3…(10 chars)@acme.io/a ",
+            " a***@acme.io ",
+        ] {
+            assert!(masked.contains(shown), "{shown} not shown: {masked}");
+        }
+        assert!(masked.ends_with("KEY-----\" tail"), "{masked}");
+    }
+
+    #[test]
+    fn a_private_key_on_lines_of_its_own_is_hidden_to_its_end_line() {
+        let scanner = Scanner::new(&[]);
+        let label = ["RSA", "PRIVATE", "KEY"].join(" ");
+        let text = format!(
+            "key: |\n  -----BEGIN {label}-----\n  MIIEpAIBAAKCAQEA\n  q83Zx0\n  -----END {label}-----\nnext: 1\n"
+        );
+        let masked = scanner.mask(&text);
         assert!(
-            !masked.contains(&key) && !masked.contains("AbC"),
+            !masked.contains("MIIEpAIBAAKCAQEA") && !masked.contains("q83Zx0"),
             "{masked}"
         );
-        assert!(masked.starts_with("é AKIA"), "{masked}");
-        assert!(
-            masked.contains(" /home/ann/x "),
-            "paths are not secrets: {masked}"
-        );
-        assert!(masked.ends_with("KEY-----\" tail"), "{masked}");
+        assert!(masked.ends_with("\nnext: 1\n"), "{masked}");
+        // Without an END line, the BEGIN line alone.
+        let text = format!("-----BEGIN {label}-----\nMIIEpAIBAAKCAQEA\n");
+        assert_eq!(scanner.mask(&text), text);
     }
 
     #[test]
@@ -934,10 +1025,10 @@ mod tests {
                     url.is_none_or(|h| h.masked.starts_with("https://bob:")),
                     "{url:?}"
                 );
-                // Secrets found are masked.
-                let masked = scanner.mask_secrets(text);
+                // What the findings hide, outputs that show contents hide too.
+                let masked = scanner.mask(text);
                 for (detector, found) in expected {
-                    if !["uuid", "timestamp", "user-home", "email"].contains(detector) {
+                    if !["uuid", "timestamp"].contains(detector) {
                         assert!(!masked.contains(found), "{found} shown: {masked}");
                     }
                 }
