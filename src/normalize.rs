@@ -143,7 +143,7 @@ fn normalize_one(
     result.changed = true;
     if let Some(masker) = masker {
         let diff = unified_diff(&cassette.rel, &bytes, &canonical.bytes);
-        result.diff = Some(masker.mask_secrets(&diff));
+        result.diff = Some(masker.mask(&diff));
     }
     if !options.check {
         match store.replace_file(&cassette.path, &canonical.bytes, ContentHash::of(&bytes)) {

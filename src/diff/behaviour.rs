@@ -211,7 +211,7 @@ pub fn shorten(text: &str, max: usize) -> String {
     static MASKER: std::sync::OnceLock<crate::lint::Scanner> = std::sync::OnceLock::new();
     let masked = MASKER
         .get_or_init(|| crate::lint::Scanner::new(&[]))
-        .mask_secrets(text);
+        .mask(text);
     let trimmed = masked.trim();
     let first = trimmed.lines().next().unwrap_or("");
     let cut = first.chars().count() > max || first.len() < trimmed.len();

@@ -187,8 +187,8 @@ impl Change {
 impl Change {
     /// The change with every text taken from a cassette masked (secrets never leave).
     pub fn masked(self, masker: &crate::lint::Scanner) -> Change {
-        let m = |s: String| masker.mask_secrets(&s);
-        let mo = |s: Option<String>| s.map(|s| masker.mask_secrets(&s));
+        let m = |s: String| masker.mask(&s);
+        let mo = |s: Option<String>| s.map(|s| masker.mask(&s));
         match self {
             Change::ToolCalls { call, old, new } => Change::ToolCalls {
                 call,

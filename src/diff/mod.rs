@@ -8,7 +8,7 @@
 //! their names (see [`pair_rekeyed`]); each pair's [`Behaviour`]s are compared
 //! ([`compare::compare`]) into an [`Entry`] with a [`Verdict`]. Entries go to the caller as
 //! [`Event::Diff`] in path order; nothing here prints, and every text taken from a cassette
-//! is masked before it leaves ([`Scanner::mask_secrets`]).
+//! is masked before it leaves ([`Scanner::mask`]).
 
 pub mod behaviour;
 pub mod compare;
@@ -544,7 +544,7 @@ fn compare_pair(
     );
     let diff = options
         .full
-        .then(|| masker.mask_secrets(&full_diff(old_files, new_files)))
+        .then(|| masker.mask(&full_diff(old_files, new_files)))
         .filter(|d| !d.is_empty());
     let entry = match (old, new) {
         (Some((o, of, ob)), Some((n, nf, nb))) => {
@@ -583,7 +583,7 @@ fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Sc
     let calls: Vec<String> = behaviour
         .calls
         .iter()
-        .map(|c| masker.mask_secrets(&c.one_line()))
+        .map(|c| masker.mask(&c.one_line()))
         .collect();
     let reason = match (behaviour.kind, &behaviour.token_count) {
         (Kind::TokenCount, Some(n)) => format!("token count {n}"),
@@ -643,7 +643,7 @@ fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) ->
         changes: changes
             .into_iter()
             .map(|change| ChangeLine {
-                message: masker.mask_secrets(&change.to_string()),
+                message: masker.mask(&change.to_string()),
                 change: change.masked(masker),
             })
             .collect(),
@@ -739,8 +739,8 @@ pub fn compare_files(
             };
             vec![(kind_name.to_owned(), name.to_owned(), bytes.to_vec())]
         };
-        entry.diff = Some(masker.mask_secrets(&full_diff(&loaded(old), &loaded(new))))
-            .filter(|d| !d.is_empty());
+        entry.diff =
+            Some(masker.mask(&full_diff(&loaded(old), &loaded(new)))).filter(|d| !d.is_empty());
     }
     Ok(entry)
 }
@@ -753,7 +753,7 @@ pub fn textconv(bytes: &[u8], name: &str, masker: &Scanner) -> String {
         Some(Ok(behaviour)) => behaviour.textconv(),
         _ => String::from_utf8_lossy(bytes).into_owned(),
     };
-    masker.mask_secrets(&text)
+    masker.mask(&text)
 }
 
 #[cfg(test)]

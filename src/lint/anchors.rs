@@ -26,9 +26,9 @@ use super::detectors::{CREDENTIAL_KEYS, DETECTORS};
 /// table without a rule here turns the anchors off (see [`Anchors::new`]).
 pub(super) const COVERED: &[&str] = &[
     "private-key",          // `-`: `-----BEGIN`
-    "credential-field",     // folded key fragments, then the quotes before the key
+    "credential-field",     // folded key fragments, then the quotes (`\u0022` too) before the key
     "credential-header",    // folded `name`, then `"` and the backslashes before it
-    "credential-parameter", // folded key fragments, then the `?` or `&` before the key
+    "credential-parameter", // folded key fragments, then the `?`, `&` or `\u0026` before the key
     "anthropic-key",        // `-`: `sk-`
     "openai-key",           // `-`: `sk-`
     "aws-access-key",       // `A`: `AKIA`, `ASIA`...
@@ -120,6 +120,10 @@ enum First {
     Alpha,
     /// At a letter or digit (an email's local part).
     Alnum,
+    /// At a quote or a backslash (the quotes before a credential key, where an escaped one,
+    /// `\u0022`, has letters and digits that start nothing), or at the span's last position
+    /// (the key).
+    Quote,
     /// Where `eyJ` begins (a JWT).
     Jwt,
     /// Where `-----BEGIN` begins (a private key).
@@ -140,6 +144,7 @@ impl First {
         match self {
             First::Alpha => b.is_ascii_alphabetic(),
             First::Alnum => b.is_ascii_alphanumeric(),
+            First::Quote => matches!(b, b'\\' | b'"' | b'\''),
             _ => true,
         }
     }
@@ -150,7 +155,9 @@ impl First {
 ///
 /// If one of the detectors does not match at one such position, it matches at no later one:
 /// its pattern reads the bytes after each of them alike (the run of quotes before a key, the
-/// local part before an `@`), or needs more of them than are left (a JWT's first segment). So
+/// local part before an `@`), or needs more of them than are left (a JWT's first segment). (A
+/// run of quotes may hold escaped ones, `\u0022`: from each quote or backslash of the run the
+/// pattern reads the rest of it, and the letters and digits inside start nothing.) So
 /// one failed anchored search rules it out for the rest of the span, and a run of a million
 /// quotes, or a megabyte of base64 with an `eyJ` every few bytes, costs one search, not a
 /// million.
@@ -191,7 +198,10 @@ impl Span {
                 .and_then(|window| memmem::find(window, literal))
                 .map_or(usize::MAX, |i| p + i);
         } else {
-            while p <= self.hi && !bytes.get(p).is_some_and(|&b| self.first.accepts(b)) {
+            while p <= self.hi
+                && !(bytes.get(p).is_some_and(|&b| self.first.accepts(b))
+                    || (self.first == First::Quote && p == self.hi))
+            {
                 p += 1;
             }
         }
@@ -627,13 +637,23 @@ impl Anchors {
                         continue;
                     }
                     // credential-field: the key, or any of the quotes and backslashes before it.
-                    let lo = run_start(bytes, start, |b| matches!(b, b'\\' | b'"' | b'\''));
-                    spans.push(Span::new(lo, start, First::Any, self.group(rules.field)));
-                    // credential-parameter: the `?` or `&` before it.
+                    let lo = quotes_start(bytes, start);
+                    spans.push(Span::new(lo, start, First::Quote, self.group(rules.field)));
+                    // credential-parameter: the `?` or `&` before it, or the backslashes of a
+                    // `\u0026`.
                     if let Some(before) = start.checked_sub(1)
                         && matches!(bytes[before], b'?' | b'&')
                     {
                         spans.push(Span::at(before, self.group(rules.parameter)));
+                    }
+                    if let Some(u) = start.checked_sub(5)
+                        && &bytes[u..start] == b"u0026"
+                    {
+                        let lo = run_start(bytes, u, |b| b == b'\\');
+                        if lo < u {
+                            let group = self.group(rules.parameter);
+                            spans.push(Span::new(lo, u - 1, First::Any, group));
+                        }
                     }
                 }
             }
@@ -737,6 +757,23 @@ impl Literals {
 
 fn is_local_part(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'%' | b'+' | b'-')
+}
+
+/// Where the run of quotes and backslashes before a credential key that begins at `end` begins;
+/// an escaped quote (`\u0022`, `\u0027`) is one of them.
+fn quotes_start(bytes: &[u8], end: usize) -> usize {
+    let mut start = end.min(bytes.len());
+    loop {
+        match start.checked_sub(1).map(|i| bytes[i]) {
+            Some(b'\\' | b'"' | b'\'') => start -= 1,
+            Some(b'2' | b'7')
+                if start >= 6 && matches!(&bytes[start - 6..start], br"\u0022" | br"\u0027") =>
+            {
+                start -= 6;
+            }
+            _ => return start,
+        }
+    }
 }
 
 /// Where the run of bytes that `class` accepts and that ends at `end` begins.

@@ -90,8 +90,11 @@ pub(crate) const DETECTORS: &[Detector] = &[
         description: "The value of a credential field, header or parameter (`Authorization:`, `\"password\":`, `token=`) that is not a placeholder",
         family: Family::Secret,
         kind: Kind::CredentialKey,
-        // The key, its quotes (escaped or not), and the separator. The value is read by code.
-        pattern: r#"(?i)[\\"']*\b(?:{keys})[\\"']*[ \t]*[:=]"#,
+        // The key, its quotes (escaped or not, `\u0022` too), and the separator (`\u003d` too);
+        // blanks may be escaped tabs. That the key is a word of its own is checked by code,
+        // which knows that an escape before it ends the word before it (`\npassword=`). The
+        // value is read by code.
+        pattern: r#"(?i)(?:[\\"']|(?-i:\\u00(?:22|27)))*(?:{keys})(?:[\\"']|(?-i:\\u00(?:22|27)))*(?:[ \t]|(?-i:\\+t))*(?:[:=]|(?-i:\\+u003[aAdD]))"#,
     },
     Detector {
         name: "credential-header",
@@ -107,7 +110,8 @@ pub(crate) const DETECTORS: &[Detector] = &[
         description: "A credential in a URL query (`?access_token=`, `&api_key=`, `&password=`)",
         family: Family::Secret,
         kind: Kind::CredentialQuery,
-        pattern: r"(?i)[?&](?:access_token|token|api_key|apikey|client_secret|password)=",
+        // `&` may be escaped (`\u0026`, as Go's encoder writes it).
+        pattern: r"(?i)(?:[?&]|(?-i:\\+u0026))(?:access_token|token|api_key|apikey|client_secret|password)=",
     },
     Detector {
         name: "anthropic-key",

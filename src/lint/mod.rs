@@ -8,11 +8,14 @@
 //! matches in the same order at a fraction of the cost. Each candidate is then checked by code
 //! that knows what the regex cannot: word boundaries, placeholders (`[CWD]`, `<TOKEN>`,
 //! `sk-ant-***`), the value that follows a credential key, valid date ranges, example domains.
-//! The linter knows bytes, not structure; the caller maps hits to the fields they sit in (key
-//! material or payload) and decides their severity.
+//! Those checks read escapes as boundaries (`escape`): in a JSON string a newline is `\n`, and
+//! the word after it starts after the `n`. The linter knows bytes, not structure; the caller maps
+//! hits to the fields they sit in (key material or payload) and decides their severity.
 
 mod anchors;
+mod credential;
 mod detectors;
+mod escape;
 mod placeholder;
 
 use std::sync::OnceLock;
@@ -24,7 +27,7 @@ use anchors::Anchors;
 
 pub(crate) use detectors::{DETECTORS, Family, Kind};
 pub use detectors::{DetectorInfo, MACHINE_PATH, list as detectors};
-use placeholder::{is_placeholder_token, is_placeholder_user, looks_like_credential, mask};
+use placeholder::{is_placeholder_token, is_placeholder_user, mask};
 
 /// One leak candidate that passed its checks.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -221,33 +224,40 @@ impl Scanner {
     /// The hit that a match of the combined regex's pattern `index` at `start..end` is, if its
     /// checks pass.
     fn hit(&self, bytes: &[u8], index: usize, start: usize, end: usize) -> Option<Hit> {
+        // The `n` of `\n` starts no word: the match that counts starts after the escape.
+        if escape::inside_escape(bytes, start) {
+            return None;
+        }
         match DETECTORS.get(index) {
             Some(detector) => classify(detector, bytes, start, end),
             None => self.machine_hit(index - DETECTORS.len(), bytes, start, end),
         }
     }
 
-    /// `text` with every secret replaced by its masked form, for outputs that show file
-    /// contents (`normalize --diff`, `diff --full`, textconv): a diff must not re-publish
-    /// the key that the finding hides. A private key hides its whole block, which runs to
-    /// its `END` line or, inside a JSON string, to the string's end.
-    pub fn mask_secrets(&self, text: &str) -> String {
+    /// `text` as every output that shows file contents prints it (`normalize --diff`, `diff
+    /// --full`, the `diff` summaries, textconv): each leak that a finding would show masked is
+    /// replaced by that masked form, so an output never re-publishes what `verify` hides.
+    /// The same scan decides both: what `verify` finds is what is masked here. Secrets are
+    /// masked, e-mail addresses keep the first letter of their local part, home folders the
+    /// first letter of their user; UUIDs, timestamps and other paths, which findings show
+    /// whole, stay. A private key hides its whole block, which runs to its `END` line or,
+    /// inside a JSON string, to the string's end.
+    pub fn mask(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;
         for hit in self.scan(bytes) {
-            if hit.family != LeakFamily::Secret || hit.start < copied {
+            if hit.start < copied {
                 continue;
             }
-            let end = match hit.detector {
-                "private-key" => private_key_end(bytes, hit.end),
-                _ => hit.end,
+            let Some((end, shown)) = shown(&hit, bytes) else {
+                continue;
             };
             if !text.is_char_boundary(hit.start) || !text.is_char_boundary(end) {
                 continue;
             }
             out.push_str(&text[copied..hit.start]);
-            out.push_str(&hit.masked);
+            out.push_str(&shown);
             copied = end;
         }
         out.push_str(&text[copied..]);
@@ -274,19 +284,82 @@ impl Scanner {
     }
 }
 
+/// What an output that shows contents prints in place of `hit`, and where the replaced text
+/// ends; `None` for what findings show whole.
+fn shown(hit: &Hit, bytes: &[u8]) -> Option<(usize, String)> {
+    let kind = DETECTORS.iter().find(|d| d.name == hit.detector)?.kind;
+    match kind {
+        Kind::PrivateKey => Some((private_key_end(bytes, hit.end), hit.masked.clone())),
+        // The finding shows the whole URL; the hit is its password.
+        Kind::UrlCredentials => Some((hit.end, mask(&hit.text))),
+        Kind::UserHome => {
+            let user = home_user(hit.text.as_bytes())?;
+            Some((hit.end, hide_user(&hit.text, user)))
+        }
+        _ if matches!(hit.family, LeakFamily::Secret | LeakFamily::Email) => {
+            Some((hit.end, hit.masked.clone()))
+        }
+        _ => None,
+    }
+}
+
+/// Where the user name sits in a home folder path (`/home/ann/x`, `C:\\Users\\ann`), as the
+/// `user-home` pattern reads it: after `/home/`, `/Users/` or the drive, its separators and
+/// `Users` (or `Documents and Settings`), up to the next separator.
+fn home_user(path: &[u8]) -> Option<std::ops::Range<usize>> {
+    let is_separator = |b: u8| b == b'/' || b == b'\\';
+    let start = if path.first() == Some(&b'/') {
+        1 + path[1..].iter().position(|&b| b == b'/')? + 1
+    } else {
+        let mut i = 2;
+        while path.get(i).copied().is_some_and(is_separator) {
+            i += 1;
+        }
+        i += path[i..].iter().position(|&b| is_separator(b))?;
+        while path.get(i).copied().is_some_and(is_separator) {
+            i += 1;
+        }
+        i
+    };
+    let len = path[start..]
+        .iter()
+        .position(|&b| {
+            b.is_ascii_whitespace()
+                || matches!(
+                    b,
+                    b'/' | b'"' | b'\'' | b'<' | b'>' | b':' | b'*' | b'?' | b'|' | b'\\'
+                )
+        })
+        .unwrap_or(path.len() - start);
+    (len > 0).then_some(start..start + len)
+}
+
+/// `path` with the user name at `user` hidden but for its first character.
+fn hide_user(path: &str, user: std::ops::Range<usize>) -> String {
+    let name = &path[user.clone()];
+    let first: String = name.chars().take(1).collect();
+    format!("{}{first}***{}", &path[..user.start], &path[user.end..])
+}
+
 /// Where a private key block that starts before `from` ends: after its `-----END ...-----`
-/// marker on the same line, else at the closing quote of the JSON string or the line's end.
+/// marker on the same line, else at the closing quote of the JSON string; a block on lines of
+/// its own (a PEM file, a YAML block scalar) runs to its `END` line, if one follows soon, else
+/// to the line's end.
 fn private_key_end(bytes: &[u8], from: usize) -> usize {
+    /// Farther than the largest PEM block (an 8192-bit RSA key is about 6.5 KB).
+    const MAX_BLOCK: usize = 16 * 1024;
+    let marker_end = |within: &[u8], offset: usize| {
+        let i = find(within, b"-----END ")?;
+        let marker = offset + i + b"-----END ".len();
+        let j = find(&bytes[marker..offset + within.len()], b"-----")?;
+        Some(marker + j + b"-----".len())
+    };
     let line_end = bytes[from..]
         .iter()
         .position(|&b| b == b'\n')
         .map_or(bytes.len(), |i| from + i);
-    let line = &bytes[from..line_end];
-    if let Some(i) = find(line, b"-----END ") {
-        let marker = from + i + b"-----END ".len();
-        if let Some(j) = find(&bytes[marker..line_end], b"-----") {
-            return marker + j + b"-----".len();
-        }
+    if let Some(end) = marker_end(&bytes[from..line_end], from) {
+        return end;
     }
     let mut i = from;
     while i < line_end {
@@ -296,7 +369,8 @@ fn private_key_end(bytes: &[u8], from: usize) -> usize {
             _ => i += 1,
         }
     }
-    line_end
+    let block = &bytes[from..bytes.len().min(from + MAX_BLOCK)];
+    marker_end(block, from).unwrap_or(line_end)
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
@@ -318,7 +392,7 @@ fn is_token_byte(b: u8) -> bool {
 
 /// A path may start here: not inside a word, a longer path or a URL (`file://` excepted).
 fn path_boundary_before(bytes: &[u8], start: usize) -> bool {
-    match start.checked_sub(1).map(|i| bytes[i]) {
+    match escape::byte_before(bytes, start) {
         None => true,
         Some(b'/') => bytes[..start].ends_with(b"file://"),
         Some(b) => !(is_name_byte(b) || b == b'.' || b == b'-' || b == b'~'),
@@ -363,7 +437,7 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
         masked,
     };
     let text = &bytes[start..end];
-    let before = start.checked_sub(1).map(|i| bytes[i]);
+    let before = escape::byte_before(bytes, start);
     let after = bytes.get(end).copied();
     match detector.kind {
         Kind::Token => {
@@ -408,7 +482,7 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             ))
         }
         Kind::CredentialKey | Kind::CredentialNameValue | Kind::CredentialQuery => {
-            credential(detector, bytes, start, end)
+            credential::credential(detector, bytes, start, end)
         }
         Kind::UserHome | Kind::RootHome | Kind::TempDir => {
             if !path_boundary_before(bytes, start) {
@@ -417,16 +491,13 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             let s = lossy(text);
             match detector.kind {
                 Kind::UserHome => {
-                    let user_start = s.rfind(['/', '\\'])? + 1;
-                    let user = &s[user_start..];
-                    if is_placeholder_user(user) {
-                        return None;
-                    }
                     let end = path_end(bytes, end);
                     let full = lossy(&bytes[start..end]);
-                    let hidden: String = user.chars().take(1).chain("***".chars()).collect();
-                    let masked =
-                        truncate(&format!("{}{hidden}{}", &s[..user_start], &full[s.len()..]));
+                    let user = home_user(full.as_bytes())?;
+                    if is_placeholder_user(&full[user.clone()]) {
+                        return None;
+                    }
+                    let masked = truncate(&hide_user(&full, user));
                     Some(hit(start, end, detector.label.into(), false, masked))
                 }
                 Kind::RootHome => {
@@ -493,251 +564,6 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             }
             let masked = format!("{}***@{domain}", local.chars().next().unwrap_or('?'));
             Some(hit(start, end, detector.label.into(), false, masked))
-        }
-    }
-}
-
-/// A credential key, HAR header or URL parameter: reads the value that follows and decides
-/// whether it is a credential.
-fn credential(
-    detector: &detectors::Detector,
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-) -> Option<Hit> {
-    let key_text = lossy(&bytes[start..end]);
-    let key = credential_key_name(&key_text, detector.kind);
-    let value = read_value(bytes, end, detector.kind)?;
-    let raw = lossy(&bytes[value.start..value.end]);
-    let text = raw.trim();
-    if text.is_empty() || placeholder::is_placeholder_value(text) {
-        return None;
-    }
-    // AWS Signature V4: the signature is bound to one request; the access key id is what
-    // identifies the account.
-    if text.starts_with("AWS4-HMAC-SHA256") {
-        return sigv4_credential(detector, bytes, &value);
-    }
-    let (scheme, credential) = placeholder::split_scheme(text);
-    if credential.len() < 4
-        || placeholder::is_placeholder_value(credential)
-        || is_placeholder_token(credential)
-        || placeholder::is_public_key(credential)
-    {
-        return None;
-    }
-    let key_lower = key.to_ascii_lowercase();
-    // `token` also names a token of text (logprobs): only a token-like value counts.
-    if key_lower == "token" && (credential.len() < 16 || !placeholder::is_token_charset(credential))
-    {
-        return None;
-    }
-    let quoted = key_text.contains(['"', '\'']) || value.quoted || value.list_item;
-    if detector.kind == Kind::CredentialKey
-        && !quoted
-        && !(looks_like_credential(scheme, credential) && placeholder::is_token_charset(credential))
-    {
-        return None;
-    }
-    if detector.kind == Kind::CredentialQuery && credential.len() < 8 {
-        return None;
-    }
-    let masked = match scheme {
-        Some(scheme) => format!("{scheme} {}", mask(credential)),
-        None => mask(credential),
-    };
-    Some(Hit {
-        detector: detector.name,
-        label: format!("{} in `{key}`", detector.label),
-        family: LeakFamily::Secret,
-        temporary: false,
-        start: value.start,
-        end: value.end,
-        text: raw,
-        masked,
-    })
-}
-
-/// The access key id of an AWS Signature V4 `Authorization` value, if it is a real one.
-fn sigv4_credential(
-    detector: &detectors::Detector,
-    bytes: &[u8],
-    value: &ValueSpan,
-) -> Option<Hit> {
-    // Offsets are counted in bytes: text that is not UTF-8 grows when made lossy.
-    let raw = bytes.get(value.start..value.end)?;
-    let at = find(raw, b"Credential=")? + "Credential=".len();
-    let id_len = raw[at..]
-        .iter()
-        .position(|b| matches!(b, b'/' | b',' | b' '))
-        .unwrap_or(raw.len() - at);
-    let id = lossy(&raw[at..at + id_len]);
-    if id.len() < 8 || placeholder::is_placeholder_value(&id) || is_placeholder_token(&id) {
-        return None;
-    }
-    let start = value.start + at;
-    Some(Hit {
-        detector: detector.name,
-        label: "an access key id in an AWS signature".into(),
-        family: LeakFamily::Secret,
-        temporary: false,
-        start,
-        end: start + id_len,
-        masked: mask(&id),
-        text: id,
-    })
-}
-
-/// The key name inside a credential match (`"Authorization":` → `Authorization`).
-fn credential_key_name(matched: &str, kind: Kind) -> String {
-    let trim = |s: &str| {
-        s.trim_matches(|c: char| {
-            matches!(c, '\\' | '"' | '\'' | ' ' | '\t' | ':' | '=' | '?' | '&')
-        })
-        .to_owned()
-    };
-    match kind {
-        Kind::CredentialNameValue => {
-            // `"name": "Authorization", "value":` → the second quoted word.
-            let mut words = matched
-                .split('"')
-                .map(|w| w.trim_matches('\\'))
-                .filter(|w| !w.trim().is_empty() && !w.contains([':', ',']));
-            words.nth(1).unwrap_or("header").to_owned()
-        }
-        _ => trim(matched),
-    }
-}
-
-/// Where a value starts and ends, and how it was written.
-struct ValueSpan {
-    start: usize,
-    end: usize,
-    quoted: bool,
-    list_item: bool,
-}
-
-/// Reads the value after a `key:`/`key=`/`"value":`: a quoted string (with any level of
-/// backslash escaping), the first string of a list, a YAML block list item, or a bare word
-/// (a scheme word like `Bearer` takes the token after it).
-fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
-    let skip_blanks = |at: &mut usize| {
-        while matches!(bytes.get(*at), Some(b' ' | b'\t')) {
-            *at += 1;
-        }
-    };
-    if kind == Kind::CredentialQuery {
-        let start = at;
-        while let Some(&b) = bytes.get(at) {
-            if b.is_ascii_whitespace()
-                || matches!(b, b'&' | b'#' | b'"' | b'\'' | b'\\' | b'<' | b'>')
-            {
-                break;
-            }
-            at += 1;
-        }
-        return Some(ValueSpan {
-            start,
-            end: at,
-            quoted: false,
-            list_item: false,
-        });
-    }
-    skip_blanks(&mut at);
-    let mut list_item = false;
-    // A YAML block list on the next lines: `X-Token:\n    - value`.
-    if matches!(bytes.get(at), Some(b'\n' | b'\r')) {
-        let mut next = at;
-        while matches!(bytes.get(next), Some(b'\n' | b'\r' | b' ' | b'\t')) {
-            next += 1;
-        }
-        if bytes.get(next) == Some(&b'-') && matches!(bytes.get(next + 1), Some(b' ')) {
-            at = next + 2;
-            skip_blanks(&mut at);
-            list_item = true;
-        } else {
-            return None;
-        }
-    }
-    if bytes.get(at) == Some(&b'[') {
-        at += 1;
-        skip_blanks(&mut at);
-        list_item = true;
-    }
-    // Quotes, possibly escaped: `"`, `\"`, `\\\"`.
-    let mut slashes = 0;
-    while bytes.get(at + slashes) == Some(&b'\\') {
-        slashes += 1;
-    }
-    match bytes.get(at + slashes) {
-        Some(&quote @ (b'"' | b'\'')) => {
-            let start = at + slashes + 1;
-            let mut i = start;
-            while i < bytes.len() {
-                let b = bytes[i];
-                if b == b'\n' {
-                    return None;
-                }
-                if b == quote
-                    && bytes[start.max(i.saturating_sub(slashes))..i]
-                        .iter()
-                        .filter(|&&c| c == b'\\')
-                        .count()
-                        == slashes
-                {
-                    // The closing quote carries as many backslashes as the opening one.
-                    let end = i - slashes;
-                    return Some(ValueSpan {
-                        start,
-                        end,
-                        quoted: true,
-                        list_item,
-                    });
-                }
-                if b == b'\\' && slashes == 0 {
-                    i += 2;
-                    continue;
-                }
-                i += 1;
-            }
-            None
-        }
-        Some(b'{' | b'[') | None => None,
-        Some(_) => {
-            let start = at;
-            let word_end = |mut i: usize| {
-                while let Some(&b) = bytes.get(i) {
-                    if b.is_ascii_whitespace()
-                        || matches!(
-                            b,
-                            b',' | b'}' | b']' | b';' | b'"' | b'\'' | b'\\' | b'<' | b'>'
-                        )
-                    {
-                        break;
-                    }
-                    i += 1;
-                }
-                i
-            };
-            let mut end = word_end(start);
-            let word = &bytes[start..end];
-            if placeholder::is_scheme(word) && bytes.get(end) == Some(&b' ') {
-                end = word_end(end + 1);
-            }
-            let word = &bytes[start..end];
-            if matches!(word, b"true" | b"false" | b"null" | b"~")
-                || word
-                    .iter()
-                    .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b'-')
-            {
-                return None;
-            }
-            Some(ValueSpan {
-                start,
-                end,
-                quoted: false,
-                list_item,
-            })
         }
     }
 }
@@ -849,21 +675,48 @@ mod tests {
     }
 
     #[test]
-    fn masking_hides_secrets_and_keeps_the_rest() {
-        let scanner = Scanner::new(&[]);
+    fn masking_hides_what_findings_hide_and_keeps_the_rest() {
+        let scanner = Scanner::new(&[("working directory", "/srv/build/app")]);
         let key = format!("AKIA{}", "QX7RT2MZ4LPW9BNV");
-        let text = format!("é {key} /home/ann/x \"-----BEGIN RSA PRIVATE KEY-----\\nAbC\\n\" tail");
-        let masked = scanner.mask_secrets(&text);
+        let uuid = "f8d50240-b224-4d14-a126-63301ca93176";
+        let text = format!(
+            "é {key} /home/ann/x {uuid} /tmp/t /srv/build/app/a https://bob:s3cr3tPa55@acme.io/a ann.lee@acme.io \"-----BEGIN RSA PRIVATE KEY-----\\nAbC\\n\" tail"
+        );
+        let masked = scanner.mask(&text);
+        for hidden in [key.as_str(), "AbC", "/home/ann", "s3cr3tPa55", "ann.lee@"] {
+            assert!(!masked.contains(hidden), "{hidden} shown: {masked}");
+        }
+        assert!(masked.starts_with("é AKIA"), "{masked}");
+        // Shown as the findings show them: a user's first letter, an address's domain, the
+        // URL around its password; UUIDs and other paths whole.
+        for shown in [
+            " /home/a***/x ",
+            uuid,
+            " /tmp/t /srv/build/app/a ",
+            " https://bob:s3…(10 chars)@acme.io/a ",
+            " a***@acme.io ",
+        ] {
+            assert!(masked.contains(shown), "{shown} not shown: {masked}");
+        }
+        assert!(masked.ends_with("KEY-----\" tail"), "{masked}");
+    }
+
+    #[test]
+    fn a_private_key_on_lines_of_its_own_is_hidden_to_its_end_line() {
+        let scanner = Scanner::new(&[]);
+        let label = ["RSA", "PRIVATE", "KEY"].join(" ");
+        let text = format!(
+            "key: |\n  -----BEGIN {label}-----\n  MIIEpAIBAAKCAQEA\n  q83Zx0\n  -----END {label}-----\nnext: 1\n"
+        );
+        let masked = scanner.mask(&text);
         assert!(
-            !masked.contains(&key) && !masked.contains("AbC"),
+            !masked.contains("MIIEpAIBAAKCAQEA") && !masked.contains("q83Zx0"),
             "{masked}"
         );
-        assert!(masked.starts_with("é AKIA"), "{masked}");
-        assert!(
-            masked.contains(" /home/ann/x "),
-            "paths are not secrets: {masked}"
-        );
-        assert!(masked.ends_with("KEY-----\" tail"), "{masked}");
+        assert!(masked.ends_with("\nnext: 1\n"), "{masked}");
+        // Without an END line, the BEGIN line alone.
+        let text = format!("-----BEGIN {label}-----\nMIIEpAIBAAKCAQEA\n");
+        assert_eq!(scanner.mask(&text), text);
     }
 
     #[test]
@@ -957,7 +810,7 @@ mod tests {
         // credential-parameter is found through the credential keys.
         let parameter = pattern("credential-parameter");
         let names = parameter
-            .split_once("(?:")
+            .split_once("))(?:")
             .and_then(|(_, rest)| rest.split_once(')'))
             .map(|(names, _)| names)
             .unwrap();
@@ -984,7 +837,11 @@ mod tests {
                 assert_same(scanner, text.as_bytes());
             }
             // Side by side, so that one vector's anchors meet the next one's.
-            for separator in ["", " ", "\n", "\"", "\\", "'", "-", "/", "@", ":", "a"] {
+            // Escapes too (issue 11): `\n`, `\t`, `\u0022`, `\u003d`, `\u0026`, JSON in JSON.
+            for separator in [
+                "", " ", "\n", "\"", "\\", "'", "-", "/", "@", ":", "a", r"\n", r"\t", r"\\n",
+                r"\u0022", r"\u003d", r"\u0026", r"\u00e9",
+            ] {
                 assert_same(scanner, vectors.join(separator).as_bytes());
             }
         }
@@ -1052,6 +909,131 @@ mod tests {
             &scanner,
             b"\"\\\"\"token\": \"<TOKEN>\", \"Authorization\": \"Bearer abcdefghijklmnop\"",
         );
+    }
+
+    /// Issue 11: a leak right after a JSON escape (a tool result of `cat .env`) was neither
+    /// found nor masked, since the escape's letter glued onto the next word. Each case runs
+    /// through both scans, which must agree.
+    #[test]
+    fn escapes_are_boundaries_for_every_detector() {
+        // Assembled at run time, so that this file holds nothing secret-shaped.
+        let aws_secret = format!("wJalr{}", "U8JZpDE0iGXlD6gNCFbaEPFjbD0kH8Oool8");
+        let openai = format!("sk-proj-{}", "DklZDOCj2ISaJiHkTj0rLGlkoMXGjtEkDnNf");
+        let akia = format!("AKIA{}", "LPFT7V4SEH2KVJ72");
+        let ghp = format!("ghp_{}", "C9qEwjky40UVsWmflzdE1F8ResqEDusTpkr0");
+        let token = "cStY4qWB8dWKnHfDNxSIvPZZ63fFKcZjR4I0b3jR";
+        let uuid = "f8d50240-b224-4d14-a126-63301ca93176";
+        let time = "2024-05-06T07:08:09Z";
+        let cases: Vec<(String, Vec<(&str, &str)>)> = vec![
+            // `cat .env` in a JSON string: keys and tokens after `\n`, a bare short password
+            // in an assignment that ends its line.
+            (
+                format!(
+                    r#""$ cat .env\nAWS_SECRET_ACCESS_KEY={aws_secret}\nOPENAI_API_KEY={openai}\npassword=hunter2\n{akia}\n""#
+                ),
+                vec![
+                    ("credential-field", aws_secret.as_str()),
+                    ("openai-key", openai.as_str()),
+                    ("credential-field", "hunter2"),
+                    ("aws-access-key", akia.as_str()),
+                ],
+            ),
+            // The same file read by Claude Code's Read tool: numbered lines after `\t`.
+            (
+                format!(r#""     1\tpassword=hunter2\n     2\t{ghp}\tx""#),
+                vec![("credential-field", "hunter2"), ("github-token", &ghp)],
+            ),
+            // Escaped blanks around the separator, escaped quotes around key and value.
+            (
+                format!(r"\tapi_key\t=\t{token}\n"),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r#"{{\"token\": \"{token}\"}}"#),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r"{{\u0022password\u0022: \u0022{token}\u0022}}"),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r"api_key\u003d{token}\u0020next"),
+                vec![("credential-field", token)],
+            ),
+            (
+                format!(r"x\u000aAWS_SECRET_ACCESS_KEY={aws_secret}\u000a"),
+                vec![("credential-field", aws_secret.as_str())],
+            ),
+            (
+                format!(r"https://api.acme.io/v1?a=1\u0026token={token}"),
+                vec![("credential-parameter", token)],
+            ),
+            // Paths, addresses, UUIDs and timestamps after an escape.
+            (
+                r"\n/home/alice/project/.env\t/Users/bob/x\u000a/home/dave/y".to_owned(),
+                vec![
+                    ("user-home", "/home/alice/project/.env"),
+                    ("user-home", "/Users/bob/x"),
+                    ("user-home", "/home/dave/y"),
+                ],
+            ),
+            (
+                format!(r"\ncarol@acme.io\n{uuid}\u0020{uuid}\u0020{time}\n"),
+                vec![
+                    ("email", "carol@acme.io"),
+                    ("uuid", uuid),
+                    ("uuid", uuid),
+                    ("timestamp", time),
+                ],
+            ),
+            // A URL's scheme starts after the escape, not at its letter.
+            (
+                r"\nhttps://bob:s3cr3tPa55@acme.io/a".to_owned(),
+                vec![("url-credentials", "s3cr3tPa55")],
+            ),
+            // JSON inside JSON: a newline is `\\n`; YAML's `\x09` (a tab).
+            (
+                format!(r"\\nAWS_SECRET_ACCESS_KEY={aws_secret}\\n/home/alice/x\x09{akia}"),
+                vec![
+                    ("credential-field", aws_secret.as_str()),
+                    ("user-home", "/home/alice/x"),
+                    ("aws-access-key", akia.as_str()),
+                ],
+            ),
+            // A doubled backslash is also a Windows path's separator: the folder after it
+            // starts at its first letter.
+            (
+                format!(r"C:\\Users\\nina\\{uuid}"),
+                vec![("user-home", r"C:\\Users\\nina"), ("uuid", uuid)],
+            ),
+            // Not findings: a key glued to a word, digits of an escape, a short bare value
+            // that does not end its line, the `u` of an escape.
+            (
+                r"my_password=hunter2\nxpassword=hunter2\n\u2024-05-06T07:08:09Z".to_owned(),
+                vec![],
+            ),
+            ("password=hunter2 is weak".to_owned(), vec![]),
+            (format!(r"x\token: {token}"), vec![]),
+            (r"\u0041KIA1234567890ABCDEF".to_owned(), vec![]),
+        ];
+        for scanner in &scanners() {
+            for (text, expected) in &cases {
+                let hits = assert_same(scanner, text.as_bytes());
+                assert_eq!(&texts(&hits), expected, "{text}");
+                let url = hits.iter().find(|h| h.detector == "url-credentials");
+                assert!(
+                    url.is_none_or(|h| h.masked.starts_with("https://bob:")),
+                    "{url:?}"
+                );
+                // What the findings hide, outputs that show contents hide too.
+                let masked = scanner.mask(text);
+                for (detector, found) in expected {
+                    if !["uuid", "timestamp"].contains(detector) {
+                        assert!(!masked.contains(found), "{found} shown: {masked}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -1202,6 +1184,31 @@ mod tests {
             "0",
             "a",
             "Z9",
+            // Escapes as JSON and YAML write them, at one or two levels (issue 11).
+            r"\n",
+            r"\t",
+            r"\r",
+            r"\b",
+            r"\f",
+            r"\e",
+            r"\\n",
+            r"\\t",
+            r"\u0020",
+            r"\u00e9",
+            r"\u000a",
+            r"\u0022",
+            r"\\u0022",
+            r"\u0027",
+            r"\u003d",
+            r"\u003A",
+            r"\u0026",
+            r"\x41",
+            r"\U0001F600",
+            r"\u00",
+            "u0022",
+            "u0026",
+            r#"\""#,
+            r#"\\\""#,
         ];
         let scanners = scanners();
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);

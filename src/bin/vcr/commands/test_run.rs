@@ -42,7 +42,7 @@ pub(crate) fn run(
         let masker = vcr::lint::Scanner::new(&[]);
         let vars: Vec<String> = env
             .iter()
-            .map(|(k, v)| masker.mask_secrets(&format!("{k}={v}")))
+            .map(|(k, v)| masker.mask(&format!("{k}={v}")))
             .collect();
         cx.reporter.err(&format!(
             "running `{}` with {}",

@@ -1,0 +1,381 @@
+//! The value after a credential key: `"Authorization": "Bearer ..."`, `password=...`,
+//! HAR's `{"name": "x-api-key", "value": ...}`, `?token=...`. The detectors find the key; this
+//! reads the value that follows (quoted at any level of escaping, a list's first item, a bare
+//! word) and decides whether it is a credential.
+//!
+//! Keys, separators and quotes may be escaped (`\"token\": \"...\"`, `\u0022password\u0022`,
+//! `password\u003d...`), and a key may follow an escape (`...\nAWS_SECRET_ACCESS_KEY=...`):
+//! an escape is a boundary (see `super::escape`), and an escaped quote or separator counts as
+//! the character it stands for.
+
+use super::detectors::{self, Kind};
+use super::escape;
+use super::placeholder::{self, is_placeholder_token, looks_like_credential, mask};
+use super::{Hit, LeakFamily, find, is_name_byte, lossy};
+
+/// A credential key, HAR header or URL parameter: reads the value that follows and decides
+/// whether it is a credential.
+pub(super) fn credential(
+    detector: &detectors::Detector,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<Hit> {
+    let matched = &bytes[start..end];
+    // The key is a word of its own: `\npassword=` names one (an escape ends the word before
+    // it), `my_password=` does not, nor does `\token=` (a tab, then `oken`); the pattern
+    // leaves this to code, which knows escapes.
+    let key_start = start + key_offset(matched);
+    if detector.kind == Kind::CredentialKey
+        && (escape::inside_escape(bytes, key_start)
+            || (key_start == start && escape::byte_before(bytes, start).is_some_and(is_name_byte)))
+    {
+        return None;
+    }
+    let key = credential_key_name(matched, detector.kind);
+    let value = read_value(bytes, end, detector.kind)?;
+    let raw = lossy(&bytes[value.start..value.end]);
+    let text = raw.trim();
+    if text.is_empty() || placeholder::is_placeholder_value(text) {
+        return None;
+    }
+    // AWS Signature V4: the signature is bound to one request; the access key id is what
+    // identifies the account.
+    if text.starts_with("AWS4-HMAC-SHA256") {
+        return sigv4_credential(detector, bytes, &value);
+    }
+    let (scheme, credential) = placeholder::split_scheme(text);
+    if credential.len() < 4
+        || placeholder::is_placeholder_value(credential)
+        || is_placeholder_token(credential)
+        || placeholder::is_public_key(credential)
+    {
+        return None;
+    }
+    let key_lower = key.to_ascii_lowercase();
+    // `token` also names a token of text (logprobs): only a token-like value counts.
+    if key_lower == "token" && (credential.len() < 16 || !placeholder::is_token_charset(credential))
+    {
+        return None;
+    }
+    let quoted = has_quote(matched) || value.quoted || value.list_item;
+    // A bare value in prose is only taken for a credential when it looks like one; in an
+    // assignment that ends its line (`.env`, a shell script) it is one whatever its shape.
+    let shaped = looks_like_credential(scheme, credential)
+        || (is_assignment(matched) && ends_line(bytes, value.end));
+    if detector.kind == Kind::CredentialKey
+        && !quoted
+        && !(shaped && placeholder::is_token_charset(credential))
+    {
+        return None;
+    }
+    if detector.kind == Kind::CredentialQuery && credential.len() < 8 {
+        return None;
+    }
+    let masked = match scheme {
+        Some(scheme) => format!("{scheme} {}", mask(credential)),
+        None => mask(credential),
+    };
+    Some(Hit {
+        detector: detector.name,
+        label: format!("{} in `{key}`", detector.label),
+        family: LeakFamily::Secret,
+        temporary: false,
+        start: value.start,
+        end: value.end,
+        text: raw,
+        masked,
+    })
+}
+
+/// The access key id of an AWS Signature V4 `Authorization` value, if it is a real one.
+fn sigv4_credential(
+    detector: &detectors::Detector,
+    bytes: &[u8],
+    value: &ValueSpan,
+) -> Option<Hit> {
+    // Offsets are counted in bytes: text that is not UTF-8 grows when made lossy.
+    let raw = bytes.get(value.start..value.end)?;
+    let at = find(raw, b"Credential=")? + "Credential=".len();
+    let id_len = raw[at..]
+        .iter()
+        .position(|b| matches!(b, b'/' | b',' | b' '))
+        .unwrap_or(raw.len() - at);
+    let id = lossy(&raw[at..at + id_len]);
+    if id.len() < 8 || placeholder::is_placeholder_value(&id) || is_placeholder_token(&id) {
+        return None;
+    }
+    let start = value.start + at;
+    Some(Hit {
+        detector: detector.name,
+        label: "an access key id in an AWS signature".into(),
+        family: LeakFamily::Secret,
+        temporary: false,
+        start,
+        end: start + id_len,
+        masked: mask(&id),
+        text: id,
+    })
+}
+
+/// The key name inside a credential match (`"Authorization":` → `Authorization`).
+fn credential_key_name(matched: &[u8], kind: Kind) -> String {
+    match kind {
+        Kind::CredentialNameValue => {
+            // `"name": "Authorization", "value":` → the second quoted word.
+            let matched = lossy(matched);
+            let mut words = matched
+                .split('"')
+                .map(|w| w.trim_matches('\\'))
+                .filter(|w| !w.trim().is_empty() && !w.contains([':', ',']));
+            words.nth(1).unwrap_or("header").to_owned()
+        }
+        _ => {
+            let key = &matched[key_offset(matched)..];
+            lossy(&key[..key_len(key)])
+        }
+    }
+}
+
+/// Where the key begins in a credential match: after its quotes, escaped or not
+/// (`\"`, `\u0022`), or the `?` or `&` (`\u0026`) of a query.
+fn key_offset(matched: &[u8]) -> usize {
+    let mut i = 0;
+    loop {
+        match matched.get(i) {
+            Some(b'"' | b'\'' | b'?' | b'&') => i += 1,
+            Some(b'\\') => match matched.get(i + 1..i + 6) {
+                Some(b"u0022" | b"u0027" | b"u0026") => i += 6,
+                _ => i += 1,
+            },
+            _ => return i,
+        }
+    }
+}
+
+/// The length of the key name at the start of `key`.
+fn key_len(key: &[u8]) -> usize {
+    key.iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        .count()
+}
+
+/// Whether a credential match quotes its key: `"token":`, `\"token\":`, `\u0022token\u0022:`.
+fn has_quote(matched: &[u8]) -> bool {
+    matched.iter().any(|&b| b == b'"' || b == b'\'')
+        || find(matched, b"\\u0022").is_some()
+        || find(matched, b"\\u0027").is_some()
+}
+
+/// `KEY=` with nothing between the bare key and its `=` (or `\u003d`): an assignment, as in
+/// a `.env` file or a shell script, not `key = ...` in code or `key: ...` in prose.
+fn is_assignment(matched: &[u8]) -> bool {
+    if key_offset(matched) != 0 {
+        return false;
+    }
+    let rest = &matched[key_len(matched)..];
+    let slashes = rest.iter().take_while(|&&b| b == b'\\').count();
+    rest == b"=" || (slashes > 0 && rest[slashes..].eq_ignore_ascii_case(b"u003d"))
+}
+
+/// Whether a bare value that ends at `end` is the last thing on its line: the end of the
+/// text, a line break (escaped or not), or the double quote that closes the string holding
+/// the line (`"...\npassword=hunter2"`).
+fn ends_line(bytes: &[u8], end: usize) -> bool {
+    let slashes = bytes[end..].iter().take_while(|&&b| b == b'\\').count();
+    match bytes.get(end + slashes) {
+        None => slashes == 0,
+        Some(b'\n' | b'\r') => slashes == 0,
+        Some(b'"') => true,
+        Some(_) => {
+            escape::line_break_at(bytes, end).is_some()
+                || escape::escaped_quote_at(bytes, end).is_some_and(|(_, quote)| quote == b'"')
+        }
+    }
+}
+
+/// Where a value starts and ends, and how it was written.
+struct ValueSpan {
+    start: usize,
+    end: usize,
+    quoted: bool,
+    list_item: bool,
+}
+
+/// The length of the blank at `at`: a space or a tab, escaped (`\t`, at any level) or not;
+/// with `lines`, a line break too.
+fn blank_at(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
+    match *bytes.get(at)? {
+        b' ' | b'\t' => Some(1),
+        b'\n' | b'\r' if lines => Some(1),
+        b'\\' => {
+            let slashes = bytes[at..].iter().take_while(|&&b| b == b'\\').count();
+            match bytes.get(at + slashes) {
+                Some(b't') => Some(slashes + 1),
+                _ if lines => escape::line_break_at(bytes, at),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Reads the value after a `key:`/`key=`/`"value":`: a quoted string (with any level of
+/// backslash escaping, or `\u0022`), the first string of a list, a YAML block list item, or a
+/// bare word (a scheme word like `Bearer` takes the token after it).
+fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
+    let skip_blanks = |at: &mut usize| {
+        while let Some(len) = blank_at(bytes, *at, false) {
+            *at += len;
+        }
+    };
+    if kind == Kind::CredentialQuery {
+        let start = at;
+        while let Some(&b) = bytes.get(at) {
+            if b.is_ascii_whitespace()
+                || matches!(b, b'&' | b'#' | b'"' | b'\'' | b'\\' | b'<' | b'>')
+            {
+                break;
+            }
+            at += 1;
+        }
+        return Some(ValueSpan {
+            start,
+            end: at,
+            quoted: false,
+            list_item: false,
+        });
+    }
+    skip_blanks(&mut at);
+    let mut list_item = false;
+    // A YAML block list on the next lines: `X-Token:\n    - value` (the line break escaped
+    // when the YAML sits in a JSON string).
+    if matches!(bytes.get(at), Some(b'\n' | b'\r')) || escape::line_break_at(bytes, at).is_some() {
+        let mut next = at;
+        while let Some(len) = blank_at(bytes, next, true) {
+            next += len;
+        }
+        if bytes.get(next) == Some(&b'-') && matches!(bytes.get(next + 1), Some(b' ')) {
+            at = next + 2;
+            skip_blanks(&mut at);
+            list_item = true;
+        } else {
+            return None;
+        }
+    }
+    if bytes.get(at) == Some(&b'[') {
+        at += 1;
+        skip_blanks(&mut at);
+        list_item = true;
+    }
+    if let Some((len, quote)) = escape::escaped_quote_at(bytes, at) {
+        return escaped_quoted(bytes, at + len, len, quote, list_item);
+    }
+    // Quotes, possibly escaped: `"`, `\"`, `\\\"`.
+    let mut slashes = 0;
+    while bytes.get(at + slashes) == Some(&b'\\') {
+        slashes += 1;
+    }
+    match bytes.get(at + slashes) {
+        Some(&quote @ (b'"' | b'\'')) => {
+            let start = at + slashes + 1;
+            let mut i = start;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if b == b'\n' {
+                    return None;
+                }
+                if b == quote
+                    && bytes[start.max(i.saturating_sub(slashes))..i]
+                        .iter()
+                        .filter(|&&c| c == b'\\')
+                        .count()
+                        == slashes
+                {
+                    // The closing quote carries as many backslashes as the opening one.
+                    let end = i - slashes;
+                    return Some(ValueSpan {
+                        start,
+                        end,
+                        quoted: true,
+                        list_item,
+                    });
+                }
+                if b == b'\\' && slashes == 0 {
+                    i += 2;
+                    continue;
+                }
+                i += 1;
+            }
+            None
+        }
+        Some(b'{' | b'[') | None => None,
+        Some(_) => {
+            let start = at;
+            let word_end = |mut i: usize| {
+                while let Some(&b) = bytes.get(i) {
+                    if b.is_ascii_whitespace()
+                        || matches!(
+                            b,
+                            b',' | b'}' | b']' | b';' | b'"' | b'\'' | b'\\' | b'<' | b'>'
+                        )
+                    {
+                        break;
+                    }
+                    i += 1;
+                }
+                i
+            };
+            let mut end = word_end(start);
+            let word = &bytes[start..end];
+            if placeholder::is_scheme(word) && bytes.get(end) == Some(&b' ') {
+                end = word_end(end + 1);
+            }
+            let word = &bytes[start..end];
+            if matches!(word, b"true" | b"false" | b"null" | b"~")
+                || word
+                    .iter()
+                    .all(|b| b.is_ascii_digit() || *b == b'.' || *b == b'-')
+            {
+                return None;
+            }
+            Some(ValueSpan {
+                start,
+                end,
+                quoted: false,
+                list_item,
+            })
+        }
+    }
+}
+
+/// The value that starts at `start`, after an escaped quote (`\u0022`, `\\u0027`) `len` bytes
+/// long, up to the same escaped quote.
+fn escaped_quoted(
+    bytes: &[u8],
+    start: usize,
+    len: usize,
+    quote: u8,
+    list_item: bool,
+) -> Option<ValueSpan> {
+    let mut i = start;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'\n' => return None,
+            b'\\' => {
+                if escape::escaped_quote_at(bytes, i) == Some((len, quote)) {
+                    return Some(ValueSpan {
+                        start,
+                        end: i,
+                        quoted: true,
+                        list_item,
+                    });
+                }
+                // The whole run of backslashes and the byte it escapes.
+                i += bytes[i..].iter().take_while(|&&b| b == b'\\').count() + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
