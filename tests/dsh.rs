@@ -488,3 +488,37 @@ fn the_harness_missing_credential_events_are_a_recorded_error() {
          (`MISSING_CREDENTIAL`); record it again with a working API key"
     );
 }
+
+/// Regression (issue 11): a finding's message that quotes the file (here the whole string of
+/// an unterminated placeholder) masks what the leak scan finds in it, as every output does.
+#[test]
+fn messages_quoting_the_file_mask_its_secrets() {
+    let t = example();
+    let body: String = (0..93)
+        .map(|i| char::from(b"Zq7Kx2Lm9Pw4Rt6Yv8Bn3Hd5Jf1Gs0Ac"[(i * 7 + 3) % 32]))
+        .collect();
+    let secret = format!("{}-{}-{}{body}AA", "sk", "ant", "api03");
+    let override_rel = format!("{SNAPSHOTS}/goal/replay.override.json");
+    edit(&t, &override_rel, |text| {
+        text.replacen(
+            "{{fromRequest:goal-[0-9a-f-]+}}",
+            &format!("{{{{fromRequest:goal- key {secret}"),
+            1,
+        )
+    });
+    for format in ["human", "json", "sarif", "github"] {
+        let run = t.vcr(&["verify", "--format", format]);
+        assert!(
+            run.stdout
+                .contains("fromRequest placeholder is unterminated"),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            !run.stdout.contains(&secret) && !run.stderr.contains(&secret),
+            "{format} printed the key:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
