@@ -165,6 +165,26 @@ fn json_lists_every_change() {
     assert_eq!(renamed.iter().filter(|e| e["rewritten"] == true).count(), 1);
 }
 
+/// Every original cassette of the messy tree, or its rewritten form, is somewhere in `t`.
+#[track_caller]
+fn nothing_lost(
+    t: &TestDir,
+    originals: &std::collections::BTreeSet<Vec<u8>>,
+    expected: &BTreeMap<String, Vec<u8>>,
+    steps: usize,
+) {
+    let present: Vec<Vec<u8>> = t.files("").into_values().collect();
+    for original in originals {
+        let rewritten = expected
+            .values()
+            .any(|e| present.contains(e) && !originals.contains(e));
+        assert!(
+            present.contains(original) || rewritten,
+            "step {steps}: a cassette was lost"
+        );
+    }
+}
+
 /// Every mutation step of a rehash, killed before it happens; the next run must finish the
 /// job with nothing lost, duplicated or half-written.
 #[cfg(unix)]
@@ -188,16 +208,7 @@ fn killed_at_every_step_the_next_run_finishes_the_job() {
         );
         // Right after the crash every original cassette, or its rewritten form, still
         // exists somewhere in the tree.
-        let present: Vec<Vec<u8>> = t.files("").into_values().collect();
-        for original in &contents {
-            let rewritten = expected
-                .values()
-                .any(|e| present.contains(e) && !contents.contains(e));
-            assert!(
-                present.contains(original) || rewritten,
-                "step {steps}: a cassette was lost"
-            );
-        }
+        nothing_lost(&t, &contents, &expected, steps);
         t.vcr(&["rehash"]).code(0);
         assert_eq!(
             t.files(""),
@@ -310,16 +321,7 @@ fn a_full_disk_at_any_step_is_reported_and_finished_by_the_next_run() {
         failed
             .code(2)
             .stderr_has("no space left on device (simulated)");
-        let present: Vec<Vec<u8>> = t.files("").into_values().collect();
-        for original in &contents {
-            let rewritten = expected
-                .values()
-                .any(|e| present.contains(e) && !contents.contains(e));
-            assert!(
-                present.contains(original) || rewritten,
-                "step {steps}: a cassette was lost"
-            );
-        }
+        nothing_lost(&t, &contents, &expected, steps);
         let aside = t
             .files("fixtures")
             .keys()

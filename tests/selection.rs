@@ -8,14 +8,6 @@ use std::path::Path;
 
 use common::{TestDir, fixture};
 
-fn example(name: &str) -> TestDir {
-    TestDir::copy_of(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples")
-            .join(name),
-    )
-}
-
 #[test]
 fn a_tree_without_cassettes_is_an_error_unless_allowed() {
     let t = TestDir::new();
@@ -47,7 +39,7 @@ fn a_tree_without_cassettes_is_an_error_unless_allowed() {
 #[test]
 fn a_linked_fixtures_folder_is_named_in_the_error() {
     let t = TestDir::new();
-    let elsewhere = example("claude-code");
+    let elsewhere = TestDir::example("claude-code");
     std::os::unix::fs::symlink(elsewhere.path("fixtures"), t.path("fixtures")).unwrap();
     t.vcr(&["verify"])
         .code(2)
@@ -70,7 +62,7 @@ fn configured_folders_that_cannot_be_used_name_their_key() {
             "`[dsh] scenarios` entry `snapshots` does not exist",
         ),
     ] {
-        let t = example("claude-code");
+        let t = TestDir::example("claude-code");
         t.write("vcr.toml", config);
         t.vcr(&["verify"]).code(2).stderr_has(message);
         // Even an allowed empty run does not excuse a folder that is not there.
@@ -100,7 +92,7 @@ fn configured_folders_and_globs_that_select_nothing_are_errors() {
             "`[[cassettes]]` 1 `glob` entry `recordings/*.json` selects nothing",
         ),
     ] {
-        let t = example("claude-code");
+        let t = TestDir::example("claude-code");
         t.write("empty/.keep", "");
         t.write("vcr.toml", config);
         t.vcr(&["verify"]).code(2).stderr_has(message);
@@ -174,7 +166,7 @@ fn whole_tree_and_named_files_agree_on_a_mixed_fixtures_folder() {
 #[cfg(unix)]
 #[test]
 fn an_absolute_dash_c_works_when_the_current_folder_is_gone() {
-    let t = example("claude-code");
+    let t = TestDir::example("claude-code");
     let gone = tempfile::tempdir().unwrap();
     let out = std::process::Command::new("sh")
         .args([

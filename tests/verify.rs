@@ -129,20 +129,12 @@ fn vcr_in_repo(t: &TestDir, dir: &str, args: &[&str]) -> Run {
     Run::from(cmd.output().unwrap())
 }
 
-fn example(name: &str) -> TestDir {
-    TestDir::copy_of(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("examples")
-            .join(name),
-    )
-}
-
 // ---------------------------------------------------------------------------------------
 // Clean trees and output shapes
 
 #[test]
 fn the_clean_example_passes_in_every_format() {
-    let t = example("claude-code");
+    let t = TestDir::example("claude-code");
     t.vcr(&["verify"])
         .code(0)
         .stdout_has("checked 5 files: 0 errors, 0 warnings");
@@ -182,7 +174,7 @@ fn the_clean_example_passes_in_every_format() {
 
 #[test]
 fn the_raw_example_is_stale_and_unnormalized() {
-    let t = example("claude-code-raw");
+    let t = TestDir::example("claude-code-raw");
     let (run, doc) = verify_json(&t, &[]);
     run.code(1);
     assert_eq!(doc["summary"]["files"], 5);
@@ -475,7 +467,7 @@ fn machine_paths_are_leaks_and_system_paths_are_not() {
 
 #[test]
 fn leaks_in_raw_stream_events_say_that_normalize_cannot_fix_them() {
-    let t = example("claude-code");
+    let t = TestDir::example("claude-code");
     let rel = "fixtures/661cf4.json";
     let text = t.read(rel);
     assert!(text.contains("\"text\": \"I will look at the cart \""));
@@ -515,7 +507,7 @@ fn leaks_in_raw_stream_events_say_that_normalize_cannot_fix_them() {
 /// the finding says which setting would help.
 #[test]
 fn stream_events_get_the_rules_when_the_setting_asks() {
-    let t = example("claude-code");
+    let t = TestDir::example("claude-code");
     let rel = "fixtures/661cf4.json";
     let text = t.read(rel).replacen(
         "I will look at the cart ",

@@ -31,6 +31,15 @@ impl TestDir {
         self
     }
 
+    /// A temporary tree holding a copy of `examples/<name>`.
+    pub fn example(name: &str) -> TestDir {
+        TestDir::copy_of(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("examples")
+                .join(name),
+        )
+    }
+
     /// A temporary tree holding a copy of `src` (a folder of the repository, or any folder).
     pub fn copy_of(src: &Path) -> TestDir {
         let t = TestDir::new();
