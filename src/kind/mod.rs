@@ -50,16 +50,22 @@ pub enum CassetteError {
     /// A generic cassette's problem.
     #[error("{0}")]
     Generic(#[from] generic::GenericError),
+    /// A user rule was stopped on one of the file's strings (it backtracks too much); the
+    /// file is left as it was.
+    #[error("{0}")]
+    Rule(#[from] crate::rules::RuleError),
 }
 
 impl CassetteError {
-    /// The finding id of the problem (`parse` or `schema`).
+    /// The finding id of the problem (`parse` or `schema`; `limit` for a rule that was
+    /// stopped).
     pub fn id(&self) -> &'static str {
         match self {
             CassetteError::Parse(_) => "parse",
             CassetteError::Schema(_) => "schema",
             CassetteError::Log(problem) => problem.id,
             CassetteError::Generic(e) => e.id(),
+            CassetteError::Rule(_) => "limit",
         }
     }
 
@@ -70,6 +76,7 @@ impl CassetteError {
             CassetteError::Schema(e) => e.offset,
             CassetteError::Log(problem) => problem.offset,
             CassetteError::Generic(e) => e.offset(),
+            CassetteError::Rule(_) => None,
         };
         offset.map(|o| Position::locate(bytes, o))
     }
@@ -122,7 +129,7 @@ pub fn key_from_prefix(
     }
     claude_code::check_input(&value)?;
     let key_changed =
-        claude_code::dehydrate_input(&mut value, &cassette.dir.rules, cassette.dir.version);
+        claude_code::dehydrate_input(&mut value, &cassette.dir.rules, cassette.dir.version)?;
     Ok(KeyRead::Keyed(Keyed {
         name: claude_code::message_name(claude_code::input(&value)),
         key_changed,
@@ -216,8 +223,8 @@ pub fn canonicalize(
             let rules = &cassette.dir.rules;
             let version = cassette.dir.version;
             let key_changed = match mode {
-                Mode::Normalize => claude_code::normalize_message(&mut value, rules, version),
-                Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version),
+                Mode::Normalize => claude_code::normalize_message(&mut value, rules, version)?,
+                Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version)?,
             };
             Ok(Canonical {
                 bytes: json::to_pretty(&value),
