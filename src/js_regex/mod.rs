@@ -209,8 +209,8 @@ impl JsRegex {
     pub fn new(pattern: &str, flags: &str) -> Result<JsRegex, PatternError> {
         let parsed = Flags::parse(flags);
         shape::check(pattern, parsed.unicode_sets)?;
-        let owned = (pattern.to_owned(), flags.to_owned());
-        let regex = on_worker(move || regress::Regex::with_flags(&owned.0, owned.1.as_str()))?;
+        let units: Vec<u32> = pattern.chars().map(u32::from).collect();
+        let regex = compile(&units, parsed, flags)?;
         if let Some(linear) = translate::translate(pattern, parsed, Mode::Exact)
             .and_then(|t| Some((build(&t.hir)?, t)))
         {
@@ -301,8 +301,8 @@ impl JsRegex {
     pub fn backtracking(pattern: &str, flags: &str) -> Result<JsRegex, PatternError> {
         let parsed = Flags::parse(flags);
         shape::check(pattern, parsed.unicode_sets)?;
-        let owned = (pattern.to_owned(), flags.to_owned());
-        let regex = on_worker(move || regress::Regex::with_flags(&owned.0, owned.1.as_str()))?;
+        let units: Vec<u32> = pattern.chars().map(u32::from).collect();
+        let regex = compile(&units, parsed, flags)?;
         Ok(JsRegex {
             engine: Engine::Backtracking(Arc::new(Backtracking {
                 regex: Arc::new(regex),
@@ -338,9 +338,76 @@ pub fn validate(units: Vec<u32>, flags: &str) -> Result<(), PatternError> {
         .iter()
         .map(|&u| char::from_u32(u).unwrap_or(char::REPLACEMENT_CHARACTER))
         .collect();
-    shape::check(&text, Flags::parse(flags).unicode_sets)?;
-    let flags = flags.to_owned();
-    on_worker(move || regress::Regex::from_unicode(units.into_iter(), flags.as_str())).map(drop)
+    let parsed = Flags::parse(flags);
+    shape::check(&text, parsed.unicode_sets)?;
+    compile(&units, parsed, flags).map(drop)
+}
+
+/// Compiles code units with `regress` (the escapes it misreads spelled out first).
+fn compile(units: &[u32], flags: Flags, text: &str) -> Result<regress::Regex, PatternError> {
+    let units = for_regress(units, flags.unicode || flags.unicode_sets);
+    let text = text.to_owned();
+    on_worker(move || regress::Regex::from_unicode(units.into_iter(), text.as_str()))
+}
+
+/// Spells out the escapes `regress` 0.10 reads differently from JavaScript without `u`.
+///
+/// There, `\x` not followed by two hex digits and `\u` not followed by four are identity
+/// escapes (Annex B): the letters themselves, so `\u{3}` is `uuu`. `regress` reads `\u{3}`
+/// as U+0003, and `\x` followed by a non-hex character swallows that character: `\1\x(` then
+/// compiles (JavaScript: an unterminated group) and panics when it runs. Writing the plain
+/// letter gives `regress` the pattern JavaScript reads. Group names (in `(?<...>` and
+/// `\k<...>`) are left alone: `\u{61}` is an escape there, even without `u`.
+fn for_regress(units: &[u32], unicode: bool) -> Vec<u32> {
+    if unicode {
+        return units.to_vec();
+    }
+    let at = |i: usize| units.get(i).and_then(|&u| char::from_u32(u));
+    let hex = |from: usize, n: usize| {
+        (from..from + n).all(|i| at(i).is_some_and(|c| c.is_ascii_hexdigit()))
+    };
+    let mut out = Vec::with_capacity(units.len());
+    let mut in_name = false;
+    let mut i = 0;
+    while i < units.len() {
+        let c = at(i);
+        if in_name {
+            in_name = c != Some('>');
+        } else if c == Some('(')
+            && at(i + 1) == Some('?')
+            && at(i + 2) == Some('<')
+            && !matches!(at(i + 3), Some('=' | '!'))
+        {
+            in_name = true;
+        } else if c == Some('\\') {
+            match at(i + 1) {
+                Some('x') if !hex(i + 2, 2) => {
+                    out.push(u32::from('x'));
+                    i += 2;
+                    continue;
+                }
+                Some('u') if !hex(i + 2, 4) => {
+                    out.push(u32::from('u'));
+                    i += 2;
+                    continue;
+                }
+                Some('k') if at(i + 2) == Some('<') => {
+                    out.extend(&units[i..i + 3]);
+                    in_name = true;
+                    i += 3;
+                    continue;
+                }
+                _ => {
+                    out.extend(units.get(i..i + 2).unwrap_or(&units[i..]));
+                    i += 2;
+                    continue;
+                }
+            }
+        }
+        out.push(units[i]);
+        i += 1;
+    }
+    out
 }
 
 /// Compiles with `regress` on a worker (deep stack, time limit).

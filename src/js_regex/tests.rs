@@ -122,6 +122,38 @@ fn patterns_at_the_limits_compile_and_run() {
 }
 
 #[test]
+fn escapes_regress_misreads_are_spelled_out() {
+    let units = |s: &str| s.chars().map(u32::from).collect::<Vec<_>>();
+    #[track_caller]
+    fn case(pattern: &str, expected: &str) {
+        let units: Vec<u32> = pattern.chars().map(u32::from).collect();
+        let out: String = for_regress(&units, false)
+            .into_iter()
+            .filter_map(char::from_u32)
+            .collect();
+        assert_eq!(out, expected, "{pattern}");
+    }
+    case(r"\u{3}", "u{3}");
+    case(r"\u0041\u004", r"\u0041u004");
+    case(r"\x41\x4\xZZ", r"\x41x4xZZ");
+    case(r"[\x]\\x", r"[x]\\x");
+    case(r"(?<\u{61}>a)\k<\u{61}>", r"(?<\u{61}>a)\k<\u{61}>");
+    case(r"(?<=\u{2})", "(?<=u{2})");
+    case("\\", "\\");
+    assert_eq!(for_regress(&units(r"\u{3}"), true), units(r"\u{3}"));
+    // Fuzzing found: regress compiled `\1\x(` and panicked running it; JavaScript says
+    // "Unterminated group" (issue 11).
+    assert!(matches!(
+        JsRegex::new(r"\1\x(", ""),
+        Err(PatternError::Syntax(_))
+    ));
+    assert_eq!(
+        JsRegex::backtracking(r"\u{3}", "").unwrap().is_match("uuu"),
+        Ok(true)
+    );
+}
+
+#[test]
 fn syntax_errors_are_regress_s() {
     assert_eq!(
         JsRegex::new("(unclosed", "").unwrap_err(),
