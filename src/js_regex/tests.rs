@@ -168,9 +168,9 @@ fn syntax_errors_are_regress_s() {
 #[test]
 fn backtracking_matches_stop_at_the_time_limit() {
     // Issue 11: a pattern that needs backtracking (the look-ahead) and backtracks
-    // catastrophically. 18 `a`s take regress about a second in a debug build; the
-    // abandoned worker finishes then.
-    let re = JsRegex::new("(a+)+(?=b)", "")
+    // catastrophically, where the prefilter (`a`) cannot help. 18 `a`s take regress about
+    // half a second in a debug build; the abandoned worker finishes then.
+    let re = JsRegex::new("(?=(a+)+b)a", "")
         .unwrap()
         .with_time_limit(Duration::from_millis(20));
     assert!(!re.is_linear());
@@ -194,6 +194,33 @@ fn the_prefilter_keeps_backtracking_semantics() {
         Ok(Some("cost $[42], 7 items".into()))
     );
     assert_eq!(re.replace("no money", "x", true), Ok(None));
+    // A leading look-behind joins the prefilter; with an alternative it cannot.
+    let re = JsRegex::new(r"(?<=token=)\w+", "").unwrap();
+    assert_eq!(
+        re.replace("a token=abc b", "[T]", true),
+        Ok(Some("a token=[T] b".into()))
+    );
+    assert_eq!(re.replace("token abc", "[T]", true), Ok(None));
+    let Engine::Backtracking(bt) = &re.engine else {
+        panic!("a look-behind needs backtracking");
+    };
+    let prefilter = bt.prefilter.as_ref().unwrap();
+    assert!(
+        !prefilter.is_match("plain words"),
+        "the prefilter holds `token=`"
+    );
+    assert!(prefilter.is_match("token=x"));
+    let re = JsRegex::new(r"\w+(?=@example)", "").unwrap();
+    assert_eq!(
+        re.replace("mail bob@example.com", "[U]", true),
+        Ok(Some("mail [U]@example.com".into()))
+    );
+    let Engine::Backtracking(bt) = &re.engine else {
+        panic!("a look-ahead needs backtracking");
+    };
+    assert!(!bt.prefilter.as_ref().unwrap().is_match("plain words"));
+    let re = JsRegex::new(r"(?<=token=)\w+|^x", "").unwrap();
+    assert_eq!(re.replace("xyz", "[T]", true), Ok(Some("[T]yz".into())));
     let re = JsRegex::new(r"(['x])\1", "i").unwrap();
     assert_eq!(re.is_match("a 'X' b"), Ok(false));
     assert_eq!(re.is_match("a xX b"), Ok(true));

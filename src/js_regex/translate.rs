@@ -61,10 +61,21 @@ pub(super) fn translate(pattern: &str, flags: Flags, mode: Mode) -> Option<Trans
         mode,
         captures: 0,
         names: Vec::new(),
+        leading: None,
+        trailing: None,
+        alternatives: 0,
     };
-    let hir = parser.disjunction(0)?;
+    let mut hir = parser.disjunction(0)?;
     if parser.pos != parser.chars.len() {
         return None;
+    }
+    // A match of `(?<=X)Y` is preceded by a match of X, one of `Y(?=X)` followed by one:
+    // `XY` and `YX` match wherever they do, and are far better prefilters than `Y` alone
+    // (`(?<=token=)\w+`).
+    if parser.alternatives == 1 {
+        let leading = parser.leading.take().into_iter();
+        let trailing = parser.trailing.take().into_iter();
+        hir = Hir::concat(leading.chain([hir]).chain(trailing).collect());
     }
     let captures = match mode {
         Mode::Exact => parser.captures,
@@ -94,6 +105,12 @@ struct Parser {
     mode: Mode,
     captures: usize,
     names: Vec<(String, usize)>,
+    /// `Superset`: the look-behind the pattern starts with, if it does.
+    leading: Option<Hir>,
+    /// `Superset`: the look-ahead the pattern ends with, if it does.
+    trailing: Option<Hir>,
+    /// How many alternatives the whole pattern has.
+    alternatives: usize,
 }
 
 impl Parser {
@@ -132,6 +149,9 @@ impl Parser {
         while self.eat('|') {
             alternatives.push(self.alternative(depth)?);
         }
+        if depth == 0 {
+            self.alternatives = alternatives.len();
+        }
         Some(Hir::alternation(alternatives))
     }
 
@@ -167,9 +187,25 @@ impl Parser {
             return Some(Hir::look(look));
         }
         if self.peek() == Some('(') && self.peek_at(1) == Some('?') {
+            let start = self.pos;
             let lookaround = ["(?=", "(?!", "(?<=", "(?<!"]
                 .into_iter()
                 .find(|opener| self.eat_str(opener));
+            if lookaround == Some("(?<=") && start == 0 && self.mode == Mode::Superset {
+                let behind = self.disjunction(depth + 1)?;
+                self.leading = Some(behind);
+                return self.eat(')').then(Hir::empty);
+            }
+            if lookaround == Some("(?=") && depth == 0 && self.mode == Mode::Superset {
+                let ahead = self.disjunction(depth + 1)?;
+                if !self.eat(')') {
+                    return None;
+                }
+                if self.pos == self.chars.len() {
+                    self.trailing = Some(ahead);
+                }
+                return self.quantified(Hir::empty());
+            }
             if lookaround.is_some() {
                 // JavaScript without `u` (Annex B) may quantify a look-ahead.
                 return self.lookaround(depth);
