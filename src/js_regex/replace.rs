@@ -139,34 +139,3 @@ fn substitute(m: &impl Captured, text: &str, replacement: &str, out: &mut String
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[track_caller]
-    fn case(pattern: &str, text: &str, replacement: &str, global: bool, expected: Option<&str>) {
-        let re = regress::Regex::new(pattern).unwrap();
-        assert_eq!(
-            js_replace(re.find_iter(text), text, replacement, global).as_deref(),
-            expected,
-            "{pattern} {replacement}"
-        );
-    }
-
-    #[test]
-    fn substitution_patterns_follow_ecmascript() {
-        case("b", "abc", "[$&]", true, Some("a[b]c"));
-        case("b", "abc", "$`|$'", true, Some("aa|cc"));
-        case("(b)", "abc", "$1$1", true, Some("abbc"));
-        case("(b)", "abc", "$2", true, Some("a$2c"));
-        case("(b)", "abc", "$0", true, Some("a$0c"));
-        case("(b)", "abc", "$10", true, Some("ab0c"));
-        case("(?<x>b)", "abc", "<$<x>>", true, Some("a<b>c"));
-        case("b", "abc", "$<x>", true, Some("a$<x>c"));
-        case("b", "abc", "$$", true, Some("a$c"));
-        case("b", "abc", "x$", true, Some("ax$c"));
-        case("b", "abbc", "x", false, Some("axbc"));
-        case("z", "abc", "x", true, None);
-    }
-}

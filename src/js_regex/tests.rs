@@ -73,9 +73,18 @@ fn javascript_replace_semantics() {
     case("a*", "aab", "-", true, Some("--b-"));
     case("", "ab", "-", true, Some("-a-b-"));
     case("x*", "é", "-", true, Some("-é-"));
+    // `GetSubstitution`.
+    case("b", "abc", "[$&]", true, Some("a[b]c"));
+    case("b", "abc", "$`|$'", true, Some("aa|cc"));
+    case("(b)", "abc", "$1$1", true, Some("abbc"));
+    case("(b)", "abc", "$2", true, Some("a$2c"));
+    case("(b)", "abc", "$0", true, Some("a$0c"));
+    case("(b)", "abc", "$10", true, Some("ab0c"));
     case("(b)", "abc", "[$1$2$&$`$'$$]", true, Some("a[b$2bac$]c"));
     case("(?<x>b)", "abc", "<$<x>$<nope>>", true, Some("a<b>c"));
     case("b", "abc", "$<x>", true, Some("a$<x>c"));
+    case("b", "abc", "$$", true, Some("a$c"));
+    case("b", "abc", "x$", true, Some("ax$c"));
     case("b", "abbc", "x", false, Some("axbc"));
     case("z", "abc", "x", true, None);
 }
