@@ -171,3 +171,20 @@ fn a_backtracking_rule_that_runs_out_is_an_error_of_its_file_and_the_run_goes_on
     run.code(2)
         .stderr_has(&format!("{FIXTURE}: rule `runaway` was stopped"));
 }
+
+#[test]
+fn a_config_home_longer_than_a_path_is_a_configuration_error() {
+    // The leak scanner looks for the config home in every file; a 3 MB one made its matcher
+    // panic (exit 101).
+    let t = TestDir::copy_of(Path::new(CLAUDE_CODE));
+    t.write(
+        "vcr.toml",
+        format!(
+            "[claude-code]\nconfig-home = \"/{}\"\n",
+            "a".repeat(3_000_000)
+        ),
+    );
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("`[claude-code] config-home` is 3000001 bytes long; a path has at most 4096");
+}
