@@ -147,6 +147,15 @@ pub enum ConfigError {
         /// What the parser said, with line and column.
         message: String,
     },
+    /// A folder setting longer than any path: vcr looks for it in every file, and a pattern
+    /// that long is past what its matchers compile.
+    #[error("{setting} is {len} bytes long; a path has at most {MAX_PATH_BYTES}")]
+    PathTooLong {
+        /// Where the value came from (the key in `vcr.toml`, or the environment variable).
+        setting: String,
+        /// Its length in bytes.
+        len: usize,
+    },
     /// An environment variable has a value vcr does not understand.
     #[error("environment variable `{name}` has an invalid value `{value}`: {expected}")]
     Env {
@@ -275,15 +284,23 @@ impl ClaudeCodeSettings {
             .or(env_platform)
             .or(file.platform)
             .unwrap_or_else(Platform::native);
-        let cwd = env
-            .var("VCR_CWD")
-            .or_else(|| file.cwd.clone())
-            .map(|cwd| absolute_from(root, &cwd));
-        let config_home = env
-            .var("CLAUDE_CONFIG_DIR")
-            .or_else(|| file.config_home.clone())
-            .or_else(|| env.var("HOME").map(|home| join_like_node(&home, ".claude")))
-            .unwrap_or_default();
+        let cwd = first_folder([
+            (env.var("VCR_CWD"), "environment variable `VCR_CWD`"),
+            (file.cwd.clone(), "`[claude-code] cwd`"),
+        ])?
+        .map(|cwd| absolute_from(root, &cwd));
+        let config_home = first_folder([
+            (
+                env.var("CLAUDE_CONFIG_DIR"),
+                "environment variable `CLAUDE_CONFIG_DIR`",
+            ),
+            (file.config_home.clone(), "`[claude-code] config-home`"),
+            (
+                env.var("HOME").map(|home| join_like_node(&home, ".claude")),
+                "environment variable `HOME`",
+            ),
+        ])?
+        .unwrap_or_default();
         Ok(ClaudeCodeSettings {
             cwd,
             config_home: config_home.nfc().collect(),
@@ -291,6 +308,28 @@ impl ClaudeCodeSettings {
             version: file.version.unwrap_or_default(),
             dehydrate_stream_events: file.dehydrate_stream_events.unwrap_or(false),
         })
+    }
+}
+
+/// The longest folder setting, in bytes (Linux's `PATH_MAX`).
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// The first folder setting given, of candidates in precedence order (value, where it came
+/// from); refused when it is longer than a path can be (issue 11: the leak scanner looks for
+/// the config home in every file, and a pattern of megabytes is past what its matcher
+/// compiles).
+fn first_folder<const N: usize>(
+    candidates: [(Option<String>, &str); N],
+) -> Result<Option<String>, ConfigError> {
+    match candidates
+        .into_iter()
+        .find_map(|(value, setting)| value.map(|v| (v, setting)))
+    {
+        Some((v, setting)) if v.len() > MAX_PATH_BYTES => Err(ConfigError::PathTooLong {
+            setting: setting.to_owned(),
+            len: v.len(),
+        }),
+        found => Ok(found.map(|(v, _)| v)),
     }
 }
 
@@ -418,6 +457,43 @@ mod tests {
             err.to_string(),
             "environment variable `VCR_PLATFORM` has an invalid value `beos`: expected `unix` or `windows`"
         );
+    }
+
+    #[test]
+    fn folders_longer_than_a_path_are_refused() {
+        let long = format!("/{}", "a".repeat(MAX_PATH_BYTES));
+        let file = ClaudeCodeConfig {
+            config_home: Some(long.clone()),
+            ..ClaudeCodeConfig::default()
+        };
+        let none = MapEnv(HashMap::new());
+        let err = ClaudeCodeSettings::resolve(&file, Path::new("/"), &none, &Overrides::default())
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "`[claude-code] config-home` is 4097 bytes long; a path has at most 4096"
+        );
+        let home: &'static str = Box::leak(long.into_boxed_str());
+        let env = MapEnv(HashMap::from([("HOME", home)]));
+        let err = ClaudeCodeSettings::resolve(
+            &ClaudeCodeConfig::default(),
+            Path::new("/"),
+            &env,
+            &Overrides::default(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("environment variable `HOME` is"),
+            "{err}"
+        );
+        // Only the setting in use counts.
+        let file = ClaudeCodeConfig {
+            config_home: Some("/ci/.claude".into()),
+            ..ClaudeCodeConfig::default()
+        };
+        let s = ClaudeCodeSettings::resolve(&file, Path::new("/"), &env, &Overrides::default());
+        assert_eq!(s.unwrap().config_home, "/ci/.claude");
     }
 
     #[test]

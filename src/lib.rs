@@ -13,6 +13,7 @@ pub mod event;
 pub mod exec;
 pub mod finding;
 pub mod git;
+pub mod js_regex;
 pub mod json;
 pub mod kind;
 pub mod lint;

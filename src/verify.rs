@@ -12,6 +12,7 @@ use crate::baseline::Baseline;
 use crate::config::{ConfigError, Level};
 use crate::event::{FileProblem, Progress, par_ordered};
 use crate::finding::{Finding, Severity, fingerprint, is_known_id};
+use crate::js_regex::{JsRegex, PatternError, Stopped};
 use crate::json::{self, Position, Value};
 use crate::kind::api_error::{RECORDED_ERROR, RecordedError};
 use crate::kind::claude_code;
@@ -37,12 +38,13 @@ struct Allow {
     id: String,
     detector: Option<String>,
     contains: Option<String>,
-    regex: Option<regress::Regex>,
+    regex: Option<JsRegex>,
     paths: Option<globset::GlobSet>,
 }
 
 impl Allow {
-    fn accepts(&self, finding: &Finding, raw: Option<&str>) -> bool {
+    /// Whether the entry accepts the finding; the error is a regex match that was stopped.
+    fn accepts(&self, finding: &Finding, raw: Option<&str>) -> Result<bool, Stopped> {
         let id_matches = match self.id.strip_suffix("/*") {
             Some(family) => {
                 finding.id.starts_with(family) && finding.id[family.len()..].starts_with('/')
@@ -50,20 +52,20 @@ impl Allow {
             None => self.id == finding.id,
         };
         let value = raw.unwrap_or(&finding.message);
-        id_matches
+        let others = id_matches
             && self
                 .detector
                 .as_deref()
                 .is_none_or(|d| finding.detector == Some(d))
             && self.contains.as_deref().is_none_or(|c| value.contains(c))
             && self
-                .regex
-                .as_ref()
-                .is_none_or(|re| re.find(value).is_some())
-            && self
                 .paths
                 .as_ref()
-                .is_none_or(|globs| globs.is_match(&finding.path))
+                .is_none_or(|globs| globs.is_match(&finding.path));
+        match &self.regex {
+            Some(re) if others => re.is_match(value),
+            _ => Ok(others),
+        }
     }
 }
 
@@ -135,9 +137,14 @@ impl Checks {
             let regex = entry
                 .regex
                 .as_deref()
-                .map(regress::Regex::new)
+                .map(|pattern| JsRegex::new(pattern, ""))
                 .transpose()
-                .map_err(|e| bad(format!("`verify.allow[{i}].regex` is invalid: {e}")))?;
+                .map_err(|e| match e {
+                    PatternError::Limit(limit) => bad(format!(
+                        "`verify.allow[{i}].regex` is past vcr's limits: {limit}"
+                    )),
+                    e => bad(format!("`verify.allow[{i}].regex` is invalid: {e}")),
+                })?;
             let paths = compile_globs(&entry.paths)
                 .map_err(|e| bad(format!("`verify.allow[{i}].paths`: {e}")))?;
             allow.push(Allow {
@@ -301,11 +308,26 @@ pub fn run(
     }
     let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
     for (finding, raw) in findings {
-        if checks
-            .allow
-            .iter()
-            .any(|a| a.accepts(&finding, raw.as_deref()))
-        {
+        let mut accepted = false;
+        for (i, allow) in checks.allow.iter().enumerate() {
+            match allow.accepts(&finding, raw.as_deref()) {
+                Ok(false) => {}
+                Ok(true) => {
+                    accepted = true;
+                    break;
+                }
+                Err(stopped) => outcome.problems.push((
+                    finding.path.clone(),
+                    FileProblem {
+                        id: "limit",
+                        line: finding.line,
+                        column: finding.column,
+                        message: format!("`verify.allow[{i}].regex` was stopped: {stopped}"),
+                    },
+                )),
+            }
+        }
+        if accepted {
             outcome.summary.accepted += 1;
         } else {
             kept.push(finding);
@@ -416,8 +438,11 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
     }
     // Format: what `vcr normalize` would write.
-    if cassette.kind == CassetteKind::ClaudeCodeMessage {
-        crate::kind::normalize_message(&mut value, &cassette.dir);
+    if cassette.kind == CassetteKind::ClaudeCodeMessage
+        && let Err(e) = crate::kind::normalize_message(&mut value, &cassette.dir)
+    {
+        result.problem = Some(FileProblem::cassette(&e.into(), bytes));
+        return result;
     }
     let canonical = json::to_pretty(&value);
     if canonical != bytes {

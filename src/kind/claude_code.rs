@@ -15,7 +15,7 @@ use sha1::{Digest, Sha1};
 
 use crate::json::{self, Object, Str, Value};
 use crate::kind::api_error::{self, ApiErrorKind, RecordedError};
-use crate::rules::{RuleSet, Scope};
+use crate::rules::{RuleError, RuleSet, Scope};
 
 /// Which Claude Code release's writer to reproduce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -457,22 +457,24 @@ pub fn input<'v, 'a>(value: &'v Value<'a>) -> &'v [Value<'a>] {
 
 /// Applies the rules of `scope` to the string leaves of a stored `input` element: string
 /// content, `text` blocks, `tool_result` strings and text parts, and `tool_use` input leaves.
-/// Anything else in the input is left alone. Returns whether anything changed.
+/// Anything else in the input is left alone. Returns whether anything changed; the error is
+/// a user rule that was stopped.
 pub fn dehydrate_input_element(
     element: &mut Value<'_>,
     rules: &RuleSet,
     scope: Scope,
     version: Version,
-) -> bool {
+) -> Result<bool, RuleError> {
     match element {
         Value::String(s) => apply(s, rules, scope),
-        Value::Array(blocks) => blocks
-            .iter_mut()
-            .filter_map(Value::as_object_mut)
-            .fold(false, |changed, block| {
-                dehydrate_input_block(block, rules, scope, version) | changed
-            }),
-        _ => false,
+        Value::Array(blocks) => {
+            let mut changed = false;
+            for block in blocks.iter_mut().filter_map(Value::as_object_mut) {
+                changed |= dehydrate_input_block(block, rules, scope, version)?;
+            }
+            Ok(changed)
+        }
+        _ => Ok(false),
     }
 }
 
@@ -481,27 +483,32 @@ fn dehydrate_input_block(
     rules: &RuleSet,
     scope: Scope,
     version: Version,
-) -> bool {
+) -> Result<bool, RuleError> {
     match block.get("type").and_then(Value::as_str) {
         Some("text") => match block.get_mut("text") {
             Some(Value::String(text)) => apply(text, rules, scope),
-            _ => false,
+            _ => Ok(false),
         },
         Some("tool_result") => match block.get_mut("content") {
             Some(Value::String(content)) => apply(content, rules, scope),
-            Some(Value::Array(parts)) => parts
-                .iter_mut()
-                .filter_map(Value::as_object_mut)
-                .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
-                .fold(false, |changed, part| match part.get_mut("text") {
-                    Some(Value::String(text)) => apply(text, rules, scope) | changed,
-                    _ => changed,
-                }),
-            _ => false,
+            Some(Value::Array(parts)) => {
+                let mut changed = false;
+                let texts = parts
+                    .iter_mut()
+                    .filter_map(Value::as_object_mut)
+                    .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"));
+                for part in texts {
+                    if let Some(Value::String(text)) = part.get_mut("text") {
+                        changed |= apply(text, rules, scope)?;
+                    }
+                }
+                Ok(changed)
+            }
+            _ => Ok(false),
         },
         Some("tool_use") => match block.get_mut("input") {
             Some(input) => dehydrate_leaves(input, rules, scope),
-            None => false,
+            None => Ok(false),
         },
         Some("image") if version == Version::V2_1_195 => match block.get_mut("source") {
             Some(Value::Object(source))
@@ -509,51 +516,68 @@ fn dehydrate_input_block(
                     && source.get("data").and_then(Value::as_str) != Some("[IMAGE_DATA]") =>
             {
                 source.insert(Str::new("data"), Value::string("[IMAGE_DATA]"));
-                true
+                Ok(true)
             }
-            _ => false,
+            _ => Ok(false),
         },
-        _ => false,
+        _ => Ok(false),
     }
 }
 
 /// `mapValuesDeep(value, dehydrateValue)` on an already-mapped value: every string leaf.
-fn dehydrate_leaves(value: &mut Value<'_>, rules: &RuleSet, scope: Scope) -> bool {
-    let mut changed = false;
-    value.for_each_string_mut(&mut |s| changed |= apply(s, rules, scope));
+fn dehydrate_leaves(
+    value: &mut Value<'_>,
+    rules: &RuleSet,
+    scope: Scope,
+) -> Result<bool, RuleError> {
+    let mut changed = Ok(false);
+    value.for_each_string_mut(&mut |s| {
+        if let Ok(so_far) = changed {
+            changed = apply(s, rules, scope).map(|c| c | so_far);
+        }
+    });
     changed
 }
 
 /// Rewrites one string; returns whether it changed.
-fn apply(s: &mut Str<'_>, rules: &RuleSet, scope: Scope) -> bool {
-    if let std::borrow::Cow::Owned(new) = rules.apply(s.as_str(), scope)
+fn apply(s: &mut Str<'_>, rules: &RuleSet, scope: Scope) -> Result<bool, RuleError> {
+    if let std::borrow::Cow::Owned(new) = rules.apply(s.as_str(), scope)?
         && new != s.as_str()
     {
         s.set(new);
-        return true;
+        return Ok(true);
     }
-    false
+    Ok(false)
 }
 
 /// Applies the key rules to every `input` element; returns whether anything changed.
 ///
 /// This is what `vcr rehash` does before computing the name: the output is left alone.
-pub fn dehydrate_input(value: &mut Value<'_>, rules: &RuleSet, version: Version) -> bool {
-    match value.as_object_mut().and_then(|o| o.get_mut("input")) {
-        Some(Value::Array(items)) => items.iter_mut().fold(false, |changed, element| {
-            dehydrate_input_element(element, rules, Scope::Key, version) | changed
-        }),
-        _ => false,
+pub fn dehydrate_input(
+    value: &mut Value<'_>,
+    rules: &RuleSet,
+    version: Version,
+) -> Result<bool, RuleError> {
+    let mut changed = false;
+    if let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("input")) {
+        for element in items {
+            changed |= dehydrate_input_element(element, rules, Scope::Key, version)?;
+        }
     }
+    Ok(changed)
 }
 
 /// Brings a checked message fixture to what Claude Code's writer would have written: key
 /// rules on `input`, payload rules and `mapAssistantMessage` on the assistant items of
 /// `output`, everything else verbatim. Returns whether the key material changed.
-pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Version) -> bool {
-    let key_changed = dehydrate_input(value, rules, version);
+pub fn normalize_message(
+    value: &mut Value<'_>,
+    rules: &RuleSet,
+    version: Version,
+) -> Result<bool, RuleError> {
+    let key_changed = dehydrate_input(value, rules, version)?;
     let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("output")) else {
-        return key_changed;
+        return Ok(key_changed);
     };
     for (index, item) in items.iter_mut().enumerate() {
         let Value::Object(object) = item else {
@@ -561,10 +585,10 @@ pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Versio
         };
         if object.get("type").and_then(Value::as_str) == Some("assistant") {
             let old = std::mem::take(object);
-            *object = map_assistant_message(old, index, rules, version);
+            *object = map_assistant_message(old, index, rules, version)?;
         }
     }
-    key_changed
+    Ok(key_changed)
 }
 
 /// Applies the payload rules to every string leaf of the `event` of each `stream_event` item
@@ -575,18 +599,19 @@ pub fn normalize_message(value: &mut Value<'_>, rules: &RuleSet, version: Versio
 /// config home in a delta would otherwise stay in a tree whose every other field is
 /// dehydrated. Each string is rewritten on its own, so a path split across two deltas is
 /// not replaced (and `vcr verify` still reports what remains of it).
-pub fn dehydrate_stream_events(value: &mut Value<'_>, rules: &RuleSet) -> bool {
+pub fn dehydrate_stream_events(value: &mut Value<'_>, rules: &RuleSet) -> Result<bool, RuleError> {
     let Some(Value::Array(items)) = value.as_object_mut().and_then(|o| o.get_mut("output")) else {
-        return false;
+        return Ok(false);
     };
-    items
-        .iter_mut()
-        .filter_map(Value::as_object_mut)
-        .filter(|item| item.get("type").and_then(Value::as_str) == Some("stream_event"))
-        .fold(false, |changed, item| match item.get_mut("event") {
-            Some(event) => dehydrate_leaves(event, rules, Scope::Payload) | changed,
-            None => changed,
-        })
+    let mut changed = false;
+    for item in items.iter_mut().filter_map(Value::as_object_mut) {
+        if item.get("type").and_then(Value::as_str) == Some("stream_event")
+            && let Some(event) = item.get_mut("event")
+        {
+            changed |= dehydrate_leaves(event, rules, Scope::Payload)?;
+        }
+    }
+    Ok(changed)
 }
 
 /// Top-level fields 2.1.195 keeps between `timestamp` and `message`.
@@ -605,7 +630,7 @@ fn map_assistant_message<'a>(
     index: usize,
     rules: &RuleSet,
     version: Version,
-) -> Object<'a> {
+) -> Result<Object<'a>, RuleError> {
     let mut out = Object::new();
     out.insert(Str::new("uuid"), Value::string(format!("UUID-{index}")));
     out.insert(Str::new("requestId"), Value::string("REQUEST_ID"));
@@ -630,23 +655,23 @@ fn map_assistant_message<'a>(
         *blocks = old
             .into_iter()
             .map(|block| map_output_block(block, rules))
-            .filter(Value::is_truthy)
-            .collect();
+            .filter(|block| block.as_ref().is_ok_and(Value::is_truthy) || block.is_err())
+            .collect::<Result<_, _>>()?;
     }
     out.insert(Str::new("message"), Value::Object(message));
     out.insert(Str::new("type"), Value::string("assistant"));
-    out
+    Ok(out)
 }
 
 /// The output side of `mapAssistantMessage`'s content mapping.
-fn map_output_block<'a>(mut block: Value<'a>, rules: &RuleSet) -> Value<'a> {
+fn map_output_block<'a>(mut block: Value<'a>, rules: &RuleSet) -> Result<Value<'a>, RuleError> {
     let Value::Object(object) = &mut block else {
-        return block;
+        return Ok(block);
     };
     match object.get("type").and_then(Value::as_str) {
         Some("text") => {
             if let Some(Value::String(text)) = object.get_mut("text") {
-                apply(text, rules, Scope::Payload);
+                apply(text, rules, Scope::Payload)?;
             }
             // `citations: b.citations || []`: kept in place if truthy, else `[]` (appended
             // when absent).
@@ -657,12 +682,12 @@ fn map_output_block<'a>(mut block: Value<'a>, rules: &RuleSet) -> Value<'a> {
         }
         Some("tool_use") => {
             if let Some(input) = object.get_mut("input") {
-                dehydrate_leaves(input, rules, Scope::Payload);
+                dehydrate_leaves(input, rules, Scope::Payload)?;
             }
         }
         _ => {}
     }
-    block
+    Ok(block)
 }
 
 #[cfg(test)]
@@ -755,7 +780,7 @@ mod tests {
         ]}"#;
         let mut v = json::parse(text.as_bytes()).unwrap();
         check_message(&v).unwrap();
-        normalize_message(&mut v, &rules(), Version::V2_1_88);
+        normalize_message(&mut v, &rules(), Version::V2_1_88).unwrap();
         let expected = r#"{"input":["at [CWD]/a"],"output":[{"type":"stream_event","event":{"delta":{"text":"/home/u/proj"}}},{"uuid":"UUID-1","requestId":"REQUEST_ID","timestamp":"2026-01-01T00:00:00Z","message":{"id":"m","content":[{"type":"text","text":"see [CWD]/x","citations":[]},{"type":"text","citations":[],"text":"c"},{"type":"tool_use","input":{"path":"[CWD]/y","n":[1]}}],"usage":{}},"type":"assistant"}]}"#;
         assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
     }
@@ -772,12 +797,15 @@ mod tests {
         ]}"#;
         let mut v = json::parse(text.as_bytes()).unwrap();
         let before = json::to_compact(&v);
-        normalize_message(&mut v, &rules(), Version::V2_1_88);
+        normalize_message(&mut v, &rules(), Version::V2_1_88).unwrap();
         assert_eq!(json::to_compact(&v), before, "off: the seed's bytes");
-        assert!(dehydrate_stream_events(&mut v, &rules()));
+        assert!(dehydrate_stream_events(&mut v, &rules()).unwrap());
         let expected = r#"{"input":["x"],"output":[{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"in [CWD]/a and [CONFIG_HOME]/b"}},"ttftMs":12},{"type":"stream_event","event":{"delta":{"partial_json":"{\"path\": \"[CWD]/c\"}"},"n":[1,"[CWD]"]}},{"type":"other","event":{"text":"/home/u/proj"}},{"type":"stream_event","event":{"delta":{"text":"/home/u/pr"}}}]}"#;
         assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
-        assert!(!dehydrate_stream_events(&mut v, &rules()), "idempotent");
+        assert!(
+            !dehydrate_stream_events(&mut v, &rules()).unwrap(),
+            "idempotent"
+        );
     }
 
     #[test]
@@ -785,7 +813,7 @@ mod tests {
         let text = r#"{"input":[[{"type":"image","source":{"type":"base64","data":"AAAA"}}]],"output":[
             {"type":"assistant","message":{"content":[]},"error":"overloaded","isApiErrorMessage":true}]}"#;
         let mut v = json::parse(text.as_bytes()).unwrap();
-        normalize_message(&mut v, &rules(), Version::V2_1_195);
+        normalize_message(&mut v, &rules(), Version::V2_1_195).unwrap();
         let expected = r#"{"input":[[{"type":"image","source":{"type":"base64","data":"[IMAGE_DATA]"}}]],"output":[{"uuid":"UUID-0","requestId":"REQUEST_ID","isApiErrorMessage":true,"error":"overloaded","message":{"content":[]},"type":"assistant"}]}"#;
         assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
     }
@@ -799,7 +827,7 @@ mod tests {
             {"type":"thinking","thinking":"/home/u/proj"}
         ]],"output":[]}"#;
         let mut v = json::parse(text.as_bytes()).unwrap();
-        normalize_message(&mut v, &rules(), Version::V2_1_88);
+        normalize_message(&mut v, &rules(), Version::V2_1_88).unwrap();
         let expected = r#"{"input":[[{"type":"text","text":"[CWD]"},{"type":"tool_result","content":[{"type":"text","text":"[CWD]"},{"type":"other","text":"/home/u/proj"}]},{"type":"tool_use","input":{"a":{"b":["[CWD]"]}},"name":"/home/u/proj"},{"type":"thinking","thinking":"/home/u/proj"}]],"output":[]}"#;
         assert_eq!(String::from_utf8(json::to_compact(&v)).unwrap(), expected);
     }

@@ -326,7 +326,18 @@ fn is_within(pointer: &str, ancestor: &str) -> bool {
 
 /// Checks a `[[cassettes]]` entry; errors name the entry by its glob.
 pub fn compile(config: &CassetteConfig) -> Result<Spec, SpecError> {
-    compile_entry(config, format!("`[[cassettes]]` entry `{}`", config.glob))
+    compile_entry(
+        config,
+        format!("`[[cassettes]]` entry `{}`", short(&config.glob)),
+    )
+}
+
+/// A glob as errors quote it: whole, or its start when it is too long to read.
+fn short(glob: &str) -> String {
+    match glob.char_indices().nth(80) {
+        Some((end, _)) => format!("{}...", &glob[..end]),
+        None => glob.to_owned(),
+    }
 }
 
 /// Checks every `[[cassettes]]` entry; errors name the entry by its position (from 1) and
@@ -338,7 +349,11 @@ pub fn compile_all(configs: &[CassetteConfig]) -> Result<Vec<Spec>, SpecError> {
         .map(|(i, config)| {
             compile_entry(
                 config,
-                format!("`[[cassettes]]` entry {} (`{}`)", i + 1, config.glob),
+                format!(
+                    "`[[cassettes]]` entry {} (`{}`)",
+                    i + 1,
+                    short(&config.glob)
+                ),
             )
         })
         .collect()
@@ -360,10 +375,23 @@ impl Entry<'_> {
     }
 }
 
+/// The longest glob compiled, in bytes: the longest path Linux opens. (`globset` panics when
+/// a glob's automaton outgrows its size limit, which a glob of a few hundred kilobytes does.)
+const MAX_GLOB_LEN: usize = 4096;
+
 fn compile_entry(config: &CassetteConfig, label: String) -> Result<Spec, SpecError> {
     let entry = Entry { config, label };
     if config.glob.is_empty() {
         return Err(entry.err("glob", "is empty"));
+    }
+    if config.glob.len() > MAX_GLOB_LEN {
+        return Err(entry.err(
+            "glob",
+            format!(
+                "is {} bytes long; vcr compiles globs of at most {MAX_GLOB_LEN} bytes",
+                config.glob.len()
+            ),
+        ));
     }
     let matcher = globset::GlobBuilder::new(&config.glob)
         .literal_separator(true)
@@ -424,6 +452,16 @@ fn compile_name(entry: &Entry<'_>) -> Result<(Option<NameTemplate>, usize), Spec
             return Err(entry.err(
                 "name",
                 "is not used with `format = \"jsonl\"`: the hashes are stored in `hash-field`",
+            ));
+        }
+        (Format::Json, Some(text)) if text.len() > crate::rehash::MAX_NAME_BYTES => {
+            return Err(entry.err(
+                "name",
+                format!(
+                    "is {} bytes long; a file name has at most {}",
+                    text.len(),
+                    crate::rehash::MAX_NAME_BYTES
+                ),
             ));
         }
         (Format::Json, Some(text)) => Some(
@@ -1745,6 +1783,23 @@ mod tests {
     #[test]
     fn bad_entries_name_the_entry_and_the_key() {
         rejects(|c| c.glob = "a/[b".into(), "glob", "not a valid glob");
+        // Issue 11: a glob of 600 KB made globset panic.
+        let long = "*a".repeat(300_000);
+        let mut c = config(Format::Json);
+        c.glob = long;
+        let err = compile(&c).unwrap_err();
+        assert_eq!(err.key, "glob");
+        assert!(
+            err.to_string()
+                .ends_with("is 600000 bytes long; vcr compiles globs of at most 4096 bytes"),
+            "{err}"
+        );
+        assert!(err.to_string().len() < 300, "{err}");
+        rejects(
+            |c| c.name = Some(format!("{{hash}}{}.json", "x".repeat(300))),
+            "name",
+            "a file name has at most 255",
+        );
         rejects(
             |c| c.key = Some("request".into()),
             "key",

@@ -51,16 +51,22 @@ pub enum CassetteError {
     /// A generic cassette's problem.
     #[error(transparent)]
     Generic(#[from] generic::GenericError),
+    /// A user rule was stopped on one of the file's strings (it backtracks too much); the
+    /// file is left as it was.
+    #[error("{0}")]
+    Rule(#[from] crate::rules::RuleError),
 }
 
 impl CassetteError {
-    /// The finding id of the problem (`parse` or `schema`).
+    /// The finding id of the problem (`parse` or `schema`; `limit` for a rule that was
+    /// stopped).
     pub fn id(&self) -> &'static str {
         match self {
             CassetteError::Parse(_) => "parse",
             CassetteError::Schema(_) => "schema",
             CassetteError::Log(problem) => problem.id,
             CassetteError::Generic(e) => e.id(),
+            CassetteError::Rule(_) => "limit",
         }
     }
 
@@ -71,6 +77,7 @@ impl CassetteError {
             CassetteError::Schema(e) => e.offset,
             CassetteError::Log(problem) => problem.offset,
             CassetteError::Generic(e) => e.offset(),
+            CassetteError::Rule(_) => None,
         };
         offset.map(|o| Position::locate(bytes, o))
     }
@@ -103,7 +110,7 @@ pub fn key_of(cassette: &Cassette, bytes: &[u8]) -> Result<Option<Keyed>, Casset
     let mut value = json::parse_field(bytes, "input")?;
     claude_code::check_input(&value)?;
     let key_changed =
-        claude_code::dehydrate_input(&mut value, &cassette.dir.rules, cassette.dir.version);
+        claude_code::dehydrate_input(&mut value, &cassette.dir.rules, cassette.dir.version)?;
     Ok(Some(Keyed {
         name: claude_code::message_name(claude_code::input(&value)),
         key_changed,
@@ -137,12 +144,15 @@ fn generic_key(
 /// What `vcr normalize` makes of a checked Claude Code message fixture in `dir`: the
 /// writer's mapping under the folder's rules, and its stream events dehydrated when the
 /// configuration asks. Returns whether the key material changed.
-pub fn normalize_message(value: &mut Value<'_>, dir: &FixtureDir) -> bool {
-    let key_changed = claude_code::normalize_message(value, &dir.rules, dir.version);
+pub fn normalize_message(
+    value: &mut Value<'_>,
+    dir: &FixtureDir,
+) -> Result<bool, crate::rules::RuleError> {
+    let key_changed = claude_code::normalize_message(value, &dir.rules, dir.version)?;
     if dir.dehydrate_stream_events {
-        claude_code::dehydrate_stream_events(value, &dir.rules);
+        claude_code::dehydrate_stream_events(value, &dir.rules)?;
     }
-    key_changed
+    Ok(key_changed)
 }
 
 /// Parses, checks and rewrites one cassette (see the module docs).
@@ -208,8 +218,8 @@ pub fn canonicalize(
             let rules = &cassette.dir.rules;
             let version = cassette.dir.version;
             let key_changed = match mode {
-                Mode::Normalize => normalize_message(&mut value, &cassette.dir),
-                Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version),
+                Mode::Normalize => normalize_message(&mut value, &cassette.dir)?,
+                Mode::Rekey => claude_code::dehydrate_input(&mut value, rules, version)?,
             };
             Ok(Canonical {
                 bytes: json::to_pretty(&value),

@@ -5,21 +5,26 @@
 //! through a tree. Applying a rule set is a pure `&str -> Cow<str>` transform that allocates
 //! only when a rule matched.
 //!
-//! Two regex engines serve two purposes. The preset reproduces Claude Code's
+//! Two kinds of patterns serve two purposes. The preset reproduces Claude Code's
 //! `dehydrateValue` with patterns written for the `regex` crate and translated by hand to
 //! JavaScript's meaning of `\d`, `.` and `\s` (checked against node in the test vectors): it
 //! runs on every string of every cassette and needs the speed. Users write their rules in
-//! JavaScript syntax, like the harnesses they copy, so those compile with `regress`, an
-//! ECMAScript engine, and mean exactly what they would mean in JavaScript.
+//! JavaScript syntax, like the harnesses they copy, so those compile as
+//! [`crate::js_regex::JsRegex`] and mean exactly what they would mean in JavaScript: checked
+//! by `regress`, an ECMAScript engine, then run in linear time by the `regex` engine when the
+//! pattern translates exactly, or by `regress` under a time limit when it needs backtracking
+//! (look-around, back-references). A rule that runs past the limit is an error of the file
+//! it was applied to, never a hang.
 
 mod preset;
-mod replace;
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use regex::Regex;
 use sha2::{Digest, Sha256};
+
+use crate::js_regex::{JsRegex, Limit, PatternError, Stopped};
 
 pub use preset::{Machine, Platform, claude_code};
 
@@ -65,7 +70,7 @@ enum Action {
     },
     /// A user pattern in JavaScript syntax.
     JsRegex {
-        re: Box<regress::Regex>,
+        re: JsRegex,
         replacement: String,
         global: bool,
     },
@@ -103,7 +108,7 @@ pub struct RuleConfig {
 }
 
 /// A rule that cannot be used.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RuleError {
     /// The regex does not compile as JavaScript.
@@ -113,6 +118,23 @@ pub enum RuleError {
         id: String,
         /// What the engine said.
         message: String,
+    },
+    /// The regex is past one of vcr's limits (JavaScript may accept it).
+    #[error("rule `{id}` has a regex past vcr's limits: {limit}")]
+    Limit {
+        /// The rule's id.
+        id: String,
+        /// The limit.
+        limit: Limit,
+    },
+    /// A match of the rule's regex was stopped (it backtracks too much): the string it was
+    /// applied to, and the file holding it, are left as they were.
+    #[error("rule `{id}` was stopped: {stopped}")]
+    Stopped {
+        /// The rule's id.
+        id: String,
+        /// Why.
+        stopped: Stopped,
     },
     /// Neither or both of `regex` and `literal` were given.
     #[error("rule `{id}` needs exactly one of `regex` and `literal`")]
@@ -149,14 +171,18 @@ impl Rule {
         let (action, pattern) = match (&config.regex, &config.literal) {
             (Some(pattern), None) => {
                 let flags = if ignore_case { "i" } else { "" };
-                let re = regress::Regex::with_flags(pattern, flags).map_err(|e| {
-                    RuleError::InvalidRegex {
+                let re = JsRegex::new(pattern, flags).map_err(|e| match e {
+                    PatternError::Limit(limit) => RuleError::Limit {
+                        id: id.clone(),
+                        limit,
+                    },
+                    e => RuleError::InvalidRegex {
                         id: id.clone(),
                         message: e.to_string(),
-                    }
+                    },
                 })?;
                 let action = Action::JsRegex {
-                    re: Box::new(re),
+                    re,
                     replacement: config.replace.clone(),
                     global,
                 };
@@ -189,8 +215,8 @@ impl Rule {
     }
 
     /// The rewritten text when the rule matched `s`.
-    fn rewrite(&self, s: &str) -> Option<String> {
-        match &self.action {
+    fn rewrite(&self, s: &str) -> Result<Option<String>, RuleError> {
+        Ok(match &self.action {
             Action::Regex {
                 re,
                 replacement,
@@ -208,7 +234,12 @@ impl Rule {
                 re,
                 replacement,
                 global,
-            } => replace::js_replace(re, s, replacement, *global),
+            } => re
+                .replace(s, replacement, *global)
+                .map_err(|stopped| RuleError::Stopped {
+                    id: self.id.clone(),
+                    stopped,
+                })?,
             Action::Literal {
                 needle,
                 replacement,
@@ -221,7 +252,7 @@ impl Rule {
                 (s.contains(needle.as_str()) && s != value.as_str()).then(|| value.clone())
             }
             Action::Disabled => None,
-        }
+        })
     }
 }
 
@@ -291,12 +322,13 @@ impl RuleSet {
         &self.rules
     }
 
-    /// Runs every rule of `scope`, in order, on `s`.
+    /// Runs every rule of `scope`, in order, on `s`. The only error is a user rule whose
+    /// match was stopped ([`RuleError::Stopped`]).
     ///
     /// A rule with a needle can only change a string that contains its needle, so while the
     /// string holds none of them those rules are skipped; the check is redone after any rule
     /// changed the string.
-    pub fn apply<'a>(&self, s: &'a str, scope: Scope) -> Cow<'a, str> {
+    pub fn apply<'a>(&self, s: &'a str, scope: Scope) -> Result<Cow<'a, str>, RuleError> {
         let mut out = Cow::Borrowed(s);
         let mut may_match: Option<bool> = None;
         for rule in &self.rules {
@@ -309,12 +341,12 @@ impl RuleSet {
                     continue;
                 }
             }
-            if let Some(new) = rule.rewrite(&out) {
+            if let Some(new) = rule.rewrite(&out)? {
                 out = Cow::Owned(new);
                 may_match = None;
             }
         }
-        out
+        Ok(out)
     }
 
     /// A short hash of what the rules do, the same on every machine: machine values such as
@@ -355,7 +387,10 @@ mod tests {
         let rule =
             Rule::from_config(&user("host", Some(r"(?<=host=)(\w+)\.\1"), None, "[HOST]")).unwrap();
         let set = RuleSet::new(vec![rule]).unwrap();
-        assert_eq!(set.apply("host=ab.ab x", Scope::Key), "host=[HOST] x");
+        assert_eq!(
+            set.apply("host=ab.ab x", Scope::Key).unwrap(),
+            "host=[HOST] x"
+        );
     }
 
     #[test]
@@ -366,6 +401,27 @@ mod tests {
                 .starts_with("rule `broken` has an invalid regex"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn regexes_past_the_limits_name_the_rule() {
+        // Issue 11: a regex nested 10,000 deep overflowed the stack.
+        let deep = format!("{}a{}", "(".repeat(10_000), ")".repeat(10_000));
+        let err = Rule::from_config(&user("deep", Some(&deep), None, "x")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "rule `deep` has a regex past vcr's limits: the pattern nests groups 10000 deep, \
+             and vcr compiles patterns nested at most 128 deep"
+        );
+    }
+
+    #[test]
+    fn ignore_case_is_javascript_s() {
+        // `/s/i` does not match `ſ` in JavaScript (Unicode case folding would).
+        let mut rule = user("s", Some("s+"), None, "[S]");
+        rule.ignore_case = Some(true);
+        let set = RuleSet::new(vec![Rule::from_config(&rule).unwrap()]).unwrap();
+        assert_eq!(set.apply("ſ sS", Scope::Both).unwrap(), "ſ [S]");
     }
 
     #[test]
@@ -384,8 +440,8 @@ mod tests {
         let mut key_only = user("k", None, Some("secret"), "[K]");
         key_only.scope = Some(Scope::Key);
         let set = RuleSet::new(vec![Rule::from_config(&key_only).unwrap()]).unwrap();
-        assert_eq!(set.apply("secret", Scope::Key), "[K]");
-        assert_eq!(set.apply("secret", Scope::Payload), "secret");
+        assert_eq!(set.apply("secret", Scope::Key).unwrap(), "[K]");
+        assert_eq!(set.apply("secret", Scope::Payload).unwrap(), "secret");
     }
 
     #[test]
@@ -394,7 +450,10 @@ mod tests {
             Rule::from_config(&user("x", Some("zz"), None, "y")).unwrap(),
         ])
         .unwrap();
-        assert!(matches!(set.apply("abc", Scope::Both), Cow::Borrowed(_)));
+        assert!(matches!(
+            set.apply("abc", Scope::Both),
+            Ok(Cow::Borrowed(_))
+        ));
     }
 
     #[test]

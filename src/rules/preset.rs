@@ -198,7 +198,11 @@ mod tests {
 
     #[track_caller]
     fn case(set: &RuleSet, input: &str, expected: &str) {
-        assert_eq!(set.apply(input, Scope::Both), expected, "{input:?}");
+        assert_eq!(
+            set.apply(input, Scope::Both).unwrap(),
+            expected,
+            "{input:?}"
+        );
     }
 
     #[test]

@@ -7,10 +7,16 @@
 //! matches depends on the request, but an unterminated placeholder and a pattern JavaScript
 //! rejects fail on every run, and that is what is checked here. Patterns are compiled with
 //! `regress`, an ECMAScript engine, because Rust's `regex` both rejects valid JavaScript
-//! (look-around, back-references) and accepts invalid JavaScript.
+//! (look-around, back-references) and accepts invalid JavaScript; they are only compiled,
+//! never matched (there is no request here to match them against).
+//!
+//! The patterns are recorded data, so they are compiled within [`crate::js_regex`]'s limits:
+//! one nested past them is reported in its place as past vcr's limits (JavaScript may still
+//! accept it), never a stack overflow.
 
 use std::borrow::Cow;
 
+use crate::js_regex::{self, PatternError};
 use crate::json::{LONE_SURROGATE_BASE, Str, Value};
 
 use super::{Problem, ids, js_stringify};
@@ -45,27 +51,47 @@ pub fn placeholder_errors(text: &Str<'_>) -> Vec<String> {
             close += 1;
         }
         let pattern = &s[body..close];
-        if let Err(e) = compile(pattern) {
-            let quoted = Str::parsed(
+        let quote = |pattern: &str| {
+            js_stringify(&Value::String(Str::parsed(
                 Cow::Borrowed(pattern),
                 crate::json::Span::NONE,
                 text.has_lone_surrogates(),
-            );
-            errors.push(format!(
+            )))
+        };
+        match compile(pattern) {
+            Ok(()) => {}
+            Err(PatternError::Limit(limit)) => {
+                // The pattern may be tens of kilobytes: quote its start.
+                let start: String = pattern.chars().take(QUOTED_CHARS).collect();
+                let more = if start.len() < pattern.len() {
+                    "..."
+                } else {
+                    ""
+                };
+                errors.push(format!(
+                    "fromRequest pattern {}{more} is past vcr's limits: {limit} (JavaScript may \
+                     accept it, but vcr cannot check it)",
+                    quote(&start)
+                ));
+            }
+            Err(e) => errors.push(format!(
                 "llm-replay: fromRequest has an invalid pattern {}: SyntaxError: Invalid \
                  regular expression: /{pattern}/g: {e}",
-                js_stringify(&Value::String(quoted))
-            ));
+                quote(pattern)
+            )),
         }
         cursor = close + CLOSE.len();
     }
     errors
 }
 
+/// How much of a pattern past the limits its message quotes, in characters.
+const QUOTED_CHARS: usize = 40;
+
 /// `new RegExp(pattern, 'g')`, in UTF-16 code units as JavaScript sees the pattern (lone
 /// surrogates, which `crate::json` carries as private-use stand-ins, go back to what they
 /// were).
-fn compile(pattern: &str) -> Result<regress::Regex, regress::Error> {
+fn compile(pattern: &str) -> Result<(), PatternError> {
     let units = pattern.chars().map(|c| {
         let cp = c as u32;
         if (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800).contains(&cp) {
@@ -74,7 +100,7 @@ fn compile(pattern: &str) -> Result<regress::Regex, regress::Error> {
             cp
         }
     });
-    regress::Regex::from_unicode(units, "g")
+    js_regex::validate(units.collect(), "g")
 }
 
 /// `dsh/from-request` problems for every string leaf of `value` (object keys are not

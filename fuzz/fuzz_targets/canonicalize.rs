@@ -1,0 +1,77 @@
+//! `kind::canonicalize` and `kind::key_from_prefix` on any bytes as a Claude Code fixture,
+//! under the preset and two user rules (one linear, one with a look-behind): a fixture
+//! is rewritten or refused with an error, and the rewritten form is a fixed point (a
+//! normalized tree passes `vcr normalize --check`).
+#![no_main]
+
+use std::path::PathBuf;
+use std::sync::{Arc, LazyLock};
+
+use libfuzzer_sys::fuzz_target;
+use vcr::kind::claude_code::Version;
+use vcr::kind::{Mode, canonicalize, key_from_prefix};
+use vcr::rules::{Machine, Platform, Rule, RuleConfig, RuleSet, claude_code};
+use vcr::tree::{Cassette, CassetteKind, FixtureDir};
+
+#[path = "common.rs"]
+mod common;
+
+fn user(id: &str, regex: &str, replace: &str) -> Rule {
+    Rule::from_config(&RuleConfig {
+        id: id.into(),
+        regex: Some(regex.into()),
+        literal: None,
+        replace: replace.into(),
+        scope: None,
+        global: None,
+        ignore_case: None,
+    })
+    .expect("the fuzz rules compile")
+}
+
+static DIR: LazyLock<Arc<FixtureDir>> = LazyLock::new(|| {
+    let mut rules = claude_code(&Machine {
+        cwd: "/home/alice/project".into(),
+        config_home: "/home/alice/.claude".into(),
+        platform: Platform::Unix,
+    });
+    rules.push(user("date", r"\d{4}-\d\d-\d\d", "[DATE]"));
+    rules.push(user("token", r"(?<=token=)\w+", "[TOKEN]"));
+    Arc::new(FixtureDir {
+        path: PathBuf::from("/home/alice/project/fixtures"),
+        rules: Arc::new(RuleSet::new(rules).expect("unique ids")),
+        version: Version::V2_1_88,
+        cwd: "/home/alice/project".into(),
+        spec: None,
+    })
+});
+
+fn cassette(kind: CassetteKind, name: &str) -> Cassette {
+    Cassette {
+        path: DIR.path.join(name),
+        rel: format!("fixtures/{name}"),
+        kind,
+        dir: Arc::clone(&DIR),
+    }
+}
+
+fuzz_target!(init: common::tolerate_caught_regex_panics(), |data: &[u8]| {
+    let message = cassette(CassetteKind::ClaudeCodeMessage, "abcdef.json");
+    if let Ok(canonical) = canonicalize(&message, data, Mode::Normalize) {
+        let again = canonicalize(&message, &canonical.bytes, Mode::Normalize)
+            .expect("the canonical form is a valid fixture");
+        assert_eq!(
+            String::from_utf8_lossy(&again.bytes),
+            String::from_utf8_lossy(&canonical.bytes),
+            "the canonical form is a fixed point"
+        );
+        assert_eq!(again.name, canonical.name);
+        assert!(!again.key_changed);
+    }
+    let _ = canonicalize(&message, data, Mode::Rekey);
+    for cut in [data.len() / 3, data.len()] {
+        let _ = key_from_prefix(&message, &data[..cut], cut == data.len());
+    }
+    let count = cassette(CassetteKind::ClaudeCodeTokenCount, "token-count-0123456789ab.json");
+    let _ = canonicalize(&count, data, Mode::Normalize);
+});
