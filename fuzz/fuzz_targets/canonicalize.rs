@@ -1,7 +1,8 @@
-//! `kind::canonicalize` and `kind::key_from_prefix` on any bytes as a Claude Code fixture,
+//! `kind::canonicalize` and `kind::key_of` on any bytes as a Claude Code fixture,
 //! under the preset and two user rules (one linear, one with a look-behind): a fixture
 //! is rewritten or refused with an error, and the rewritten form is a fixed point (a
-//! normalized tree passes `vcr normalize --check`).
+//! normalized tree passes `vcr normalize --check`), and a file named from its key material
+//! is well-formed throughout (`vcr rehash` renames nothing broken).
 #![no_main]
 
 use std::path::PathBuf;
@@ -9,7 +10,7 @@ use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
 use vcr::kind::claude_code::Version;
-use vcr::kind::{Mode, canonicalize, key_from_prefix};
+use vcr::kind::{Mode, canonicalize, key_of};
 use vcr::rules::{Machine, Platform, Rule, RuleConfig, RuleSet, claude_code};
 use vcr::tree::{Cassette, CassetteKind, FixtureDir};
 
@@ -43,6 +44,7 @@ static DIR: LazyLock<Arc<FixtureDir>> = LazyLock::new(|| {
         version: Version::V2_1_88,
         cwd: "/home/alice/project".into(),
         spec: None,
+        dehydrate_stream_events: true,
     })
 });
 
@@ -69,8 +71,11 @@ fuzz_target!(init: common::tolerate_caught_regex_panics(), |data: &[u8]| {
         assert!(!again.key_changed);
     }
     let _ = canonicalize(&message, data, Mode::Rekey);
-    for cut in [data.len() / 3, data.len()] {
-        let _ = key_from_prefix(&message, &data[..cut], cut == data.len());
+    if let Ok(Some(_)) = key_of(&message, data) {
+        assert!(
+            vcr::json::parse(data).is_ok(),
+            "a file named from its key material is JSON throughout"
+        );
     }
     let count = cassette(CassetteKind::ClaudeCodeTokenCount, "token-count-0123456789ab.json");
     let _ = canonicalize(&count, data, Mode::Normalize);
