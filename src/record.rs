@@ -14,7 +14,7 @@ use rayon::prelude::*;
 
 use crate::config::ConfigFile;
 use crate::store::ContentHash;
-use crate::tree::{Cassette, CassetteKind, Selection};
+use crate::tree::{Cassette, Selection};
 
 /// The cassettes of a tree and a hash of each one's bytes.
 #[derive(Debug, Clone, Default)]
@@ -281,12 +281,7 @@ pub fn record_env(selection: &Selection, config: &ConfigFile) -> Vec<(String, St
         return env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     }
     let claude = config.claude_code.fixtures.is_some()
-        || selection.cassettes.iter().any(|c| {
-            matches!(
-                c.kind,
-                CassetteKind::ClaudeCodeMessage | CassetteKind::ClaudeCodeTokenCount
-            )
-        });
+        || selection.cassettes.iter().any(|c| c.kind.is_claude_code());
     let dsh = config.dsh.scenarios.is_some() || !selection.scenarios.is_empty();
     let mut env = Vec::new();
     if claude || !dsh {

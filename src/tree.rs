@@ -56,6 +56,14 @@ impl CassetteKind {
         !matches!(self, CassetteKind::Text)
     }
 
+    /// Whether the file is a Claude Code fixture.
+    pub fn is_claude_code(self) -> bool {
+        matches!(
+            self,
+            CassetteKind::ClaudeCodeMessage | CassetteKind::ClaudeCodeTokenCount
+        )
+    }
+
     /// Whether the file belongs to a dsh scenario, which is checked as a whole.
     pub fn is_dsh(self) -> bool {
         matches!(self, CassetteKind::DshSession | CassetteKind::DshOverride)
@@ -547,7 +555,7 @@ impl Project {
             let found = selection
                 .cassettes
                 .iter()
-                .any(|c| !c.kind.is_dsh() && c.dir.path == absolute && c.dir.spec.is_none());
+                .any(|c| c.kind.is_claude_code() && c.dir.path == absolute);
             if !found && !unusable.contains(&shown) {
                 selection.selects_nothing.push(nothing(
                     "`[claude-code] fixtures`",
