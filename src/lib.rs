@@ -9,6 +9,7 @@
 pub mod baseline;
 pub mod config;
 pub mod diff;
+pub mod doc;
 pub mod event;
 pub mod exec;
 pub mod finding;

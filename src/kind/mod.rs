@@ -8,6 +8,7 @@ pub mod api_error;
 pub mod claude_code;
 pub mod dsh;
 pub mod generic;
+pub mod http;
 
 use crate::json::{self, ParseError, Position, Value};
 use crate::tree::{Cassette, CassetteKind, FixtureDir};
