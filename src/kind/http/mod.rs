@@ -193,6 +193,103 @@ impl ReadError {
 /// Reads `bytes` (the file at `path`, whose folder holds any sidecar files) as an HTTP
 /// cassette, choosing the reader by content: `Ok(None)` when it is none of the formats.
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Option<HttpCassette>, ReadError> {
-    let _ = (path, bytes, ReadError::from_doc);
-    Ok(None)
+    let (bytes, compressed) = match gunzip(bytes) {
+        Some(inflated) => (std::borrow::Cow::Owned(inflated), true),
+        None => (std::borrow::Cow::Borrowed(bytes), false),
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return Ok(None);
+    };
+    let mut cassette = match read_text(path, text)? {
+        Some(cassette) => cassette,
+        None => return Ok(None),
+    };
+    cassette.compressed = compressed;
+    Ok(Some(cassette))
+}
+
+/// The whole file decompressed, if it is gzip (`.yaml.gz`, `.httprr.gz`).
+fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out).ok()?;
+    Some(out)
+}
+
+fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError> {
+    if httprr::is_httprr(text) {
+        return httprr::read(text).map(Some);
+    }
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    let root = if looks_json {
+        match crate::doc::from_json(text.as_bytes()) {
+            Ok(root) => root,
+            Err(e) => {
+                // talkback writes JSON5 (unquoted keys, trailing commas, comments).
+                if talkback::looks_like(text) {
+                    crate::doc::json5::parse(text)
+                        .map_err(|e| ReadError::from_doc(Format::Talkback, e))?
+                } else if let Some(format) = json_format_hint(text) {
+                    return Err(ReadError::from_doc(format, e));
+                } else {
+                    return Ok(None);
+                }
+            }
+        }
+    } else {
+        let Some(format) = yaml_format_hint(text) else {
+            return Ok(None);
+        };
+        crate::doc::yaml::parse(text).map_err(|e| ReadError::from_doc(format, e))?
+    };
+    let cassette = if vcrpy::matches(&root) {
+        vcrpy::read(&root)?
+    } else if ruby_vcr::matches(&root) {
+        ruby_vcr::read(&root)?
+    } else if go_vcr::matches(&root) {
+        go_vcr::read(&root)?
+    } else if har::matches(&root) {
+        har::read(&root, path)?
+    } else if nock::matches(&root) {
+        nock::read(&root)?
+    } else if talkback::matches(&root) {
+        talkback::read(&root)?
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(cassette))
+}
+
+/// The format a JSON text that did not parse was meant to be, judged by the keys it holds:
+/// such a file is a `parse` error, not text.
+fn json_format_hint(text: &str) -> Option<Format> {
+    let has = |key: &str| text.contains(key);
+    if has("\"http_interactions\"") {
+        Some(Format::RubyVcr)
+    } else if has("\"interactions\"") {
+        Some(Format::Vcrpy)
+    } else if has("\"entries\"") && has("\"log\"") {
+        Some(Format::Har)
+    } else if has("\"scope\"") && has("\"method\"") {
+        Some(Format::Nock)
+    } else {
+        None
+    }
+}
+
+/// The format a YAML text is likely to be, from its top-level keys: only such files are
+/// parsed as YAML (any other YAML stays text).
+fn yaml_format_hint(text: &str) -> Option<Format> {
+    text.lines().take(400).find_map(|line| {
+        let key = line.split(':').next()?;
+        match key {
+            "http_interactions" => Some(Format::RubyVcr),
+            "interactions" | "requests" | "- request" => Some(Format::Vcrpy),
+            "log" => Some(Format::Har),
+            _ => None,
+        }
+    })
 }
