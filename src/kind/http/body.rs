@@ -74,3 +74,49 @@ pub fn decode(bytes: &[u8], headers: &[Header]) -> Decoded {
         },
     }
 }
+
+/// A text inside a body (temporary: replaced by the walker).
+#[derive(Debug)]
+pub struct Leaf<'a> {
+    /// Path inside the body.
+    pub path: String,
+    /// Field name.
+    pub name: Option<&'a str>,
+    /// Enclosing object's entries.
+    pub siblings: Option<&'a [(Node, Node)]>,
+    /// The text.
+    pub text: &'a str,
+    /// Offset in the file.
+    pub at: Option<u32>,
+    /// Whether the leaf is an object key.
+    pub is_key: bool,
+}
+
+/// Visits every leaf (temporary).
+pub fn for_each_leaf(decoded: &Decoded, f: &mut dyn FnMut(&Leaf<'_>)) {
+    if let Content::Text(text) = &decoded.content {
+        f(&Leaf {
+            path: String::new(),
+            name: None,
+            siblings: None,
+            text,
+            at: None,
+            is_key: false,
+        });
+    }
+}
+
+/// Visits every leaf of a node (temporary).
+pub fn for_each_node_leaf(node: &Node, f: &mut dyn FnMut(&Leaf<'_>)) {
+    let _ = (node, f);
+}
+
+/// The layers (temporary).
+pub fn describe(decoded: &Decoded) -> String {
+    decoded.layers.join(", ")
+}
+
+/// Percent-decoding (temporary).
+pub fn percent_decode(text: &str) -> String {
+    text.to_owned()
+}
