@@ -1,9 +1,13 @@
 //! HTTP cassettes written by the recorders themselves (issue 9): vcrpy, pytest-recording,
 //! Ruby VCR with webmock, go-vcr, Polly and nock record two scenarios against a server the
-//! test starts (`tests/common/scenario.rs`) and replay them with the server stopped.
+//! test starts (`tests/common/scenario.rs`), replay them with the server stopped, and
+//! `vcr verify` reads what they wrote.
 //!
 //! `*::records_and_replays` prove the cassettes are real: the recorder's own replay answers
-//! every request from them.
+//! every request from them. `*::verify_*` hold `vcr verify` to the issue: each planted
+//! credential is a `leak/secret` at a readable place, home folders are `leak/path` by who
+//! sent them, UUIDs and timestamps in responses are no findings, and the clean scenario has
+//! none at all.
 //!
 //! A recorder that is not installed is skipped with a message on stderr, unless
 //! `VCR_REQUIRE_RECORDERS=1` (CI sets it; `tests/recorders/install` installs them).
@@ -12,9 +16,10 @@ mod common;
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use common::recorders::{Recorder, record, replay};
-use common::scenario::Scenario;
+use common::recorders::{Recorded, Recorder, record, replay};
+use common::scenario::{ECHOED_HOME, RESPONSE_HOME, Scenario};
 use common::server::{http_date, iso_date_time};
+use serde_json::Value;
 
 macro_rules! recorder_tests {
     ($($module:ident: $recorder:expr, $cassette:expr;)*) => {$(
@@ -24,6 +29,16 @@ macro_rules! recorder_tests {
             #[test]
             fn records_and_replays() {
                 super::records_and_replays($recorder, $cassette);
+            }
+
+            #[test]
+            fn verify_finds_each_planted_leak() {
+                super::verify_finds_each_planted_leak($recorder);
+            }
+
+            #[test]
+            fn verify_finds_nothing_in_the_clean_scenario() {
+                super::verify_finds_nothing_in_the_clean_scenario($recorder);
             }
         }
     )*};
@@ -98,6 +113,115 @@ fn records_and_replays(recorder: Recorder, cassette: &str) {
         run.stdout,
         run.stderr
     );
+}
+
+/// Runs `vcr verify --format json` over the cassettes the recorder wrote.
+fn verify(recorded: &Recorded) -> (common::Run, Value) {
+    recorded
+        .dir
+        .write("vcr.toml", "[verify]\ntext = [\"**/cassettes/**\"]\n");
+    let run = recorded.dir.vcr(&["verify", "--format", "json"]);
+    let doc = run.json();
+    (run, doc)
+}
+
+/// A finding's `pointer`, lower-cased (recorders spell header names differently).
+fn pointer(f: &Value) -> String {
+    f["pointer"].as_str().unwrap_or("").to_ascii_lowercase()
+}
+
+fn verify_finds_each_planted_leak(recorder: Recorder) {
+    let Some(recorded) = record(recorder, Scenario::leaky()) else {
+        return;
+    };
+    let (run, doc) = verify(&recorded);
+    let findings = doc["findings"].as_array().expect("findings").clone();
+    let context = format!("{} cassette, findings:\n{doc:#}", recorder.name());
+    run.code(1);
+
+    // Where each planted credential is, as parts of the finding's readable path.
+    let places: [(&str, &[&str]); 8] = [
+        ("Authorization header", &["request", "authorization"]),
+        ("x-api-key header", &["request", "x-api-key"]),
+        ("api_key query parameter", &["request", "api_key"]),
+        ("password field", &["request", "password"]),
+        ("client_secret field", &["request", "client_secret"]),
+        ("secret field beside app_id", &["request", "app/secret"]),
+        (
+            "access_token in the gzip response",
+            &["response", "access_token"],
+        ),
+        ("session cookie", &["response", "set-cookie"]),
+    ];
+    assert_eq!(places.len(), recorded.scenario.secrets.len());
+    for (label, parts) in places {
+        assert!(
+            recorded.scenario.secrets.iter().any(|(l, _)| *l == label),
+            "{label}"
+        );
+        let found = findings
+            .iter()
+            .find(|f| f["id"] == "leak/secret" && parts.iter().all(|p| pointer(f).contains(p)));
+        let Some(found) = found else {
+            panic!("no leak/secret for the {label} (a pointer with {parts:?}) in the {context}");
+        };
+        assert_eq!(found["severity"], "error", "{label}: {context}");
+        assert!(
+            found["line"].as_u64().is_some(),
+            "{label} has no line: {context}"
+        );
+    }
+    for (label, secret) in &recorded.scenario.secrets {
+        assert!(
+            !run.stdout.contains(secret.as_str()),
+            "the {label} is shown unmasked: {context}"
+        );
+    }
+
+    // Home folders: the one the request sent is an error there and where the response echoes
+    // it; the one only the response holds is a warning.
+    let paths: Vec<&Value> = findings.iter().filter(|f| f["id"] == "leak/path").collect();
+    let path_at = |severity: &str, parts: &[&str]| {
+        paths.iter().any(|f| {
+            f["severity"] == severity
+                && f["line"].as_u64().is_some()
+                && parts.iter().all(|p| pointer(f).contains(p))
+        })
+    };
+    assert!(
+        path_at("error", &["request", "/path"]),
+        "{ECHOED_HOME} in the request: {context}"
+    );
+    assert!(
+        path_at("error", &["response", "saved_as"]),
+        "{ECHOED_HOME} echoed in the response: {context}"
+    );
+    assert!(
+        path_at("warning", &["response", "processed_by"]),
+        "{RESPONSE_HOME} only in the response: {context}"
+    );
+
+    // The job's UUID, `x-request-id` and timestamps, the SSE chunks' ids and `created`: none
+    // is in what the recorders match requests by.
+    let volatile: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["id"] == "leak/uuid" || f["id"] == "leak/timestamp")
+        .collect();
+    assert!(volatile.is_empty(), "{volatile:#?}\nin the {context}");
+}
+
+fn verify_finds_nothing_in_the_clean_scenario(recorder: Recorder) {
+    let Some(recorded) = record(recorder, Scenario::clean()) else {
+        return;
+    };
+    let (run, doc) = verify(&recorded);
+    assert_eq!(
+        doc["findings"],
+        Value::Array(Vec::new()),
+        "placeholders only, in the {} cassette",
+        recorder.name()
+    );
+    run.code(0);
 }
 
 #[test]
