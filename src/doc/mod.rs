@@ -67,6 +67,10 @@ pub struct Scalar {
 /// The tag `!!binary` resolves to.
 pub const BINARY_TAG: &str = "tag:yaml.org,2002:binary";
 
+/// How deep collections may nest in a document (as in JSON): deeper is an error, so that crafted
+/// input cannot exhaust the stack of whatever walks the tree.
+pub const MAX_DEPTH: usize = 512;
+
 /// A document that could not be read: what and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
