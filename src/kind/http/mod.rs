@@ -16,6 +16,7 @@ pub mod body;
 mod go_vcr;
 mod har;
 mod httprr;
+mod located;
 mod nock;
 mod ruby_vcr;
 mod talkback;
@@ -292,4 +293,56 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
             _ => None,
         }
     })
+}
+
+/// Decodes base64 as Node's `Buffer.from(text, 'base64')` reads what recorders write: line
+/// breaks and other whitespace skipped, padding optional, the URL-safe alphabet accepted.
+/// `None` when anything else is in the text.
+pub(super) fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    use base64::alphabet;
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
+    const CONFIG: GeneralPurposeConfig = GeneralPurposeConfig::new()
+        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
+        .with_decode_allow_trailing_bits(true);
+    const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, CONFIG);
+    const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, CONFIG);
+
+    let compact: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    let engine = if compact.iter().any(|b| matches!(b, b'-' | b'_')) {
+        &URL_SAFE
+    } else {
+        &STANDARD
+    };
+    engine.decode(compact).ok()
+}
+
+/// Decodes hexadecimal text (nock's and old Polly's binary bodies), either case; `None` when
+/// it is not an even number of hex digits.
+pub(super) fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    fn digit(b: u8) -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            b'A'..=b'F' => Some(b - b'A' + 10),
+            _ => None,
+        }
+    }
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    bytes
+        .chunks_exact(2)
+        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
+}
+
+/// The value of the first header named `name` (compared without case).
+pub(super) fn first_header<'h>(headers: &'h [Header], name: &str) -> Option<&'h str> {
+    headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case(name))
+        .map(|h| h.value.text.as_str())
 }
