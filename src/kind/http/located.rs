@@ -7,9 +7,9 @@
 //! offset of the node, or of the nearest node around it that has one (a JSON number has none
 //! of its own).
 
-use crate::doc::Node;
+use crate::doc::{Node, NodeValue, Style};
 
-use super::{Field, Format, ReadError};
+use super::{Field, Format, Header, ReadError};
 
 /// A node, its readable path and the nearest byte offset known for it.
 #[derive(Debug, Clone)]
@@ -80,6 +80,20 @@ impl<'a> Located<'a> {
             .collect())
     }
 
+    /// The entries, which must be a mapping: each key's text and its value.
+    pub(super) fn entries(&self) -> Result<Vec<(&'a str, Located<'a>)>, ReadError> {
+        let entries = self
+            .node
+            .as_map()
+            .ok_or_else(|| self.error("is not a mapping"))?;
+        Ok(entries
+            .iter()
+            .filter_map(|(k, v)| {
+                let key = k.as_scalar()?.text.as_str();
+                Some((key, self.child(v, join(&self.path, key), k.offset())))
+            })
+            .collect())
+    }
 
     /// The items of a sequence, or this node alone (a header's value or list of values).
     pub(super) fn one_or_many(&self) -> Result<Vec<Located<'a>>, ReadError> {
@@ -89,7 +103,25 @@ impl<'a> Located<'a> {
         }
     }
 
+    /// Headers written as a mapping from name to a value or a list of values (one
+    /// [`Header`] per value).
+    pub(super) fn mapping_headers(&self) -> Result<Vec<Header>, ReadError> {
+        let mut headers = Vec::new();
+        for (name, value) in self.entries()? {
+            for value in value.one_or_many()? {
+                headers.push(Header {
+                    name: name.to_owned(),
+                    value: value.field()?,
+                });
+            }
+        }
+        Ok(headers)
+    }
 
+    /// Whether this is a mapping.
+    pub(super) fn is_map(&self) -> bool {
+        self.node.as_map().is_some()
+    }
 
     /// The scalar's text, which must be a scalar that is not null.
     pub(super) fn text(&self) -> Result<&'a str, ReadError> {
@@ -107,7 +139,24 @@ impl<'a> Located<'a> {
         })
     }
 
+    /// Whether this is a scalar written as a string (quoted in JSON, JSON5 or YAML, or a
+    /// YAML block or plain scalar that resolves to no other type).
+    pub(super) fn is_string(&self) -> bool {
+        match &self.node.value {
+            NodeValue::Scalar(s) => match s.style {
+                Style::Plain => !self.node.is_null() && !is_plain_non_string(&s.text),
+                _ => true,
+            },
+            _ => false,
+        }
+    }
 
+    /// A boolean flag: `true` only when the scalar says `true`.
+    pub(super) fn is_true(&self) -> bool {
+        self.node
+            .as_scalar()
+            .is_some_and(|s| s.style == Style::Plain && s.text == "true")
+    }
 
     /// The scalar as an HTTP status: `Ok(None)` for a number outside `0..=65535` (a browser
     /// writes `-1` or `0` for a request that got no response), an error for anything that is
@@ -143,4 +192,16 @@ pub(super) fn join(path: &str, key: &str) -> String {
     } else {
         format!("{path}.{key}")
     }
+}
+
+/// Whether a plain scalar resolves to a number, a boolean or null rather than a string (the
+/// JSON and YAML 1.2 core schema's forms; JSON5's `Infinity` and `NaN`).
+fn is_plain_non_string(text: &str) -> bool {
+    matches!(
+        text,
+        "true" | "false" | "True" | "False" | "TRUE" | "FALSE" | "null" | "Null" | "NULL" | "~"
+    ) || text.parse::<f64>().is_ok()
+        || text.starts_with("0x")
+        || text.starts_with("-0x")
+        || text.starts_with("+0x")
 }
