@@ -224,7 +224,9 @@ fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError>
         return httprr::read(text).map(Some);
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    // A talkback tape may open with a `//` comment before its `{`.
+    let looks_json =
+        trimmed.starts_with('{') || trimmed.starts_with('[') || talkback::looks_like(text);
     let root = if looks_json {
         match crate::doc::from_json(text.as_bytes()) {
             Ok(root) => root,
