@@ -67,6 +67,10 @@ pub struct Scalar {
 /// The tag `!!binary` resolves to.
 pub const BINARY_TAG: &str = "tag:yaml.org,2002:binary";
 
+/// How deep collections may nest in a document (as in JSON): deeper is an error, so that crafted
+/// input cannot exhaust the stack of whatever walks the tree.
+pub const MAX_DEPTH: usize = 512;
+
 /// A document that could not be read: what and where.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -183,7 +187,10 @@ pub fn from_value(value: &Value<'_>) -> Node {
         }
         Value::Array(items) => {
             let nodes: Vec<Node> = items.iter().map(from_value).collect();
-            let start = nodes.iter().find_map(Node::offset).map_or(u32::MAX, |o| o as u32);
+            let start = nodes
+                .iter()
+                .find_map(Node::offset)
+                .map_or(u32::MAX, |o| o as u32);
             Node {
                 start,
                 end: u32::MAX,

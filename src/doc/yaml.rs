@@ -1,12 +1,656 @@
 //! YAML documents (PyYAML's, Psych's, yaml.v3's output) read into [`Node`]s with positions.
+//!
+//! `saphyr-parser` does the YAML: it turns the text into events (a scalar, the start or end of
+//! a sequence or mapping, an alias) with the span of each. This module builds the tree from
+//! them without recursion, so crafted input can neither overflow the stack (nesting past
+//! [`MAX_DEPTH`] is an error) nor blow up memory through aliases (the nodes copied by aliases
+//! are bounded, [`alias_budget`]). Only the first document of a stream is read: recorders write
+//! one.
+//!
+//! Positions: saphyr counts characters, a [`Node`] holds byte offsets, so every marker goes
+//! through an [`Offsets`] table (free for ASCII text, the common case). A scalar's `start` is
+//! its own first byte (its quote or block indicator), after any tag or anchor before it, so a
+//! rewrite replaces the scalar and keeps its tag. A collection's `start` is its first byte (`[`,
+//! `{`, the `-` of its first item or its first key) and its `end` one past its last child.
+//!
+//! Tags keep their full form (`!!binary` is `tag:yaml.org,2002:binary`), and are read as data:
+//! nothing is constructed from them. Tags on collections are dropped (the tree has no place
+//! for them): dd-trace-py's `!!python/object/apply:multidict._multidict.istr [Accept]` is the
+//! one-element sequence `[Accept]`. Merge keys (`<<`) stay ordinary keys.
 
-use super::{DocError, Node};
+use std::collections::HashMap;
 
-/// Reads a YAML stream's first document.
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span, Tag};
+
+use super::{DocError, MAX_DEPTH, Node, NodeValue, Scalar, Style};
+
+/// Reads a YAML stream's first document (an empty stream is a null scalar).
 pub fn parse(text: &str) -> Result<Node, DocError> {
-    let _ = text;
-    Err(DocError {
-        message: "YAML is not read yet".into(),
-        offset: 0,
-    })
+    Builder::new(text).run()
+}
+
+/// How many nodes and text bytes aliases may copy in all, for a text of `len` bytes: a real
+/// cassette aliases little or nothing, a billion-laughs file aliases exponentially.
+fn alias_budget(len: usize) -> usize {
+    len.saturating_mul(4).max(1 << 20)
+}
+
+/// Character index to byte offset, for the markers saphyr reports.
+struct Offsets {
+    /// Byte offset of every `STRIDE`-th character; empty for ASCII text, where the two agree.
+    table: Vec<u32>,
+    text_len: usize,
+}
+
+impl Offsets {
+    const STRIDE: usize = 64;
+
+    fn new(text: &str) -> Offsets {
+        let table = if text.is_ascii() {
+            Vec::new()
+        } else {
+            text.char_indices()
+                .step_by(Self::STRIDE)
+                .map(|(at, _)| at as u32)
+                .collect()
+        };
+        Offsets {
+            table,
+            text_len: text.len(),
+        }
+    }
+
+    /// The byte offset of character `index` of `text` (the text's length past its end).
+    fn byte(&self, text: &str, index: usize) -> usize {
+        if self.table.is_empty() {
+            return index.min(self.text_len);
+        }
+        let Some(&base) = self.table.get(index / Self::STRIDE) else {
+            return self.text_len;
+        };
+        let base = base as usize;
+        text[base..]
+            .char_indices()
+            .nth(index % Self::STRIDE)
+            .map_or(self.text_len, |(at, _)| base + at)
+    }
+}
+
+/// A collection being built.
+enum Open {
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>, Option<Node>),
+}
+
+struct Frame {
+    start: u32,
+    /// `[...]` or `{...}`: it ends at its bracket.
+    flow: bool,
+    anchor: usize,
+    open: Open,
+}
+
+/// An anchored node, kept for the aliases that copy it.
+struct Anchored {
+    node: Node,
+    /// Nodes plus text bytes: what one copy costs.
+    weight: usize,
+    /// Levels of nesting below and including the node.
+    height: usize,
+}
+
+struct Builder<'t> {
+    text: &'t str,
+    offsets: Offsets,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Anchored>,
+    alias_budget: usize,
+}
+
+impl<'t> Builder<'t> {
+    fn new(text: &'t str) -> Builder<'t> {
+        Builder {
+            text,
+            offsets: Offsets::new(text),
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            alias_budget: alias_budget(text.len()),
+        }
+    }
+
+    fn byte(&self, marker: Marker) -> usize {
+        self.offsets.byte(self.text, marker.index())
+    }
+
+    fn error(&self, marker: Marker, what: &str) -> DocError {
+        DocError {
+            message: format!("not valid YAML: {what}"),
+            offset: self.byte(marker),
+        }
+    }
+
+    fn run(mut self) -> Result<Node, DocError> {
+        let mut parser = Parser::new_from_str(self.text);
+        let mut root = None;
+        while let Some(event) = parser.next_event() {
+            let (event, span) = event.map_err(|e| self.error(*e.marker(), e.info()))?;
+            match event {
+                Event::DocumentEnd | Event::StreamEnd => break,
+                Event::Scalar(text, style, anchor, tag) => {
+                    let node = self.scalar(text.into_owned(), style, tag.as_deref(), span);
+                    root = self.finish(node, anchor);
+                }
+                Event::Alias(id) => {
+                    let node = self.alias(id, span)?;
+                    root = self.finish(node, 0);
+                }
+                Event::SequenceStart(anchor, _) => {
+                    self.open(Open::Seq(Vec::new()), anchor, span)?;
+                }
+                Event::MappingStart(anchor, _) => {
+                    self.open(Open::Map(Vec::new(), None), anchor, span)?;
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    let node = self.close(span)?;
+                    root = self.finish(node.0, node.1);
+                }
+                Event::Nothing | Event::StreamStart | Event::DocumentStart(_) => {}
+            }
+            if root.is_some() {
+                break;
+            }
+        }
+        Ok(root.unwrap_or_else(|| Node {
+            start: 0,
+            end: 0,
+            value: NodeValue::Scalar(Scalar {
+                text: String::new(),
+                style: Style::Plain,
+                tag: None,
+            }),
+        }))
+    }
+
+    fn scalar(&self, text: String, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> Node {
+        let mut start = self.byte(span.start);
+        let mut end = self.byte(span.end).max(start);
+        if tag.is_some() || self.text[start..].starts_with('&') {
+            start = skip_properties(self.text, start, end);
+        }
+        if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            // A block scalar's span runs into the indentation of the line after it.
+            end = start + self.text[start..end].trim_end_matches([' ', '\t']).len();
+        }
+        let style = match style {
+            ScalarStyle::Plain => Style::Plain,
+            ScalarStyle::SingleQuoted => Style::SingleQuoted,
+            ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+            ScalarStyle::Literal => Style::Literal,
+            ScalarStyle::Folded => Style::Folded,
+        };
+        Node {
+            start: start as u32,
+            end: end as u32,
+            value: NodeValue::Scalar(Scalar {
+                text,
+                style,
+                tag: tag.map(|t| format!("{}{}", t.handle, t.suffix)),
+            }),
+        }
+    }
+
+    fn alias(&mut self, id: usize, span: Span) -> Result<Node, DocError> {
+        let Some(anchored) = self.anchors.get(&id) else {
+            // saphyr has resolved the name, so the anchor is open: the alias is inside the
+            // node it names.
+            return Err(self.error(span.start, "an alias refers to the node that contains it"));
+        };
+        if self.stack.len() + anchored.height > MAX_DEPTH {
+            return Err(self.error(span.start, &depth_message()));
+        }
+        if anchored.weight > self.alias_budget {
+            return Err(self.error(
+                span.start,
+                "aliases expand past the size limit (an alias bomb?)",
+            ));
+        }
+        self.alias_budget -= anchored.weight;
+        let mut node = anchored.node.clone();
+        node.start = self.byte(span.start) as u32;
+        node.end = self.byte(span.end) as u32;
+        Ok(node)
+    }
+
+    fn open(&mut self, open: Open, anchor: usize, span: Span) -> Result<(), DocError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.error(span.start, &depth_message()));
+        }
+        let mut start = self.byte(span.start);
+        let end = self.byte(span.end).max(start);
+        if self.text[start..].starts_with(['!', '&']) {
+            start = skip_properties(self.text, start, end);
+        }
+        self.stack.push(Frame {
+            start: start as u32,
+            flow: matches!(self.text.as_bytes().get(start), Some(b'[' | b'{')),
+            anchor,
+            open,
+        });
+        Ok(())
+    }
+
+    /// Closes the innermost collection: the node and its anchor id.
+    fn close(&mut self, span: Span) -> Result<(Node, usize), DocError> {
+        let Some(frame) = self.stack.pop() else {
+            return Err(self.error(span.start, "a collection ends that never started"));
+        };
+        let (value, last_end) = match frame.open {
+            Open::Seq(items) => {
+                let last = items.last().map(|n| n.end);
+                (NodeValue::Seq(items), last)
+            }
+            Open::Map(entries, _) => {
+                let last = entries.last().map(|(_, v)| v.end);
+                (NodeValue::Map(entries), last)
+            }
+        };
+        // A flow collection ends at its bracket (the end event starts there; its end may lie
+        // past a comment); a block one where its last child does (its end event sits at the
+        // next token).
+        let bracket = self.byte(span.start);
+        let end = match last_end {
+            Some(end) if !frame.flow => end,
+            _ if matches!(self.text.as_bytes().get(bracket), Some(b']' | b'}')) => {
+                bracket as u32 + 1
+            }
+            _ => (self.byte(span.end) as u32).max(frame.start),
+        };
+        Ok((
+            Node {
+                start: frame.start,
+                end,
+                value,
+            },
+            frame.anchor,
+        ))
+    }
+
+    /// Places a finished node in its parent, remembering it under its anchor; the node itself
+    /// when it is the root.
+    fn finish(&mut self, node: Node, anchor: usize) -> Option<Node> {
+        if anchor != 0 {
+            let (weight, height) = measure(&node);
+            self.anchors.insert(
+                anchor,
+                Anchored {
+                    node: node.clone(),
+                    weight,
+                    height,
+                },
+            );
+        }
+        let Some(frame) = self.stack.last_mut() else {
+            return Some(node);
+        };
+        match &mut frame.open {
+            Open::Seq(items) => items.push(node),
+            Open::Map(entries, key) => match key.take() {
+                Some(k) => entries.push((k, node)),
+                None => *key = Some(node),
+            },
+        }
+        None
+    }
+}
+
+fn depth_message() -> String {
+    format!("nesting deeper than {MAX_DEPTH} levels")
+}
+
+/// The weight (nodes plus text bytes) and height of a node, without recursion.
+fn measure(node: &Node) -> (usize, usize) {
+    let mut weight = 0usize;
+    let mut height = 0usize;
+    let mut todo = vec![(node, 1usize)];
+    while let Some((n, depth)) = todo.pop() {
+        height = height.max(depth);
+        weight = weight.saturating_add(1);
+        match &n.value {
+            NodeValue::Scalar(s) => weight = weight.saturating_add(s.text.len()),
+            NodeValue::Seq(items) => todo.extend(items.iter().map(|i| (i, depth + 1))),
+            NodeValue::Map(entries) => {
+                for (k, v) in entries {
+                    todo.push((k, depth + 1));
+                    todo.push((v, depth + 1));
+                }
+            }
+        }
+    }
+    (weight, height)
+}
+
+/// The offset of a node's own first byte, past the tag and anchor (and any space, line break
+/// or comment) that `start` points at; never past `end`.
+fn skip_properties(text: &str, start: usize, end: usize) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = start;
+    while at < end && matches!(bytes[at], b'!' | b'&') {
+        // A verbatim tag `!<...>` may hold no space; other properties end at a space.
+        while at < end && !matches!(bytes[at], b' ' | b'\t' | b'\r' | b'\n') {
+            at += 1;
+        }
+        loop {
+            match bytes.get(at) {
+                Some(b' ' | b'\t' | b'\r' | b'\n') if at < end => at += 1,
+                Some(b'#') if at < end => {
+                    while at < end && bytes[at] != b'\n' {
+                        at += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+    at.min(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_DEPTH, Node, NodeValue, Style, parse};
+    use crate::doc::BINARY_TAG;
+
+    /// The node at `path` (keys and indexes) below `root`.
+    #[track_caller]
+    fn at<'n>(root: &'n Node, path: &[&str]) -> &'n Node {
+        path.iter()
+            .fold(root, |node, step| match step.parse::<usize>() {
+                Ok(i) => &node.as_seq().expect("a sequence")[i],
+                Err(_) => node.get(step).unwrap_or_else(|| panic!("no `{step}`")),
+            })
+    }
+
+    /// The text of the scalar at `path`, its style, and the source text of its span.
+    #[track_caller]
+    fn scalar<'t>(text: &'t str, path: &[&str]) -> (String, Style, &'t str) {
+        let root = parse(text).unwrap();
+        let node = at(&root, path);
+        let s = node.as_scalar().expect("a scalar");
+        (
+            s.text.clone(),
+            s.style,
+            &text[node.start as usize..node.end as usize],
+        )
+    }
+
+    /// Values are what PyYAML 6 (`yaml.safe_load`) reads from the same text.
+    #[test]
+    fn reads_pyyaml_scalar_styles() {
+        #[track_caller]
+        fn case(text: &str, expected: &str, style: Style) {
+            let (value, got_style, _) = scalar(text, &["s"]);
+            assert_eq!(value, expected, "in {text:?}");
+            assert_eq!(got_style, style, "in {text:?}");
+        }
+        // Single-quoted, folded at width 80: a line break is a space, an empty line a newline.
+        case(
+            "s: '{\"content\":\"Hello there, this\n  is long.\n\n\n  Second.\"}'\n",
+            "{\"content\":\"Hello there, this is long.\n\nSecond.\"}",
+            Style::SingleQuoted,
+        );
+        case("s: 'trailing\n\n  '\n", "trailing\n", Style::SingleQuoted);
+        case("s: 'it''s'\n", "it's", Style::SingleQuoted);
+        // Double-quoted with escapes, folded (the libyaml CDumper's shape).
+        case(
+            "s: \"ctrl\\x01char and tab\\t and \\xE9 and\n  folding\"\n",
+            "ctrl\x01char and tab\t and \u{e9} and folding",
+            Style::DoubleQuoted,
+        );
+        case(
+            "s: \"\\x01ab  ab\n  \\ ab  \\ttail\"\n",
+            "\x01ab  ab  ab  \ttail",
+            Style::DoubleQuoted,
+        );
+        // The pure-Python Dumper's line continuations.
+        case(
+            "s: \"\\x01ab  ab\\\n  \\  ab  \\ttail\"\n",
+            "\x01ab  ab  ab  \ttail",
+            Style::DoubleQuoted,
+        );
+        case(
+            "s: \"\\u2028 \\U0001F600 \\N\"\n",
+            "\u{2028} \u{1F600} \u{85}",
+            Style::DoubleQuoted,
+        );
+        // Plain, and plain continued on the next line.
+        case(
+            "s: a plain\n  continued line\n",
+            "a plain continued line",
+            Style::Plain,
+        );
+        case("s: '172'\n", "172", Style::SingleQuoted);
+    }
+
+    #[test]
+    fn reads_binary_blocks_with_their_full_tag_and_their_own_span() {
+        let text = "body:\n  string: !!binary |\n    H4sIAGJp\n    //4=\nnext: 1\n";
+        let root = parse(text).unwrap();
+        let node = at(&root, &["body", "string"]);
+        assert!(node.is_binary());
+        let s = node.as_scalar().unwrap();
+        assert_eq!(s.tag.as_deref(), Some(BINARY_TAG));
+        assert_eq!(s.text, "H4sIAGJp\n//4=\n");
+        assert_eq!(s.style, Style::Literal);
+        // The span is the scalar (from its `|`), not its tag.
+        assert_eq!(
+            &text[node.start as usize..node.end as usize],
+            "|\n    H4sIAGJp\n    //4=\n"
+        );
+    }
+
+    #[test]
+    fn resolves_tags_to_their_full_form() {
+        #[track_caller]
+        fn case(text: &str, tag: Option<&str>) {
+            let root = parse(text).unwrap();
+            let s = at(&root, &["s"]).as_scalar().unwrap();
+            assert_eq!(s.tag.as_deref(), tag, "in {text:?}");
+        }
+        case("s: !!binary aGk=\n", Some(BINARY_TAG));
+        case(
+            "s: !!python/unicode 'x'\n",
+            Some("tag:yaml.org,2002:python/unicode"),
+        );
+        // Psych's legacy binary tag is local: kept as written.
+        case("s: !binary |-\n  //4=\n", Some("!binary"));
+        case(
+            "s: !<tag:example.com,2000:x> y\n",
+            Some("tag:example.com,2000:x"),
+        );
+        case(
+            "%TAG !e! tag:example.com,2000:\n---\ns: !e!foo y\n",
+            Some("tag:example.com,2000:foo"),
+        );
+        case("s: plain\n", None);
+    }
+
+    /// dd-trace-py's multidict headers: a tagged one-element sequence as the key.
+    #[test]
+    fn reads_tagged_collections_as_plain_data() {
+        let text = "headers:\n  ? !!python/object/apply:multidict._multidict.istr\n  - Accept\n  : - application/json\n  Content-Length:\n  - '172'\n";
+        let root = parse(text).unwrap();
+        let entries = at(&root, &["headers"]).as_map().unwrap();
+        assert_eq!(entries.len(), 2);
+        let (key, value) = &entries[0];
+        assert_eq!(key.as_seq().unwrap()[0].as_str(), Some("Accept"));
+        assert_eq!(
+            value.as_seq().unwrap()[0].as_str(),
+            Some("application/json")
+        );
+        // The key's span starts at its own first item, past the tag.
+        assert_eq!(&text[key.start as usize..key.end as usize], "- Accept");
+        assert_eq!(entries[1].1.as_seq().unwrap()[0].as_str(), Some("172"));
+    }
+
+    /// Psych (Ruby VCR) writes a document marker, `|+` / `|-` blocks and raw UTF-8.
+    #[test]
+    fn reads_psych_output() {
+        let text = "---\nhttp_interactions:\n- request:\n    method: post\n    body:\n      encoding: UTF-8\n      string: '{\"a\":\"line one\n        ok\"}'\n  response:\n    body:\n      string: |+\n        data: {\"x\":1}\n\n        data: [DONE]\n\n    b2: café ☃ snow\n    b3: !binary |-\n      //4=\n  recorded_at: Mon, 01 Jan 2024 00:00:00 GMT\nrecorded_with: VCR 6.2.0\n";
+        let root = parse(text).unwrap();
+        let i = at(&root, &["http_interactions", "0"]);
+        assert_eq!(
+            at(i, &["request", "body", "string"]).as_str(),
+            Some("{\"a\":\"line one ok\"}")
+        );
+        assert_eq!(
+            at(i, &["response", "body", "string"]).as_str(),
+            Some("data: {\"x\":1}\n\ndata: [DONE]\n\n")
+        );
+        // Offsets are bytes, though saphyr counts characters.
+        let b2 = at(i, &["response", "b2"]);
+        assert_eq!(&text[b2.start as usize..b2.end as usize], "café ☃ snow");
+        let b3 = at(i, &["response", "b3"]);
+        assert_eq!(b3.as_scalar().unwrap().tag.as_deref(), Some("!binary"));
+        assert_eq!(
+            &text[b3.start as usize..b3.end as usize],
+            "|-\n      //4=\n"
+        );
+        let with = at(&root, &["recorded_with"]);
+        assert_eq!(&text[with.start as usize..with.end as usize], "VCR 6.2.0");
+    }
+
+    /// yaml.v3 (go-vcr) indents by four and double-quotes what would not stay a string.
+    #[test]
+    fn reads_yaml_v3_output() {
+        let text = "---\nversion: 2\ninteractions:\n    - id: 0\n      request:\n        body: \"\"\n        form: {}\n        headers:\n            Age:\n                - \"6220\"\n      response:\n        status: 200 OK\n        code: 200\n";
+        let root = parse(text).unwrap();
+        let i = at(&root, &["interactions", "0"]);
+        assert_eq!(at(i, &["request", "body"]).as_str(), Some(""));
+        assert!(!at(i, &["request", "body"]).is_null());
+        assert_eq!(
+            at(i, &["request", "form"]).as_map().map(<[_]>::len),
+            Some(0)
+        );
+        assert_eq!(
+            at(i, &["request", "headers", "Age", "0"]).as_str(),
+            Some("6220")
+        );
+        assert_eq!(at(i, &["response", "status"]).as_str(), Some("200 OK"));
+        let form = at(i, &["request", "form"]);
+        assert_eq!(&text[form.start as usize..form.end as usize], "{}");
+    }
+
+    #[test]
+    fn collections_span_from_their_first_byte_to_their_last_child() {
+        let text = "a:\n  - x\n  - [1, 2]   # comment\nb: {c: d}\n";
+        let root = parse(text).unwrap();
+        let span = |n: &Node| &text[n.start as usize..n.end as usize];
+        assert_eq!(span(&root), "a:\n  - x\n  - [1, 2]   # comment\nb: {c: d}");
+        assert_eq!(span(at(&root, &["a"])), "- x\n  - [1, 2]");
+        assert_eq!(span(at(&root, &["a", "1"])), "[1, 2]");
+        assert_eq!(span(at(&root, &["b"])), "{c: d}");
+    }
+
+    #[test]
+    fn an_alias_is_a_copy_of_its_anchored_node() {
+        let text = "base: &h\n  Accept: [x]\nother: *h\ns: &v value\nt: *v\n";
+        let root = parse(text).unwrap();
+        assert_eq!(at(&root, &["other", "Accept", "0"]).as_str(), Some("x"));
+        assert_eq!(at(&root, &["t"]).as_str(), Some("value"));
+        // The anchored scalar's span is its own text, not its anchor.
+        let s = at(&root, &["s"]);
+        assert_eq!(&text[s.start as usize..s.end as usize], "value");
+        let t = at(&root, &["t"]);
+        assert_eq!(&text[t.start as usize..t.end as usize], "*v");
+    }
+
+    /// Issue 9: crafted input must not blow memory, overflow the stack or panic.
+    #[test]
+    fn bounds_alias_bombs_and_nesting() {
+        let mut bomb = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        for i in 1..12u8 {
+            let prev = (b'a' + i - 1) as char;
+            let name = (b'a' + i) as char;
+            bomb.push_str(&format!("{name}: &{name} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        let e = parse(&bomb).unwrap_err();
+        assert!(e.message.contains("size limit"), "{}", e.message);
+        assert!(e.offset > 0 && e.offset < bomb.len());
+
+        // Block nesting stops at our limit, flow nesting at saphyr's (255 levels).
+        let block: String = (0..MAX_DEPTH + 2)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect();
+        let e = parse(&block).unwrap_err();
+        assert_eq!(
+            e.message,
+            format!("not valid YAML: nesting deeper than {MAX_DEPTH} levels")
+        );
+        let line = block.lines().nth(MAX_DEPTH).unwrap();
+        assert_eq!(&block[e.offset..e.offset + line.trim().len()], line.trim());
+        let fine: String = (0..MAX_DEPTH - 1)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect();
+        assert!(parse(&fine).is_ok());
+        assert!(
+            parse(&"[".repeat(100_000))
+                .unwrap_err()
+                .message
+                .starts_with("not valid YAML: ")
+        );
+
+        // Aliases cannot make a tree deeper than the limit either.
+        let nested = |indent: usize, n: usize, leaf: &str| -> String {
+            let mut out: String = (indent..indent + n)
+                .map(|i| format!("{}k:\n", " ".repeat(i)))
+                .collect();
+            out.push_str(&format!("{}{leaf}\n", " ".repeat(indent + n)));
+            out
+        };
+        let chain = format!("a: &a\n{}b:\n{}", nested(1, 300, "x"), nested(1, 300, "*a"));
+        let Err(e) = parse(&chain) else {
+            panic!("an alias past the depth limit was read")
+        };
+        assert!(e.message.contains("nesting deeper"), "{}", e.message);
+        assert_eq!(&chain[e.offset..e.offset + 2], "*a");
+        assert!(
+            parse(&format!(
+                "a: &a\n{}b:\n{}",
+                nested(1, 200, "x"),
+                nested(1, 200, "*a")
+            ))
+            .is_ok()
+        );
+        let e = parse("a: &a [*a]\n").unwrap_err();
+        assert!(e.message.starts_with("not valid YAML: "), "{}", e.message);
+    }
+
+    #[test]
+    fn errors_name_the_byte_where_reading_stopped() {
+        #[track_caller]
+        fn case(text: &str, offset: usize) {
+            let e = parse(text).unwrap_err();
+            assert!(e.message.starts_with("not valid YAML: "), "{}", e.message);
+            assert_eq!(e.offset, offset, "{text:?}: {}", e.message);
+        }
+        // An unterminated quote: where the scalar starts.
+        case("a: 'unterminated\n", 3);
+        case("a: b\n c: d\n", 7);
+        case("a: [1, 2\n", 9);
+        case("a: *nope\n", 3);
+        case("a:\n\t- x\n", 4);
+        // Offsets are bytes past multi-byte characters (saphyr counts characters).
+        case("é: 'ü\n", 4);
+        case("é: x\nü: y\n  z: 1\n", "é: x\nü: y\n  z".len());
+    }
+
+    #[test]
+    fn reads_the_first_document_and_empty_streams() {
+        let root = parse("a: 1\n---\nb: [\n").unwrap();
+        assert_eq!(root.get("a").and_then(Node::as_str), Some("1"));
+        assert!(parse("").unwrap().is_null());
+        assert!(parse("# only a comment\n").unwrap().is_null());
+        assert!(matches!(parse("- a\n").unwrap().value, NodeValue::Seq(_)));
+    }
 }
