@@ -278,6 +278,7 @@ mod tests {
     use super::*;
     use crate::doc::from_json;
     use crate::kind::http::Field;
+    use crate::kind::http::located::testing::{assert_error, headers};
 
     /// Reads `text` as a HAR beside nothing (no sidecars).
     #[track_caller]
@@ -287,14 +288,12 @@ mod tests {
         read(&root, Path::new("nowhere/recording.har")).unwrap()
     }
 
-    /// The error reading `text` as a HAR: its message and the text at its offset.
+    /// The error reading `text` as a HAR beside the files of `folder`.
     #[track_caller]
-    fn error(text: &str, folder: &Path) -> (String, String) {
+    fn error(text: &str, folder: &Path) -> ReadError {
         let root = from_json(text.as_bytes()).unwrap();
         assert!(matches(&root), "not a HAR: {text}");
-        let e = read(&root, &folder.join("recording.har")).unwrap_err();
-        assert_eq!(e.format, Format::Har);
-        (e.message, text[e.offset..].chars().take(80).collect())
+        read(&root, &folder.join("recording.har")).unwrap_err()
     }
 
     /// The field a scalar `needle` (as written, quotes included) makes at its offset.
@@ -369,17 +368,7 @@ mod tests {
         );
         assert_eq!(request.url.text, "https://api.example.test/v1/chat?key=abc");
         assert_eq!(request.url.path, "log.entries[0].request.url");
-        let headers: Vec<(&str, &str, &str)> = request
-            .headers
-            .iter()
-            .map(|h| {
-                (
-                    h.name.as_str(),
-                    h.value.text.as_str(),
-                    h.value.path.as_str(),
-                )
-            })
-            .collect();
+        let headers = headers(&request.headers);
         assert_eq!(
             headers,
             [
@@ -551,12 +540,8 @@ mod tests {
     fn a_missing_or_wrong_field_is_an_error_at_its_holder() {
         #[track_caller]
         fn case(text: &str, message: &str, at: &str) {
-            let (got, rest) = error(text, Path::new("nowhere"));
-            assert_eq!(got, message, "{text}");
-            assert!(
-                rest.starts_with(at),
-                "{text}: error at `{rest}`, not `{at}`"
-            );
+            let e = error(text, Path::new("nowhere"));
+            assert_error(&e, text, Format::Har, message, at);
         }
         // An empty mapping has no offset of its own: the error is at its key.
         case(
@@ -635,14 +620,13 @@ mod tests {
         std::fs::create_dir(inner.join("sub")).unwrap();
         #[track_caller]
         fn case(folder: &Path, name: &str, why: &str) {
-            let (got, rest) = error(&playwright(name), folder);
+            let text = playwright(name);
+            let e = error(&text, folder);
             let head = format!("log.entries[0].response.content._file names `{name}`, which");
-            assert!(got.starts_with(&head), "{name}: {got}");
-            assert!(got.ends_with(why), "{name}: {got}");
-            assert!(
-                rest.starts_with(&format!("\"{name}\"")),
-                "{name}: error at {rest}"
-            );
+            assert!(e.message.starts_with(&head), "{name}: {e}");
+            assert!(e.message.ends_with(why), "{name}: {e}");
+            let quoted = format!("\"{name}\"");
+            assert_error(&e, &text, Format::Har, &e.message, &quoted);
         }
         let outside = "is not a file in the HAR's folder";
         case(&inner, "../secret.txt", outside);

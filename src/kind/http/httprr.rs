@@ -361,6 +361,7 @@ fn dechunk(text: &str, at: usize, path: &str) -> Result<Body, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kind::http::located::testing::{assert_error, headers};
 
     /// A trace of `(request, response)` records, each framed by its `N M` line.
     fn trace(records: &[(&str, &str)]) -> String {
@@ -419,17 +420,7 @@ mod tests {
         assert!(at(&request.method).starts_with("POST https"));
         assert_eq!(request.url.text, "https://api.example.test/v1/chat?key=k");
         assert!(at(&request.url).starts_with("https://api.example.test/v1/chat?key=k HTTP/1.1"));
-        let headers: Vec<(&str, &str, &str)> = request
-            .headers
-            .iter()
-            .map(|h| {
-                (
-                    h.name.as_str(),
-                    h.value.text.as_str(),
-                    h.value.path.as_str(),
-                )
-            })
-            .collect();
+        let headers = headers(&request.headers);
         assert_eq!(
             headers,
             [
@@ -552,17 +543,7 @@ mod tests {
     fn a_corrupt_trace_is_an_error_at_the_record() {
         #[track_caller]
         fn case(text: &str, message: &str, at: &str) {
-            let e = read(text).unwrap_err();
-            assert_eq!(
-                (e.format, e.message.as_str()),
-                (Format::Httprr, message),
-                "{text:?}"
-            );
-            assert!(
-                text[e.offset..].starts_with(at),
-                "{text:?}: at {:?}",
-                &text[e.offset..]
-            );
+            assert_error(&read(text).unwrap_err(), text, Format::Httprr, message, at);
         }
         let ok = "HTTP/1.1 200 OK\r\n\r\n";
         let get = "GET http://h.test/ HTTP/1.1\r\n\r\n";

@@ -205,3 +205,42 @@ fn is_plain_non_string(text: &str) -> bool {
         || text.starts_with("-0x")
         || text.starts_with("+0x")
 }
+
+/// What the readers' tests share.
+#[cfg(test)]
+pub(super) mod testing {
+    use super::super::{Format, Header, ReadError};
+
+    /// Each header's name, value and path.
+    pub(in crate::kind::http) fn headers(headers: &[Header]) -> Vec<(&str, &str, &str)> {
+        headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.as_str(),
+                    h.value.text.as_str(),
+                    h.value.path.as_str(),
+                )
+            })
+            .collect()
+    }
+
+    /// Asserts that `error`, from reading `text`, is `format`'s `message` at the place where
+    /// `at` is written.
+    #[track_caller]
+    pub(in crate::kind::http) fn assert_error(
+        error: &ReadError,
+        text: &str,
+        format: Format,
+        message: &str,
+        at: &str,
+    ) {
+        assert_eq!(
+            (error.format, error.message.as_str()),
+            (format, message),
+            "{text}"
+        );
+        let rest = &text[error.offset..];
+        assert!(rest.starts_with(at), "{text}: at {rest:?}, not {at:?}");
+    }
+}

@@ -183,6 +183,7 @@ fn content_encoded(headers: &[Header]) -> bool {
 mod tests {
     use super::*;
     use crate::doc::from_json;
+    use crate::kind::http::located::testing::{assert_error, headers};
 
     #[track_caller]
     fn nock(text: &str) -> HttpCassette {
@@ -247,20 +248,13 @@ mod tests {
             }
         );
         assert_eq!(first.request.method.path, "[0].method");
-        let headers = |headers: &[Header]| -> Vec<(String, String, String)> {
-            headers
-                .iter()
-                .map(|h| (h.name.clone(), h.value.text.clone(), h.value.path.clone()))
-                .collect()
-        };
-        let triple = |n: &str, v: &str, p: &str| (n.to_owned(), v.to_owned(), p.to_owned());
         assert_eq!(
             headers(&first.request.headers),
             [
-                triple("authorization", "token abc", "[0].reqheaders.authorization"),
-                triple("accept", "a", "[0].reqheaders.accept[0]"),
-                triple("accept", "b", "[0].reqheaders.accept[1]"),
-                triple("x-count", "3", "[0].reqheaders.x-count"),
+                ("authorization", "token abc", "[0].reqheaders.authorization"),
+                ("accept", "a", "[0].reqheaders.accept[0]"),
+                ("accept", "b", "[0].reqheaders.accept[1]"),
+                ("x-count", "3", "[0].reqheaders.x-count"),
             ]
         );
         assert_eq!(
@@ -275,9 +269,9 @@ mod tests {
         assert_eq!(
             headers(&response.headers),
             [
-                triple("Content-Type", "application/json", "[0].rawHeaders[1]"),
-                triple("Set-Cookie", "a=1", "[0].rawHeaders[3]"),
-                triple("Set-Cookie", "b=2", "[0].rawHeaders[5]"),
+                ("Content-Type", "application/json", "[0].rawHeaders[1]"),
+                ("Set-Cookie", "a=1", "[0].rawHeaders[3]"),
+                ("Set-Cookie", "b=2", "[0].rawHeaders[5]"),
             ]
         );
         assert!(matches!(&response.body, Some(Body::Data { path, .. }) if path == "[0].response"));
@@ -292,8 +286,8 @@ mod tests {
         assert_eq!(
             headers(&response.headers),
             [
-                triple("content-type", "text/plain", "[1].headers.content-type"),
-                triple("x-ratelimit-used", "1", "[1].headers.x-ratelimit-used"),
+                ("content-type", "text/plain", "[1].headers.content-type"),
+                ("x-ratelimit-used", "1", "[1].headers.x-ratelimit-used"),
             ]
         );
         assert!(matches!(
@@ -359,17 +353,7 @@ mod tests {
                 format!(r#"[{{"scope":"https://h.test:443","method":"GET","path":"/"}},{def}]"#);
             let root = from_json(text.as_bytes()).unwrap();
             assert!(matches(&root), "{text}");
-            let e = read(&root).unwrap_err();
-            assert_eq!(
-                (e.format, e.message.as_str()),
-                (Format::Nock, message),
-                "{def}"
-            );
-            assert!(
-                text[e.offset..].starts_with(at),
-                "{def}: at {}",
-                &text[e.offset..]
-            );
+            assert_error(&read(&root).unwrap_err(), &text, Format::Nock, message, at);
         }
         case(
             r#"{"method":"GET","path":"/"}"#,

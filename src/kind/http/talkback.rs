@@ -170,6 +170,7 @@ fn has_key(text: &str, key: &str) -> bool {
 mod tests {
     use super::*;
     use crate::doc::from_json;
+    use crate::kind::http::located::testing::assert_error;
 
     #[track_caller]
     fn tape(text: &str) -> Interaction {
@@ -334,16 +335,12 @@ mod tests {
         fn case(text: &str, message: &str, at: &str) {
             let root = from_json(text.as_bytes()).unwrap();
             assert!(matches(&root), "{text}");
-            let e = read(&root).unwrap_err();
-            assert_eq!(
-                (e.format, e.message.as_str()),
-                (Format::Talkback, message),
-                "{text}"
-            );
-            assert!(
-                text[e.offset..].starts_with(at),
-                "{text}: at {}",
-                &text[e.offset..]
+            assert_error(
+                &read(&root).unwrap_err(),
+                text,
+                Format::Talkback,
+                message,
+                at,
             );
         }
         case(
