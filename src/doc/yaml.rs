@@ -25,8 +25,153 @@ use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span, Tag};
 use super::{DocError, MAX_DEPTH, Node, NodeValue, Scalar, Style};
 
 /// Reads a YAML stream's first document (an empty stream is a null scalar).
+///
+/// Like libyaml (PyYAML, Psych), it accepts a quoted scalar whose continuation lines are
+/// indented less than the block it sits in (old Psych wrote a body's closing quote in column
+/// 0); YAML 1.2 and saphyr do not, so such lines are indented in a copy of the text, which
+/// changes no value (a quoted scalar's line breaks fold its leading spaces away), and the
+/// positions are mapped back to the original text.
 pub fn parse(text: &str) -> Result<Node, DocError> {
-    Builder::new(text).run()
+    let mut patch = Reindent::default();
+    loop {
+        let patched = patch.apply(text);
+        let source = patched.as_deref().unwrap_or(text);
+        let error = match Builder::new(source).run() {
+            Ok(mut node) => {
+                patch.map_tree(&mut node);
+                return Ok(node);
+            }
+            Err(e) => e,
+        };
+        let retry = error.message == QUOTED_INDENT
+            && patch.count() < MAX_REINDENTS
+            && patch.indent_quoted(source, error.offset);
+        if !retry {
+            return Err(DocError {
+                offset: patch.to_original(error.offset),
+                ..error
+            });
+        }
+    }
+}
+
+/// saphyr's message for a quoted scalar's line indented less than its block.
+const QUOTED_INDENT: &str = "not valid YAML: invalid indentation in quoted scalar";
+
+/// How many quoted scalars may be re-indented (each costs a parse of the whole text).
+const MAX_REINDENTS: usize = 64;
+
+/// Spaces inserted at the start of lines of quoted scalars: `(offset in the original text,
+/// how many)`, sorted.
+#[derive(Default)]
+struct Reindent {
+    inserts: Vec<(usize, usize)>,
+    scalars: usize,
+}
+
+impl Reindent {
+    fn count(&self) -> usize {
+        self.scalars
+    }
+
+    /// The text with the spaces inserted, if there are any.
+    fn apply(&self, text: &str) -> Option<String> {
+        if self.inserts.is_empty() {
+            return None;
+        }
+        let mut out =
+            String::with_capacity(text.len() + self.inserts.iter().map(|i| i.1).sum::<usize>());
+        let mut from = 0;
+        for &(at, n) in &self.inserts {
+            out.push_str(&text[from..at]);
+            out.extend(std::iter::repeat_n(' ', n));
+            from = at;
+        }
+        out.push_str(&text[from..]);
+        Some(out)
+    }
+
+    /// The offset in the original text of an offset in the patched one.
+    fn to_original(&self, patched: usize) -> usize {
+        let mut shift = 0;
+        for &(at, n) in &self.inserts {
+            if patched < at + shift {
+                break;
+            }
+            if patched < at + shift + n {
+                return at;
+            }
+            shift += n;
+        }
+        patched - shift
+    }
+
+    fn map_tree(&self, root: &mut Node) {
+        if self.inserts.is_empty() {
+            return;
+        }
+        let mut todo = vec![root];
+        while let Some(node) = todo.pop() {
+            for o in [&mut node.start, &mut node.end] {
+                if *o != u32::MAX {
+                    *o = self.to_original(*o as usize) as u32;
+                }
+            }
+            match &mut node.value {
+                NodeValue::Scalar(_) => {}
+                NodeValue::Seq(items) => todo.extend(items.iter_mut()),
+                NodeValue::Map(entries) => {
+                    for (k, v) in entries {
+                        todo.push(k);
+                        todo.push(v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Indents the lines of the quoted scalar opening at `quote` (an offset in `source`, the
+    /// patched text) to the quote's own column; whether anything changed.
+    fn indent_quoted(&mut self, source: &str, quote: usize) -> bool {
+        let Some(end) = quoted_end(source, quote) else {
+            return false;
+        };
+        let line_start = source[..quote].rfind('\n').map_or(0, |i| i + 1);
+        let column = source[line_start..quote].chars().count();
+        // Offsets in `source` map back through the inserts made before this call only.
+        let mut new = Vec::new();
+        let mut at = quote;
+        while let Some(nl) = source[at..end].find('\n') {
+            let start = at + nl + 1;
+            let indent = source[start..].len() - source[start..].trim_start_matches(' ').len();
+            let blank = source[start + indent..].starts_with(['\n', '\r']);
+            if indent < column && !blank {
+                new.push((self.to_original(start), column - indent));
+            }
+            at = start;
+        }
+        self.scalars += 1;
+        let changed = !new.is_empty();
+        self.inserts.extend(new);
+        self.inserts.sort_unstable();
+        changed
+    }
+}
+
+/// The offset past the closing quote of the quoted scalar opening at `quote`.
+fn quoted_end(text: &str, quote: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let q = *bytes.get(quote)?;
+    let mut i = quote + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if q == b'"' => i += 2,
+            b'\'' if q == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            b if b == q => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 /// How many nodes and text bytes aliases may copy in all, for a text of `len` bytes: a real
@@ -643,6 +788,31 @@ mod tests {
         // Offsets are bytes past multi-byte characters (saphyr counts characters).
         case("é: 'ü\n", 4);
         case("é: x\nü: y\n  z: 1\n", "é: x\nü: y\n  z".len());
+    }
+
+    /// Issue 9: old Psych wrote a quoted body's closing quote in column 0, which libyaml
+    /// (PyYAML, Psych) reads and YAML 1.2 forbids. Values are PyYAML's.
+    #[test]
+    fn reads_quoted_scalars_indented_less_than_their_block_as_libyaml_does() {
+        let text = "r:\n    body: ! '<p>\n\n      <hr>\n\n      <address>Apache</address>\n\n      </body>\n\n'\n    next: 'a\n  b'\n    é: 'x\n y'\n    after: z\n";
+        let root = parse(text).unwrap();
+        let r = at(&root, &["r"]);
+        assert_eq!(
+            at(r, &["body"]).as_str(),
+            Some("<p>\n<hr>\n<address>Apache</address>\n</body>\n")
+        );
+        assert_eq!(at(r, &["next"]).as_str(), Some("a b"));
+        assert_eq!(at(r, &["é"]).as_str(), Some("x y"));
+        // Positions are in the original text.
+        let span = |n: &Node| &text[n.start as usize..n.end as usize];
+        assert!(span(at(r, &["body"])).starts_with("'<p>\n\n      <hr>"));
+        assert!(span(at(r, &["body"])).ends_with("</body>\n\n'"));
+        assert_eq!(span(at(r, &["next"])), "'a\n  b'");
+        assert_eq!(span(at(r, &["é"])), "'x\n y'");
+        assert_eq!(span(at(r, &["after"])), "z");
+        // Still an error where libyaml has one too.
+        let e = parse("a: 'x\n\nb: [\n").unwrap_err();
+        assert!(e.message.starts_with("not valid YAML: "), "{}", e.message);
     }
 
     #[test]
