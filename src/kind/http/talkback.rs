@@ -125,13 +125,21 @@ fn message_body(
 }
 
 /// Whether a text that is not strict JSON looks like a talkback tape: after comments and
-/// white space it opens an object, and it has the key `meta` (quoted or not, followed by a
-/// colon) with `req` and `res`, or with `createdAt`, which talkback writes first in every
-/// tape (so a tape cut short is still a tape, and its error is a `parse` error).
+/// white space it opens an object whose first key is `meta` (quoted or not), as talkback
+/// writes every tape (`{meta, req, res}`). A tape cut short is still a tape, so its error is
+/// a `parse` error; a JSON Lines log whose lines hold `meta` or `createdAt` somewhere is not.
 pub(super) fn looks_like(text: &str) -> bool {
-    skip_blank(text).starts_with('{')
-        && has_key(text, "meta")
-        && (has_key(text, "createdAt") || (has_key(text, "req") && has_key(text, "res")))
+    let Some(object) = skip_blank(text).strip_prefix('{') else {
+        return false;
+    };
+    let key = skip_blank(object);
+    let key = match key.chars().next() {
+        Some(q @ ('"' | '\'')) => key[1..]
+            .strip_prefix("meta")
+            .and_then(|k| k.strip_prefix(q)),
+        _ => key.strip_prefix("meta"),
+    };
+    key.is_some_and(|after| skip_blank(after).starts_with(':'))
 }
 
 /// The text after a byte-order mark, white space and JavaScript comments.
@@ -146,24 +154,6 @@ fn skip_blank(mut text: &str) -> &str {
             return text;
         }
     }
-}
-
-/// Whether `key` appears as a JSON5 key: as a word of its own (or in quotes), then a colon.
-fn has_key(text: &str, key: &str) -> bool {
-    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    text.match_indices(key).any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = &text[i + key.len()..];
-        let (before_ok, after) = match before {
-            Some(q @ ('"' | '\'')) => match after.strip_prefix(q) {
-                Some(rest) => (true, rest),
-                None => (false, after),
-            },
-            Some(c) => (!is_ident(c), after),
-            None => (true, after),
-        };
-        before_ok && !after.starts_with(is_ident) && after.trim_start().starts_with(':')
-    })
 }
 
 #[cfg(test)]
@@ -376,7 +366,7 @@ mod tests {
             true,
         );
         case(
-            "/* a\n b */ {meta: {createdAt: '2017'}, req: {url: '/'}, res: {status: 200}}",
+            "/* a\n b */ { // tape\n meta : {createdAt: '2017'}, req: {url: '/'}}",
             true,
         );
         case("\u{feff}{'meta' : {}, 'req': {}, 'res': {}}", true);
@@ -385,14 +375,21 @@ mod tests {
             "{\n \"meta\": {\n  \"createdAt\": \"2017-09-10\",\n\n}",
             true,
         );
+        case("{\"req\": {}, \"res\": {}, \"meta\": {}}", false);
         case(
             "{\"metadata\": {}, \"request\": {}, \"response\": {}}",
             false,
         );
         case("{\"a\": \"meta: req: res:\"}", false);
         case("{meta_data: 1, req: 2, res: 3}", false);
+        case("{\"meta': {}}", false);
         case("[{meta: {}, req: {}, res: {}}]", false);
         case("meta:\n  createdAt: x\nreq: {}\nres: {}\n", false);
+        // A JSON Lines log with `createdAt` and `meta` in its lines (dsh's session logs).
+        case(
+            "{\"type\":\"session\",\"createdAt\":1}\n{\"type\":\"x\",\"meta\":{}}\n",
+            false,
+        );
         case("// only a comment", false);
     }
 }
