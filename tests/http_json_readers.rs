@@ -334,7 +334,10 @@ fn a_har_in_yaml_is_read_with_the_positions_of_its_scalars() {
             // The block scalar's indicator, or (as `doc::yaml` places block scalars today)
             // its first line.
             let rest = at(text, field);
-            assert!(rest.starts_with('|') || rest.starts_with("hello\n"), "{rest:?}");
+            assert!(
+                rest.starts_with('|') || rest.starts_with("hello\n"),
+                "{rest:?}"
+            );
         }
         other => panic!("{other:?}"),
     }

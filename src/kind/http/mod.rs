@@ -175,7 +175,7 @@ pub struct HttpCassette {
 pub struct ReadError {
     /// The format it looked like.
     pub format: Format,
-    /// What went wrong ("not valid YAML: ...", "interactions[2].request has no `uri`").
+    /// What went wrong (`not valid YAML: ...`, ``interactions[2].request has no `uri` ``).
     pub message: String,
     /// Byte offset of the problem in the (decompressed) text.
     pub offset: usize,
