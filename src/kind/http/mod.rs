@@ -20,6 +20,7 @@ mod nock;
 mod ruby_vcr;
 mod talkback;
 mod vcrpy;
+mod walk;
 
 use std::path::Path;
 
@@ -174,7 +175,7 @@ pub struct HttpCassette {
 pub struct ReadError {
     /// The format it looked like.
     pub format: Format,
-    /// What went wrong ("not valid YAML: ...", "interactions[2].request has no `uri`").
+    /// What went wrong (`not valid YAML: ...`, ``interactions[2].request has no `uri` ``).
     pub message: String,
     /// Byte offset of the problem in the (decompressed) text.
     pub offset: usize,
@@ -286,6 +287,8 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
     text.lines().take(400).find_map(|line| {
         let key = line.split(':').next()?;
         match key {
+            // go-vcr 3 and 4 write their version first (vcrpy sorts `version` last).
+            "version" if line.trim_end() == "version: 2" => Some(Format::GoVcr),
             "http_interactions" => Some(Format::RubyVcr),
             "interactions" | "requests" | "- request" => Some(Format::Vcrpy),
             "log" => Some(Format::Har),
