@@ -315,9 +315,7 @@ impl Parser<'_> {
         loop {
             // Copy the run up to the next quote, backslash or line break at once.
             let rest = &self.text[self.at..];
-            let run = rest
-                .find([quote, '\\', '\n', '\r'])
-                .unwrap_or(rest.len());
+            let run = rest.find([quote, '\\', '\n', '\r']).unwrap_or(rest.len());
             out.push_str(&rest[..run]);
             self.at += run;
             let at = self.at;

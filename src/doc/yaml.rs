@@ -4,11 +4,11 @@
 //! a sequence or mapping, an alias) with the span of each. This module builds the tree from
 //! them without recursion, so crafted input can neither overflow the stack (nesting past
 //! [`MAX_DEPTH`] is an error) nor blow up memory through aliases (the nodes copied by aliases
-//! are bounded, [`alias_budget`]). Only the first document of a stream is read: recorders write
+//! are bounded, `alias_budget`). Only the first document of a stream is read: recorders write
 //! one.
 //!
 //! Positions: saphyr counts characters, a [`Node`] holds byte offsets, so every marker goes
-//! through an [`Offsets`] table (free for ASCII text, the common case). A scalar's `start` is
+//! through an `Offsets` table (free for ASCII text, the common case). A scalar's `start` is
 //! its own first byte (its quote or block indicator), after any tag or anchor before it, so a
 //! rewrite replaces the scalar and keeps its tag. A collection's `start` is its first byte (`[`,
 //! `{`, the `-` of its first item or its first key) and its `end` one past its last child.

@@ -21,6 +21,7 @@ mod nock;
 mod ruby_vcr;
 mod talkback;
 mod vcrpy;
+mod walk;
 
 use std::path::Path;
 
@@ -289,6 +290,8 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
     text.lines().take(400).find_map(|line| {
         let key = line.split(':').next()?;
         match key {
+            // go-vcr 3 and 4 write their version first (vcrpy sorts `version` last).
+            "version" if line.trim_end() == "version: 2" => Some(Format::GoVcr),
             "http_interactions" => Some(Format::RubyVcr),
             "interactions" | "requests" | "- request" => Some(Format::Vcrpy),
             "log" => Some(Format::Har),

@@ -1,0 +1,360 @@
+//! A cassette's nodes with their readable paths: what the document-based readers (vcrpy,
+//! Ruby VCR, go-vcr) share.
+//!
+//! Every reader walks a [`Node`] tree down to the scalars it keeps, and every scalar it keeps
+//! becomes a [`Field`] whose path is the way to it in the file's own keys
+//! (`interactions[3].request.headers.Authorization[0]`). [`At`] carries that path along, and
+//! turns a missing or mistyped field into a [`ReadError`] that names it and points at the
+//! nearest position the file gives.
+
+use base64::Engine as _;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+
+use crate::doc::Node;
+
+use super::{Body, Field, Format, Header, HttpCassette, Interaction, ReadError};
+
+/// Reads the list under `key` of `root`, one interaction per item.
+pub(super) fn cassette(
+    root: &Node,
+    format: Format,
+    key: &str,
+    interaction: fn(&At<'_>) -> Result<Interaction, ReadError>,
+) -> Result<HttpCassette, ReadError> {
+    let interactions = At::root(root, format)
+        .need(key)?
+        .items()?
+        .iter()
+        .map(interaction)
+        .collect::<Result<_, _>>()?;
+    Ok(HttpCassette {
+        format,
+        interactions,
+        compressed: false,
+    })
+}
+
+/// A node of a cassette, the path that leads to it, and the format being read.
+#[derive(Debug, Clone)]
+pub(super) struct At<'n> {
+    /// The node.
+    pub(super) node: &'n Node,
+    /// Its readable path (empty for the root).
+    pub(super) path: String,
+    format: Format,
+    /// The node's offset, or its nearest ancestor's (JSON numbers have none).
+    offset: usize,
+}
+
+/// Base64 as recorders write it: standard alphabet, line breaks anywhere (PyYAML's `!!binary`,
+/// Ruby's `Base64.encode64`), padding or not.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &base64::alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// The bytes of base64 text, line breaks and spaces ignored.
+pub(super) fn base64_bytes(text: &str) -> Option<Vec<u8>> {
+    let compact: String = text.split_ascii_whitespace().collect();
+    BASE64.decode(compact).ok()
+}
+
+impl<'n> At<'n> {
+    /// The document's root.
+    pub(super) fn root(node: &'n Node, format: Format) -> At<'n> {
+        At {
+            node,
+            path: String::new(),
+            format,
+            offset: node.offset().unwrap_or(0),
+        }
+    }
+
+    fn child(&self, node: &'n Node, path: String) -> At<'n> {
+        At {
+            node,
+            path,
+            format: self.format,
+            offset: node.offset().unwrap_or(self.offset),
+        }
+    }
+
+    /// The path of `key` below this node.
+    fn key_path(&self, key: &str) -> String {
+        if self.path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{}.{key}", self.path)
+        }
+    }
+
+    /// The value of `key`, if this is a mapping that holds it and it is not null.
+    pub(super) fn get(&self, key: &str) -> Option<At<'n>> {
+        let node = self.node.get(key).filter(|n| !n.is_null())?;
+        Some(self.child(node, self.key_path(key)))
+    }
+
+    /// The value of `key`, which the format requires.
+    pub(super) fn need(&self, key: &str) -> Result<At<'n>, ReadError> {
+        self.get(key).ok_or_else(|| {
+            let whose = if self.path.is_empty() {
+                "the cassette".to_owned()
+            } else {
+                self.path.clone()
+            };
+            self.error(format!("{whose} has no `{key}`"))
+        })
+    }
+
+    /// The items, if this is a sequence; an error naming the path otherwise.
+    pub(super) fn items(&self) -> Result<Vec<At<'n>>, ReadError> {
+        let items = self
+            .node
+            .as_seq()
+            .ok_or_else(|| self.error(format!("{} is not a list", self.path)))?;
+        Ok(items
+            .iter()
+            .enumerate()
+            .map(|(i, node)| self.child(node, format!("{}[{i}]", self.path)))
+            .collect())
+    }
+
+    /// The scalar as a field; an error naming the path if this is a list or a mapping. A
+    /// `!!binary` (or Psych's `!binary`) scalar is read as the text its bytes spell.
+    pub(super) fn field(&self) -> Result<Field, ReadError> {
+        let scalar = self
+            .node
+            .as_scalar()
+            .ok_or_else(|| self.error(format!("{} is not a single value", self.path)))?;
+        let text = if is_binary(self.node) {
+            let bytes = self.base64()?;
+            String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        } else {
+            scalar.text.clone()
+        };
+        Ok(Field {
+            text,
+            at: self.node.offset().map(|o| o as u32),
+            path: self.path.clone(),
+        })
+    }
+
+    /// The scalar as an HTTP status code.
+    pub(super) fn status(&self) -> Result<u16, ReadError> {
+        let field = self.field()?;
+        let digits = field.text.split_whitespace().next().unwrap_or("");
+        digits.parse().map_err(|_| {
+            self.error(format!(
+                "{} is not an HTTP status: `{}`",
+                self.path, field.text
+            ))
+        })
+    }
+
+    /// A status: `{code, message}` (vcrpy, Ruby VCR) or a scalar (`200`, go-vcr's `200 OK`).
+    pub(super) fn status_code(&self) -> Result<u16, ReadError> {
+        match self.node.as_map() {
+            Some(_) => self.need("code")?.status(),
+            None => self.status(),
+        }
+    }
+
+    /// The headers under `key` (none when it is absent or null).
+    pub(super) fn headers_in(&self, key: &str) -> Result<Vec<Header>, ReadError> {
+        self.get(key).map_or(Ok(Vec::new()), |h| h.headers())
+    }
+
+    /// The scalar's text read as base64.
+    fn base64(&self) -> Result<Vec<u8>, ReadError> {
+        let text = self.node.as_scalar().map_or("", |s| s.text.as_str());
+        base64_bytes(text).ok_or_else(|| self.error(format!("{} is not valid base64", self.path)))
+    }
+
+    /// A body held in this scalar: its text, or the bytes of a `!!binary` scalar; `None` when
+    /// it is empty (a recorder writes `''` for "no body").
+    pub(super) fn body_bytes(&self) -> Result<Option<Body>, ReadError> {
+        let field = self.field_raw()?;
+        let (bytes, stored) = if is_binary(self.node) {
+            (self.base64()?, vec!["binary"])
+        } else {
+            (field.text.clone().into_bytes(), Vec::new())
+        };
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Body::Bytes {
+            field,
+            bytes,
+            stored,
+        }))
+    }
+
+    /// A body held as base64 text in this scalar (Ruby VCR's `base64_string`); `None` when
+    /// it is empty.
+    pub(super) fn body_base64(&self) -> Result<Option<Body>, ReadError> {
+        let bytes = self.base64()?;
+        if bytes.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(Body::Bytes {
+            field: self.field_raw()?,
+            bytes,
+            stored: vec!["base64"],
+        }))
+    }
+
+    /// This node as a body the recorder stored already parsed (pydantic-ai's `parsed_body`, a
+    /// go-vcr form).
+    pub(super) fn body_data(&self) -> Body {
+        Body::Data {
+            path: self.path.clone(),
+            node: self.node.clone(),
+        }
+    }
+
+    /// The scalar as written (a `!!binary` scalar's base64 text, not its bytes).
+    fn field_raw(&self) -> Result<Field, ReadError> {
+        let scalar = self
+            .node
+            .as_scalar()
+            .ok_or_else(|| self.error(format!("{} is not a single value", self.path)))?;
+        Ok(Field {
+            text: scalar.text.clone(),
+            at: self.node.offset().map(|o| o as u32),
+            path: self.path.clone(),
+        })
+    }
+
+    /// An error at this node.
+    pub(super) fn error(&self, message: String) -> ReadError {
+        ReadError {
+            format: self.format,
+            message,
+            offset: self.offset,
+        }
+    }
+
+    /// The headers held here: a mapping of name to a list of values or to one value (every
+    /// recorder), a list of `[name, value]` or `[name, [values]]` pairs (old vcrpy's
+    /// `frozenset` and lists of `!!python/tuple`, a `multidict` as written by
+    /// `!!python/object/apply`, up to two wrapping lists), or a list
+    /// of `name: value` lines (old vcrpy responses). Null or absent is none.
+    pub(super) fn headers(&self) -> Result<Vec<Header>, ReadError> {
+        let mut out = Vec::new();
+        if self.node.is_null() {
+            return Ok(out);
+        }
+        if let Some(entries) = self.node.as_map() {
+            for (key, value) in entries {
+                let name = key_name(key).ok_or_else(|| {
+                    self.error(format!("{} has a header without a name", self.path))
+                })?;
+                let at = self.child(value, self.key_path(name));
+                if value.is_null() {
+                    continue;
+                }
+                match value.as_seq() {
+                    Some(_) => {
+                        for item in at.items()? {
+                            out.push(Header {
+                                name: name.to_owned(),
+                                value: item.field()?,
+                            });
+                        }
+                    }
+                    None => out.push(Header {
+                        name: name.to_owned(),
+                        value: at.field()?,
+                    }),
+                }
+            }
+            return Ok(out);
+        }
+        self.header_list(&mut out, 0)?;
+        Ok(out)
+    }
+
+    fn header_list(&self, out: &mut Vec<Header>, depth: usize) -> Result<(), ReadError> {
+        for item in self.items()? {
+            match item.node.as_seq() {
+                // `(name, value)` or `(name, [values])`.
+                Some([name, value]) if name.as_scalar().is_some() => {
+                    let name = name.as_scalar().map(|s| s.text.clone()).unwrap_or_default();
+                    let value = item.child(value, format!("{}[1]", item.path));
+                    let values = match value.node.as_seq() {
+                        Some(_) => value.items()?,
+                        None => vec![value],
+                    };
+                    for value in values {
+                        out.push(Header {
+                            name: name.clone(),
+                            value: value.field()?,
+                        });
+                    }
+                }
+                Some(_) if depth < 2 => item.header_list(out, depth + 1)?,
+                Some(_) => return Err(item.error(format!("{} is not a header", item.path))),
+                None => {
+                    let line = item.field()?;
+                    let Some((name, value)) = line.text.split_once(':') else {
+                        return Err(
+                            item.error(format!("{} is not a `name: value` header", item.path))
+                        );
+                    };
+                    out.push(Header {
+                        name: name.trim().to_owned(),
+                        value: Field {
+                            text: value.trim().to_owned(),
+                            ..line
+                        },
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a scalar holds base64 bytes: `!!binary`, or Psych's legacy `!binary`.
+fn is_binary(node: &Node) -> bool {
+    node.is_binary()
+        || node
+            .as_scalar()
+            .is_some_and(|s| s.tag.as_deref() == Some("!binary"))
+}
+
+/// A header name: a scalar key, or the scalar inside a tagged one-element list (dd-trace-py's
+/// `? !!python/object/apply:multidict._multidict.istr [Accept]`).
+fn key_name(key: &Node) -> Option<&str> {
+    match key.as_seq() {
+        Some([inner]) => inner.as_scalar().map(|s| s.text.as_str()),
+        Some(_) => None,
+        None => key.as_scalar().map(|s| s.text.as_str()),
+    }
+}
+
+/// What the readers' tests share.
+#[cfg(test)]
+pub(super) mod testing {
+    use crate::doc::{Node, yaml};
+    use crate::kind::http::{HttpCassette, ReadError};
+
+    /// Asserts that `read` fails on the YAML `text` with `message`, at the offset where `at`
+    /// starts.
+    #[track_caller]
+    pub(in crate::kind::http) fn assert_read_error(
+        read: fn(&Node) -> Result<HttpCassette, ReadError>,
+        text: &str,
+        message: &str,
+        at: &str,
+    ) {
+        let e = read(&yaml::parse(text).unwrap()).unwrap_err();
+        assert_eq!(e.message, message);
+        assert!(
+            text[e.offset..].starts_with(at),
+            "{message} at {:?}",
+            &text[e.offset..]
+        );
+    }
+}

@@ -1,0 +1,184 @@
+//! The document-based HTTP readers (vcrpy, Ruby VCR, go-vcr, langchain-aws's gzip YAML) and
+//! the JSON5 reader, on every file of the shared corpus of third-party cassettes (issue 9).
+//!
+//! Every real cassette of these formats must read without an error; the counts per format are
+//! printed (`cargo test --test http_yaml_readers -- --nocapture`), and a failure lists each
+//! file with its message and line.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use vcr::kind::http::{self, Format};
+
+/// The formats these readers own.
+const OURS: [Format; 3] = [Format::Vcrpy, Format::RubyVcr, Format::GoVcr];
+
+fn files(root: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(walkdir::DirEntry::into_path)
+        .collect();
+    out.sort();
+    out
+}
+
+/// Line and column (1-based) of a byte offset.
+fn line_col(text: &[u8], offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let column = before.len()
+        - before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |p| p + 1)
+        + 1;
+    (line, column)
+}
+
+#[test]
+fn every_corpus_cassette_of_these_formats_reads() {
+    let Some(corpus) = common::corpus("") else {
+        return;
+    };
+    let mut counts: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut yaml_time = Duration::ZERO;
+    for path in files(&corpus) {
+        let bytes = std::fs::read(&path).unwrap();
+        // httprr traces are another reader's (tests/http_readers.rs).
+        if flate2_text(&bytes).starts_with(b"httprr trace v1\n") {
+            continue;
+        }
+        let start = Instant::now();
+        let result = http::read(&path, &bytes);
+        let elapsed = start.elapsed();
+        let rel = path.strip_prefix(&corpus).unwrap().display().to_string();
+        match result {
+            Ok(Some(cassette)) => {
+                if OURS.contains(&cassette.format) && !bytes.starts_with(b"{") {
+                    yaml_time += elapsed;
+                }
+                let entry = counts.entry(cassette.format.name()).or_default();
+                entry.0 += 1;
+                entry.1 += cassette.interactions.len();
+            }
+            Ok(None) => {}
+            Err(e) if OURS.contains(&e.format) => {
+                // Positions are in the decompressed text for `.gz` files.
+                let text = flate2_text(&bytes);
+                let (line, column) = line_col(&text, e.offset);
+                failures.push(format!("{rel}:{line}:{column}: {}", e.message));
+            }
+            Err(_) => {}
+        }
+    }
+    for (format, (files, interactions)) in &counts {
+        eprintln!("{format}: {files} files, {interactions} interactions");
+    }
+    eprintln!("reading the YAML cassettes of these formats took {yaml_time:?}");
+    assert!(
+        failures.is_empty(),
+        "{} unreadable:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    // What the corpus holds (MANIFEST.md): if a count drops, a reader stopped recognising
+    // its files.
+    for format in OURS {
+        assert!(
+            counts.get(format.name()).is_some_and(|c| c.0 > 0),
+            "no {} cassette was read",
+            format.name()
+        );
+    }
+}
+
+/// The file's text, gunzipped when it is gzip.
+fn flate2_text(bytes: &[u8]) -> Vec<u8> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return bytes.to_vec();
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out).unwrap();
+    out
+}
+
+/// talkback's tapes are JSON5: all of them parse (the one named `malformed-tape.json` is
+/// malformed on purpose, and not JSON5 either).
+#[test]
+fn every_talkback_tape_is_json5() {
+    let Some(root) = common::corpus("ijpiantanida__talkback") else {
+        return;
+    };
+    let mut read = 0;
+    for path in files(&root) {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let result = vcr::doc::json5::parse(&text);
+        if path.file_name().is_some_and(|n| n == "malformed-tape.json") {
+            assert!(result.is_err(), "{} read", path.display());
+            continue;
+        }
+        if let Err(e) = result {
+            let (line, column) = line_col(text.as_bytes(), e.offset);
+            panic!("{}:{line}:{column}: {}", path.display(), e.message);
+        }
+        read += 1;
+    }
+    eprintln!("talkback: {read} tapes parsed as JSON5");
+    assert!(read > 0);
+}
+
+/// A file that is one of these formats but is not valid YAML or JSON is an error of that
+/// format with the position of the problem; YAML that is no cassette stays text.
+#[test]
+fn broken_cassettes_are_errors_with_their_position() {
+    #[track_caller]
+    fn case(name: &str, text: &str, format: Format, at: &str) {
+        let e = http::read(Path::new(name), text.as_bytes()).unwrap_err();
+        assert_eq!(e.format, format, "{name}: {}", e.message);
+        assert!(
+            text[e.offset..].starts_with(at),
+            "{name}: {} at {:?}",
+            e.message,
+            &text[e.offset..]
+        );
+    }
+    case(
+        "vcrpy.yaml",
+        "interactions:\n- request:\n    body: 'unterminated\n    method: GET\n",
+        Format::Vcrpy,
+        "'unterminated",
+    );
+    case(
+        "ruby.yml",
+        "---\nhttp_interactions:\n- request:\n    method: get\n   uri: http://x/\n",
+        Format::RubyVcr,
+        "uri",
+    );
+    case(
+        "go.yaml",
+        "---\nversion: 2\ninteractions:\n    - id: 0\n      request:\n        method: GET\n       url: http://x/\n",
+        Format::GoVcr,
+        "url",
+    );
+    case(
+        "vcrpy.json",
+        "{\"interactions\": [{\"request\": {\"uri\": \"http://x/\",}}]}",
+        Format::Vcrpy,
+        "}}]}",
+    );
+    // A cassette of these formats with a field missing.
+    case(
+        "go.yaml",
+        "version: 2\ninteractions:\n    - id: 0\n      request:\n        method: GET\n      response: {}\n",
+        Format::GoVcr,
+        "method: GET",
+    );
+    let text = "version: 2\nsteps:\n  - run: make\n";
+    assert_eq!(http::read(Path::new("ci.yaml"), text.as_bytes()), Ok(None));
+}
