@@ -22,7 +22,7 @@ use std::path::{Component, Path};
 
 use crate::doc::Node;
 
-use super::located::Located;
+use super::walk::{At, base64_bytes};
 use super::{Body, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
 
 /// The largest sidecar file read as a body.
@@ -36,11 +36,11 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a HAR log; `path` is the file, whose folder holds Playwright's `_file` sidecars.
 pub(super) fn read(root: &Node, path: &Path) -> Result<HttpCassette, ReadError> {
-    let root = Located::root(Format::Har, root);
+    let root = At::root(root, Format::Har);
     let folder = path.parent().unwrap_or(Path::new(""));
     let interactions = root
-        .require("log")?
-        .require("entries")?
+        .need("log")?
+        .need("entries")?
         .items()?
         .iter()
         .map(|entry| interaction(entry, folder))
@@ -52,25 +52,25 @@ pub(super) fn read(root: &Node, path: &Path) -> Result<HttpCassette, ReadError> 
     })
 }
 
-fn interaction(entry: &Located<'_>, folder: &Path) -> Result<Interaction, ReadError> {
-    let request = entry.require("request")?;
-    let response = entry.require("response")?;
+fn interaction(entry: &At<'_>, folder: &Path) -> Result<Interaction, ReadError> {
+    let request = entry.need("request")?;
+    let response = entry.need("response")?;
     let request = Request {
-        method: request.require("method")?.field()?,
-        url: request.require("url")?.field()?,
+        method: request.need("method")?.field()?,
+        url: request.need("url")?.field()?,
         headers: headers(&request)?,
-        body: match request.get_some("postData") {
+        body: match request.get("postData") {
             Some(post) => post_body(&post, folder)?,
             None => None,
         },
     };
     let headers = headers(&response)?;
-    let body = match response.get_some("content") {
+    let body = match response.get("content") {
         Some(content) => content_body(&content, &headers, folder)?,
         None => None,
     };
     let response = Response {
-        status: response.require("status")?.status()?,
+        status: status(&response.need("status")?)?,
         headers,
         body,
     };
@@ -79,7 +79,7 @@ fn interaction(entry: &Located<'_>, folder: &Path) -> Result<Interaction, ReadEr
         request,
         response: Some(response),
         recorded_at: entry
-            .get_some("startedDateTime")
+            .get("startedDateTime")
             .map(|at| at.field())
             .transpose()?,
     })
@@ -87,17 +87,21 @@ fn interaction(entry: &Located<'_>, folder: &Path) -> Result<Interaction, ReadEr
 
 /// A request's or response's `headers`: `{name, value}` pairs, a value being a string or
 /// (Polly.js before 4) a list of strings.
-fn headers(message: &Located<'_>) -> Result<Vec<Header>, ReadError> {
-    let Some(list) = message.get_some("headers") else {
+fn headers(message: &At<'_>) -> Result<Vec<Header>, ReadError> {
+    let Some(list) = message.get("headers") else {
         return Ok(Vec::new());
     };
     let mut headers = Vec::new();
     for pair in list.items()? {
-        let name = pair.require("name")?.text()?;
-        let value = pair.require("value")?;
-        for value in value.one_or_many()? {
+        let name = pair.need("name")?.field()?.text;
+        let value = pair.need("value")?;
+        let values = match value.node.as_seq() {
+            Some(_) => value.items()?,
+            None => vec![value],
+        };
+        for value in values {
             headers.push(Header {
-                name: name.to_owned(),
+                name: name.clone(),
                 value: value.field()?,
             });
         }
@@ -107,15 +111,15 @@ fn headers(message: &Located<'_>) -> Result<Vec<Header>, ReadError> {
 
 /// A request's `postData`: its `text`, its `_file` sidecar, cody's parsed `textJSON`, or,
 /// when none is there, its form `params`.
-fn post_body(post: &Located<'_>, folder: &Path) -> Result<Option<Body>, ReadError> {
-    if let Some(file) = post.get_some("_file") {
+fn post_body(post: &At<'_>, folder: &Path) -> Result<Option<Body>, ReadError> {
+    if let Some(file) = post.get("_file") {
         return sidecar(&file, folder).map(Some);
     }
-    if let Some(text) = post.get_some("text") {
+    if let Some(text) = post.get("text") {
         return stored_text(post, &text).map(Some);
     }
     for key in ["textJSON", "params"] {
-        if let Some(data) = post.get_some(key) {
+        if let Some(data) = post.get(key) {
             if data.node.as_seq().is_some_and(<[Node]>::is_empty) {
                 continue;
             }
@@ -131,14 +135,14 @@ fn post_body(post: &Located<'_>, folder: &Path) -> Result<Option<Body>, ReadErro
 /// A response's `content`: its `_file` sidecar or its `text` (base64 with `encoding:
 /// base64`; Polly.js's list of chunks when the response is content-encoded).
 fn content_body(
-    content: &Located<'_>,
+    content: &At<'_>,
     headers: &[Header],
     folder: &Path,
 ) -> Result<Option<Body>, ReadError> {
-    if let Some(file) = content.get_some("_file") {
+    if let Some(file) = content.get("_file") {
         return sidecar(&file, folder).map(Some);
     }
-    let Some(text) = content.get_some("text") else {
+    let Some(text) = content.get("text") else {
         return Ok(None);
     };
     if content_encoded(headers)
@@ -150,7 +154,7 @@ fn content_body(
 }
 
 /// A `text` scalar as bytes: decoded when its holder says `encoding: base64`.
-fn stored_text(holder: &Located<'_>, text: &Located<'_>) -> Result<Body, ReadError> {
+fn stored_text(holder: &At<'_>, text: &At<'_>) -> Result<Body, ReadError> {
     let field = text.field()?;
     if !is_base64(holder)? {
         return Ok(Body::Bytes {
@@ -159,8 +163,10 @@ fn stored_text(holder: &Located<'_>, text: &Located<'_>) -> Result<Body, ReadErr
             stored: Vec::new(),
         });
     }
-    let bytes = super::decode_base64(&field.text)
-        .ok_or_else(|| text.error("is not base64 although `encoding` says so"))?;
+    let bytes = base64_bytes(&field.text).ok_or_else(|| {
+        let path = &text.path;
+        text.error(format!("{path} is not base64 although `encoding` says so"))
+    })?;
     Ok(Body::Bytes {
         field,
         bytes,
@@ -170,16 +176,16 @@ fn stored_text(holder: &Located<'_>, text: &Located<'_>) -> Result<Body, ReadErr
 
 /// Whether `encoding: base64` is set (HAR names no other encoding; an unknown one leaves the
 /// text as it is).
-fn is_base64(holder: &Located<'_>) -> Result<bool, ReadError> {
-    match holder.get_some("encoding") {
-        Some(encoding) => Ok(encoding.text()?.eq_ignore_ascii_case("base64")),
+fn is_base64(holder: &At<'_>) -> Result<bool, ReadError> {
+    match holder.get("encoding") {
+        Some(encoding) => Ok(encoding.field()?.text.eq_ignore_ascii_case("base64")),
         None => Ok(false),
     }
 }
 
 /// Polly.js's content-encoded body: the JSON text of a list of chunks, base64 (with
 /// `encoding: base64`) or hex (older Polly). `None` when the text is not such a list.
-fn polly_chunks(content: &Located<'_>, text: &Located<'_>) -> Result<Option<Body>, ReadError> {
+fn polly_chunks(content: &At<'_>, text: &At<'_>) -> Result<Option<Body>, ReadError> {
     let field = text.field()?;
     if !field.text.trim_start().starts_with('[') {
         return Ok(None);
@@ -194,7 +200,7 @@ fn polly_chunks(content: &Located<'_>, text: &Located<'_>) -> Result<Option<Body
             return Ok(None);
         };
         let decoded = if base64 {
-            super::decode_base64(chunk.as_str())
+            base64_bytes(chunk.as_str())
         } else {
             super::decode_hex(chunk.as_str())
         };
@@ -217,7 +223,7 @@ fn content_encoded(headers: &[Header]) -> bool {
 }
 
 /// Playwright's body in a file beside the HAR, named by the `_file` scalar `file`.
-fn sidecar(file: &Located<'_>, folder: &Path) -> Result<Body, ReadError> {
+fn sidecar(file: &At<'_>, folder: &Path) -> Result<Body, ReadError> {
     let field = file.field()?;
     let name = Path::new(&field.text);
     let inside = !field.text.is_empty()
@@ -226,14 +232,14 @@ fn sidecar(file: &Located<'_>, folder: &Path) -> Result<Body, ReadError> {
             .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
     if !inside {
         return Err(file.error(format!(
-            "names `{}`, which is not a file in the HAR's folder",
-            field.text
+            "{} names `{}`, which is not a file in the HAR's folder",
+            file.path, field.text
         )));
     }
     let bytes = read_inside(folder, name).map_err(|e| {
         file.error(format!(
-            "names `{}`, which cannot be read beside the HAR: {e}",
-            field.text
+            "{} names `{}`, which cannot be read beside the HAR: {e}",
+            file.path, field.text
         ))
     })?;
     Ok(Body::Bytes {
@@ -271,6 +277,17 @@ fn read_inside(folder: &Path, name: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A response's `status`: `None` for a number outside `0..=65535` (a browser writes `-1` or
+/// `0` for a request that got no response), an error for anything that is not a number.
+fn status(status: &At<'_>) -> Result<Option<u16>, ReadError> {
+    let text = status.field()?.text;
+    let number: i64 = text
+        .trim()
+        .parse()
+        .map_err(|_| status.error(format!("{} is not a number (`{text}`)", status.path)))?;
+    Ok(u16::try_from(number).ok())
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Write as _;
@@ -278,7 +295,7 @@ mod tests {
     use super::*;
     use crate::doc::from_json;
     use crate::kind::http::Field;
-    use crate::kind::http::located::testing::{assert_error, headers};
+    use crate::kind::http::testing::{assert_error, bytes, headers};
 
     /// Reads `text` as a HAR beside nothing (no sidecars).
     #[track_caller]
@@ -306,17 +323,6 @@ mod tests {
             text: value.to_owned(),
             at: Some(at as u32),
             path: path.to_owned(),
-        }
-    }
-
-    fn bytes(body: &Option<Body>) -> (&[u8], &[&'static str], &str) {
-        match body {
-            Some(Body::Bytes {
-                bytes,
-                stored,
-                field,
-            }) => (bytes, stored, &field.path),
-            other => panic!("not bytes: {other:?}"),
         }
     }
 
@@ -398,24 +404,14 @@ mod tests {
                 "log.entries[0].request.headers[1].value"
             )
         );
-        assert_eq!(
-            bytes(&request.body),
-            (
-                &b"{\"q\":1}"[..],
-                &[][..],
-                "log.entries[0].request.postData.text"
-            )
-        );
+        let (body, stored, kept) = bytes(request.body.as_ref());
+        assert_eq!((body, stored), (&b"{\"q\":1}"[..], &[][..]));
+        assert_eq!(kept.path, "log.entries[0].request.postData.text");
         let response = first.response.as_ref().unwrap();
         assert_eq!(response.status, Some(200));
-        assert_eq!(
-            bytes(&response.body),
-            (
-                &b"{\"a\":2}"[..],
-                &[][..],
-                "log.entries[0].response.content.text"
-            )
-        );
+        let (body, stored, kept) = bytes(response.body.as_ref());
+        assert_eq!((body, stored), (&b"{\"a\":2}"[..], &[][..]));
+        assert_eq!(kept.path, "log.entries[0].response.content.text");
         assert_eq!(
             first.recorded_at,
             Some(field(
@@ -457,10 +453,15 @@ mod tests {
         #[track_caller]
         fn case(response: String, expected: &[u8], stored: &[&str]) {
             let cassette = har(&with_response(&response));
-            let body = &cassette.interactions[0].response.as_ref().unwrap().body;
-            let (bytes, got, path) = bytes(body);
-            assert_eq!((bytes, got), (expected, stored), "{response}");
-            assert_eq!(path, "log.entries[0].response.content.text");
+            let body = cassette.interactions[0]
+                .response
+                .as_ref()
+                .unwrap()
+                .body
+                .as_ref();
+            let (got, got_stored, field) = bytes(body);
+            assert_eq!((got, got_stored), (expected, stored), "{response}");
+            assert_eq!(field.path, "log.entries[0].response.content.text");
         }
         // Playwright and Polly 4+: a binary body in base64.
         case(

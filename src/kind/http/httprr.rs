@@ -361,7 +361,7 @@ fn dechunk(text: &str, at: usize, path: &str) -> Result<Body, ReadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kind::http::located::testing::{assert_error, headers};
+    use crate::kind::http::testing::{assert_error, bytes, headers};
 
     /// A trace of `(request, response)` records, each framed by its `N M` line.
     fn trace(records: &[(&str, &str)]) -> String {
@@ -377,17 +377,6 @@ mod tests {
         Authorization:  Bearer sk-abc \r\nContent-Length: 7\r\n\r\n{\"q\":1}";
     const OK: &str = "HTTP/2.0 200 OK\r\nContent-Length: 6\r\nSet-Cookie: a=1\r\n\
         Set-Cookie: b=2\r\n\r\n{\"a\":1}";
-
-    fn body(body: &Option<Body>) -> (&[u8], &[&'static str], &Field) {
-        match body {
-            Some(Body::Bytes {
-                bytes,
-                stored,
-                field,
-            }) => (bytes, stored, field),
-            other => panic!("not bytes: {other:?}"),
-        }
-    }
 
     #[test]
     fn recognises_the_first_line() {
@@ -439,9 +428,9 @@ mod tests {
             ]
         );
         assert!(at(&request.headers[2].value).starts_with("Bearer sk-abc \r\n"));
-        let (bytes, stored, field) = body(&request.body);
+        let (body, stored, field) = bytes(request.body.as_ref());
         assert_eq!(
-            (bytes, stored, field.path.as_str()),
+            (body, stored, field.path.as_str()),
             (&b"{\"q\":1}"[..], &[][..], "[1].request.body")
         );
         assert!(
@@ -466,9 +455,9 @@ mod tests {
             ]
         );
         // `Content-Length: 6` of a 7-byte body: Go reads 6 bytes.
-        let (bytes, _, field) = body(&response.body);
+        let (body, _, field) = bytes(response.body.as_ref());
         assert_eq!(
-            (bytes, field.path.as_str()),
+            (body, field.path.as_str()),
             (&b"{\"a\":1"[..], "[1].response.body")
         );
         assert!(at(field).starts_with("{\"a\":1}"));

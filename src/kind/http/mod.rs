@@ -16,7 +16,6 @@ pub mod body;
 mod go_vcr;
 mod har;
 mod httprr;
-mod located;
 mod nock;
 mod ruby_vcr;
 mod talkback;
@@ -300,29 +299,6 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
     })
 }
 
-/// Decodes base64 as Node's `Buffer.from(text, 'base64')` reads what recorders write: line
-/// breaks and other whitespace skipped, padding optional, the URL-safe alphabet accepted.
-/// `None` when anything else is in the text.
-pub(super) fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    use base64::Engine as _;
-    use base64::alphabet;
-    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
-
-    const CONFIG: GeneralPurposeConfig = GeneralPurposeConfig::new()
-        .with_decode_padding_mode(DecodePaddingMode::Indifferent)
-        .with_decode_allow_trailing_bits(true);
-    const STANDARD: GeneralPurpose = GeneralPurpose::new(&alphabet::STANDARD, CONFIG);
-    const URL_SAFE: GeneralPurpose = GeneralPurpose::new(&alphabet::URL_SAFE, CONFIG);
-
-    let compact: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    let engine = if compact.iter().any(|b| matches!(b, b'-' | b'_')) {
-        &URL_SAFE
-    } else {
-        &STANDARD
-    };
-    engine.decode(compact).ok()
-}
-
 /// Decodes hexadecimal text (nock's and old Polly's binary bodies), either case; `None` when
 /// it is not an even number of hex digits.
 pub(super) fn decode_hex(text: &str) -> Option<Vec<u8>> {
@@ -350,4 +326,87 @@ pub(super) fn first_header<'h>(headers: &'h [Header], name: &str) -> Option<&'h 
         .iter()
         .find(|h| h.name.eq_ignore_ascii_case(name))
         .map(|h| h.value.text.as_str())
+}
+
+/// Whether a scalar is written as a string (quoted in JSON, JSON5 or YAML, or a YAML block or
+/// plain scalar that resolves to no other type), not a number, a boolean or null.
+pub(super) fn is_string(node: &Node) -> bool {
+    let Some(scalar) = node.as_scalar() else {
+        return false;
+    };
+    let text = scalar.text.as_str();
+    let other_type = matches!(
+        text,
+        "true"
+            | "false"
+            | "True"
+            | "False"
+            | "TRUE"
+            | "FALSE"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "~"
+            | ""
+    ) || text.parse::<f64>().is_ok()
+        || text.trim_start_matches(['-', '+']).starts_with("0x");
+    scalar.style != crate::doc::Style::Plain || !other_type
+}
+
+/// Whether a scalar is the boolean `true`.
+pub(super) fn is_true(node: &Node) -> bool {
+    node.as_scalar()
+        .is_some_and(|s| s.style == crate::doc::Style::Plain && s.text == "true")
+}
+
+/// What the readers' tests share.
+#[cfg(test)]
+mod testing {
+    use super::{Body, Field, Format, Header, ReadError};
+
+    /// A body's bytes, how they were stored and its field; a test failure if it is not bytes.
+    #[track_caller]
+    pub(super) fn bytes(body: Option<&Body>) -> (&[u8], &[&'static str], &Field) {
+        match body {
+            Some(Body::Bytes {
+                bytes,
+                stored,
+                field,
+            }) => (bytes, stored, field),
+            other => panic!("not bytes: {other:?}"),
+        }
+    }
+
+    /// Each header's name, value and path.
+    pub(super) fn headers(headers: &[Header]) -> Vec<(&str, &str, &str)> {
+        headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.as_str(),
+                    h.value.text.as_str(),
+                    h.value.path.as_str(),
+                )
+            })
+            .collect()
+    }
+
+    /// Asserts that `error`, from reading `text`, is `format`'s `message` at the place where
+    /// `at` is written.
+    #[track_caller]
+    pub(super) fn assert_error(
+        error: &ReadError,
+        text: &str,
+        format: Format,
+        message: &str,
+        at: &str,
+    ) {
+        assert_eq!(
+            (error.format, error.message.as_str()),
+            (format, message),
+            "{text}"
+        );
+        let rest = &text[error.offset..];
+        assert!(rest.starts_with(at), "{text}: at {rest:?}, not {at:?}");
+    }
 }

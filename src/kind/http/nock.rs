@@ -16,7 +16,7 @@
 
 use crate::doc::Node;
 
-use super::located::Located;
+use super::walk::At;
 use super::{Body, Field, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
 
 /// Whether the document is a nock cassette: a list of mappings, one of which has a `scope`
@@ -36,7 +36,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a nock cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let root = Located::root(Format::Nock, root);
+    let root = At::root(root, Format::Nock);
     let interactions = root
         .items()?
         .iter()
@@ -49,32 +49,32 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     })
 }
 
-fn interaction(def: &Located<'_>) -> Result<Interaction, ReadError> {
-    let scope = def.require("scope")?.text()?;
-    let path = def.require("path")?.field()?;
+fn interaction(def: &At<'_>) -> Result<Interaction, ReadError> {
+    let scope = def.need("scope")?.field()?.text;
+    let path = def.need("path")?.field()?;
     let url = Field {
         text: format!("{scope}{}", path.text),
         ..path
     };
     let request = Request {
-        method: def.require("method")?.field()?,
+        method: def.need("method")?.field()?,
         url,
-        headers: match def.get_some("reqheaders") {
-            Some(map) => map.mapping_headers()?,
+        headers: match def.get("reqheaders") {
+            Some(map) => map.headers()?,
             None => Vec::new(),
         },
-        body: def.get_some("body").map(|b| text_or_data(&b)).transpose()?,
+        body: def.get("body").map(|b| text_or_data(&b)).transpose()?,
     };
-    let mut headers = match def.get_some("rawHeaders") {
-        Some(raw) if raw.is_map() => raw.mapping_headers()?,
+    let mut headers = match def.get("rawHeaders") {
+        Some(raw) if raw.node.as_map().is_some() => raw.headers()?,
         Some(raw) => raw_headers(&raw)?,
         None => Vec::new(),
     };
-    if let Some(map) = def.get_some("headers") {
-        headers.extend(map.mapping_headers()?);
+    if let Some(map) = def.get("headers") {
+        headers.extend(map.headers()?);
     }
-    let status = def.get_some("status").map(|s| s.status()).transpose()?;
-    let body = match def.get_some("response") {
+    let status = def.get("status").map(|s| s.status()).transpose()?;
+    let body = match def.get("response") {
         Some(response) => Some(response_body(def, &response, &headers)?),
         None => None,
     };
@@ -82,7 +82,7 @@ fn interaction(def: &Located<'_>) -> Result<Interaction, ReadError> {
         path: def.path.clone(),
         request,
         response: Some(Response {
-            status: status.flatten(),
+            status,
             headers,
             body,
         }),
@@ -91,16 +91,19 @@ fn interaction(def: &Located<'_>) -> Result<Interaction, ReadError> {
 }
 
 /// Node's `rawHeaders`: names and values alternating.
-fn raw_headers(raw: &Located<'_>) -> Result<Vec<Header>, ReadError> {
+fn raw_headers(raw: &At<'_>) -> Result<Vec<Header>, ReadError> {
     let items = raw.items()?;
     if items.len() % 2 != 0 {
-        return Err(raw.error("has a name without a value (an odd number of items)"));
+        return Err(raw.error(format!(
+            "{} has a name without a value (an odd number of items)",
+            raw.path
+        )));
     }
     items
         .chunks_exact(2)
         .map(|pair| {
             Ok(Header {
-                name: pair[0].text()?.to_owned(),
+                name: pair[0].field()?.text,
                 value: pair[1].field()?,
             })
         })
@@ -108,8 +111,8 @@ fn raw_headers(raw: &Located<'_>) -> Result<Vec<Header>, ReadError> {
 }
 
 /// A string as text bytes, anything else as the data the recorder parsed.
-fn text_or_data(node: &Located<'_>) -> Result<Body, ReadError> {
-    if node.is_string() {
+fn text_or_data(node: &At<'_>) -> Result<Body, ReadError> {
+    if super::is_string(node.node) {
         let field = node.field()?;
         return Ok(Body::Bytes {
             bytes: field.text.clone().into_bytes(),
@@ -125,16 +128,18 @@ fn text_or_data(node: &Located<'_>) -> Result<Body, ReadError> {
 
 /// The response body: hex when binary, hex chunks when content-encoded (as nock replays
 /// them), else text or data.
-fn response_body(
-    def: &Located<'_>,
-    response: &Located<'_>,
-    headers: &[Header],
-) -> Result<Body, ReadError> {
-    let binary = def.get("responseIsBinary").is_some_and(|b| b.is_true());
+fn response_body(def: &At<'_>, response: &At<'_>, headers: &[Header]) -> Result<Body, ReadError> {
+    let binary = def
+        .get("responseIsBinary")
+        .is_some_and(|b| super::is_true(b.node));
     if binary {
         let field = response.field()?;
-        let bytes = super::decode_hex(&field.text)
-            .ok_or_else(|| response.error("is not hex, although `responseIsBinary` is true"))?;
+        let bytes = super::decode_hex(&field.text).ok_or_else(|| {
+            let path = &response.path;
+            response.error(format!(
+                "{path} is not hex, although `responseIsBinary` is true"
+            ))
+        })?;
         return Ok(Body::Bytes {
             field,
             bytes,
@@ -151,17 +156,20 @@ fn response_body(
 
 /// A content-encoded response as nock records it: a list of hex strings (or one hex
 /// string). `None` when it is not that.
-fn hex_chunks(response: &Located<'_>) -> Result<Option<Body>, ReadError> {
-    let chunks = response.one_or_many()?;
+fn hex_chunks(response: &At<'_>) -> Result<Option<Body>, ReadError> {
+    let chunks = match response.node.as_seq() {
+        Some(_) => response.items()?,
+        None => vec![response.clone()],
+    };
     let Some(first) = chunks.first() else {
         return Ok(None);
     };
     let mut bytes = Vec::new();
     for chunk in &chunks {
-        if !chunk.is_string() {
+        if !super::is_string(chunk.node) {
             return Ok(None);
         }
-        match super::decode_hex(chunk.text()?) {
+        match super::decode_hex(&chunk.field()?.text) {
             Some(decoded) => bytes.extend_from_slice(&decoded),
             None => return Ok(None),
         }
@@ -183,7 +191,7 @@ fn content_encoded(headers: &[Header]) -> bool {
 mod tests {
     use super::*;
     use crate::doc::from_json;
-    use crate::kind::http::located::testing::{assert_error, headers};
+    use crate::kind::http::testing::{assert_error, headers};
 
     #[track_caller]
     fn nock(text: &str) -> HttpCassette {
@@ -377,7 +385,7 @@ mod tests {
         );
         case(
             r#"{"scope":"https://h.test","method":"GET","path":"/","status":"x"}"#,
-            "[1].status is not a number (`x`)",
+            "[1].status is not an HTTP status: `x`",
             r#""x""#,
         );
     }

@@ -16,7 +16,7 @@
 
 use crate::doc::Node;
 
-use super::located::Located;
+use super::walk::{At, base64_bytes};
 use super::{Body, Field, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
 
 /// Whether the document is a talkback tape: a mapping with `meta` and `req` mappings.
@@ -27,13 +27,13 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a talkback tape.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let root = Located::root(Format::Talkback, root);
-    let meta = root.require("meta")?;
-    let req = root.require("req")?;
-    let url = req.require("url")?.field()?;
-    let url = match meta.get_some("host") {
+    let root = At::root(root, Format::Talkback);
+    let meta = root.need("meta")?;
+    let req = root.need("req")?;
+    let url = req.need("url")?.field()?;
+    let url = match meta.get("host") {
         Some(host) => Field {
-            text: format!("{}{}", host.text()?.trim_end_matches('/'), url.text),
+            text: format!("{}{}", host.field()?.text.trim_end_matches('/'), url.text),
             ..url
         },
         None => url,
@@ -41,20 +41,16 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     let headers = message_headers(&req)?;
     let body = message_body(&meta, "req", &req, &headers)?;
     let request = Request {
-        method: req.require("method")?.field()?,
+        method: req.need("method")?.field()?,
         url,
         headers,
         body,
     };
-    let response = match root.get_some("res") {
+    let response = match root.get("res") {
         Some(res) => {
             let headers = message_headers(&res)?;
             Some(Response {
-                status: res
-                    .get_some("status")
-                    .map(|s| s.status())
-                    .transpose()?
-                    .flatten(),
+                status: res.get("status").map(|s| s.status()).transpose()?,
                 body: message_body(&meta, "res", &res, &headers)?,
                 headers,
             })
@@ -67,7 +63,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
             path: "tape".to_owned(),
             request,
             response,
-            recorded_at: meta.get_some("createdAt").map(|c| c.field()).transpose()?,
+            recorded_at: meta.get("createdAt").map(|c| c.field()).transpose()?,
         }],
         compressed: false,
     })
@@ -75,24 +71,24 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
 
 /// The headers of `req` or `res`: a value (requests) or a list of values (responses) per
 /// name.
-fn message_headers(message: &Located<'_>) -> Result<Vec<Header>, ReadError> {
-    match message.get_some("headers") {
-        Some(map) => map.mapping_headers(),
+fn message_headers(message: &At<'_>) -> Result<Vec<Header>, ReadError> {
+    match message.get("headers") {
+        Some(map) => map.headers(),
         None => Ok(Vec::new()),
     }
 }
 
 /// The body of `req` or `res` (`prefix`), as `prepareBody` reads it.
 fn message_body(
-    meta: &Located<'_>,
+    meta: &At<'_>,
     prefix: &str,
-    message: &Located<'_>,
+    message: &At<'_>,
     headers: &[Header],
 ) -> Result<Option<Body>, ReadError> {
-    let Some(body) = message.get_some("body") else {
+    let Some(body) = message.get("body") else {
         return Ok(None);
     };
-    if !body.is_string() {
+    if !super::is_string(body.node) {
         return Ok(Some(Body::Data {
             path: body.path.clone(),
             node: body.node.clone(),
@@ -100,7 +96,7 @@ fn message_body(
     }
     let flag = |name: &str| {
         meta.get(&format!("{prefix}{name}"))
-            .is_some_and(|f| f.is_true())
+            .is_some_and(|f| super::is_true(f.node))
     };
     let plain = flag("Uncompressed")
         || super::first_header(headers, "content-encoding")
@@ -109,7 +105,7 @@ fn message_body(
     let text = flag("HumanReadable") && plain;
     if !text
         && !field.text.is_empty()
-        && let Some(bytes) = super::decode_base64(&field.text)
+        && let Some(bytes) = base64_bytes(&field.text)
     {
         return Ok(Some(Body::Bytes {
             field,
@@ -160,7 +156,7 @@ fn skip_blank(mut text: &str) -> &str {
 mod tests {
     use super::*;
     use crate::doc::from_json;
-    use crate::kind::http::located::testing::assert_error;
+    use crate::kind::http::testing::assert_error;
 
     #[track_caller]
     fn tape(text: &str) -> Interaction {
@@ -344,13 +340,13 @@ mod tests {
             r#""url""#,
         );
         case(
-            r#"{"meta":{"host":"h"},"req":{"url":"/","method":"GET","headers":[]}}"#,
-            "req.headers is not a mapping",
-            r#""headers""#,
+            r#"{"meta":{"host":"h"},"req":{"url":"/","method":"GET","headers":"x"}}"#,
+            "req.headers is not a list",
+            r#""x""#,
         );
         case(
             r#"{"meta":{"host":"h"},"req":{"url":"/","method":"GET"},"res":{"status":"x"}}"#,
-            "res.status is not a number (`x`)",
+            "res.status is not an HTTP status: `x`",
             r#""x""#,
         );
     }
