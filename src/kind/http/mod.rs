@@ -178,7 +178,7 @@ pub struct HttpCassette {
 pub struct ReadError {
     /// The format it looked like.
     pub format: Format,
-    /// What went wrong ("not valid YAML: ...", `interactions[2].request has no uri`).
+    /// What went wrong (`not valid YAML: ...`, ``interactions[2].request has no `uri` ``).
     pub message: String,
     /// Byte offset of the problem in the (decompressed) text.
     pub offset: usize,
@@ -236,7 +236,9 @@ fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError>
         return httprr::read(text).map(Some);
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    let looks_json = trimmed.starts_with('{') || trimmed.starts_with('[');
+    // A talkback tape may open with a `//` comment before its `{`.
+    let looks_json =
+        trimmed.starts_with('{') || trimmed.starts_with('[') || talkback::looks_like(text);
     let root = if looks_json {
         match crate::doc::from_json(text.as_bytes()) {
             Ok(root) => root,
@@ -307,4 +309,116 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
             _ => None,
         }
     })
+}
+
+/// Decodes hexadecimal text (nock's and old Polly's binary bodies), either case; `None` when
+/// it is not an even number of hex digits.
+pub(super) fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    fn digit(b: u8) -> Option<u8> {
+        match b {
+            b'0'..=b'9' => Some(b - b'0'),
+            b'a'..=b'f' => Some(b - b'a' + 10),
+            b'A'..=b'F' => Some(b - b'A' + 10),
+            _ => None,
+        }
+    }
+    let bytes = text.as_bytes();
+    if !bytes.len().is_multiple_of(2) {
+        return None;
+    }
+    bytes
+        .chunks_exact(2)
+        .map(|pair| Some(digit(pair[0])? << 4 | digit(pair[1])?))
+        .collect()
+}
+
+/// The value of the first header named `name` (compared without case).
+pub(super) fn first_header<'h>(headers: &'h [Header], name: &str) -> Option<&'h str> {
+    headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case(name))
+        .map(|h| h.value.text.as_str())
+}
+
+/// Whether a scalar is written as a string (quoted in JSON, JSON5 or YAML, or a YAML block or
+/// plain scalar that resolves to no other type), not a number, a boolean or null.
+pub(super) fn is_string(node: &Node) -> bool {
+    let Some(scalar) = node.as_scalar() else {
+        return false;
+    };
+    let text = scalar.text.as_str();
+    let other_type = matches!(
+        text,
+        "true"
+            | "false"
+            | "True"
+            | "False"
+            | "TRUE"
+            | "FALSE"
+            | "null"
+            | "Null"
+            | "NULL"
+            | "~"
+            | ""
+    ) || text.parse::<f64>().is_ok()
+        || text.trim_start_matches(['-', '+']).starts_with("0x");
+    scalar.style != crate::doc::Style::Plain || !other_type
+}
+
+/// Whether a scalar is the boolean `true`.
+pub(super) fn is_true(node: &Node) -> bool {
+    node.as_scalar()
+        .is_some_and(|s| s.style == crate::doc::Style::Plain && s.text == "true")
+}
+
+/// What the readers' tests share.
+#[cfg(test)]
+mod testing {
+    use super::{Body, Field, Format, Header, ReadError};
+
+    /// A body's bytes, how they were stored and its field; a test failure if it is not bytes.
+    #[track_caller]
+    pub(super) fn bytes(body: Option<&Body>) -> (&[u8], &[&'static str], &Field) {
+        match body {
+            Some(Body::Bytes {
+                bytes,
+                stored,
+                field,
+            }) => (bytes, stored, field),
+            other => panic!("not bytes: {other:?}"),
+        }
+    }
+
+    /// Each header's name, value and path.
+    pub(super) fn headers(headers: &[Header]) -> Vec<(&str, &str, &str)> {
+        headers
+            .iter()
+            .map(|h| {
+                (
+                    h.name.as_str(),
+                    h.value.text.as_str(),
+                    h.value.path.as_str(),
+                )
+            })
+            .collect()
+    }
+
+    /// Asserts that `error`, from reading `text`, is `format`'s `message` at the place where
+    /// `at` is written.
+    #[track_caller]
+    pub(super) fn assert_error(
+        error: &ReadError,
+        text: &str,
+        format: Format,
+        message: &str,
+        at: &str,
+    ) {
+        assert_eq!(
+            (error.format, error.message.as_str()),
+            (format, message),
+            "{text}"
+        );
+        let rest = &text[error.offset..];
+        assert!(rest.starts_with(at), "{text}: at {rest:?}, not {at:?}");
+    }
 }
