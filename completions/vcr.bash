@@ -397,7 +397,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__verify)
-            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --allow-empty --list-detectors --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --max-age --allow-empty --list-detectors --config --color --platform --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -416,6 +416,10 @@ _vcr() {
                     return 0
                     ;;
                 --usage-log)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-age)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

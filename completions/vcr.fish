@@ -54,6 +54,7 @@ github\t'GitHub Actions workflow annotations'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l baseline -d 'Accept the findings listed in FILE: only new ones are reported' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l write-baseline -d 'Write today\'s findings to FILE as a baseline and exit 0' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l usage-log -d 'A usage log of a test run: report `missing` and `orphan` cassettes (repeatable)' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l max-age -d 'HTTP cassettes recorded longer ago than AGE (`90d`, `12w`, `1y`, `36h`) are `expired` [default: `[verify] max-age`, else no limit]' -r
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s C -d 'Run as if vcr was started in DIR' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'

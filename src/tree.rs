@@ -689,7 +689,7 @@ impl Project {
             for cassette in selection
                 .cassettes
                 .iter()
-                .filter(|c| c.kind == CassetteKind::Text)
+                .filter(|c| matches!(c.kind, CassetteKind::Text | CassetteKind::Http))
             {
                 for i in globs.matches(&cassette.rel) {
                     matched[i] = true;
