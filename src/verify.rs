@@ -598,6 +598,11 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             ),
             LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),
         };
+        let message = match leak.repeats {
+            0 => message,
+            1 => format!("{message} (once more in this file)"),
+            n => format!("{message} ({n} more times in this file)"),
+        };
         let mut finding = Finding::new(hit.family.id(), leak.severity, &cassette.rel, message)
             .at(leak.offset.map(|o| locator.locate(o)));
         finding.matched = Some(hit.masked.clone());

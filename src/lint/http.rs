@@ -18,7 +18,6 @@
 //! file, like the text scan), and each hit is mapped back to the text it sits in.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
 
 use crate::finding::Severity;
 use crate::kind::http::body::{self, Leaf};
@@ -40,6 +39,8 @@ pub struct HttpLeak {
     pub path: String,
     /// Where, for messages: ` in a request header`, ` in a response body`.
     pub place: &'static str,
+    /// How many more times the file holds the same value (one finding stands for all).
+    pub repeats: usize,
 }
 
 /// Request headers whose value is a credential whatever its shape.
@@ -322,6 +323,7 @@ fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static s
         offset,
         path,
         place,
+        repeats: 0,
     }
 }
 
@@ -428,6 +430,7 @@ fn body_texts<'a>(
                     offset,
                     path,
                     place,
+                    repeats: 0,
                 });
                 return;
             }
@@ -488,6 +491,11 @@ fn scan_texts(texts: &[Text<'_>], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) 
             t.interaction == interaction && t.side == Side::Request && t.text.contains(needle)
         })
     };
+    let earlier_response_holds = |interaction: usize, needle: &str| {
+        texts.iter().any(|t| {
+            t.interaction < interaction && t.side == Side::Response && t.text.contains(needle)
+        })
+    };
     for mut hit in hits {
         let i = starts.partition_point(|&s| s <= hit.start) - 1;
         let text = &texts[i];
@@ -509,7 +517,12 @@ fn scan_texts(texts: &[Text<'_>], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) 
                 Side::Response => Severity::Warning,
             },
             LeakFamily::Uuid | LeakFamily::Timestamp => {
-                if text.side == Side::Request && text.matched {
+                // An id a server handed out earlier in the recording (`/servers/<uuid>`)
+                // replays as recorded: only one the client made up changes between runs.
+                if text.side == Side::Request
+                    && text.matched
+                    && !earlier_response_holds(text.interaction, &hit.text)
+                {
                     Severity::Error
                 } else {
                     continue;
@@ -526,39 +539,54 @@ fn scan_texts(texts: &[Text<'_>], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) 
             offset,
             path: text.path.clone(),
             place: text.place,
+            repeats: 0,
         });
     }
 }
 
-/// One finding per leaked value where the file repeats it: an email address once per file,
-/// and a token's truncated display (its first characters, shown after the full value) folded
-/// into the finding of the full value.
+/// One finding per leaked value: a recording repeats a credential in every request, and a
+/// finding per copy buries the rest. The first place is reported, with how many more there
+/// are; an email address once per file; and a token's truncated display (its first
+/// characters, shown after the full value) folds into the finding of the full value.
 fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
+    leaks.sort_by_key(|l| l.offset);
     let secrets: Vec<String> = leaks
         .iter()
         .filter(|l| l.hit.family == LeakFamily::Secret)
         .map(|l| l.hit.text.clone())
         .collect();
-    let mut emails = HashSet::new();
-    let mut seen = HashSet::new();
-    leaks.retain(|leak| {
-        if !seen.insert((leak.path.clone(), leak.hit.text.clone(), leak.hit.family)) {
-            return false;
+    let mut kept: Vec<HttpLeak> = Vec::with_capacity(leaks.len());
+    let mut first: std::collections::HashMap<(LeakFamily, String), usize> =
+        std::collections::HashMap::new();
+    for leak in leaks {
+        let text = &leak.hit.text;
+        if leak.hit.family == LeakFamily::Secret
+            && text.len() >= 8
+            && secrets
+                .iter()
+                .any(|full| full.len() > text.len() && full.starts_with(text.as_str()))
+        {
+            continue;
         }
-        match leak.hit.family {
-            LeakFamily::Email => emails.insert(leak.hit.text.to_ascii_lowercase()),
-            LeakFamily::Secret => {
-                let text = &leak.hit.text;
-                !(text.len() >= 8
-                    && secrets
-                        .iter()
-                        .any(|full| full.len() > text.len() && full.starts_with(text.as_str())))
+        let key = match leak.hit.family {
+            LeakFamily::Email => (LeakFamily::Email, text.to_ascii_lowercase()),
+            family => (family, text.clone()),
+        };
+        match first.get(&key) {
+            Some(&i) => {
+                let earlier = &mut kept[i];
+                // The worst place wins: an echoed home folder is an error even if its first
+                // copy (in a request) came first.
+                earlier.severity = earlier.severity.min(leak.severity);
+                earlier.repeats += 1;
             }
-            _ => true,
+            None => {
+                first.insert(key, kept.len());
+                kept.push(leak);
+            }
         }
-    });
-    leaks.sort_by_key(|l| l.offset);
-    leaks
+    }
+    kept
 }
 
 /// The query parameters of a URL, percent-decoded.

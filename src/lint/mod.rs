@@ -546,7 +546,14 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                 "12345678-1234-1234-1234-123456789012",
                 "ffffffff-ffff-ffff-ffff-ffffffffffff",
             ];
-            (!examples.contains(&s.as_str()))
+            // Made-up ids repeat a digit (`11111111-1111-...`, `aaaaaaaa-...`): random ones
+            // use most of the sixteen.
+            let mut seen = [false; 256];
+            let distinct = s
+                .bytes()
+                .filter(|&b| b != b'-' && !std::mem::replace(&mut seen[b as usize], true))
+                .count();
+            (!examples.contains(&s.as_str()) && distinct > 3)
                 .then(|| hit(start, end, detector.label.into(), false, lossy(text)))
         }
         Kind::Timestamp => {
