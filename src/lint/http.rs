@@ -591,16 +591,8 @@ fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
 
 /// The query parameters of a URL, percent-decoded.
 fn query_pairs(url: &str) -> Vec<(String, String)> {
-    let Some((_, query)) = url.split_once('?') else {
-        return Vec::new();
-    };
-    let query = query.split('#').next().unwrap_or_default();
-    query
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            (body::percent_decode(name), body::percent_decode(value))
-        })
-        .collect()
+    match url.split_once('?') {
+        Some((_, query)) => body::parse_form(query.split('#').next().unwrap_or_default()),
+        None => Vec::new(),
+    }
 }
