@@ -125,9 +125,18 @@ fn verify(recorded: &Recorded) -> (common::Run, Value) {
     (run, doc)
 }
 
-/// A finding's `pointer`, lower-cased (recorders spell header names differently).
+/// A finding's `pointer`, lower-cased (recorders spell header names differently), with
+/// nock's keys read as the side they belong to (`reqheaders`, a definition's `path` and
+/// `body` are the request's, `rawHeaders` the response's).
 fn pointer(f: &Value) -> String {
-    f["pointer"].as_str().unwrap_or("").to_ascii_lowercase()
+    f["pointer"]
+        .as_str()
+        .unwrap_or("")
+        .to_ascii_lowercase()
+        .replace("reqheaders", "request.headers")
+        .replace("rawheaders", "response.headers")
+        .replace("].path", "].request.path")
+        .replace("].body", "].request.body")
 }
 
 fn verify_finds_each_planted_leak(recorder: Recorder) {

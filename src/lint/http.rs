@@ -346,10 +346,21 @@ fn headers<'a>(
     };
     for header in headers {
         let name = header.name.as_str();
+        // HAR and httprr keep headers in a list: the path says `headers[2].value`, the finding
+        // must say which header that is.
         let value = &header.value;
+        let path = if value
+            .path
+            .to_ascii_lowercase()
+            .contains(&name.to_ascii_lowercase())
+        {
+            value.path.clone()
+        } else {
+            format!("{} ({name})", value.path)
+        };
         if is_one_of(name, CREDENTIAL_HEADERS) {
             if let Some(hit) = credential::named("credential-header", name, &value.text, 4) {
-                named.push(leak_at(hit, value, file, value.path.clone(), place));
+                named.push(leak_at(hit, value, file, path.clone(), place));
             }
             continue;
         }
@@ -371,7 +382,7 @@ fn headers<'a>(
                         hit,
                         value,
                         file,
-                        format!("{} cookie {cookie_name}", value.path),
+                        format!("{path} cookie {cookie_name}"),
                         place,
                     ));
                 }
@@ -380,6 +391,7 @@ fn headers<'a>(
         }
         let mut text = field_text(value, file, side, interaction, place);
         text.matched = matched;
+        text.path = path;
         texts.push(text);
     }
 }
@@ -556,7 +568,7 @@ fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
         .map(|l| l.hit.text.clone())
         .collect();
     let mut kept: Vec<HttpLeak> = Vec::with_capacity(leaks.len());
-    let mut first: std::collections::HashMap<(LeakFamily, String), usize> =
+    let mut first: std::collections::HashMap<(LeakFamily, String, &'static str), usize> =
         std::collections::HashMap::new();
     for leak in leaks {
         let text = &leak.hit.text;
@@ -568,9 +580,11 @@ fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
         {
             continue;
         }
+        // Per place: a value the request sent and the response echoed is two findings, the
+        // echo being what makes a home folder in a response an error.
         let key = match leak.hit.family {
-            LeakFamily::Email => (LeakFamily::Email, text.to_ascii_lowercase()),
-            family => (family, text.clone()),
+            LeakFamily::Email => (LeakFamily::Email, text.to_ascii_lowercase(), ""),
+            family => (family, text.clone(), leak.place),
         };
         match first.get(&key) {
             Some(&i) => {
