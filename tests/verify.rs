@@ -803,7 +803,7 @@ fn a_baseline_accepts_todays_findings_wherever_their_lines_move() {
     let t = TestDir::new();
     t.write("vcr.toml", "[verify]\ntext = [\"cassettes/**/*.yaml\"]\n");
     let yaml = format!(
-        "interactions:\n- request:\n    headers:\n      x-api-key:\n      - {}\n    uri: https://api.example.com/v1\n  response:\n    body: saved to /home/alice/out.txt\n",
+        "interactions:\n- request:\n    headers:\n      x-api-key:\n      - {}\n    method: GET\n    uri: https://api.example.com/v1\n  response:\n    body:\n      string: saved to /home/alice/out.txt\n    status:\n      code: 200\n",
         s.bearer
     );
     t.write("cassettes/legacy.yaml", &yaml);
@@ -1250,7 +1250,7 @@ version: 1
     // Redacted as vcrpy's filter_headers leaves it: nothing to report.
     t.write(
         "tests/cassettes/test_client/test_redacted.yaml",
-        "interactions:\n- request:\n    headers:\n      authorization:\n      - DUMMY\n      x-api-key:\n      - '[REDACTED]'\n",
+        "interactions:\n- request:\n    headers:\n      authorization:\n      - DUMMY\n      x-api-key:\n      - '[REDACTED]'\n    method: GET\n    uri: https://api.anthropic.com/v1/models\n  response:\n    status:\n      code: 200\n",
     );
     // A Windows home folder written raw (single backslashes), as YAML keeps it.
     t.write(
@@ -1285,16 +1285,31 @@ version: 1
     assert_eq!(
         seen,
         [
-            (path, "credential-field", 8, bearer.as_str()),
+            (path, "credential-header", 8, bearer.as_str()),
             // A key under a credential header is reported as that header's value.
-            (path, "credential-field", 10, "sk-ant-a…(106 chars)"),
+            (path, "credential-header", 10, "sk-ant-a…(106 chars)"),
             (path, "user-home", 15, "/home/a***/out.txt"),
             (windows, "user-home", 1, r"C:\Users\e***"),
         ],
         "{doc:#}"
     );
-    // Text cassettes are not parsed: no pointer, no parse or format findings.
-    assert!(findings(&doc).iter().all(|f| f["pointer"].is_null()));
+    // The vcrpy cassette among them is read by structure (issue 9): its findings have a
+    // readable path, and the home folder only its response holds is a warning; the file of
+    // no known format is linted as text, with no pointer and no parse finding.
+    for f in findings(&doc) {
+        assert_eq!(f["pointer"].is_null(), f["path"] == windows, "{f:#}");
+    }
+    let home = findings(&doc)
+        .iter()
+        .find(|f| f["path"] == path && f["detector"] == "user-home")
+        .unwrap();
+    assert_eq!(home["severity"], "warning");
+    assert!(
+        home["pointer"]
+            .as_str()
+            .unwrap()
+            .starts_with("interactions[0].response.body.string")
+    );
 
     // Named, or under a named folder, they are read too; a file the globs do not select
     // is not, even when named.

@@ -279,7 +279,49 @@ pub fn check(
     }
     let mut leaks = named;
     scan_texts(&texts, scanner, &mut leaks);
+    if cassette.format != crate::kind::http::Format::Httprr {
+        comments(file, scanner, &mut leaks);
+    }
     fold(leaks)
+}
+
+/// Leaks in whole-line comments (`# ...` in YAML, `// ...` in JSON5), which no reader keeps
+/// but a hand edit can leave a credential in. A line that only looks like a comment (inside a
+/// block scalar) holds what its scalar's leaf already reported: such repeats are dropped.
+fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
+    let mut offset = 0;
+    let mut found = Vec::new();
+    for line in file.split_inclusive(|&b| b == b'\n') {
+        let start = offset;
+        offset += line.len();
+        let trimmed = line.trim_ascii_start();
+        if !(trimmed.starts_with(b"#") || trimmed.starts_with(b"//")) {
+            continue;
+        }
+        for mut hit in scanner.scan(line) {
+            let severity = match hit.family {
+                LeakFamily::Uuid | LeakFamily::Timestamp => continue,
+                LeakFamily::Email => Severity::Warning,
+                LeakFamily::Path if hit.temporary => Severity::Warning,
+                LeakFamily::Secret | LeakFamily::Path => Severity::Error,
+            };
+            if leaks.iter().any(|l| l.hit.text == hit.text) {
+                continue;
+            }
+            let at = start + hit.start;
+            hit.end -= hit.start;
+            hit.start = 0;
+            found.push(HttpLeak {
+                hit,
+                severity,
+                offset: Some(at),
+                path: "(comment)".to_owned(),
+                place: " in a comment",
+                repeats: 0,
+            });
+        }
+    }
+    leaks.extend(found);
 }
 
 /// A field's text, placed exactly when the scalar holds it as written (plain, or quoted
