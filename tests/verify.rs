@@ -1550,3 +1550,75 @@ fn a_recorded_api_error_is_a_warning_naming_its_kind() {
     run.code(1);
     assert_eq!(kinds(&doc), [pair("recorded/error", "error")]);
 }
+
+// ---------------------------------------------------------------------------------------
+// Expiry of HTTP cassettes (issue 9)
+
+/// A Ruby VCR cassette recorded at `recorded_at` (an HTTP date, as Ruby VCR writes it).
+fn ruby_cassette(recorded_at: &str) -> String {
+    format!(
+        "---\nhttp_interactions:\n- request:\n    method: get\n    uri: https://api.example.org/v1/models\n    body:\n      encoding: UTF-8\n      string: ''\n    headers:\n      Accept:\n      - \"*/*\"\n  response:\n    status:\n      code: 200\n      message: OK\n    headers:\n      Content-Type:\n      - application/json\n    body:\n      encoding: UTF-8\n      string: '{{\"data\": []}}'\n  recorded_at: {recorded_at}\nrecorded_with: VCR 6.2.0\n"
+    )
+}
+
+#[test]
+fn http_cassettes_older_than_max_age_are_expired() {
+    let t = TestDir::new();
+    t.write("spec/cassettes/old.yml", ruby_cassette("Mon, 04 Mar 2024 05:06:07 GMT"));
+    let now = std::time::SystemTime::now();
+    let recent = now - std::time::Duration::from_secs(3 * 86_400);
+    t.write("spec/cassettes/new.yml", ruby_cassette(&http_date(recent)));
+
+    // No limit: no expiry findings.
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert!(with_id(&doc, "expired").is_empty(), "{doc:#}");
+
+    // With one, the old cassette is a warning that names its date; the new one is not.
+    let (run, doc) = verify_json(&t, &["--max-age", "90d"]);
+    run.code(0);
+    let expired = with_id(&doc, "expired");
+    assert_eq!(expired.len(), 1, "{doc:#}");
+    assert_eq!(expired[0]["path"], "spec/cassettes/old.yml");
+    assert_eq!(expired[0]["severity"], "warning");
+    let message = expired[0]["message"].as_str().unwrap();
+    assert!(message.contains("recorded on 2024-03-04"), "{message}");
+    assert!(message.contains("maximum age of 90 days"), "{message}");
+
+    // From the configuration too, and its severity can be raised.
+    t.write(
+        "vcr.toml",
+        "[verify]\nmax-age = \"1w\"\n\n[verify.severity]\nexpired = \"error\"\n",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    assert_eq!(with_id(&doc, "expired").len(), 1, "{doc:#}");
+    // The command line wins over the configuration.
+    let (run, doc) = verify_json(&t, &["--max-age", "1d"]);
+    run.code(1);
+    assert_eq!(with_id(&doc, "expired").len(), 2, "{doc:#}");
+
+    // An age that is not one is a usage error, from either place.
+    t.vcr(&["verify", "--max-age", "soon"])
+        .code(2)
+        .stderr_has("--max-age: `soon` is not an age");
+    t.write("vcr.toml", "[verify]\nmax-age = \"0d\"\n");
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("`verify.max-age`: `0d`: the age must be more than zero");
+}
+
+/// An HTTP date (`Mon, 04 Mar 2024 05:06:07 GMT`), computed with `date` so the test does not
+/// use the code it checks.
+fn http_date(at: std::time::SystemTime) -> String {
+    let seconds = at
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let out = std::process::Command::new("date")
+        .args(["-u", "-d", &format!("@{seconds}"), "+%a, %d %b %Y %H:%M:%S GMT"])
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}

@@ -463,7 +463,18 @@ fn body_texts<'a>(
             .at
             .and_then(|at| exact_offset(Some(at as usize), leaf.text, file));
         let anchor = leaf.at.map(|a| a as usize).or(anchor);
+        // A Firebase web config's `apiKey` is public by design (it ships in every page).
+        let public = leaf.siblings.is_some_and(|entries| {
+            leaf.name == Some("apiKey")
+                && entries.iter().any(|(k, _)| {
+                    matches!(
+                        k.as_str(),
+                        Some("authDomain" | "projectId" | "messagingSenderId")
+                    )
+                })
+        });
         if !leaf.is_key
+            && !public
             && let Some(name) = leaf.name
         {
             let client_secret = name.eq_ignore_ascii_case("secret")
@@ -489,15 +500,6 @@ fn body_texts<'a>(
                 return;
             }
         }
-        let public = leaf.siblings.is_some_and(|entries| {
-            leaf.name == Some("apiKey")
-                && entries.iter().any(|(k, _)| {
-                    matches!(
-                        k.as_str(),
-                        Some("authDomain" | "projectId" | "messagingSenderId")
-                    )
-                })
-        });
         texts.push(Text {
             text: Cow::Owned(leaf.text.to_owned()),
             path,
@@ -651,4 +653,201 @@ fn query_pairs(url: &str) -> Vec<(String, String)> {
         Some((_, query)) => body::parse_form(query.split('#').next().unwrap_or_default()),
         None => Vec::new(),
     }
+}
+
+#[cfg(test)]
+mod tests {
+    //! True and false vectors of each rule (issue 9), on small vcrpy cassettes read by the real
+    //! reader. The recorders' own cassettes are checked end to end in `tests/http_recorders.rs`.
+
+    use super::*;
+    use crate::kind::http;
+
+    /// (id, severity, path, leaked text) of every leak in a vcrpy cassette of `interactions`.
+    fn leaks(interactions: &str) -> Vec<(&'static str, Severity, String, String)> {
+        let text = format!("interactions:\n{interactions}version: 1\n");
+        let cassette = http::read(std::path::Path::new("c.yaml"), text.as_bytes())
+            .expect("reads")
+            .expect("a vcrpy cassette");
+        let match_on = cassette.format.default_match_on();
+        check(&cassette, text.as_bytes(), &Scanner::new(&[]), match_on)
+            .into_iter()
+            .map(|l| (l.hit.family.id(), l.severity, l.path, l.hit.text))
+            .collect()
+    }
+
+    /// One interaction: request headers (YAML lines), URL, request body, response body.
+    fn exchange(headers: &str, uri: &str, body: &str, response: &str) -> String {
+        format!(
+            "- request:\n    body: {body}\n    headers:\n{headers}    method: POST\n    uri: {uri}\n  response:\n    body:\n      string: {response}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n"
+        )
+    }
+
+    fn header(name: &str, value: &str) -> String {
+        format!("      {name}:\n      - '{value}'\n")
+    }
+
+    const KEY: &str = "Q7fKz2PmA9xLw3RtYb8NcV5hJ1sD";
+    const URL: &str = "https://api.example.org/v1/things";
+
+    fn secrets(interactions: &str) -> Vec<String> {
+        leaks(interactions)
+            .into_iter()
+            .filter(|l| l.0 == "leak/secret")
+            .map(|l| l.3)
+            .collect()
+    }
+
+    #[test]
+    fn credential_headers_are_secrets_unless_placeholders() {
+        let bearer = header("Authorization", &format!("Bearer {KEY}"));
+        assert_eq!(secrets(&exchange(&bearer, URL, "null", "ok")), [KEY]);
+        for fake in [
+            "Bearer OPENAI_API_KEY",
+            "token ONE_OFF_SCOPE_AUTHORIZATION_TOKEN",
+            "Basic dGVzdDp0ZXN0",
+            "Basic dGVzdHVzZXI6TVlfVEVTVF9UT0tFTg==",
+            "Bearer <API_KEY>",
+            "Bearer sk-...",
+        ] {
+            let headers = header("Authorization", fake);
+            assert_eq!(secrets(&exchange(&headers, URL, "null", "ok")), [] as [String; 0], "{fake}");
+        }
+        // `deploy:Xk9mQ2vL7pwZ` is a real account.
+        let basic = header("Authorization", "Basic ZGVwbG95OlhrOW1RMnZMN3B3Wg==");
+        assert_eq!(secrets(&exchange(&basic, URL, "null", "ok")).len(), 1);
+        let amz = header("X-Amz-Security-Token", KEY);
+        assert_eq!(secrets(&exchange(&amz, URL, "null", "ok")), [KEY]);
+        // SigV4: the key id is what is reported; one spelling TEST is made up.
+        let sigv4 = |id: &str| {
+            header(
+                "Authorization",
+                &format!("AWS4-HMAC-SHA256 Credential={id}/20240101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=0d1f"),
+            )
+        };
+        assert_eq!(
+            secrets(&exchange(&sigv4("AKIA4QJ7XZ2MB5NRC6WD"), URL, "null", "ok")),
+            ["AKIA4QJ7XZ2MB5NRC6WD"]
+        );
+        assert!(secrets(&exchange(&sigv4("AKIAIOSTESTKEY123456"), URL, "null", "ok")).is_empty());
+    }
+
+    #[test]
+    fn query_parameters_and_cookies_are_judged_by_name() {
+        let url = format!("{URL}?api_key={KEY}&page=2");
+        assert_eq!(secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")), [KEY]);
+        let url = format!("{URL}?page={KEY}");
+        assert!(secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")).is_empty());
+        let cookie = header("Cookie", &format!("theme=dark; sessionid={KEY}"));
+        assert_eq!(secrets(&exchange(&cookie, URL, "null", "ok")), [KEY]);
+        let cookie = header("Cookie", "theme=dark; lang=en-GB-oxendict");
+        assert!(secrets(&exchange(&cookie, URL, "null", "ok")).is_empty());
+    }
+
+    #[test]
+    fn secret_fields_beside_a_client_are_secrets() {
+        let body = |json: &str| format!("'{json}'");
+        let client = body(&format!(r#"{{"client_id": "abc", "secret": "{KEY}"}}"#));
+        let json = header("Content-Type", "application/json");
+        assert_eq!(secrets(&exchange(&json, URL, &client, "ok")), [KEY]);
+        let riddle = body(r#"{"question": "the answer", "secret": "forty-two is the answer"}"#);
+        assert!(secrets(&exchange(&json, URL, &riddle, "ok")).is_empty());
+        let password = body(&format!(r#"{{"user": "ann", "password": "{KEY}"}}"#));
+        assert_eq!(secrets(&exchange(&json, URL, &password, "ok")), [KEY]);
+    }
+
+    #[test]
+    fn public_and_repeated_keys_are_one_finding_or_none() {
+        let google = "AIzaSyD4f8Qx2LmN7pR9sT1uV3wX5yZ6aB8cDeF";
+        let firebase = format!(
+            r#"'{{"apiKey": "{google}", "authDomain": "demo.firebaseapp.com", "projectId": "demo"}}'"#
+        );
+        let json = header("Content-Type", "application/json");
+        assert!(secrets(&exchange(&json, URL, "null", &firebase)).is_empty());
+        let elsewhere = format!(r#"'{{"key": "{google}"}}'"#);
+        assert_eq!(secrets(&exchange(&json, URL, "null", &elsewhere)), [google]);
+        // The full token and its display (its first 16 characters) are one finding.
+        let token = format!("ghp_{KEY}abcdefgh");
+        let display = &token[..16];
+        let shown = format!(r#"'{{"token": "{token}", "token_display": "{display}"}}'"#);
+        assert_eq!(secrets(&exchange(&json, URL, "null", &shown)), [token.clone()]);
+        // The same token in three requests: one finding.
+        let bearer = header("Authorization", &format!("Bearer {KEY}"));
+        let three = exchange(&bearer, URL, "null", "ok").repeat(3);
+        let found = check_repeats(&three);
+        assert_eq!(found, [(KEY.to_owned(), 2)]);
+    }
+
+    fn check_repeats(interactions: &str) -> Vec<(String, usize)> {
+        let text = format!("interactions:\n{interactions}version: 1\n");
+        let cassette = http::read(std::path::Path::new("c.yaml"), text.as_bytes())
+            .unwrap()
+            .unwrap();
+        check(&cassette, text.as_bytes(), &Scanner::new(&[]), &[])
+            .into_iter()
+            .map(|l| (l.hit.text, l.repeats))
+            .collect()
+    }
+
+    #[test]
+    fn home_folders_depend_on_the_side() {
+        let json = header("Content-Type", "application/json");
+        let paths = |body: &str, response: &str| -> Vec<(Severity, String)> {
+            leaks(&exchange(&json, URL, body, response))
+                .into_iter()
+                .filter(|l| l.0 == "leak/path")
+                .map(|l| (l.1, l.2))
+                .collect()
+        };
+        let sent = r#"'{"path": "/home/dana/q3.csv"}'"#;
+        let echoed = r#"'{"saved": "/home/dana/q3.csv"}'"#;
+        let other = r#"'{"worker": "/home/kofi/w.py"}'"#;
+        let found = paths(sent, echoed);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|(s, _)| *s == Severity::Error), "{found:?}");
+        assert!(found[1].1.contains("response"), "{found:?}");
+        assert_eq!(paths("null", other), [(Severity::Warning, "interactions[0].response.body.string (json) /worker".to_owned())]);
+        // XML's `</root>` is not the root user's home; `/root/...` in a response is a path.
+        assert!(paths("null", "'<root><a>1</a></root>'").is_empty());
+        assert_eq!(paths("null", "'run /root/build.sh'").len(), 1);
+    }
+
+    #[test]
+    fn uuids_and_timestamps_count_only_where_requests_are_matched() {
+        let accept = header("Accept", "*/*");
+        let uuid = "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a";
+        let ids = |interactions: &str| -> Vec<(Severity, String)> {
+            leaks(interactions)
+                .into_iter()
+                .filter(|l| l.0 == "leak/uuid" || l.0 == "leak/timestamp")
+                .map(|l| (l.1, l.2))
+                .collect()
+        };
+        // In the URL (vcrpy matches path and query by default): it breaks replay.
+        let url = format!("{URL}/{uuid}?since=2024-05-01T12:00:00Z");
+        let found = ids(&exchange(&accept, &url, "null", "ok"));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|(s, _)| *s == Severity::Error));
+        // In a response, or a request body vcrpy does not match: nothing.
+        let body = format!("'{{\"id\": \"{uuid}\"}}'");
+        assert!(ids(&exchange(&accept, URL, &body, &body)).is_empty());
+        // An id a server handed out earlier replays as recorded.
+        let created = exchange(&accept, URL, "null", &body);
+        let fetched = exchange(&accept, &format!("{URL}/{uuid}"), "null", "ok");
+        assert!(ids(&format!("{created}{fetched}")).is_empty());
+    }
+
+    #[test]
+    fn emails_are_one_warning_per_address_and_comments_are_read() {
+        let json = header("Content-Type", "application/json");
+        let body = r#"'{"to": "dana.kofi@corp-mail.net", "cc": "Dana.Kofi@corp-mail.net"}'"#;
+        let found = leaks(&exchange(&json, URL, body, body));
+        let emails: Vec<_> = found.iter().filter(|l| l.0 == "leak/email").collect();
+        assert_eq!(emails.len(), 1, "{found:?}");
+        assert_eq!(emails[0].1, Severity::Warning);
+        let commented = format!("# the key was {KEY_ANTHROPIC}\n{}", exchange(&json, URL, "null", "ok"));
+        assert_eq!(secrets(&commented), [KEY_ANTHROPIC]);
+    }
+
+    const KEY_ANTHROPIC: &str = "sk-ant-api03-vNbqEEbM8eQttjiQNV-0C4L2oXrW8wSzJ88z2QCkmJI2TW6JH6tJ7aYz7NxWpoiPuj5FDZQlr25wy0OiW1ZjoKHtAj1f9AA";
 }
