@@ -35,7 +35,75 @@ pub struct ConfigFile {
     pub cassettes: Vec<crate::kind::generic::CassetteConfig>,
     /// Settings of `vcr record`.
     pub record: RecordConfig,
+    /// HTTP cassettes (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback).
+    pub http: HttpConfig,
 }
+
+/// The `[http]` table.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HttpConfig {
+    /// Globs, relative to the project root, of HTTP cassettes, each optionally with what the
+    /// recorder matches requests by. Without it, the well-known folders
+    /// ([`DEFAULT_HTTP_CASSETTES`]).
+    pub cassettes: Option<Vec<HttpCassettes>>,
+}
+
+/// One `[http] cassettes` entry: a glob, or a glob with `match-on`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum HttpCassettes {
+    /// `"tests/cassettes/**"`
+    Glob(String),
+    /// `{ glob = "...", match-on = ["method", "uri", "body"] }`
+    Entry(HttpCassettesEntry),
+}
+
+/// A glob with what the recorder matches requests by.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HttpCassettesEntry {
+    /// The glob.
+    pub glob: String,
+    /// What the recorder compares to find a request's recording (vcrpy's `match_on`, Ruby
+    /// VCR's `match_requests_on`): `method`, `uri`/`url`, `scheme`, `host`, `port`, `path`,
+    /// `query`, `headers`, `body`. Without it, the recorder's defaults.
+    pub match_on: Option<Vec<String>>,
+}
+
+impl HttpCassettes {
+    /// The glob.
+    pub fn glob(&self) -> &str {
+        match self {
+            HttpCassettes::Glob(glob) => glob,
+            HttpCassettes::Entry(entry) => &entry.glob,
+        }
+    }
+
+    /// The `match-on` list, if given.
+    pub fn match_on(&self) -> Option<&[String]> {
+        match self {
+            HttpCassettes::Glob(_) => None,
+            HttpCassettes::Entry(entry) => entry.match_on.as_deref(),
+        }
+    }
+}
+
+/// Where HTTP cassettes live when `[http] cassettes` does not say: the folders vcrpy,
+/// pytest-recording, Ruby VCR, Polly.js and go-vcr users keep them in.
+pub const DEFAULT_HTTP_CASSETTES: &[&str] = &[
+    "**/cassettes/**",
+    "**/__recordings__/**",
+    "**/recordings/**",
+    "**/fixtures/vcr_cassettes/**",
+    "**/testdata/**/*.httprr",
+    "**/testdata/**/*.httprr.gz",
+];
+
+/// What `match-on` can name.
+pub const MATCH_ON: &[&str] = &[
+    "method", "uri", "url", "scheme", "host", "port", "path", "query", "headers", "body",
+];
 
 /// The `[record]` table.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -72,6 +140,8 @@ pub struct VerifyConfig {
     pub severity: std::collections::BTreeMap<String, Level>,
     /// Findings accepted on purpose.
     pub allow: Vec<AllowConfig>,
+    /// HTTP cassettes recorded longer ago than this (`90d`, `12w`, `1y`) are `expired`.
+    pub max_age: Option<String>,
 }
 
 /// A severity a finding id can be given.

@@ -60,6 +60,10 @@ pub const IDS: &[(&str, &str)] = &[
         "A recorded call that is an API error (authentication, billing, rate limit, server error)",
     ),
     (
+        "expired",
+        "An HTTP cassette recorded longer ago than `--max-age` (`[verify] max-age`)",
+    ),
+    (
         "dsh/persistence",
         "A dsh session header that replay reads but the harness's session store refuses",
     ),

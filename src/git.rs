@@ -48,6 +48,15 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, GitError> {
     Ok(output.stdout)
 }
 
+/// When the last commit that touched `path` was made (committer time, seconds since the
+/// epoch), if the file is in a git repository and committed.
+pub fn last_commit_time(path: &Path) -> Option<i64> {
+    let dir = path.parent()?;
+    let name = path.file_name()?.to_str()?;
+    let out = git(dir, &["log", "-1", "--format=%ct", "--", name]).ok()?;
+    String::from_utf8(out).ok()?.trim().parse().ok()
+}
+
 /// The top folder of the repository holding `dir`.
 pub fn toplevel(dir: &Path) -> Result<PathBuf, GitError> {
     let out = git(dir, &["rev-parse", "--show-toplevel"])?;

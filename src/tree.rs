@@ -38,8 +38,12 @@ pub enum CassetteKind {
     /// A dsh scenario's hand-written `replay.override.json` (checked, never rewritten).
     DshOverride,
     /// A cassette of a format vcr does not parse, selected by `[verify] text` globs: linted
-    /// for leaks as text only.
+    /// for leaks as text only (or by structure, when its content is an HTTP cassette).
     Text,
+    /// A file `[http] cassettes` (or its default folders) selects: read by structure when it
+    /// is an HTTP cassette (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback), else
+    /// linted as text. Never rewritten or renamed.
+    Http,
 }
 
 impl CassetteKind {
@@ -53,7 +57,7 @@ impl CassetteKind {
 
     /// Whether vcr reads the file's structure (and so can normalize and name it).
     pub fn is_structured(self) -> bool {
-        !matches!(self, CassetteKind::Text)
+        !matches!(self, CassetteKind::Text | CassetteKind::Http)
     }
 
     /// Whether the file is a Claude Code fixture.
@@ -235,6 +239,71 @@ pub struct Project {
     text_globs: Option<globset::GlobSet>,
     /// `[[cassettes]]`, compiled, in order.
     generic: Vec<Arc<generic::Spec>>,
+    /// `[http] cassettes` (or the default folders), compiled, in order.
+    http: HttpGlobs,
+}
+
+/// The globs that select HTTP cassettes, each with its `match-on`.
+#[derive(Debug)]
+struct HttpGlobs {
+    globs: Vec<(globset::GlobMatcher, Option<Vec<String>>)>,
+    /// Whether these are the defaults (nothing configured): a default folder that holds no
+    /// cassette is not an error, and only files with a cassette's extension are taken.
+    default: bool,
+}
+
+/// Extensions of the files the default HTTP folders are searched for.
+const HTTP_EXTENSIONS: &[&str] = &[".yaml", ".yml", ".json", ".har", ".json5", ".httprr", ".gz"];
+
+impl HttpGlobs {
+    fn compile(config: Option<&[crate::config::HttpCassettes]>) -> Result<HttpGlobs, String> {
+        let compile = |glob: &str| {
+            globset::GlobBuilder::new(glob)
+                .literal_separator(true)
+                .build()
+                .map(|g| g.compile_matcher())
+                .map_err(|e| format!("`http.cassettes`: invalid glob `{glob}`: {}", e.kind()))
+        };
+        let Some(entries) = config else {
+            let globs = crate::config::DEFAULT_HTTP_CASSETTES
+                .iter()
+                .map(|glob| compile(glob).map(|m| (m, None)))
+                .collect::<Result<_, _>>()?;
+            return Ok(HttpGlobs {
+                globs,
+                default: true,
+            });
+        };
+        let mut globs = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            if let Some(bad) = entry.match_on().and_then(|names| {
+                names
+                    .iter()
+                    .find(|m| !crate::config::MATCH_ON.contains(&m.as_str()))
+            }) {
+                return Err(format!(
+                    "`http.cassettes[{i}].match-on`: unknown `{bad}` (known: {})",
+                    crate::config::MATCH_ON.join(", ")
+                ));
+            }
+            globs.push((
+                compile(entry.glob())?,
+                entry.match_on().map(<[String]>::to_vec),
+            ));
+        }
+        Ok(HttpGlobs {
+            globs,
+            default: false,
+        })
+    }
+
+    /// The first entry that selects `rel`.
+    fn find(&self, rel: &str) -> Option<usize> {
+        if self.default && !HTTP_EXTENSIONS.iter().any(|ext| rel.ends_with(ext)) {
+            return None;
+        }
+        self.globs.iter().position(|(glob, _)| glob.is_match(rel))
+    }
 }
 
 /// Compiles globs written relative to the project root (`*` stays within a folder, `**`
@@ -309,7 +378,15 @@ impl Project {
             .into_iter()
             .map(Arc::new)
             .collect();
+        let http =
+            HttpGlobs::compile(config_file.http.cassettes.as_deref()).map_err(|message| {
+                ConfigError::Verify {
+                    path: config_path.clone(),
+                    message,
+                }
+            })?;
         let project = Project {
+            http,
             root,
             config_path,
             config: config_file,
@@ -592,6 +669,21 @@ impl Project {
                 ));
             }
         }
+        if !self.http.default {
+            for (i, (glob, _)) in self.http.globs.iter().enumerate() {
+                let found = selection
+                    .cassettes
+                    .iter()
+                    .any(|c| c.kind == CassetteKind::Http && self.http.find(&c.rel) == Some(i));
+                if !found {
+                    selection.selects_nothing.push(nothing(
+                        "`[http] cassettes`",
+                        glob.glob().glob().to_owned(),
+                        "no file matches it (globs are relative to the project root)",
+                    ));
+                }
+            }
+        }
         if let Some(globs) = &self.text_globs {
             let mut matched = vec![false; self.config.verify.text.len()];
             for cassette in selection
@@ -767,6 +859,13 @@ impl Project {
         });
     }
 
+    /// What the recorder matches the requests of the HTTP cassette `rel` by, when its
+    /// `[http] cassettes` entry says (else the recorder's defaults apply).
+    pub fn http_match_on(&self, rel: &str) -> Option<&[String]> {
+        let i = self.http.find(rel)?;
+        self.http.globs[i].1.as_deref()
+    }
+
     fn is_text_cassette(&self, rel: &str) -> bool {
         self.text_globs
             .as_ref()
@@ -778,7 +877,8 @@ impl Project {
     fn glob_cassette(&self, path: PathBuf) -> Option<Cassette> {
         let rel = self.rel(&path);
         let spec = self.generic.iter().find(|spec| spec.matches(&rel));
-        if spec.is_none() && !self.is_text_cassette(&rel) {
+        let http = spec.is_none() && self.http.find(&rel).is_some();
+        if spec.is_none() && !http && !self.is_text_cassette(&rel) {
             return None;
         }
         Some(Cassette {
@@ -794,6 +894,8 @@ impl Project {
             path,
             kind: if spec.is_some() {
                 CassetteKind::Generic
+            } else if http {
+                CassetteKind::Http
             } else {
                 CassetteKind::Text
             },
@@ -802,7 +904,7 @@ impl Project {
 
     /// Adds the files under `start` that `[[cassettes]]` or `[verify] text` globs select.
     fn discover_text(&self, start: &Path, selection: &mut Selection) {
-        if self.text_globs.is_none() && self.generic.is_empty() {
+        if self.text_globs.is_none() && self.generic.is_empty() && self.http.globs.is_empty() {
             return;
         }
         let walk = walkdir::WalkDir::new(start)

@@ -16,7 +16,7 @@ use crate::js_regex::{JsRegex, PatternError, Stopped};
 use crate::json::{self, Position, Value};
 use crate::kind::api_error::{RECORDED_ERROR, RecordedError};
 use crate::kind::claude_code;
-use crate::kind::{dsh, generic};
+use crate::kind::{dsh, generic, http};
 use crate::lint::{Hit, LeakFamily, Locator, Scanner};
 use crate::rehash::MAX_NAME_BYTES;
 use crate::tree::{Cassette, CassetteKind, Project, Scenario, Selection, compile_globs};
@@ -31,6 +31,49 @@ pub struct Checks {
     /// The default severity of `recorded/error`: a warning in `verify`, an error in what
     /// `record` just recorded ([`Checks::for_record`]).
     recorded_error: Severity,
+    /// `[http] cassettes` entries that say what the recorder matches requests by.
+    match_on: Vec<(globset::GlobMatcher, Vec<String>)>,
+    /// HTTP cassettes recorded longer ago than this are `expired`.
+    max_age: Option<MaxAge>,
+}
+
+/// `--max-age` / `[verify] max-age`: how old an HTTP cassette may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaxAge {
+    /// The limit, in seconds.
+    pub seconds: i64,
+    /// Now, in seconds since the Unix epoch (a parameter, so tests can set it).
+    pub now: i64,
+}
+
+impl MaxAge {
+    /// Parses `90d`, `12w`, `1y`, `36h` (a number and a unit: hours, days, weeks, years of 365
+    /// days).
+    pub fn parse(text: &str, now: i64) -> Result<MaxAge, String> {
+        let text = text.trim();
+        let unit = text.chars().last().unwrap_or(' ');
+        let number: i64 = text[..text.len() - unit.len_utf8().min(text.len())]
+            .parse()
+            .map_err(|_| format!("`{text}` is not an age such as `90d`, `12w`, `1y` or `36h`"))?;
+        let scale = match unit {
+            'h' => 3_600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            'y' => 365 * 86_400,
+            _ => {
+                return Err(format!(
+                    "`{text}` is not an age such as `90d`, `12w`, `1y` or `36h`"
+                ));
+            }
+        };
+        if number <= 0 {
+            return Err(format!("`{text}`: the age must be more than zero"));
+        }
+        Ok(MaxAge {
+            seconds: number.saturating_mul(scale),
+            now,
+        })
+    }
 }
 
 #[derive(Debug)]
@@ -155,12 +198,45 @@ impl Checks {
                 paths,
             });
         }
+        let mut match_on = Vec::new();
+        for entry in project.config().http.cassettes.iter().flatten() {
+            if let Some(names) = entry.match_on() {
+                let glob = globset::GlobBuilder::new(entry.glob())
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| {
+                        bad(format!(
+                            "`http.cassettes`: invalid glob `{}`: {}",
+                            entry.glob(),
+                            e.kind()
+                        ))
+                    })?;
+                match_on.push((glob.compile_matcher(), names.to_vec()));
+            }
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let max_age = config
+            .max_age
+            .as_deref()
+            .map(|age| MaxAge::parse(age, now).map_err(|e| bad(format!("`verify.max-age`: {e}"))))
+            .transpose()?;
         Ok(Checks {
             scanner: Scanner::new(machine_paths),
             levels,
             allow,
             recorded_error: Severity::Warning,
+            match_on,
+            max_age,
         })
+    }
+
+    /// Sets the age past which HTTP cassettes are `expired` (`--max-age`, over the
+    /// configuration's).
+    pub fn with_max_age(mut self, max_age: MaxAge) -> Checks {
+        self.max_age = Some(max_age);
+        self
     }
 
     /// The checks `record` runs on what it just recorded: a recorded API error is an error
@@ -226,6 +302,8 @@ pub struct Outcome {
     pub summary: Summary,
     /// Each dsh scenario checked, with its sessions and derived calls (`verify -v`).
     pub scenarios: Vec<ScenarioStats>,
+    /// HTTP cassettes read by structure, per format (`vcrpy`: 12), for `verify -v`.
+    pub http_formats: BTreeMap<&'static str, usize>,
 }
 
 /// What a dsh scenario holds, as the harness would load it.
@@ -241,6 +319,8 @@ pub struct ScenarioStats {
 
 struct FileResult {
     findings: Vec<(Finding, Option<String>)>,
+    /// The HTTP format the file was read as.
+    http_format: Option<&'static str>,
     /// The name the harness would look up, for content-addressed cassettes.
     expected_name: Option<String>,
     problem: Option<FileProblem>,
@@ -271,6 +351,7 @@ pub fn run(
                 Ok(bytes) => check_file(cassette, &bytes, checks),
                 Err(e) => FileResult {
                     findings: Vec::new(),
+                    http_format: None,
                     expected_name: None,
                     problem: Some(FileProblem::io(&e)),
                 },
@@ -282,6 +363,9 @@ pub fn run(
                 return;
             }
             outcome.summary.files += 1;
+            if let Some(format) = result.http_format {
+                *outcome.http_formats.entry(format).or_default() += 1;
+            }
             findings.extend(result.findings);
             if let Some(name) = result.expected_name {
                 let dir = cassette
@@ -362,9 +446,15 @@ enum Scope {
 fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult {
     let mut result = FileResult {
         findings: Vec::new(),
+        http_format: None,
         expected_name: None,
         problem: None,
     };
+    if matches!(cassette.kind, CassetteKind::Http | CassetteKind::Text)
+        && check_http(cassette, bytes, checks, &mut result)
+    {
+        return result;
+    }
     let hits = checks.scanner.scan(bytes);
     if !cassette.kind.is_structured() {
         leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
@@ -454,6 +544,112 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         result.expected_name = Some(expected);
     }
     result
+}
+
+/// Reads an HTTP cassette by structure and checks it; `false` when the file is no HTTP
+/// cassette (it is then linted as text).
+fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) -> bool {
+    let read = match http::read(&cassette.path, bytes) {
+        Ok(None) => return false,
+        Ok(Some(read)) => read,
+        Err(e) => {
+            let text = http::decompressed(bytes);
+            let finding = Finding::new(
+                "parse",
+                Severity::Error,
+                &cassette.rel,
+                format!("not a valid {} cassette: {e}", e.format.name()),
+            )
+            .at(Some(Position::locate(&text, e.offset)));
+            push(checks, &mut result.findings, finding, None);
+            // What can be read of it is still linted, as text.
+            let hits = checks.scanner.scan(bytes);
+            leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+            return true;
+        }
+    };
+    result.http_format = Some(read.format.name());
+    let text = http::decompressed(bytes);
+    let configured = checks
+        .match_on
+        .iter()
+        .find(|(glob, _)| glob.is_match(&cassette.rel))
+        .map(|(_, names)| names.iter().map(String::as_str).collect::<Vec<_>>());
+    let match_on = configured.unwrap_or_else(|| read.format.default_match_on().to_vec());
+    let leaks = crate::lint::http::check(&read, &text, &checks.scanner, &match_on);
+    let mut locator = Locator::new(&text);
+    for leak in leaks {
+        let hit = &leak.hit;
+        let place = leak.place;
+        let message = match hit.family {
+            LeakFamily::Secret => format!("{} leaked{place}: remove it and rotate it", hit.label),
+            LeakFamily::Path if leak.severity == Severity::Warning => format!(
+                "{}{place}: a machine path a server sent back; check that it is not yours",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Path => format!(
+                "{}{place}: a machine path that left this machine; scrub it from the cassette and filter it when recording",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Uuid | LeakFamily::Timestamp => format!(
+                "{}{place}, which {} matches requests by: replay breaks when it changes; filter it when recording or match on less",
+                capitalize(&hit.label),
+                read.format.name()
+            ),
+            LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),
+        };
+        let mut finding = Finding::new(hit.family.id(), leak.severity, &cassette.rel, message)
+            .at(leak.offset.map(|o| locator.locate(o)));
+        finding.matched = Some(hit.masked.clone());
+        finding.detector = Some(hit.detector);
+        finding.pointer = Some(leak.path.clone());
+        finding.fingerprint = fingerprint(&hit.text);
+        push(
+            checks,
+            &mut result.findings,
+            finding,
+            Some(hit.text.clone()),
+        );
+    }
+    if let Some(max_age) = checks.max_age {
+        expired(cassette, &read, max_age, checks, &mut result.findings);
+    }
+    true
+}
+
+/// `expired`: an HTTP cassette recorded longer ago than `--max-age`, judged by its recorded
+/// time (`recorded_at`, HAR `startedDateTime`, the response `Date`), else by the last commit
+/// that touched it.
+fn expired(
+    cassette: &Cassette,
+    read: &http::HttpCassette,
+    max_age: MaxAge,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let (recorded, source) = match http::recorded_time(read) {
+        Some(time) => (time, "recorded"),
+        None => match crate::git::last_commit_time(&cassette.path) {
+            Some(time) => (time, "last committed"),
+            None => return,
+        },
+    };
+    let age = max_age.now - recorded;
+    if age <= max_age.seconds {
+        return;
+    }
+    let days = age / 86_400;
+    let finding = Finding::new(
+        "expired",
+        Severity::Warning,
+        &cassette.rel,
+        format!(
+            "{source} on {} ({days} days ago), older than the maximum age of {} days: record it again",
+            http::format_date(recorded),
+            max_age.seconds / 86_400
+        ),
+    );
+    push(checks, out, finding, None);
 }
 
 fn push(

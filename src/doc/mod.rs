@@ -183,7 +183,10 @@ pub fn from_value(value: &Value<'_>) -> Node {
         }
         Value::Array(items) => {
             let nodes: Vec<Node> = items.iter().map(from_value).collect();
-            let start = nodes.iter().find_map(Node::offset).map_or(u32::MAX, |o| o as u32);
+            let start = nodes
+                .iter()
+                .find_map(Node::offset)
+                .map_or(u32::MAX, |o| o as u32);
             Node {
                 start,
                 end: u32::MAX,

@@ -202,8 +202,9 @@ pub fn canonicalize(
                 name,
             });
         }
-        // Overrides are hand-written (no formatter defines them); text is not parsed.
-        CassetteKind::DshOverride | CassetteKind::Text => {
+        // Overrides are hand-written (no formatter defines them); text is not parsed; HTTP
+        // cassettes are the recorder's to write.
+        CassetteKind::DshOverride | CassetteKind::Text | CassetteKind::Http => {
             return Ok(Canonical {
                 bytes: bytes.to_vec(),
                 key_changed: false,
@@ -239,6 +240,7 @@ pub fn canonicalize(
         CassetteKind::DshSession
         | CassetteKind::DshOverride
         | CassetteKind::Generic
-        | CassetteKind::Text => unreachable!("handled above"),
+        | CassetteKind::Text
+        | CassetteKind::Http => unreachable!("handled above"),
     }
 }

@@ -45,6 +45,9 @@ pub(super) fn credential(
         return sigv4_credential(detector, bytes, &value);
     }
     let (scheme, credential) = placeholder::split_scheme(text);
+    if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
+        return None;
+    }
     if credential.len() < 4
         || placeholder::is_placeholder_value(credential)
         || is_placeholder_token(credential)
@@ -86,6 +89,95 @@ pub(super) fn credential(
         text: raw,
         masked,
     })
+}
+
+/// A value that a cassette's structure names as a credential (a credential header, query
+/// parameter, session cookie or form/JSON field `name`): a hit when it is one, whatever its
+/// shape, unless it is a placeholder, an environment variable's name, a made-up `Basic`
+/// account, a key public by design, or shorter than `min_len`. The hit's offsets are within
+/// `value`; `detector` names the detector it is reported as.
+pub(crate) fn named(
+    detector: &'static str,
+    name: &str,
+    value: &str,
+    min_len: usize,
+) -> Option<Hit> {
+    let label = detectors::DETECTORS
+        .iter()
+        .find(|d| d.name == detector)
+        .map_or("a credential", |d| d.label);
+    let text = value.trim();
+    let lead = value.len() - value.trim_start().len();
+    if text.is_empty() || placeholder::is_placeholder_value(text) {
+        return None;
+    }
+    if let Some(at) = text
+        .find("Credential=")
+        .filter(|_| text.starts_with("AWS4-HMAC-SHA256"))
+    {
+        let at = at + "Credential=".len();
+        let id = text[at..].split(['/', ',', ' ']).next()?;
+        if id.len() < 8 || placeholder::is_placeholder_value(id) || is_placeholder_token(id) {
+            return None;
+        }
+        return Some(Hit {
+            detector,
+            label: "an access key id in an AWS signature".into(),
+            family: LeakFamily::Secret,
+            temporary: false,
+            start: lead + at,
+            end: lead + at + id.len(),
+            text: id.to_owned(),
+            masked: mask(id),
+        });
+    }
+    let (scheme, credential) = placeholder::split_scheme(text);
+    if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
+        return None;
+    }
+    if credential.len() < min_len.max(4)
+        || placeholder::is_placeholder_value(credential)
+        || is_placeholder_token(credential)
+        || placeholder::is_public_key(credential)
+    {
+        return None;
+    }
+    if name.eq_ignore_ascii_case("token")
+        && (credential.len() < 16 || !placeholder::is_token_charset(credential))
+    {
+        return None;
+    }
+    let start = lead + (text.len() - credential.len());
+    Some(Hit {
+        detector,
+        label: format!("{label} in `{name}`"),
+        family: LeakFamily::Secret,
+        temporary: false,
+        start,
+        end: start + credential.len(),
+        text: credential.to_owned(),
+        masked: match scheme {
+            Some(scheme) => format!("{scheme} {}", mask(credential)),
+            None => mask(credential),
+        },
+    })
+}
+
+/// Whether a `Basic` credential decodes to a made-up account (`test:test`,
+/// `testuser:none`, `admin:example_password`): its password is fake words or a placeholder.
+pub(super) fn is_fake_basic(credential: &str) -> bool {
+    use base64::Engine;
+    let Ok(decoded) = base64::engine::general_purpose::STANDARD
+        .decode(credential.trim())
+        .or_else(|_| base64::engine::general_purpose::STANDARD_NO_PAD.decode(credential.trim()))
+    else {
+        return false;
+    };
+    let decoded = String::from_utf8_lossy(&decoded);
+    let password = decoded.split_once(':').map_or(&*decoded, |(_, p)| p);
+    placeholder::is_fake_words(password)
+        || placeholder::is_placeholder_value(password)
+        || is_placeholder_token(password)
 }
 
 /// The access key id of an AWS Signature V4 `Authorization` value, if it is a real one.

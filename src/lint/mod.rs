@@ -16,6 +16,7 @@ mod anchors;
 mod credential;
 mod detectors;
 mod escape;
+pub mod http;
 mod placeholder;
 
 use std::sync::OnceLock;
@@ -446,8 +447,9 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                 return None;
             }
             let s = lossy(text);
-            (!is_placeholder_token(&s))
-                .then(|| hit(start, end, detector.label.into(), false, mask(&s)))
+            (!(is_placeholder_token(&s)
+                || (detector.name == "jwt" && placeholder::is_fake_jwt(&s))))
+            .then(|| hit(start, end, detector.label.into(), false, mask(&s)))
         }
         Kind::PrivateKey => {
             let s = lossy(text);
@@ -501,9 +503,12 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                     Some(hit(start, end, detector.label.into(), false, masked))
                 }
                 Kind::RootHome => {
-                    // `/rootfs`, `/root.txt` are not the root user's home.
+                    // `/rootfs`, `/root.txt` are not the root user's home, and `</root>` is
+                    // XML.
                     let next = bytes.get(start + 5).copied();
-                    if next.is_some_and(|b| is_name_byte(b) || b == b'.' || b == b'-') {
+                    if next.is_some_and(|b| is_name_byte(b) || b == b'.' || b == b'-')
+                        || (start > 0 && bytes[start - 1] == b'<')
+                    {
                         return None;
                     }
                     Some(hit(start, end, detector.label.into(), false, truncate(&s)))

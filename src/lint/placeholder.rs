@@ -183,7 +183,113 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         || lower.split(['-', '_', '.', ' ']).all(|w| {
             w.is_empty() || FAKE_WORDS.contains(&w) || w.bytes().all(|b| b.is_ascii_digit())
         })
+        || is_env_name(v)
 }
+
+/// The name of an environment variable (`OPENAI_API_KEY`, `ONE_OFF_SCOPE_AUTHORIZATION_TOKEN`)
+/// written where its value would go: upper-case words joined by `_`. A real key is random
+/// and mixes cases or is hex; it is never a run of upper-case words with underscores.
+pub(super) fn is_env_name(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() >= 3
+        && bytes[0].is_ascii_uppercase()
+        && bytes.contains(&b'_')
+        && !bytes.windows(2).any(|w| w == b"__")
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && value.split('_').all(|word| {
+            // Words, not random characters: every word has a vowel or is short.
+            word.len() <= 4 || word.bytes().any(|b| b"AEIOUY".contains(&b))
+        })
+}
+
+/// Whether a value is made only of fake words, with or without separators (`test`,
+/// `testuser`, `none`, `example_token`, `TestTestTest`), numbers allowed between them: what a
+/// decoded `Basic` credential or a JWT's claims say when the credential was made up.
+pub(super) fn is_fake_words(value: &str) -> bool {
+    let lower: Vec<u8> = value
+        .bytes()
+        .filter(u8::is_ascii_alphanumeric)
+        .map(|b| b.to_ascii_lowercase())
+        .collect();
+    if lower.is_empty() {
+        return true;
+    }
+    // Word break by dynamic programming: `reachable[i]` says `lower[..i]` splits into fake
+    // words and numbers.
+    let mut reachable = vec![false; lower.len() + 1];
+    reachable[0] = true;
+    for i in 0..lower.len() {
+        if !reachable[i] {
+            continue;
+        }
+        let digits = lower[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 {
+            reachable[i + digits] = true;
+        }
+        for word in FAKE_WORDS.iter().chain(FAKE_USER_WORDS) {
+            if lower[i..].starts_with(word.as_bytes()) {
+                reachable[i + word.len()] = true;
+            }
+        }
+    }
+    reachable[lower.len()]
+}
+
+/// Whether a JWT's claims say it was made up: its subject (or, without one, its name or
+/// issuer) is fake words (`{"sub": "test"}`, `{"sub": "1234567890", "name": "John Doe"}` is
+/// not, being a real-looking example that is still a token shape).
+pub(super) fn is_fake_jwt(token: &str) -> bool {
+    use base64::Engine;
+    let Some(payload) = token.split('.').nth(1) else {
+        return false;
+    };
+    let Ok(bytes) =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('='))
+    else {
+        return false;
+    };
+    let Ok(value) = crate::json::parse(&bytes) else {
+        return false;
+    };
+    let Some(claims) = value.as_object() else {
+        return false;
+    };
+    ["sub", "name", "iss"]
+        .iter()
+        .find_map(|claim| claims.get(claim).and_then(|v| v.as_str()))
+        .is_some_and(|subject| {
+            is_fake_words(subject) && subject.bytes().any(|b| b.is_ascii_alphabetic())
+        })
+}
+
+/// More words of made-up accounts (`testuser:testpass`, `admin:admin`).
+const FAKE_USER_WORDS: &[&str] = &[
+    "user",
+    "users",
+    "username",
+    "admin",
+    "root",
+    "login",
+    "pwd",
+    "passwd",
+    "passw0rd",
+    "client",
+    "app",
+    "one",
+    "off",
+    "scope",
+    "authorization",
+    "s3cr3t",
+    "qwerty",
+    "guest",
+    "anonymous",
+    "letmein",
+    "unknown",
+    "fixture",
+    "stub",
+];
 
 /// A key that is public by design, not a secret.
 pub(super) fn is_public_key(value: &str) -> bool {
@@ -221,6 +327,19 @@ pub(super) fn is_placeholder_token(token: &str) -> bool {
     ]
     .iter()
     .any(|w| upper.contains(w))
+    {
+        return true;
+    }
+    // Key ids are upper-case: one that spells `TEST` was made for a test (`AKIATESTKEY...`).
+    if token.bytes().all(|b| !b.is_ascii_lowercase()) && upper.contains("TEST") {
+        return true;
+    }
+    // Nor is a run of one character six long (`AKIA0000000000001234`): random keys do not
+    // have them.
+    if token
+        .as_bytes()
+        .windows(6)
+        .any(|w| w.iter().all(|&b| b == w[0]))
     {
         return true;
     }

@@ -1,6 +1,10 @@
 //! Shared helpers for the command-line tests: real temporary trees, the real binary.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod recorders;
+pub mod scenario;
+pub mod server;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

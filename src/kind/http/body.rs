@@ -127,6 +127,12 @@ pub fn describe(decoded: &Decoded) -> String {
     decoded.layers.join(", ")
 }
 
+/// One name or value of a URL query or form, decoded as a server reads it: `+` is a space,
+/// `%XX` a byte, an escape that is not one kept as written, bytes that are not UTF-8 U+FFFD.
+pub fn percent_decode(text: &str) -> String {
+    form::unescape(text).into_owned()
+}
+
 /// What the headers of a body say about it.
 struct Meta<'h> {
     /// `Content-Encoding` tokens in the order they were applied (undone in reverse).

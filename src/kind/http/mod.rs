@@ -19,11 +19,14 @@ mod httprr;
 mod nock;
 mod ruby_vcr;
 mod talkback;
+mod time;
 mod vcrpy;
 
 use std::path::Path;
 
 use crate::doc::{DocError, Node};
+
+pub use time::{format_date, recorded_time};
 
 /// The recorder that wrote a cassette.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,7 +177,7 @@ pub struct HttpCassette {
 pub struct ReadError {
     /// The format it looked like.
     pub format: Format,
-    /// What went wrong ("not valid YAML: ...", "interactions[2].request has no `uri`").
+    /// What went wrong ("not valid YAML: ...", `interactions[2].request has no uri`).
     pub message: String,
     /// Byte offset of the problem in the (decompressed) text.
     pub offset: usize,
@@ -206,6 +209,15 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Option<HttpCassette>, ReadError
     };
     cassette.compressed = compressed;
     Ok(Some(cassette))
+}
+
+/// The file's text as the readers see it: decompressed when it is gzip (positions of
+/// findings are in this text).
+pub fn decompressed(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match gunzip(bytes) {
+        Some(inflated) => std::borrow::Cow::Owned(inflated),
+        None => std::borrow::Cow::Borrowed(bytes),
+    }
 }
 
 /// The whole file decompressed, if it is gzip (`.yaml.gz`, `.httprr.gz`).

@@ -45,6 +45,11 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     pub(crate) usage_log: Vec<PathBuf>,
 
+    /// HTTP cassettes recorded longer ago than AGE (`90d`, `12w`, `1y`, `36h`) are `expired`
+    /// [default: `[verify] max-age`, else no limit].
+    #[arg(long, value_name = "AGE")]
+    pub(crate) max_age: Option<String>,
+
     /// Pass when no cassette is found (by default an empty tree is an error: nothing checked
     /// is not a pass).
     #[arg(long)]
@@ -120,7 +125,15 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         options.baseline = Some(Baseline::load(&cx.working_dir.join(path))?);
     }
     options.dsh_cwd = Some(cx.project.dsh_cwd());
-    let checks = Checks::new(&cx.project, &cx.machine_paths())?;
+    let mut checks = Checks::new(&cx.project, &cx.machine_paths())?;
+    if let Some(age) = &args.max_age {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let max_age =
+            vcr::verify::MaxAge::parse(age, now).map_err(|e| anyhow::anyhow!("--max-age: {e}"))?;
+        checks = checks.with_max_age(max_age);
+    }
     let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress());
     for (path, problem) in &outcome.problems {
         problem.report(path, cx.report());
@@ -147,8 +160,18 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         cx.report().report(&Event::Finding(finding));
     }
     let s = &outcome.summary;
+    let http = if outcome.http_formats.is_empty() {
+        String::new()
+    } else {
+        let formats: Vec<String> = outcome
+            .http_formats
+            .iter()
+            .map(|(format, n)| format!("{n} {format}"))
+            .collect();
+        format!(" ({} read as HTTP cassettes)", formats.join(", "))
+    };
     let mut line = format!(
-        "checked {}: {}, {}",
+        "checked {}{http}: {}, {}",
         count(s.files, "file"),
         count(s.errors, "error"),
         count(s.warnings, "warning")

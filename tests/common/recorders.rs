@@ -1,0 +1,395 @@
+//! Real recorders write the HTTP cassettes of the tests (issue 9): vcrpy, pytest-recording,
+//! Ruby VCR (webmock), go-vcr, Polly and nock, each run as a child process by a small
+//! program in `tests/recorders/` against the test's own server ([`super::server`]).
+//!
+//! [`record`] starts the server, runs the program in record mode and returns the project
+//! folder holding the cassettes; [`replay`] runs the same program in replay mode with the
+//! server stopped, so a request the cassette does not answer fails. Each program checks
+//! every answer it gets against what the server sends, in both modes.
+//!
+//! A recorder that is not installed makes [`record`] say so on stderr and return `None`;
+//! with `VCR_REQUIRE_RECORDERS=1` (CI) it panics instead. `tests/recorders/install`
+//! installs them: the Python and node ones under `target/recorders/`, the Debian ones
+//! (Ruby VCR, webmock, go-vcr) with apt-get.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use super::scenario::Scenario;
+use super::server::{Received, Server};
+use super::{Run, TestDir};
+
+/// The variable that turns a missing recorder into a failure.
+pub const REQUIRE: &str = "VCR_REQUIRE_RECORDERS";
+
+/// Where Debian's Go packages keep their sources (`golang-github-dnaeon-go-vcr-dev`).
+const DEBIAN_GOPATH: &str = "/usr/share/gocode";
+
+/// A recorder, as the tests drive it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorder {
+    /// vcrpy's `vcr.use_cassette`, with `urllib.request`.
+    Vcrpy,
+    /// pytest-recording's `@pytest.mark.vcr`, in a pytest run, with `requests`.
+    PytestRecording,
+    /// Ruby VCR hooked into webmock, with `Net::HTTP`.
+    RubyVcr,
+    /// go-vcr's `recorder` as an `http.RoundTripper`.
+    GoVcr,
+    /// Polly with the node-http adapter and the fs persister.
+    Polly,
+    /// `nock.back`.
+    Nock,
+}
+
+/// Record or replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Record,
+    Replay,
+}
+
+impl Mode {
+    fn arg(self) -> &'static str {
+        match self {
+            Mode::Record => "record",
+            Mode::Replay => "replay",
+        }
+    }
+}
+
+/// A scenario a recorder recorded: the project folder, and what the server received.
+pub struct Recorded {
+    pub recorder: Recorder,
+    /// The project: the cassettes (under a `cassettes/` folder) and, for pytest, the tests.
+    pub dir: TestDir,
+    /// What was recorded; [`replay`] sends its requests and checks the answers against it.
+    pub scenario: Scenario,
+    /// The server's URL, which the replay asks again.
+    pub base_url: String,
+    /// The requests the server received while recording, in order.
+    pub received: Vec<Received>,
+    /// The folder of the scenario file, outside the project.
+    harness: TestDir,
+}
+
+impl Recorded {
+    /// The cassette files the recorder wrote (paths relative to the project), sorted.
+    pub fn cassettes(&self) -> Vec<String> {
+        self.dir
+            .files("")
+            .into_keys()
+            .filter(|rel| rel.split('/').any(|part| part == "cassettes"))
+            .collect()
+    }
+}
+
+impl Recorder {
+    pub fn name(self) -> &'static str {
+        match self {
+            Recorder::Vcrpy => "vcrpy",
+            Recorder::PytestRecording => "pytest-recording",
+            Recorder::RubyVcr => "Ruby VCR",
+            Recorder::GoVcr => "go-vcr",
+            Recorder::Polly => "Polly",
+            Recorder::Nock => "nock",
+        }
+    }
+
+    /// Why the recorder cannot run here, with how to install it; `None` when it can.
+    fn missing(self) -> Option<String> {
+        let install = "run tests/recorders/install";
+        match self {
+            Recorder::Vcrpy | Recorder::PytestRecording => {
+                let imports = Command::new(python())
+                    .args(["-c", "import vcr, pytest_recording, requests"])
+                    .output();
+                (!succeeded(imports)).then(|| {
+                    format!(
+                        "{} cannot import vcr, pytest_recording and requests; {install}",
+                        python().display()
+                    )
+                })
+            }
+            Recorder::RubyVcr => {
+                let loads = Command::new("ruby")
+                    .args(["-e", "require 'vcr'; require 'webmock'"])
+                    .output();
+                (!succeeded(loads)).then(|| {
+                    format!(
+                        "ruby cannot load vcr and webmock; install ruby-vcr and ruby-webmock, or {install}"
+                    )
+                })
+            }
+            Recorder::GoVcr => {
+                let finds = go(&["list", "github.com/dnaeon/go-vcr/recorder"]).output();
+                (!succeeded(finds)).then(|| {
+                    format!(
+                        "go cannot be run, or finds no github.com/dnaeon/go-vcr/recorder in {DEBIAN_GOPATH}; install golang-go and golang-github-dnaeon-go-vcr-dev, or {install}"
+                    )
+                })
+            }
+            Recorder::Polly | Recorder::Nock => {
+                let package = if self == Recorder::Polly {
+                    "@pollyjs/core"
+                } else {
+                    "nock"
+                };
+                let node = Command::new("node").arg("--version").output();
+                let installed = node_modules().join(package).join("package.json").is_file();
+                (!(succeeded(node) && installed)).then(|| {
+                    format!(
+                        "node cannot be run, or {package} is not in {}; {install}",
+                        node_modules().display()
+                    )
+                })
+            }
+        }
+    }
+
+    /// The command that runs the recorder's program in `mode` over `scenario_file`, in the
+    /// project `project`.
+    fn command(self, mode: Mode, project: &Path, scenario_file: &Path) -> Command {
+        let programs = programs();
+        let cassettes = project.join("cassettes");
+        let mut cmd = match self {
+            Recorder::Vcrpy => {
+                let mut cmd = Command::new(python());
+                cmd.arg(programs.join("python/vcrpy_scenario.py"));
+                cmd
+            }
+            Recorder::PytestRecording => {
+                let record_mode = match mode {
+                    Mode::Record => "once",
+                    Mode::Replay => "none",
+                };
+                let mut cmd = Command::new(python());
+                cmd.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+                    .arg(format!("--record-mode={record_mode}"))
+                    .arg("tests/test_scenario.py")
+                    .env("RECORDER_SCENARIO", scenario_file);
+                cmd
+            }
+            Recorder::RubyVcr => {
+                let mut cmd = Command::new("ruby");
+                cmd.arg(programs.join("ruby/ruby_vcr.rb"));
+                cmd
+            }
+            Recorder::GoVcr => Command::new(go_program()),
+            Recorder::Polly | Recorder::Nock => {
+                let script = if self == Recorder::Polly {
+                    "node/polly.js"
+                } else {
+                    "node/nock_back.js"
+                };
+                let mut cmd = Command::new("node");
+                cmd.arg(programs.join(script))
+                    .env("NODE_PATH", node_modules());
+                cmd
+            }
+        };
+        if self != Recorder::PytestRecording {
+            cmd.arg(mode.arg()).arg(scenario_file).arg(&cassettes);
+        }
+        cmd.current_dir(project).env("PYTHONDONTWRITEBYTECODE", "1");
+        // The server is on 127.0.0.1: no proxy may stand between.
+        for key in ["http_proxy", "https_proxy", "all_proxy"] {
+            cmd.env_remove(key).env_remove(key.to_ascii_uppercase());
+        }
+        cmd
+    }
+}
+
+/// Records `scenario` with `recorder` against a fresh server; `None` (after saying so on
+/// stderr) when the recorder is not installed. Panics when the program fails, or when the
+/// server did not receive each request of the scenario once, as the scenario sends it.
+pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
+    if let Some(why) = recorder.missing() {
+        if std::env::var_os(REQUIRE).is_some() {
+            panic!("{} is required ({REQUIRE} is set): {why}", recorder.name());
+        }
+        let _ = std::io::Write::write_fmt(
+            &mut std::io::stderr(),
+            format_args!("skipped: {} is not installed ({why})\n", recorder.name()),
+        );
+        return None;
+    }
+    let dir = TestDir::new();
+    if recorder == Recorder::PytestRecording {
+        for file in ["scenario.py", "test_scenario.py"] {
+            let source = programs().join("python").join(file);
+            dir.write(&format!("tests/{file}"), std::fs::read(source).unwrap());
+        }
+    }
+    let harness = TestDir::new();
+    let server = Server::start(scenario.routes());
+    let base_url = server.base_url();
+    harness.write("scenario.json", scenario.to_json(&base_url));
+    let run = run_for_at_most(
+        recorder.command(Mode::Record, &dir.root, &harness.path("scenario.json")),
+        recorder,
+    );
+    let received = server.stop();
+    assert_eq!(
+        run.code,
+        Some(0),
+        "{} failed to record:\nstdout:\n{}\nstderr:\n{}",
+        recorder.name(),
+        run.stdout,
+        run.stderr
+    );
+    let asked: Vec<_> = received.iter().map(|r| (&*r.method, &*r.target)).collect();
+    let scenario_requests: Vec<_> = scenario
+        .exchanges
+        .iter()
+        .map(|e| (e.method, &*e.target))
+        .collect();
+    assert_eq!(
+        asked,
+        scenario_requests,
+        "{} did not send each request once",
+        recorder.name()
+    );
+    for (got, sent) in received.iter().zip(&scenario.exchanges) {
+        for (name, value) in &sent.headers {
+            assert_eq!(
+                got.header(name),
+                Some(value.as_str()),
+                "{} sent the `{}` request with another {name}",
+                recorder.name(),
+                sent.name
+            );
+        }
+        let body = sent.body.as_deref().unwrap_or("").as_bytes();
+        assert_eq!(got.body, body, "{}: `{}` body", recorder.name(), sent.name);
+    }
+    Some(Recorded {
+        recorder,
+        dir,
+        scenario,
+        base_url,
+        received,
+        harness,
+    })
+}
+
+/// Replays what `recorded` holds with its recorder, the server stopped: the program asks
+/// the requests of `recorded.scenario` again and checks the answers the cassettes give
+/// against it (a test that rewrites an answer in the cassettes changes it there too).
+pub fn replay(recorded: &Recorded) -> Run {
+    let file = recorded.harness.path("scenario.json");
+    std::fs::write(&file, recorded.scenario.to_json(&recorded.base_url)).unwrap();
+    run_for_at_most(
+        recorded
+            .recorder
+            .command(Mode::Replay, &recorded.dir.root, &file),
+        recorded.recorder,
+    )
+}
+
+/// Runs a recorder program; kills it and panics after two minutes (a recorder waiting on a
+/// socket that never answers must not hang the suite).
+fn run_for_at_most(mut cmd: Command, recorder: Recorder) -> Run {
+    let limit = Duration::from_secs(120);
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {}: {e}", recorder.name()));
+    // Both pipes are drained while the program runs, so a chatty one never blocks.
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            let _ = pipe.read_to_end(&mut text);
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let run = Run {
+        code: status.and_then(|s| s.code()),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    assert!(
+        status.is_some(),
+        "{} ran for over {limit:?}: {run:?}",
+        recorder.name()
+    );
+    run
+}
+
+/// Whether a command ran and exited 0.
+fn succeeded(output: std::io::Result<std::process::Output>) -> bool {
+    output.is_ok_and(|o| o.status.success())
+}
+
+/// `tests/recorders/`: the recorder programs.
+fn programs() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recorders")
+}
+
+/// `target/recorders/`: what `tests/recorders/install` installs (cleared by `cargo clean`).
+pub fn installed() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("recorders")
+}
+
+fn python() -> PathBuf {
+    installed().join("venv/bin/python")
+}
+
+fn node_modules() -> PathBuf {
+    installed().join("node/node_modules")
+}
+
+/// `go` in GOPATH mode over Debian's Go sources, its build cache under `target/`.
+fn go(args: &[&str]) -> Command {
+    let mut cmd = Command::new("go");
+    cmd.args(args)
+        .env("GO111MODULE", "off")
+        .env("GOPATH", DEBIAN_GOPATH)
+        .env("GOCACHE", installed().join("go-build"))
+        .env("GOFLAGS", "");
+    cmd
+}
+
+/// The go-vcr program, built once per test run.
+fn go_program() -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let binary = installed().join("bin/go-vcr-scenario");
+            let source = programs().join("go/go_vcr.go");
+            let out = go(&["build", "-o"])
+                .arg(&binary)
+                .arg(&source)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "go build {}: {}",
+                source.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            binary
+        })
+        .clone()
+}

@@ -1,0 +1,452 @@
+//! The HTTP scenarios that real recorders record in the tests (issue 9): what a client sends,
+//! what the test's server answers, and what the client must see.
+//!
+//! `leaky` plants a made-up credential, generated for each run, in every place a recorder
+//! keeps one: an `Authorization: Bearer` header, an `x-api-key` header, an `api_key` query
+//! parameter, a JSON request body (`password`, `client_secret` beside `client_id`, `secret`
+//! beside `app_id`), a gzip-compressed JSON response (a GitHub token), a `Set-Cookie`
+//! session; a home folder sent in a request and echoed back, another one only in a response;
+//! an OpenAI-style SSE stream; a UUID and a timestamp in a response. `clean` sends only
+//! placeholders (`Bearer OPENAI_API_KEY`, `x-api-key: <API_KEY>`, `Basic` `test:test`) and
+//! gets the same kinds of answers: nothing in it is a leak.
+//!
+//! A recorder program reads the scenario as JSON ([`Scenario::to_json`]): `name` (the
+//! cassette's), `base` (the server's URL) and `requests`, each with `name`, `method`,
+//! `target`, `headers` (`[name, value]` pairs, in order), `body` (text or null) and `expect`
+//! (`status`, `headers` that must be present with these values, and `body`, the text the
+//! client sees once any gzip is undone).
+
+use std::io::Write;
+use std::time::SystemTime;
+
+use serde_json::json;
+
+use super::server::{Reply, Route, iso_date_time};
+
+/// One request of a scenario and the server's answer.
+#[derive(Debug, Clone)]
+pub struct Exchange {
+    /// A short name, for messages (`models`, `token`, ...).
+    pub name: &'static str,
+    pub method: &'static str,
+    /// Path and query.
+    pub target: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    pub reply: Reply,
+    /// The response body as the client reads it (after any gzip is undone).
+    pub seen: String,
+}
+
+/// A scenario: its requests in order and the credentials planted in them.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// `leaky` or `clean`; also the name of the cassette.
+    pub name: &'static str,
+    pub exchanges: Vec<Exchange>,
+    /// Every credential planted, by where it is (`Authorization header`, ...).
+    pub secrets: Vec<(&'static str, String)>,
+}
+
+/// The home folder a request sends and the server echoes (an error in both).
+pub const ECHOED_HOME: &str = "/home/dana/reports/q3-revenue.csv";
+/// The home folder only the server's answer holds (a warning).
+pub const RESPONSE_HOME: &str = "/home/kofi/.cache/ingest/worker.py";
+
+/// The header names whose values a recorder program checks in every answer.
+const CHECKED_HEADERS: &[&str] = &["content-type", "set-cookie", "x-request-id"];
+
+impl Scenario {
+    /// Credentials everywhere a recorder keeps them (see the module documentation).
+    pub fn leaky() -> Scenario {
+        let mut rng = Rng::new();
+        let openai = rng.token("sk-proj-", ALNUM, 48);
+        let anthropic = rng.token("sk-ant-api03-", ALNUM, 93) + "AA";
+        let query_key = rng.token("", ALNUM, 32);
+        let password = rng.token("", PASSWORD, 18);
+        let client_secret = rng.token("", ALNUM, 40);
+        let app_secret = rng.token("", HEX, 32);
+        let github = rng.token("ghp_", ALNUM, 36);
+        let session = rng.token("", ALNUM, 43);
+        let client_id = rng.token("", HEX, 20);
+
+        let token_request = json!({
+            "grant_type": "password",
+            "username": "dana",
+            "password": password,
+            "client_id": client_id,
+            "client_secret": client_secret,
+            "app": {"app_id": "1049", "secret": app_secret},
+        });
+        let token_answer = json!({
+            "access_token": github,
+            "token_type": "bearer",
+            "scope": "repo",
+            "expires_in": 3600,
+        });
+        let exchanges = vec![
+            Exchange::get(
+                "models",
+                &format!("/v1/models?api_key={query_key}&page=2"),
+                &[
+                    ("Authorization", &format!("Bearer {openai}")),
+                    ("x-api-key", &anthropic),
+                ],
+                json_reply(200, &models_answer(), &[]),
+            ),
+            Exchange::post(
+                "token",
+                "/oauth/token",
+                &[("Accept-Encoding", "gzip")],
+                &token_request,
+                gzip_json_reply(&token_answer),
+            ),
+            Exchange::post(
+                "upload",
+                "/v1/files",
+                &[],
+                &json!({"path": ECHOED_HOME, "purpose": "assistants"}),
+                json_reply(
+                    201,
+                    &json!({
+                        "id": format!("file-{}", rng.token("", ALNUM, 24)),
+                        "saved_as": ECHOED_HOME,
+                        "processed_by": RESPONSE_HOME,
+                    }),
+                    &[],
+                ),
+            ),
+            Exchange::post(
+                "login",
+                "/session",
+                &[],
+                &json!({"username": "dana", "remember": true}),
+                json_reply(
+                    200,
+                    &json!({"ok": true}),
+                    &[(
+                        "Set-Cookie",
+                        &format!("session={session}; Path=/; HttpOnly; SameSite=Lax"),
+                    )],
+                ),
+            ),
+            chat(&mut rng, &format!("Bearer {openai}")),
+            job(&mut rng, &[]),
+        ];
+        Scenario {
+            name: "leaky",
+            exchanges,
+            secrets: vec![
+                ("Authorization header", openai),
+                ("x-api-key header", anthropic),
+                ("api_key query parameter", query_key),
+                ("password field", password),
+                ("client_secret field", client_secret),
+                ("secret field beside app_id", app_secret),
+                ("access_token in the gzip response", github),
+                ("session cookie", session),
+            ],
+        }
+    }
+
+    /// Placeholders only: the same kinds of requests and answers, nothing that leaks.
+    pub fn clean() -> Scenario {
+        let mut rng = Rng::new();
+        let exchanges = vec![
+            Exchange::get(
+                "models",
+                "/v1/models?page=2",
+                &[
+                    ("Authorization", "Bearer OPENAI_API_KEY"),
+                    ("x-api-key", "<API_KEY>"),
+                ],
+                json_reply(200, &models_answer(), &[]),
+            ),
+            chat(&mut rng, "Bearer OPENAI_API_KEY"),
+            // `dGVzdDp0ZXN0` is `test:test`.
+            job(&mut rng, &[("Authorization", "Basic dGVzdDp0ZXN0")]),
+        ];
+        Scenario {
+            name: "clean",
+            exchanges,
+            secrets: Vec::new(),
+        }
+    }
+
+    /// What the server answers.
+    pub fn routes(&self) -> Vec<Route> {
+        self.exchanges
+            .iter()
+            .map(|e| Route {
+                method: e.method.to_owned(),
+                target: e.target.clone(),
+                reply: e.reply.clone(),
+            })
+            .collect()
+    }
+
+    /// The scenario as the recorder programs read it, against the server at `base`.
+    pub fn to_json(&self, base: &str) -> String {
+        let requests: Vec<_> = self
+            .exchanges
+            .iter()
+            .map(|e| {
+                let expected_headers: serde_json::Map<_, _> = e
+                    .reply
+                    .headers
+                    .iter()
+                    .filter(|(k, _)| CHECKED_HEADERS.contains(&k.to_ascii_lowercase().as_str()))
+                    .map(|(k, v)| (k.to_ascii_lowercase(), json!(v)))
+                    .collect();
+                json!({
+                    "name": e.name,
+                    "method": e.method,
+                    "target": e.target,
+                    "headers": e.headers,
+                    "body": e.body,
+                    "expect": {
+                        "status": e.reply.status,
+                        "headers": expected_headers,
+                        "body": e.seen,
+                    },
+                })
+            })
+            .collect();
+        serde_json::to_string_pretty(&json!({
+            "name": self.name,
+            "base": base,
+            "requests": requests,
+        }))
+        .unwrap()
+    }
+}
+
+impl Exchange {
+    fn get(name: &'static str, target: &str, headers: &[(&str, &str)], reply: Reply) -> Exchange {
+        Exchange::new(name, "GET", target, headers, None, reply)
+    }
+
+    fn post(
+        name: &'static str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: &serde_json::Value,
+        reply: Reply,
+    ) -> Exchange {
+        let mut all = vec![("Content-Type", "application/json")];
+        all.extend_from_slice(headers);
+        Exchange::new(name, "POST", target, &all, Some(body.to_string()), reply)
+    }
+
+    fn new(
+        name: &'static str,
+        method: &'static str,
+        target: &str,
+        headers: &[(&str, &str)],
+        body: Option<String>,
+        reply: Reply,
+    ) -> Exchange {
+        let gzipped = reply
+            .headers
+            .iter()
+            .any(|(k, v)| k.eq_ignore_ascii_case("content-encoding") && v == "gzip");
+        let seen = if gzipped {
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut flate2::read::GzDecoder::new(&reply.body[..]),
+                &mut text,
+            )
+            .unwrap();
+            text
+        } else {
+            String::from_utf8(reply.body.clone()).unwrap()
+        };
+        Exchange {
+            name,
+            method,
+            target: target.to_owned(),
+            headers: headers
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect(),
+            body,
+            reply,
+            seen,
+        }
+    }
+}
+
+fn models_answer() -> serde_json::Value {
+    json!({
+        "object": "list",
+        "page": 2,
+        "data": [{"id": "gpt-4o-mini", "object": "model", "owned_by": "system"}],
+    })
+}
+
+fn json_reply(status: u16, body: &serde_json::Value, headers: &[(&str, &str)]) -> Reply {
+    let mut all = vec![("Content-Type".to_owned(), "application/json".to_owned())];
+    all.extend(
+        headers
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    Reply {
+        status,
+        headers: all,
+        body: body.to_string().into_bytes(),
+    }
+}
+
+fn gzip_json_reply(body: &serde_json::Value) -> Reply {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(body.to_string().as_bytes()).unwrap();
+    Reply {
+        status: 200,
+        headers: vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("Content-Encoding".into(), "gzip".into()),
+        ],
+        body: gz.finish().unwrap(),
+    }
+}
+
+/// An OpenAI chat completion streamed as server-sent events.
+fn chat(rng: &mut Rng, authorization: &str) -> Exchange {
+    let id = format!("chatcmpl-{}", rng.token("", ALNUM, 29));
+    let created = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let chunk = |delta: serde_json::Value, finish: Option<&str>| {
+        json!({
+            "id": id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": "gpt-4o-mini",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        })
+    };
+    let events = [
+        chunk(json!({"role": "assistant", "content": ""}), None),
+        chunk(json!({"content": "Hi"}), None),
+        chunk(json!({"content": " there!"}), None),
+        chunk(json!({}), Some("stop")),
+    ];
+    let mut stream: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    stream.push_str("data: [DONE]\n\n");
+    Exchange::post(
+        "chat",
+        "/v1/chat/completions",
+        &[("Authorization", authorization)],
+        &json!({
+            "model": "gpt-4o-mini",
+            "stream": true,
+            "messages": [{"role": "user", "content": "Say hi"}],
+        }),
+        Reply {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/event-stream".into())],
+            body: stream.into_bytes(),
+        },
+    )
+}
+
+/// A job's status: a UUID (in the body and in `x-request-id`) and timestamps, which change
+/// on every recording and are not leaks in a response.
+fn job(rng: &mut Rng, headers: &[(&str, &str)]) -> Exchange {
+    let now = SystemTime::now();
+    let id = rng.uuid();
+    let request_id = rng.uuid();
+    Exchange::get(
+        "job",
+        "/v1/jobs/latest",
+        headers,
+        json_reply(
+            200,
+            &json!({
+                "id": id,
+                "status": "succeeded",
+                "created_at": iso_date_time(now - std::time::Duration::from_secs(90)),
+                "finished_at": iso_date_time(now),
+            }),
+            &[("x-request-id", &request_id)],
+        ),
+    )
+}
+
+const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const HEX: &[u8] = b"0123456789abcdef";
+const PASSWORD: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%*+-.:=?@^_~";
+
+/// Words that make a value look made up to a leak scanner (and to a reader): a value
+/// generated at random that happens to hold one is drawn again.
+const FAKE_LOOKING: &[&str] = &[
+    "test",
+    "fake",
+    "dummy",
+    "mock",
+    "example",
+    "sample",
+    "xxx",
+    "redact",
+    "filter",
+    "your",
+    "placeholder",
+    "changeme",
+    "invalid",
+    "none",
+    "null",
+    "demo",
+];
+
+/// A small random generator (SplitMix64), seeded differently on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn new() -> Rng {
+        use std::hash::BuildHasher;
+        let seed = std::collections::hash_map::RandomState::new().hash_one(SystemTime::now());
+        Rng(seed)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// `prefix` and `len` random characters of `alphabet`, never looking made up.
+    fn token(&mut self, prefix: &str, alphabet: &[u8], len: usize) -> String {
+        loop {
+            let body: String = (0..len)
+                .map(|_| alphabet[(self.next() % alphabet.len() as u64) as usize] as char)
+                .collect();
+            let lower = body.to_ascii_lowercase();
+            let repeats = body
+                .as_bytes()
+                .windows(3)
+                .any(|w| w[0] == w[1] && w[1] == w[2]);
+            if !repeats && !FAKE_LOOKING.iter().any(|w| lower.contains(w)) {
+                return format!("{prefix}{body}");
+            }
+        }
+    }
+
+    /// A random (version 4) UUID.
+    fn uuid(&mut self) -> String {
+        let (a, b) = (self.next(), self.next());
+        let a = (a & !0xf000) | 0x4000;
+        let b = (b & 0x3fff_ffff_ffff_ffff) | 0x8000_0000_0000_0000;
+        format!(
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xffff,
+            b >> 48,
+            b & 0xffff_ffff_ffff
+        )
+    }
+}

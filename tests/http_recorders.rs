@@ -1,0 +1,236 @@
+//! HTTP cassettes written by the recorders themselves (issue 9): vcrpy, pytest-recording,
+//! Ruby VCR with webmock, go-vcr, Polly and nock record two scenarios against a server the
+//! test starts (`tests/common/scenario.rs`), replay them with the server stopped, and
+//! `vcr verify` reads what they wrote.
+//!
+//! `*::records_and_replays` prove the cassettes are real: the recorder's own replay answers
+//! every request from them. `*::verify_*` hold `vcr verify` to the issue: each planted
+//! credential is a `leak/secret` at a readable place, home folders are `leak/path` by who
+//! sent them, UUIDs and timestamps in responses are no findings, and the clean scenario has
+//! none at all.
+//!
+//! A recorder that is not installed is skipped with a message on stderr, unless
+//! `VCR_REQUIRE_RECORDERS=1` (CI sets it; `tests/recorders/install` installs them).
+
+mod common;
+
+use std::time::{Duration, UNIX_EPOCH};
+
+use common::recorders::{Recorded, Recorder, record, replay};
+use common::scenario::{ECHOED_HOME, RESPONSE_HOME, Scenario};
+use common::server::{http_date, iso_date_time};
+use serde_json::Value;
+
+macro_rules! recorder_tests {
+    ($($module:ident: $recorder:expr, $cassette:expr;)*) => {$(
+        mod $module {
+            use super::*;
+
+            #[test]
+            fn records_and_replays() {
+                super::records_and_replays($recorder, $cassette);
+            }
+
+            #[test]
+            fn verify_finds_each_planted_leak() {
+                super::verify_finds_each_planted_leak($recorder);
+            }
+
+            #[test]
+            fn verify_finds_nothing_in_the_clean_scenario() {
+                super::verify_finds_nothing_in_the_clean_scenario($recorder);
+            }
+        }
+    )*};
+}
+
+// Each recorder's own naming: `*` stands for Polly's hash of the recording name.
+recorder_tests! {
+    vcrpy: Recorder::Vcrpy, "cassettes/leaky.yaml";
+    pytest_recording: Recorder::PytestRecording, "tests/cassettes/test_scenario/test_scenario.yaml";
+    ruby_vcr: Recorder::RubyVcr, "cassettes/leaky.yml";
+    go_vcr: Recorder::GoVcr, "cassettes/leaky.yaml";
+    polly: Recorder::Polly, "cassettes/leaky_*/recording.har";
+    nock: Recorder::Nock, "cassettes/leaky.json";
+}
+
+/// Records the leaky scenario, replays it with the server stopped (which rewrites nothing),
+/// then replays it from a cassette with one answer changed and without its cassette, which
+/// must both fail: the replay answers come from the cassette and are checked.
+fn records_and_replays(recorder: Recorder, cassette: &str) {
+    let Some(recorded) = record(recorder, Scenario::leaky()) else {
+        return;
+    };
+    let cassettes = recorded.cassettes();
+    assert_eq!(cassettes.len(), 1, "{cassettes:?}");
+    let (head, tail) = cassette.split_once('*').unwrap_or((cassette, ""));
+    assert!(
+        cassettes[0].starts_with(head) && cassettes[0].ends_with(tail),
+        "{} wrote {cassettes:?}, expected {cassette}",
+        recorder.name()
+    );
+    let text = String::from_utf8_lossy(&recorded.dir.files("")[&cassettes[0]]).into_owned();
+    let host = recorded.base_url.trim_start_matches("http://");
+    assert!(
+        text.contains(host),
+        "the cassette names the server:\n{text}"
+    );
+
+    let before = recorded.dir.files("");
+    replay(&recorded).code(0);
+    assert!(
+        recorded.dir.files("") == before,
+        "{} changed the project when replaying",
+        recorder.name()
+    );
+
+    // One recorded answer changed (same length, so no header disagrees): the replay says so.
+    let tampered = text.replace("system", "sistem");
+    assert_ne!(tampered, text);
+    recorded.dir.write(&cassettes[0], &tampered);
+    let run = replay(&recorded);
+    assert_ne!(
+        run.code,
+        Some(0),
+        "{} replayed a changed answer",
+        recorder.name()
+    );
+    assert!(
+        run.stderr.contains("models: body") || run.stdout.contains("models: body"),
+        "{} replay did not name the changed answer:\n{}{}",
+        recorder.name(),
+        run.stdout,
+        run.stderr
+    );
+
+    std::fs::remove_file(recorded.dir.path(&cassettes[0])).unwrap();
+    let run = replay(&recorded);
+    assert_ne!(
+        run.code,
+        Some(0),
+        "{} replayed without its cassette:\n{}{}",
+        recorder.name(),
+        run.stdout,
+        run.stderr
+    );
+}
+
+/// Runs `vcr verify --format json` over the cassettes the recorder wrote.
+fn verify(recorded: &Recorded) -> (common::Run, Value) {
+    recorded
+        .dir
+        .write("vcr.toml", "[verify]\ntext = [\"**/cassettes/**\"]\n");
+    let run = recorded.dir.vcr(&["verify", "--format", "json"]);
+    let doc = run.json();
+    (run, doc)
+}
+
+/// A finding's `pointer`, lower-cased (recorders spell header names differently).
+fn pointer(f: &Value) -> String {
+    f["pointer"].as_str().unwrap_or("").to_ascii_lowercase()
+}
+
+fn verify_finds_each_planted_leak(recorder: Recorder) {
+    let Some(recorded) = record(recorder, Scenario::leaky()) else {
+        return;
+    };
+    let (run, doc) = verify(&recorded);
+    let findings = doc["findings"].as_array().expect("findings").clone();
+    let context = format!("{} cassette, findings:\n{doc:#}", recorder.name());
+    run.code(1);
+
+    // Where each planted credential is, as parts of the finding's readable path.
+    let places: [(&str, &[&str]); 8] = [
+        ("Authorization header", &["request", "authorization"]),
+        ("x-api-key header", &["request", "x-api-key"]),
+        ("api_key query parameter", &["request", "api_key"]),
+        ("password field", &["request", "password"]),
+        ("client_secret field", &["request", "client_secret"]),
+        ("secret field beside app_id", &["request", "app/secret"]),
+        (
+            "access_token in the gzip response",
+            &["response", "access_token"],
+        ),
+        ("session cookie", &["response", "set-cookie"]),
+    ];
+    assert_eq!(places.len(), recorded.scenario.secrets.len());
+    for (label, parts) in places {
+        assert!(
+            recorded.scenario.secrets.iter().any(|(l, _)| *l == label),
+            "{label}"
+        );
+        let found = findings
+            .iter()
+            .find(|f| f["id"] == "leak/secret" && parts.iter().all(|p| pointer(f).contains(p)));
+        let Some(found) = found else {
+            panic!("no leak/secret for the {label} (a pointer with {parts:?}) in the {context}");
+        };
+        assert_eq!(found["severity"], "error", "{label}: {context}");
+        assert!(
+            found["line"].as_u64().is_some(),
+            "{label} has no line: {context}"
+        );
+    }
+    for (label, secret) in &recorded.scenario.secrets {
+        assert!(
+            !run.stdout.contains(secret.as_str()),
+            "the {label} is shown unmasked: {context}"
+        );
+    }
+
+    // Home folders: the one the request sent is an error there and where the response echoes
+    // it; the one only the response holds is a warning.
+    let paths: Vec<&Value> = findings.iter().filter(|f| f["id"] == "leak/path").collect();
+    let path_at = |severity: &str, parts: &[&str]| {
+        paths.iter().any(|f| {
+            f["severity"] == severity
+                && f["line"].as_u64().is_some()
+                && parts.iter().all(|p| pointer(f).contains(p))
+        })
+    };
+    assert!(
+        path_at("error", &["request", "/path"]),
+        "{ECHOED_HOME} in the request: {context}"
+    );
+    assert!(
+        path_at("error", &["response", "saved_as"]),
+        "{ECHOED_HOME} echoed in the response: {context}"
+    );
+    assert!(
+        path_at("warning", &["response", "processed_by"]),
+        "{RESPONSE_HOME} only in the response: {context}"
+    );
+
+    // The job's UUID, `x-request-id` and timestamps, the SSE chunks' ids and `created`: none
+    // is in what the recorders match requests by.
+    let volatile: Vec<&Value> = findings
+        .iter()
+        .filter(|f| f["id"] == "leak/uuid" || f["id"] == "leak/timestamp")
+        .collect();
+    assert!(volatile.is_empty(), "{volatile:#?}\nin the {context}");
+}
+
+fn verify_finds_nothing_in_the_clean_scenario(recorder: Recorder) {
+    let Some(recorded) = record(recorder, Scenario::clean()) else {
+        return;
+    };
+    let (run, doc) = verify(&recorded);
+    assert_eq!(
+        doc["findings"],
+        Value::Array(Vec::new()),
+        "placeholders only, in the {} cassette",
+        recorder.name()
+    );
+    run.code(0);
+}
+
+#[test]
+fn the_test_server_writes_dates_as_http_and_iso_8601_do() {
+    let at = UNIX_EPOCH + Duration::from_secs(1_796_311_178);
+    assert_eq!(http_date(at), "Thu, 03 Dec 2026 15:19:38 GMT");
+    assert_eq!(iso_date_time(at), "2026-12-03T15:19:38Z");
+    assert_eq!(http_date(UNIX_EPOCH), "Thu, 01 Jan 1970 00:00:00 GMT");
+    let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400);
+    assert_eq!(http_date(leap_day), "Tue, 29 Feb 2000 00:00:00 GMT");
+    assert_eq!(iso_date_time(leap_day), "2000-02-29T00:00:00Z");
+}

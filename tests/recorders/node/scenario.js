@@ -1,0 +1,68 @@
+// The scenario every node recorder test performs, sent with `http.request` (what Polly's
+// node-http adapter and nock intercept). A scenario file (written by the Rust test, see
+// tests/common/scenario.rs) names the server's base URL and lists the requests, each with the
+// answer the client must see. `run` sends them in order and returns what went wrong.
+'use strict';
+
+const fs = require('fs');
+const http = require('http');
+const zlib = require('zlib');
+
+function load(path) {
+  return JSON.parse(fs.readFileSync(path, 'utf8'));
+}
+
+function send(base, r) {
+  return new Promise((resolve, reject) => {
+    const body = r.body === null ? undefined : Buffer.from(r.body, 'utf8');
+    const headers = Object.fromEntries(r.headers);
+    if (body) headers['Content-Length'] = String(body.length);
+    const req = http.request(base + r.target, { method: r.method, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function check(r, res) {
+  const expect = r.expect;
+  const problems = [];
+  if (res.status !== expect.status) {
+    problems.push(`${r.name}: status ${res.status}, expected ${expect.status}`);
+  }
+  for (const [name, value] of Object.entries(expect.headers)) {
+    const got = [].concat(res.headers[name] ?? []).join(', ');
+    if (got !== value) problems.push(`${r.name}: header ${name} is ${JSON.stringify(got)}, expected ${JSON.stringify(value)}`);
+  }
+  // node never undoes a Content-Encoding.
+  let body = res.body;
+  if (body[0] === 0x1f && body[1] === 0x8b) body = zlib.gunzipSync(body);
+  if (body.toString('utf8') !== expect.body) {
+    problems.push(`${r.name}: body ${JSON.stringify(body.toString('utf8'))}, expected ${JSON.stringify(expect.body)}`);
+  }
+  return problems;
+}
+
+async function run(scenario) {
+  const problems = [];
+  for (const r of scenario.requests) {
+    try {
+      problems.push(...check(r, await send(scenario.base, r)));
+    } catch (e) {
+      problems.push(`${r.name}: ${e.message}`);
+    }
+  }
+  return problems;
+}
+
+// Prints the problems on stderr and sets the exit code.
+function report(problems) {
+  for (const p of problems) console.error(p);
+  process.exitCode = problems.length ? 1 : 0;
+}
+
+module.exports = { load, run, report };

@@ -1,0 +1,18 @@
+"""pytest-recording: one test that performs the scenario under `@pytest.mark.vcr`.
+
+Its cassette is `cassettes/test_scenario/test_scenario.yaml` beside this file (the plugin's
+naming). `pytest --record-mode=once` records it, `pytest --record-mode=none` replays it. The
+scenario file is named by the `RECORDER_SCENARIO` environment variable.
+"""
+
+import os
+
+import pytest
+
+import scenario
+
+
+@pytest.mark.vcr
+def test_scenario():
+    problems = scenario.run(scenario.load(os.environ["RECORDER_SCENARIO"]))
+    assert not problems, "\n".join(problems)
