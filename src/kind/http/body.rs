@@ -1070,6 +1070,20 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn percent_decoding() {
+        for (text, want) in [
+            ("plain", "plain"),
+            ("a+b%2Bc", "a b+c"),
+            ("%C3%A9t%c3%a9", "été"),
+            ("%zz%4%", "%zz%4%"),
+            ("%e9", "\u{fffd}"),
+            ("%00", "\0"),
+        ] {
+            assert_eq!(percent_decode(text), want, "{text}");
+        }
+    }
+
+    #[test]
     fn media_type_parameters() {
         let media =
             Media::parse("multipart/form-data ; Boundary=\"a;b\\\"c\" ; charset = utf-8;flag");
