@@ -127,6 +127,12 @@ pub fn describe(decoded: &Decoded) -> String {
     decoded.layers.join(", ")
 }
 
+/// One name or value of a URL query or form, decoded as a server reads it: `+` is a space,
+/// `%XX` a byte, an escape that is not one kept as written, bytes that are not UTF-8 U+FFFD.
+pub fn percent_decode(text: &str) -> String {
+    form::unescape(text).into_owned()
+}
+
 /// What the headers of a body say about it.
 struct Meta<'h> {
     /// `Content-Encoding` tokens in the order they were applied (undone in reverse).
@@ -1061,6 +1067,20 @@ pub(super) mod tests {
         assert!(matches!(decoded.content, Content::Text(_)));
         let fits = format!("[{}0]", "0,".repeat(1000));
         assert_eq!(decode(fits.as_bytes(), &headers(&[JSON])).layers, ["json"]);
+    }
+
+    #[test]
+    fn percent_decoding() {
+        for (text, want) in [
+            ("plain", "plain"),
+            ("a+b%2Bc", "a b+c"),
+            ("%C3%A9t%c3%a9", "été"),
+            ("%zz%4%", "%zz%4%"),
+            ("%e9", "\u{fffd}"),
+            ("%00", "\0"),
+        ] {
+            assert_eq!(percent_decode(text), want, "{text}");
+        }
     }
 
     #[test]
