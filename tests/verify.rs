@@ -1564,7 +1564,10 @@ fn ruby_cassette(recorded_at: &str) -> String {
 #[test]
 fn http_cassettes_older_than_max_age_are_expired() {
     let t = TestDir::new();
-    t.write("spec/cassettes/old.yml", ruby_cassette("Mon, 04 Mar 2024 05:06:07 GMT"));
+    t.write(
+        "spec/cassettes/old.yml",
+        ruby_cassette("Mon, 04 Mar 2024 05:06:07 GMT"),
+    );
     let now = std::time::SystemTime::now();
     let recent = now - std::time::Duration::from_secs(3 * 86_400);
     t.write("spec/cassettes/new.yml", ruby_cassette(&http_date(recent)));
@@ -1611,14 +1614,50 @@ fn http_cassettes_older_than_max_age_are_expired() {
 /// An HTTP date (`Mon, 04 Mar 2024 05:06:07 GMT`), computed with `date` so the test does not
 /// use the code it checks.
 fn http_date(at: std::time::SystemTime) -> String {
-    let seconds = at
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs();
+    let seconds = at.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
     let out = std::process::Command::new("date")
-        .args(["-u", "-d", &format!("@{seconds}"), "+%a, %d %b %Y %H:%M:%S GMT"])
+        .args([
+            "-u",
+            "-d",
+            &format!("@{seconds}"),
+            "+%a, %d %b %Y %H:%M:%S GMT",
+        ])
         .env("LC_ALL", "C")
         .output()
         .unwrap();
     String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+/// A compressed cassette that inflates past any real one is not inflated in full: `vcr` reads
+/// at most 64 MiB of it and leaves it as text, instead of exhausting memory (issue 9).
+#[test]
+fn a_gzip_bomb_among_http_cassettes_is_not_inflated() {
+    let t = TestDir::new();
+    let bomb = t.path("tests/cassettes/bomb.yaml.gz");
+    std::fs::create_dir_all(bomb.parent().unwrap()).unwrap();
+    // 300 MiB of YAML that looks like a vcrpy cassette, compressed by Python's zlib a MiB at
+    // a time (so that Python itself stays small).
+    let made = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import gzip,sys\nwith gzip.open(sys.argv[1], 'wb', 1) as f:\n    f.write(b'interactions:\\n')\n    for _ in range(300): f.write(b' ' * (1 << 20))",
+        ])
+        .arg(&bomb)
+        .status()
+        .expect("python3 runs");
+    assert!(made.success());
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 2 << 20);
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert_eq!(doc["summary"]["files"], 1, "{doc:#}");
+    assert_eq!(findings(&doc), &[] as &[Value]);
+    // The largest child this test process has waited for stayed well below the 300 MiB the
+    // bomb would take inflated (the other tests' runs of `vcr` and Python take a few MiB).
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: getrusage fills the struct it is given.
+    let usage = unsafe {
+        libc::getrusage(libc::RUSAGE_CHILDREN, usage.as_mut_ptr());
+        usage.assume_init()
+    };
+    assert!(usage.ru_maxrss < 200 << 10, "peak {} KiB", usage.ru_maxrss);
 }

@@ -711,7 +711,11 @@ mod tests {
             "Bearer sk-...",
         ] {
             let headers = header("Authorization", fake);
-            assert_eq!(secrets(&exchange(&headers, URL, "null", "ok")), [] as [String; 0], "{fake}");
+            assert_eq!(
+                secrets(&exchange(&headers, URL, "null", "ok")),
+                [] as [String; 0],
+                "{fake}"
+            );
         }
         // `deploy:Xk9mQ2vL7pwZ` is a real account.
         let basic = header("Authorization", "Basic ZGVwbG95OlhrOW1RMnZMN3B3Wg==");
@@ -722,7 +726,9 @@ mod tests {
         let sigv4 = |id: &str| {
             header(
                 "Authorization",
-                &format!("AWS4-HMAC-SHA256 Credential={id}/20240101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=0d1f"),
+                &format!(
+                    "AWS4-HMAC-SHA256 Credential={id}/20240101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=0d1f"
+                ),
             )
         };
         assert_eq!(
@@ -735,7 +741,10 @@ mod tests {
     #[test]
     fn query_parameters_and_cookies_are_judged_by_name() {
         let url = format!("{URL}?api_key={KEY}&page=2");
-        assert_eq!(secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")), [KEY]);
+        assert_eq!(
+            secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")),
+            [KEY]
+        );
         let url = format!("{URL}?page={KEY}");
         assert!(secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")).is_empty());
         let cookie = header("Cookie", &format!("theme=dark; sessionid={KEY}"));
@@ -770,7 +779,10 @@ mod tests {
         let token = format!("ghp_{KEY}abcdefgh");
         let display = &token[..16];
         let shown = format!(r#"'{{"token": "{token}", "token_display": "{display}"}}'"#);
-        assert_eq!(secrets(&exchange(&json, URL, "null", &shown)), [token.clone()]);
+        assert_eq!(
+            secrets(&exchange(&json, URL, "null", &shown)),
+            [token.clone()]
+        );
         // The same token in three requests: one finding.
         let bearer = header("Authorization", &format!("Bearer {KEY}"));
         let three = exchange(&bearer, URL, "null", "ok").repeat(3);
@@ -804,9 +816,18 @@ mod tests {
         let other = r#"'{"worker": "/home/kofi/w.py"}'"#;
         let found = paths(sent, echoed);
         assert_eq!(found.len(), 2, "{found:?}");
-        assert!(found.iter().all(|(s, _)| *s == Severity::Error), "{found:?}");
+        assert!(
+            found.iter().all(|(s, _)| *s == Severity::Error),
+            "{found:?}"
+        );
         assert!(found[1].1.contains("response"), "{found:?}");
-        assert_eq!(paths("null", other), [(Severity::Warning, "interactions[0].response.body.string (json) /worker".to_owned())]);
+        assert_eq!(
+            paths("null", other),
+            [(
+                Severity::Warning,
+                "interactions[0].response.body.string (json) /worker".to_owned()
+            )]
+        );
         // XML's `</root>` is not the root user's home; `/root/...` in a response is a path.
         assert!(paths("null", "'<root><a>1</a></root>'").is_empty());
         assert_eq!(paths("null", "'run /root/build.sh'").len(), 1);
@@ -845,7 +866,10 @@ mod tests {
         let emails: Vec<_> = found.iter().filter(|l| l.0 == "leak/email").collect();
         assert_eq!(emails.len(), 1, "{found:?}");
         assert_eq!(emails[0].1, Severity::Warning);
-        let commented = format!("# the key was {KEY_ANTHROPIC}\n{}", exchange(&json, URL, "null", "ok"));
+        let commented = format!(
+            "# the key was {KEY_ANTHROPIC}\n{}",
+            exchange(&json, URL, "null", "ok")
+        );
         assert_eq!(secrets(&commented), [KEY_ANTHROPIC]);
     }
 

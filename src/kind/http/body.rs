@@ -27,7 +27,7 @@ use crate::doc::{Node, NodeValue};
 
 use super::Header;
 
-pub use form::{parse_form, unescape as percent_decode};
+pub use form::parse_form;
 pub use walk::{Leaf, for_each_leaf, for_each_node_leaf};
 
 /// A body with its encodings undone.

@@ -227,9 +227,19 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out).ok()?;
-    Some(out)
+    let decoder = flate2::read::MultiGzDecoder::new(bytes);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(decoder, MAX_INFLATED + 1),
+        &mut out,
+    )
+    .ok()?;
+    // A crafted file that inflates past any cassette is not read (it stays text).
+    (out.len() as u64 <= MAX_INFLATED).then_some(out)
 }
+
+/// The most a compressed cassette may inflate to: far above any real one (the corpus's
+/// largest `.yaml.gz` inflates to under 1 MB), far below what exhausts a machine.
+const MAX_INFLATED: u64 = 64 << 20;
 
 fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError> {
     if httprr::is_httprr(text) {

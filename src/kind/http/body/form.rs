@@ -32,7 +32,7 @@ pub fn parse_form(text: &str) -> Vec<(String, String)> {
 }
 
 /// One name or value with `+` and `%XX` decoded; borrowed when there is nothing to decode.
-pub fn unescape(text: &str) -> Cow<'_, str> {
+pub(super) fn unescape(text: &str) -> Cow<'_, str> {
     if !text.bytes().any(|b| b == b'+' || b == b'%') {
         return Cow::Borrowed(text);
     }
