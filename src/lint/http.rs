@@ -17,7 +17,6 @@
 //! All texts of a cassette are scanned in one pass over their concatenation (one scan per
 //! file, like the text scan), and each hit is mapped back to the text it sits in.
 
-use std::borrow::Cow;
 
 use crate::finding::Severity;
 use crate::kind::http::body::{self, Leaf};
@@ -166,10 +165,13 @@ enum Side {
     Response,
 }
 
-/// One text of the cassette, where it came from and what it means.
-struct Text<'a> {
-    text: Cow<'a, str>,
-    path: String,
+/// One text of the cassette, where it came from and what it means. Its characters are in the
+/// buffer every text is joined into; its path is built only if something is found in it.
+struct Text {
+    /// Where it is in the joined buffer.
+    start: usize,
+    end: usize,
+    path: TextPath,
     /// Where the text starts in the file, when the scalar holds it as written.
     exact: Option<usize>,
     /// The scalar that holds it (the body's scalar for decoded content).
@@ -182,6 +184,241 @@ struct Text<'a> {
     public: bool,
     /// The interaction it belongs to.
     interaction: usize,
+}
+
+/// The readable path of a text: written out (a URL, a header), or the `ordinal`-th leaf of
+/// the `body`-th body, found again by walking that body when a leak needs it.
+enum TextPath {
+    Written(String),
+    Leaf { body: usize, ordinal: usize },
+}
+
+/// A body whose leaves are among the texts, kept to name a leaf when a leak is found in it.
+struct BodyAt<'a> {
+    body: &'a Body,
+    headers: &'a [Header],
+}
+
+impl BodyAt<'_> {
+    /// Walks the body (decoding it again) and gives the path of its `ordinal`-th leaf.
+    fn leaf_path(&self, ordinal: usize) -> String {
+        let mut found = String::new();
+        let mut i = 0;
+        let mut visit = |leaf: &Leaf<'_>, base: &str, described: &str| {
+            if i == ordinal {
+                found = leaf_path(base, described, leaf.path);
+            }
+            i += 1;
+        };
+        match self.body {
+            Body::Bytes { field, bytes, .. } => {
+                let decoded = body::decode(bytes, self.headers);
+                let described = body::describe(&decoded);
+                body::for_each_leaf(&decoded, &mut |leaf| visit(leaf, &field.path, &described));
+            }
+            Body::Data { path, node } => {
+                body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, ""));
+            }
+        }
+        found
+    }
+}
+
+/// `interactions[0].response.body.string (gzip, json) /choices/0/text`
+fn leaf_path(base: &str, described: &str, leaf: &str) -> String {
+    match (described.is_empty(), leaf.is_empty()) {
+        (true, true) => base.to_owned(),
+        (true, false) => format!("{base} {leaf}"),
+        (false, true) => format!("{base} ({described})"),
+        (false, false) => format!("{base} ({described}) {leaf}"),
+    }
+}
+
+/// Every text of a cassette, joined, and the leaks found by name on the way.
+struct Collect<'a> {
+    file: &'a [u8],
+    joined: String,
+    texts: Vec<Text>,
+    bodies: Vec<BodyAt<'a>>,
+    named: Vec<HttpLeak>,
+}
+
+impl<'a> Collect<'a> {
+    fn push(&mut self, text: &str, mut item: Text) {
+        item.start = self.joined.len();
+        self.joined.push_str(text);
+        item.end = self.joined.len();
+        self.joined.push('\n');
+        self.texts.push(item);
+    }
+
+    /// A field's text, placed exactly when the scalar holds it as written.
+    fn field(
+        &mut self,
+        field: &Field,
+        path: String,
+        side: Side,
+        interaction: usize,
+        matched: bool,
+        place: &'static str,
+    ) {
+        let item = Text {
+            start: 0,
+            end: 0,
+            path: TextPath::Written(path),
+            exact: exact_offset(field.at.map(|a| a as usize), &field.text, self.file),
+            anchor: field.at.map(|a| a as usize),
+            side,
+            matched,
+            place,
+            public: false,
+            interaction,
+        };
+        self.push(&field.text, item);
+    }
+
+    fn headers(
+        &mut self,
+        headers: &'a [Header],
+        side: Side,
+        interaction: usize,
+        matched: bool,
+    ) {
+        let place = match side {
+            Side::Request => " in a request header",
+            Side::Response => " in a response header",
+        };
+        for header in headers {
+            let name = header.name.as_str();
+            let value = &header.value;
+            // HAR and httprr keep headers in a list: the path says `headers[2].value`, the
+            // finding must say which header that is.
+            let path = || {
+                if value
+                    .path
+                    .to_ascii_lowercase()
+                    .contains(&name.to_ascii_lowercase())
+                {
+                    value.path.clone()
+                } else {
+                    format!("{} ({name})", value.path)
+                }
+            };
+            if is_one_of(name, CREDENTIAL_HEADERS) {
+                if let Some(hit) = credential::named("credential-header", name, &value.text, 4) {
+                    self.named.push(leak_at(hit, value, self.file, path(), place));
+                }
+                continue;
+            }
+            if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
+                let cookies = value.text.split(';');
+                let take = if name.eq_ignore_ascii_case("cookie") { usize::MAX } else { 1 };
+                for cookie in cookies.take(take) {
+                    let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
+                        continue;
+                    };
+                    let cookie_value = body::percent_decode(cookie_value);
+                    if is_session_cookie(cookie_name)
+                        && let Some(hit) =
+                            credential::named("credential-header", cookie_name, &cookie_value, 8)
+                    {
+                        let path = format!("{} cookie {cookie_name}", path());
+                        self.named.push(leak_at(hit, value, self.file, path, place));
+                    }
+                }
+                continue;
+            }
+            self.field(value, path(), side, interaction, matched, place);
+        }
+    }
+
+    fn body(
+        &mut self,
+        body: &'a Body,
+        headers: &'a [Header],
+        side: Side,
+        interaction: usize,
+        matched: bool,
+    ) {
+        let place = match side {
+            Side::Request => " in a request body",
+            Side::Response => " in a response body",
+        };
+        let index = self.bodies.len();
+        self.bodies.push(BodyAt { body, headers });
+        let mut ordinal = 0;
+        let mut visit = |this: &mut Self, leaf: &Leaf<'_>, base: &str, anchor: Option<usize>, described: &str| {
+            let leaf_ordinal = ordinal;
+            ordinal += 1;
+            let exact = leaf
+                .at
+                .and_then(|at| exact_offset(Some(at as usize), leaf.text, this.file));
+            let anchor = leaf.at.map(|a| a as usize).or(anchor);
+            // A Firebase web config's `apiKey` is public by design (it ships in every page).
+            let public = leaf.name == Some("apiKey")
+                && leaf.siblings.is_some_and(|entries| {
+                    entries.iter().any(|(k, _)| {
+                        matches!(k.as_str(), Some("authDomain" | "projectId" | "messagingSenderId"))
+                    })
+                });
+            if !leaf.is_key
+                && !public
+                && let Some(name) = leaf.name
+            {
+                let client_secret = name.eq_ignore_ascii_case("secret")
+                    && leaf.siblings.is_some_and(|entries| {
+                        entries
+                            .iter()
+                            .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
+                    });
+                if (client_secret || is_one_of(name, CREDENTIAL_FIELDS))
+                    && let Some(hit) = credential::named("credential-field", name, leaf.text, 4)
+                {
+                    let offset = exact
+                        .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
+                        .or(anchor);
+                    this.named.push(HttpLeak {
+                        hit,
+                        severity: Severity::Error,
+                        offset,
+                        path: leaf_path(base, described, leaf.path),
+                        place,
+                        repeats: 0,
+                    });
+                    return;
+                }
+            }
+            let item = Text {
+                start: 0,
+                end: 0,
+                path: TextPath::Leaf {
+                    body: index,
+                    ordinal: leaf_ordinal,
+                },
+                exact,
+                anchor,
+                side,
+                matched,
+                place,
+                public,
+                interaction,
+            };
+            this.push(leaf.text, item);
+        };
+        match body {
+            Body::Bytes { field, bytes, .. } => {
+                let decoded = body::decode(bytes, headers);
+                let described = body::describe(&decoded);
+                let anchor = field.at.map(|a| a as usize);
+                body::for_each_leaf(&decoded, &mut |leaf| {
+                    visit(self, leaf, &field.path, anchor, &described);
+                });
+            }
+            Body::Data { path, node } => {
+                body::for_each_node_leaf(node, &mut |leaf| visit(self, leaf, path, None, ""));
+            }
+        }
+    }
 }
 
 /// What the recorder matches by, as the parts of a request it covers.
@@ -212,73 +449,38 @@ pub fn check(
     match_on: &[&str],
 ) -> Vec<HttpLeak> {
     let matched = Matched::from(match_on);
-    let mut texts: Vec<Text<'_>> = Vec::new();
-    let mut named: Vec<HttpLeak> = Vec::new();
+    let mut c = Collect {
+        file,
+        joined: String::new(),
+        texts: Vec::new(),
+        bodies: Vec::new(),
+        named: Vec::new(),
+    };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
         let request = &interaction.request;
-        let mut url = field_text(&request.url, file, Side::Request, i, " in a request URL");
-        url.matched = matched.url;
-        texts.push(url);
-        for (name, value) in query_pairs(&request.url.text) {
+        let url = &request.url;
+        c.field(url, url.path.clone(), Side::Request, i, matched.url, " in a request URL");
+        for (name, value) in query_pairs(&url.text) {
             if is_one_of(&name, CREDENTIAL_PARAMETERS)
                 && let Some(hit) = credential::named("credential-parameter", &name, &value, 8)
             {
-                named.push(leak_at(
-                    hit,
-                    &request.url,
-                    file,
-                    format!("{} ?{name}", request.url.path),
-                    " in a request URL",
-                ));
+                let path = format!("{} ?{name}", url.path);
+                c.named.push(leak_at(hit, url, file, path, " in a request URL"));
             }
         }
-        headers(
-            &request.headers,
-            file,
-            Side::Request,
-            i,
-            matched.headers,
-            &mut texts,
-            &mut named,
-        );
+        c.headers(&request.headers, Side::Request, i, matched.headers);
         if let Some(body) = &request.body {
-            body_texts(
-                body,
-                &request.headers,
-                file,
-                Side::Request,
-                i,
-                matched.body,
-                &mut texts,
-                &mut named,
-            );
+            c.body(body, &request.headers, Side::Request, i, matched.body);
         }
         if let Some(response) = &interaction.response {
-            headers(
-                &response.headers,
-                file,
-                Side::Response,
-                i,
-                false,
-                &mut texts,
-                &mut named,
-            );
+            c.headers(&response.headers, Side::Response, i, false);
             if let Some(body) = &response.body {
-                body_texts(
-                    body,
-                    &response.headers,
-                    file,
-                    Side::Response,
-                    i,
-                    false,
-                    &mut texts,
-                    &mut named,
-                );
+                c.body(body, &response.headers, Side::Response, i, false);
             }
         }
     }
-    let mut leaks = named;
-    scan_texts(&texts, scanner, &mut leaks);
+    let mut leaks = std::mem::take(&mut c.named);
+    scan_texts(&c, scanner, &mut leaks);
     if cassette.format != crate::kind::http::Format::Httprr {
         comments(file, scanner, &mut leaks);
     }
@@ -324,28 +526,6 @@ fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
     leaks.extend(found);
 }
 
-/// A field's text, placed exactly when the scalar holds it as written (plain, or quoted
-/// without escapes).
-fn field_text<'a>(
-    field: &'a Field,
-    file: &[u8],
-    side: Side,
-    interaction: usize,
-    place: &'static str,
-) -> Text<'a> {
-    Text {
-        text: Cow::Borrowed(&field.text),
-        path: field.path.clone(),
-        exact: exact_offset(field.at.map(|a| a as usize), &field.text, file),
-        anchor: field.at.map(|a| a as usize),
-        side,
-        matched: false,
-        place,
-        public: false,
-        interaction,
-    }
-}
-
 /// Where `text` starts in `file` if the scalar at `at` holds it as written (after an opening
 /// quote, if any).
 fn exact_offset(at: Option<usize>, text: &str, file: &[u8]) -> Option<usize> {
@@ -373,189 +553,29 @@ fn is_one_of(name: &str, list: &[&str]) -> bool {
     list.iter().any(|n| n.eq_ignore_ascii_case(name))
 }
 
-fn headers<'a>(
-    headers: &'a [Header],
-    file: &[u8],
-    side: Side,
-    interaction: usize,
-    matched: bool,
-    texts: &mut Vec<Text<'a>>,
-    named: &mut Vec<HttpLeak>,
-) {
-    let place = match side {
-        Side::Request => " in a request header",
-        Side::Response => " in a response header",
-    };
-    for header in headers {
-        let name = header.name.as_str();
-        // HAR and httprr keep headers in a list: the path says `headers[2].value`, the finding
-        // must say which header that is.
-        let value = &header.value;
-        let path = if value
-            .path
-            .to_ascii_lowercase()
-            .contains(&name.to_ascii_lowercase())
-        {
-            value.path.clone()
-        } else {
-            format!("{} ({name})", value.path)
-        };
-        if is_one_of(name, CREDENTIAL_HEADERS) {
-            if let Some(hit) = credential::named("credential-header", name, &value.text, 4) {
-                named.push(leak_at(hit, value, file, path.clone(), place));
-            }
-            continue;
-        }
-        if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
-            let cookies: Vec<&str> = if name.eq_ignore_ascii_case("cookie") {
-                value.text.split(';').collect()
-            } else {
-                value.text.split(';').take(1).collect()
-            };
-            for cookie in cookies {
-                let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
-                    continue;
-                };
-                if is_session_cookie(cookie_name)
-                    && let Some(hit) =
-                        credential::named("credential-header", cookie_name, cookie_value, 8)
-                {
-                    named.push(leak_at(
-                        hit,
-                        value,
-                        file,
-                        format!("{path} cookie {cookie_name}"),
-                        place,
-                    ));
-                }
-            }
-            continue;
-        }
-        let mut text = field_text(value, file, side, interaction, place);
-        text.matched = matched;
-        text.path = path;
-        texts.push(text);
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn body_texts<'a>(
-    body: &'a Body,
-    headers: &[Header],
-    file: &[u8],
-    side: Side,
-    interaction: usize,
-    matched: bool,
-    texts: &mut Vec<Text<'a>>,
-    named: &mut Vec<HttpLeak>,
-) {
-    let place = match side {
-        Side::Request => " in a request body",
-        Side::Response => " in a response body",
-    };
-    let mut visit = |leaf: &Leaf<'_>, base: &str, anchor: Option<usize>, described: &str| {
-        let path = if described.is_empty() {
-            format!("{base} {}", leaf.path)
-        } else {
-            format!("{base} ({described}) {}", leaf.path)
-        };
-        let exact = leaf
-            .at
-            .and_then(|at| exact_offset(Some(at as usize), leaf.text, file));
-        let anchor = leaf.at.map(|a| a as usize).or(anchor);
-        // A Firebase web config's `apiKey` is public by design (it ships in every page).
-        let public = leaf.siblings.is_some_and(|entries| {
-            leaf.name == Some("apiKey")
-                && entries.iter().any(|(k, _)| {
-                    matches!(
-                        k.as_str(),
-                        Some("authDomain" | "projectId" | "messagingSenderId")
-                    )
-                })
-        });
-        if !leaf.is_key
-            && !public
-            && let Some(name) = leaf.name
-        {
-            let client_secret = name.eq_ignore_ascii_case("secret")
-                && leaf.siblings.is_some_and(|entries| {
-                    entries
-                        .iter()
-                        .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
-                });
-            if (is_one_of(name, CREDENTIAL_FIELDS) || client_secret)
-                && let Some(hit) = credential::named("credential-field", name, leaf.text, 4)
-            {
-                let offset = exact
-                    .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
-                    .or(anchor);
-                named.push(HttpLeak {
-                    hit,
-                    severity: Severity::Error,
-                    offset,
-                    path,
-                    place,
-                    repeats: 0,
-                });
-                return;
-            }
-        }
-        texts.push(Text {
-            text: Cow::Owned(leaf.text.to_owned()),
-            path,
-            exact,
-            anchor,
-            side,
-            matched,
-            place,
-            public,
-            interaction,
-        });
-    };
-    match body {
-        Body::Bytes { field, bytes, .. } => {
-            let decoded = body::decode(bytes, headers);
-            let described = body::describe(&decoded);
-            let anchor = field.at.map(|a| a as usize);
-            body::for_each_leaf(&decoded, &mut |leaf| {
-                visit(leaf, &field.path, anchor, &described);
-            });
-        }
-        Body::Data { path, node } => {
-            body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, None, ""));
-        }
-    }
-}
-
 /// Scans every text in one pass over their concatenation and turns hits into leaks by
 /// where they sit.
-fn scan_texts(texts: &[Text<'_>], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
-    let mut joined = String::new();
-    let mut starts = Vec::with_capacity(texts.len());
-    for text in texts {
-        starts.push(joined.len());
-        joined.push_str(&text.text);
-        joined.push('\n');
-    }
-    let hits = scanner.scan(joined.as_bytes());
+fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
+    let hits = scanner.scan(c.joined.as_bytes());
     if hits.is_empty() {
         return;
     }
+    let text_of = |t: &Text| &c.joined[t.start..t.end];
     // What each interaction's request holds, for echoes of a home folder in its response.
     let request_holds = |interaction: usize, needle: &str| {
-        texts.iter().any(|t| {
-            t.interaction == interaction && t.side == Side::Request && t.text.contains(needle)
+        c.texts.iter().any(|t| {
+            t.interaction == interaction && t.side == Side::Request && text_of(t).contains(needle)
         })
     };
     let earlier_response_holds = |interaction: usize, needle: &str| {
-        texts.iter().any(|t| {
-            t.interaction < interaction && t.side == Side::Response && t.text.contains(needle)
+        c.texts.iter().any(|t| {
+            t.interaction < interaction && t.side == Side::Response && text_of(t).contains(needle)
         })
     };
     for mut hit in hits {
-        let i = starts.partition_point(|&s| s <= hit.start) - 1;
-        let text = &texts[i];
-        let local = hit.start - starts[i];
+        let i = c.texts.partition_point(|t| t.start <= hit.start) - 1;
+        let text = &c.texts[i];
+        let local = hit.start - text.start;
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
             LeakFamily::Secret => Severity::Error,
@@ -589,11 +609,15 @@ fn scan_texts(texts: &[Text<'_>], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) 
         let offset = text.exact.map(|e| e + local).or(text.anchor);
         hit.end = hit.end - hit.start + local;
         hit.start = local;
+        let path = match &text.path {
+            TextPath::Written(path) => path.clone(),
+            TextPath::Leaf { body, ordinal } => c.bodies[*body].leaf_path(*ordinal),
+        };
         leaks.push(HttpLeak {
             hit,
             severity,
             offset,
-            path: text.path.clone(),
+            path,
             place: text.place,
             repeats: 0,
         });

@@ -32,7 +32,7 @@ const MAX_TREE_DEPTH: usize = 1_024;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Leaf<'a> {
     /// Where it is inside the body (the module docs list the syntax per kind of content).
-    pub path: String,
+    pub path: &'a str,
     /// The field or parameter that holds it: the object key (for an array item, the key
     /// that holds the array), the form field, the multipart part's name, the header's name,
     /// the event field (`event`, `id`, `data`). `None` for a key itself and for a root.
@@ -105,8 +105,9 @@ impl Walker<'_> {
         at: Option<u32>,
         is_key: bool,
     ) {
-        (self.f)(&Leaf {
-            path: self.path.clone(),
+        let Walker { path, f, .. } = self;
+        f(&Leaf {
+            path,
             name,
             siblings,
             text,
