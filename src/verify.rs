@@ -549,11 +549,15 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
 /// Reads an HTTP cassette by structure and checks it; `false` when the file is no HTTP
 /// cassette (it is then linted as text).
 fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) -> bool {
-    let read = match http::read(&cassette.path, bytes) {
+    // Inflated once (`.yaml.gz`, `.httprr.gz`): the reader and the positions use the text.
+    let text = http::decompressed(bytes);
+    let read = match http::read(&cassette.path, &text) {
         Ok(None) => return false,
-        Ok(Some(read)) => read,
+        Ok(Some(mut read)) => {
+            read.compressed = matches!(text, std::borrow::Cow::Owned(_));
+            read
+        }
         Err(e) => {
-            let text = http::decompressed(bytes);
             let finding = Finding::new(
                 "parse",
                 Severity::Error,
@@ -569,7 +573,6 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         }
     };
     result.http_format = Some(read.format.name());
-    let text = http::decompressed(bytes);
     let configured = checks
         .match_on
         .iter()

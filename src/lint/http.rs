@@ -17,7 +17,6 @@
 //! All texts of a cassette are scanned in one pass over their concatenation (one scan per
 //! file, like the text scan), and each hit is mapped back to the text it sits in.
 
-
 use crate::finding::Severity;
 use crate::kind::http::body::{self, Leaf};
 use crate::kind::http::{Body, Field, Header, HttpCassette};
@@ -123,6 +122,31 @@ const CREDENTIAL_FIELDS: &[&str] = &[
     "private_key",
     "bot_token",
 ];
+
+/// The names that make a body worth decoding: a field judged by its name could be in it.
+fn field_names() -> &'static aho_corasick::AhoCorasick {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CREDENTIAL_FIELDS.iter().chain(&["secret", "apikey"]))
+            .expect("literal names build")
+    })
+}
+
+/// Whether a body names a credential field as a key or parameter: the name whole, between
+/// quotes (escaped or not) or before `=` (`"password":`, `\"token\"`, `&api_key=`), not
+/// inside another word (`max_tokens`).
+fn names_a_field(bytes: &[u8]) -> bool {
+    field_names().find_overlapping_iter(bytes).any(|m| {
+        let before = m.start().checked_sub(1).map(|i| bytes[i]);
+        let after = bytes.get(m.end()).copied();
+        matches!(
+            before,
+            None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
+        ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
+    })
+}
 
 /// Keys beside which a `secret` field is a client's or an app's secret.
 const CLIENT_KEYS: &[&str] = &[
@@ -237,6 +261,10 @@ fn leaf_path(base: &str, described: &str, leaf: &str) -> String {
 /// Every text of a cassette, joined, and the leaks found by name on the way.
 struct Collect<'a> {
     file: &'a [u8],
+    scanner: &'a Scanner,
+    /// Bodies read as plain text without being decoded (nothing in them can be a finding),
+    /// kept for what an echo or an id handed out earlier is looked up in.
+    context: Vec<(usize, Side, &'a [u8])>,
     joined: String,
     texts: Vec<Text>,
     bodies: Vec<BodyAt<'a>>,
@@ -277,13 +305,7 @@ impl<'a> Collect<'a> {
         self.push(&field.text, item);
     }
 
-    fn headers(
-        &mut self,
-        headers: &'a [Header],
-        side: Side,
-        interaction: usize,
-        matched: bool,
-    ) {
+    fn headers(&mut self, headers: &'a [Header], side: Side, interaction: usize, matched: bool) {
         let place = match side {
             Side::Request => " in a request header",
             Side::Response => " in a response header",
@@ -306,13 +328,18 @@ impl<'a> Collect<'a> {
             };
             if is_one_of(name, CREDENTIAL_HEADERS) {
                 if let Some(hit) = credential::named("credential-header", name, &value.text, 4) {
-                    self.named.push(leak_at(hit, value, self.file, path(), place));
+                    self.named
+                        .push(leak_at(hit, value, self.file, path(), place));
                 }
                 continue;
             }
             if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
                 let cookies = value.text.split(';');
-                let take = if name.eq_ignore_ascii_case("cookie") { usize::MAX } else { 1 };
+                let take = if name.eq_ignore_ascii_case("cookie") {
+                    usize::MAX
+                } else {
+                    1
+                };
                 for cookie in cookies.take(take) {
                     let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
                         continue;
@@ -332,6 +359,24 @@ impl<'a> Collect<'a> {
         }
     }
 
+    /// Whether a body can hold no finding, judged without decoding it: it is text with no
+    /// `Content-Encoding` (nor gzip's magic bytes), names no credential field, and a scan of it
+    /// finds nothing but UUIDs and timestamps where they do not count. Most bodies are; decoding
+    /// each into a tree only to find nothing was most of the time spent on HTTP cassettes.
+    fn nothing_in(&self, bytes: &[u8], headers: &[Header], volatile_counts: bool) -> bool {
+        let encoded = bytes.starts_with(&[0x1f, 0x8b])
+            || headers.iter().any(|h| {
+                h.name.eq_ignore_ascii_case("content-encoding")
+                    && !h.value.text.trim().eq_ignore_ascii_case("identity")
+            });
+        !encoded
+            && std::str::from_utf8(bytes).is_ok()
+            && !names_a_field(bytes)
+            && self.scanner.scan(bytes).iter().all(|hit| {
+                matches!(hit.family, LeakFamily::Uuid | LeakFamily::Timestamp) && !volatile_counts
+            })
+    }
+
     fn body(
         &mut self,
         body: &'a Body,
@@ -344,10 +389,20 @@ impl<'a> Collect<'a> {
             Side::Request => " in a request body",
             Side::Response => " in a response body",
         };
+        if let Body::Bytes { bytes, .. } = body
+            && self.nothing_in(bytes, headers, side == Side::Request && matched)
+        {
+            self.context.push((interaction, side, bytes));
+            return;
+        }
         let index = self.bodies.len();
         self.bodies.push(BodyAt { body, headers });
         let mut ordinal = 0;
-        let mut visit = |this: &mut Self, leaf: &Leaf<'_>, base: &str, anchor: Option<usize>, described: &str| {
+        let mut visit = |this: &mut Self,
+                         leaf: &Leaf<'_>,
+                         base: &str,
+                         anchor: Option<usize>,
+                         described: &str| {
             let leaf_ordinal = ordinal;
             ordinal += 1;
             let exact = leaf
@@ -358,7 +413,10 @@ impl<'a> Collect<'a> {
             let public = leaf.name == Some("apiKey")
                 && leaf.siblings.is_some_and(|entries| {
                     entries.iter().any(|(k, _)| {
-                        matches!(k.as_str(), Some("authDomain" | "projectId" | "messagingSenderId"))
+                        matches!(
+                            k.as_str(),
+                            Some("authDomain" | "projectId" | "messagingSenderId")
+                        )
                     })
                 });
             if !leaf.is_key
@@ -451,6 +509,8 @@ pub fn check(
     let matched = Matched::from(match_on);
     let mut c = Collect {
         file,
+        scanner,
+        context: Vec::new(),
         joined: String::new(),
         texts: Vec::new(),
         bodies: Vec::new(),
@@ -459,13 +519,21 @@ pub fn check(
     for (i, interaction) in cassette.interactions.iter().enumerate() {
         let request = &interaction.request;
         let url = &request.url;
-        c.field(url, url.path.clone(), Side::Request, i, matched.url, " in a request URL");
+        c.field(
+            url,
+            url.path.clone(),
+            Side::Request,
+            i,
+            matched.url,
+            " in a request URL",
+        );
         for (name, value) in query_pairs(&url.text) {
             if is_one_of(&name, CREDENTIAL_PARAMETERS)
                 && let Some(hit) = credential::named("credential-parameter", &name, &value, 8)
             {
                 let path = format!("{} ?{name}", url.path);
-                c.named.push(leak_at(hit, url, file, path, " in a request URL"));
+                c.named
+                    .push(leak_at(hit, url, file, path, " in a request URL"));
             }
         }
         c.headers(&request.headers, Side::Request, i, matched.headers);
@@ -561,17 +629,20 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
         return;
     }
     let text_of = |t: &Text| &c.joined[t.start..t.end];
+    // Whether a text of the interactions `which` accepts, on `side`, holds `needle`.
+    let holds = |which: &dyn Fn(usize) -> bool, side: Side, needle: &str| {
+        c.texts
+            .iter()
+            .any(|t| which(t.interaction) && t.side == side && text_of(t).contains(needle))
+            || c.context.iter().any(|(i, s, bytes)| {
+                which(*i) && *s == side && memchr::memmem::find(bytes, needle.as_bytes()).is_some()
+            })
+    };
     // What each interaction's request holds, for echoes of a home folder in its response.
-    let request_holds = |interaction: usize, needle: &str| {
-        c.texts.iter().any(|t| {
-            t.interaction == interaction && t.side == Side::Request && text_of(t).contains(needle)
-        })
-    };
-    let earlier_response_holds = |interaction: usize, needle: &str| {
-        c.texts.iter().any(|t| {
-            t.interaction < interaction && t.side == Side::Response && text_of(t).contains(needle)
-        })
-    };
+    let request_holds =
+        |interaction: usize, needle: &str| holds(&|i| i == interaction, Side::Request, needle);
+    let earlier_response_holds =
+        |interaction: usize, needle: &str| holds(&|i| i < interaction, Side::Response, needle);
     for mut hit in hits {
         let i = c.texts.partition_point(|t| t.start <= hit.start) - 1;
         let text = &c.texts[i];
@@ -805,7 +876,7 @@ mod tests {
         let shown = format!(r#"'{{"token": "{token}", "token_display": "{display}"}}'"#);
         assert_eq!(
             secrets(&exchange(&json, URL, "null", &shown)),
-            [token.clone()]
+            std::slice::from_ref(&token)
         );
         // The same token in three requests: one finding.
         let bearer = header("Authorization", &format!("Bearer {KEY}"));
