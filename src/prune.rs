@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use crate::exec::{Finished, Watch};
 use crate::store::journal::{Applied, Move, SkipReason, Skipped};
 use crate::store::{ContentHash, Store, StoreError};
-use crate::tree::Selection;
+use crate::tree::{CassetteKind, Selection};
 use crate::usage::Usage;
 
 /// A cassette (or a whole dsh scenario) no usage source read.
@@ -124,14 +124,21 @@ pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<Path
         .filter(|c| c.kind.is_dsh())
         .map(crate::usage::scenario_rel)
         .collect();
+    // HTTP cassettes are found in the recorders' folders by default, where a test run of the
+    // LLM harness never looks: until prune knows the recorders' runs, it never takes them
+    // for orphans.
     let cassettes = selection
         .cassettes
         .iter()
-        .filter(|c| !c.kind.is_dsh())
+        .filter(|c| !c.kind.is_dsh() && c.kind != CassetteKind::Http)
         .count()
         + scenarios.len();
     let mut orphans: BTreeMap<String, Orphan> = BTreeMap::new();
-    for cassette in usage.unused(selection) {
+    for cassette in usage
+        .unused(selection)
+        .into_iter()
+        .filter(|c| c.kind != CassetteKind::Http)
+    {
         if cassette.kind.is_dsh() {
             let rel = crate::usage::scenario_rel(cassette);
             let folder = cassette.dir.path.clone();

@@ -377,3 +377,22 @@ fn a_dsh_scenario_is_used_and_pruned_as_a_whole() {
     // What is left verifies without a `missing` scenario.
     vcr(&t, &["verify", "--usage-log", "usage.log"]).code(0);
 }
+
+/// HTTP cassettes in the recorders' folders are selected by default (issue 9), but a run of
+/// the LLM harness never reads them: `prune --delete` must not take them for orphans.
+#[test]
+fn http_cassettes_are_never_pruned() {
+    let (t, names) = repo();
+    let vcrpy = "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.org/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n";
+    t.write("tests/cassettes/test_models.yaml", vcrpy);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-q", "-m", "an HTTP cassette"]);
+    t.write("usage.log", format!("{}\n{}\n", names[0], names[1]));
+    let run = vcr(&t, &["prune", "--delete", "--usage-log", "usage.log"]);
+    run.code(0).stdout_has(&format!("deleted {}", names[2]));
+    assert!(!run.stdout.contains("test_models.yaml"), "{}", run.stdout);
+    assert!(t.exists("tests/cassettes/test_models.yaml"));
+    // `verify` reads it all the same.
+    let verify = vcr(&t, &["verify", "tests/cassettes/test_models.yaml"]);
+    verify.code(0).stdout_has("1 vcrpy read as HTTP cassettes");
+}
