@@ -1661,3 +1661,44 @@ fn a_gzip_bomb_among_http_cassettes_is_not_inflated() {
     };
     assert!(usage.ru_maxrss < 200 << 10, "peak {} KiB", usage.ru_maxrss);
 }
+
+/// A cassette that records no time (vcrpy writes none, and this response has no `Date`) is
+/// as old as the last commit that touched it (issue 9).
+#[test]
+fn a_cassette_without_a_recorded_time_is_as_old_as_its_last_commit() {
+    let t = TestDir::new();
+    let vcrpy = "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.org/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n";
+    t.write("tests/cassettes/test_models.yaml", vcrpy);
+    // Not committed: no time to judge by, no finding.
+    let (run, doc) = verify_json(&t, &["--max-age", "30d"]);
+    run.code(0);
+    assert!(with_id(&doc, "expired").is_empty(), "{doc:#}");
+
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "."]);
+    let mut commit = std::process::Command::new("git");
+    isolate_git(&mut commit);
+    let commit = commit
+        .current_dir(&t.root)
+        .args([
+            "-c",
+            "user.name=Tester",
+            "-c",
+            "user.email=tester@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "recorded",
+        ])
+        .env("GIT_COMMITTER_DATE", "2023-01-02T03:04:05Z")
+        .env("GIT_AUTHOR_DATE", "2023-01-02T03:04:05Z")
+        .status()
+        .unwrap();
+    assert!(commit.success());
+    let (run, doc) = verify_json(&t, &["--max-age", "30d"]);
+    run.code(0);
+    let expired = with_id(&doc, "expired");
+    assert_eq!(expired.len(), 1, "{doc:#}");
+    let message = expired[0]["message"].as_str().unwrap();
+    assert!(message.starts_with("last committed on 2023-01-02"), "{message}");
+}
