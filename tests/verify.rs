@@ -1700,5 +1700,8 @@ fn a_cassette_without_a_recorded_time_is_as_old_as_its_last_commit() {
     let expired = with_id(&doc, "expired");
     assert_eq!(expired.len(), 1, "{doc:#}");
     let message = expired[0]["message"].as_str().unwrap();
-    assert!(message.starts_with("last committed on 2023-01-02"), "{message}");
+    assert!(
+        message.starts_with("last committed on 2023-01-02"),
+        "{message}"
+    );
 }

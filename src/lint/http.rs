@@ -345,7 +345,11 @@ impl<'a> Collect<'a> {
                         continue;
                     };
                     let cookie_value = body::percent_decode(cookie_value);
+                    // Session ids and tokens are written in a token's characters; a value of
+                    // words and JSON (a demo app's `Bearer <time>:{"user": ...}`) is not one.
+                    let (_, token) = super::placeholder::split_scheme(&cookie_value);
                     if is_session_cookie(cookie_name)
+                        && super::placeholder::is_token_charset(token)
                         && let Some(hit) =
                             credential::named("credential-header", cookie_name, &cookie_value, 8)
                     {
@@ -846,6 +850,15 @@ mod tests {
         assert_eq!(secrets(&exchange(&cookie, URL, "null", "ok")), [KEY]);
         let cookie = header("Cookie", "theme=dark; lang=en-GB-oxendict");
         assert!(secrets(&exchange(&cookie, URL, "null", "ok")).is_empty());
+        // A demo app's session of words and JSON, percent-encoded: not a token.
+        let demo =
+            "app-jwt=Bearer%202025-09-12T12%3A35%3A22.361Z%3A%7B%22username%22%3A%22dana%22%7D";
+        assert!(secrets(&exchange(&header("Cookie", demo), URL, "null", "ok")).is_empty());
+        let rails = format!("_app_session={KEY}%3D%3D--0a1b2c3d4e5f60718293a4b5c6d7e8f9");
+        assert_eq!(
+            secrets(&exchange(&header("Cookie", &rails), URL, "null", "ok")).len(),
+            1
+        );
     }
 
     #[test]
