@@ -274,7 +274,7 @@ pub struct Options {
 }
 
 /// Counts of a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Summary {
     /// Files checked.
     pub files: usize,
@@ -285,6 +285,9 @@ pub struct Summary {
     /// Findings accepted by `[[verify.allow]]` or the baseline.
     #[serde(skip_serializing_if = "is_zero")]
     pub accepted: usize,
+    /// Files read as HTTP cassettes, per format (`"vcrpy": 12`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub http: BTreeMap<&'static str, usize>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -302,8 +305,6 @@ pub struct Outcome {
     pub summary: Summary,
     /// Each dsh scenario checked, with its sessions and derived calls (`verify -v`).
     pub scenarios: Vec<ScenarioStats>,
-    /// HTTP cassettes read by structure, per format (`vcrpy`: 12), for `verify -v`.
-    pub http_formats: BTreeMap<&'static str, usize>,
 }
 
 /// What a dsh scenario holds, as the harness would load it.
@@ -364,7 +365,7 @@ pub fn run(
             }
             outcome.summary.files += 1;
             if let Some(format) = result.http_format {
-                *outcome.http_formats.entry(format).or_default() += 1;
+                *outcome.summary.http.entry(format).or_default() += 1;
             }
             findings.extend(result.findings);
             if let Some(name) = result.expected_name {

@@ -147,6 +147,7 @@ fn verify_finds_each_planted_leak(recorder: Recorder) {
     let findings = doc["findings"].as_array().expect("findings").clone();
     let context = format!("{} cassette, findings:\n{doc:#}", recorder.name());
     run.code(1);
+    assert_read_by_structure(&doc, recorder);
 
     // Where each planted credential is, as parts of the finding's readable path.
     let places: [(&str, &[&str]); 8] = [
@@ -219,11 +220,34 @@ fn verify_finds_each_planted_leak(recorder: Recorder) {
     assert!(volatile.is_empty(), "{volatile:#?}\nin the {context}");
 }
 
+/// Every file the recorder wrote was read by structure, as the recorder's format: the JSON
+/// summary counts them per format (issue 9).
+fn assert_read_by_structure(doc: &Value, recorder: Recorder) {
+    let formats = doc["summary"]["http"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no per-format counts in the summary: {doc:#}"));
+    let read: u64 = formats.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(read, doc["summary"]["files"].as_u64().unwrap(), "{doc:#}");
+    let expected = match recorder {
+        Recorder::Vcrpy | Recorder::PytestRecording => "vcrpy",
+        Recorder::RubyVcr => "Ruby VCR",
+        Recorder::GoVcr => "go-vcr",
+        Recorder::Polly => "HAR",
+        Recorder::Nock => "nock",
+    };
+    assert!(
+        formats.contains_key(expected),
+        "{} read as {formats:?}",
+        recorder.name()
+    );
+}
+
 fn verify_finds_nothing_in_the_clean_scenario(recorder: Recorder) {
     let Some(recorded) = record(recorder, Scenario::clean()) else {
         return;
     };
     let (run, doc) = verify(&recorded);
+    assert_read_by_structure(&doc, recorder);
     assert_eq!(
         doc["findings"],
         Value::Array(Vec::new()),

@@ -160,11 +160,12 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         cx.report().report(&Event::Finding(finding));
     }
     let s = &outcome.summary;
-    let http = if outcome.http_formats.is_empty() {
+    let http = if outcome.summary.http.is_empty() {
         String::new()
     } else {
         let formats: Vec<String> = outcome
-            .http_formats
+            .summary
+            .http
             .iter()
             .map(|(format, n)| format!("{n} {format}"))
             .collect();
