@@ -859,13 +859,6 @@ impl Project {
         });
     }
 
-    /// What the recorder matches the requests of the HTTP cassette `rel` by, when its
-    /// `[http] cassettes` entry says (else the recorder's defaults apply).
-    pub fn http_match_on(&self, rel: &str) -> Option<&[String]> {
-        let i = self.http.find(rel)?;
-        self.http.globs[i].1.as_deref()
-    }
-
     fn is_text_cassette(&self, rel: &str) -> bool {
         self.text_globs
             .as_ref()

@@ -31,8 +31,9 @@ pub struct Checks {
     /// The default severity of `recorded/error`: a warning in `verify`, an error in what
     /// `record` just recorded ([`Checks::for_record`]).
     recorded_error: Severity,
-    /// `[http] cassettes` entries that say what the recorder matches requests by.
-    match_on: Vec<(globset::GlobMatcher, Vec<String>)>,
+    /// `[http] cassettes` entries in order, with what the recorder matches requests by when
+    /// the entry says.
+    match_on: Vec<(globset::GlobMatcher, Option<Vec<String>>)>,
     /// HTTP cassettes recorded longer ago than this are `expired`.
     max_age: Option<MaxAge>,
 }
@@ -198,21 +199,24 @@ impl Checks {
                 paths,
             });
         }
+        // Every `[http] cassettes` entry in order, as the selection takes them: a cassette's
+        // `match-on` is its first matching entry's, if that entry gives one.
         let mut match_on = Vec::new();
         for entry in project.config().http.cassettes.iter().flatten() {
-            if let Some(names) = entry.match_on() {
-                let glob = globset::GlobBuilder::new(entry.glob())
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| {
-                        bad(format!(
-                            "`http.cassettes`: invalid glob `{}`: {}",
-                            entry.glob(),
-                            e.kind()
-                        ))
-                    })?;
-                match_on.push((glob.compile_matcher(), names.to_vec()));
-            }
+            let glob = globset::GlobBuilder::new(entry.glob())
+                .literal_separator(true)
+                .build()
+                .map_err(|e| {
+                    bad(format!(
+                        "`http.cassettes`: invalid glob `{}`: {}",
+                        entry.glob(),
+                        e.kind()
+                    ))
+                })?;
+            match_on.push((
+                glob.compile_matcher(),
+                entry.match_on().map(<[String]>::to_vec),
+            ));
         }
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -578,7 +582,8 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         .match_on
         .iter()
         .find(|(glob, _)| glob.is_match(&cassette.rel))
-        .map(|(_, names)| names.iter().map(String::as_str).collect::<Vec<_>>());
+        .and_then(|(_, names)| names.as_ref())
+        .map(|names| names.iter().map(String::as_str).collect::<Vec<_>>());
     let match_on = configured.unwrap_or_else(|| read.format.default_match_on().to_vec());
     let leaks = crate::lint::http::check(&read, &text, &checks.scanner, &match_on);
     let mut locator = Locator::new(&text);

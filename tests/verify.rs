@@ -1705,3 +1705,64 @@ fn a_cassette_without_a_recorded_time_is_as_old_as_its_last_commit() {
         "{message}"
     );
 }
+
+/// `[http] cassettes` with `match-on`: what the recorder matches requests by is where a UUID
+/// breaks replay (issue 9). The first entry that selects a cassette decides.
+#[test]
+fn match_on_decides_where_uuids_count() {
+    let t = TestDir::new();
+    let uuid = "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a";
+    let cassette = format!(
+        "interactions:\n- request:\n    body: '{{\"idempotency_key\": \"{uuid}\"}}'\n    headers:\n      Content-Type:\n      - application/json\n    method: POST\n    uri: https://api.example.org/v1/jobs\n  response:\n    body:\n      string: '{{\"ok\": true}}'\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    t.write("spec/cassettes/jobs.yaml", &cassette);
+    t.write("other/cassettes/jobs.yaml", &cassette);
+    // vcrpy's default match-on leaves the body out: nothing to report.
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(0);
+    assert!(with_id(&doc, "leak/uuid").is_empty(), "{doc:#}");
+
+    t.write(
+        "vcr.toml",
+        "[http]\ncassettes = [\n  { glob = \"spec/**\", match-on = [\"method\", \"uri\", \"body\"] },\n  \"other/**\",\n]\n",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let uuids = with_id(&doc, "leak/uuid");
+    assert_eq!(uuids.len(), 1, "{doc:#}");
+    assert_eq!(uuids[0]["path"], "spec/cassettes/jobs.yaml");
+    assert_eq!(uuids[0]["severity"], "error");
+    assert!(
+        uuids[0]["pointer"]
+            .as_str()
+            .unwrap()
+            .ends_with("request.body (json) /idempotency_key"),
+        "{doc:#}"
+    );
+
+    // An entry before it that selects a file and says nothing: the recorder's defaults there.
+    t.write("spec/more/jobs.yaml", &cassette);
+    t.write(
+        "vcr.toml",
+        "[http]\ncassettes = [\n  \"spec/cassettes/**\",\n  { glob = \"spec/**\", match-on = [\"body\"] },\n]\n",
+    );
+    let (run, doc) = verify_json(&t, &[]);
+    run.code(1);
+    let uuids = with_id(&doc, "leak/uuid");
+    assert_eq!(uuids.len(), 1, "{doc:#}");
+    assert_eq!(uuids[0]["path"], "spec/more/jobs.yaml");
+
+    // Names the recorders do not have, and globs that select nothing, are errors.
+    t.write(
+        "vcr.toml",
+        "[http]\ncassettes = [{ glob = \"spec/**\", match-on = [\"method\", \"bdy\"] }]\n",
+    );
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("`http.cassettes[0].match-on`: unknown `bdy`");
+    t.write(
+        "vcr.toml",
+        "[http]\ncassettes = [\"spec/**\", \"nowhere/**\"]\n",
+    );
+    t.vcr(&["verify"]).code(2).stderr_has("nowhere/**");
+}
