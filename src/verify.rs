@@ -571,9 +571,9 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             )
             .at(Some(Position::locate(&text, e.offset)));
             push(checks, &mut result.findings, finding, None);
-            // What can be read of it is still linted, as text.
-            let hits = checks.scanner.scan(bytes);
-            leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+            // What can be read of it is still linted, as text (inflated, if it was gzip).
+            let hits = checks.scanner.scan(&text);
+            leak_findings(cassette, &text, &hits, None, checks, &mut result.findings);
             return true;
         }
     };

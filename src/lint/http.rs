@@ -196,8 +196,10 @@ struct Text {
     start: usize,
     end: usize,
     path: TextPath,
-    /// Where the text starts in the file, when the scalar holds it as written.
-    exact: Option<usize>,
+    /// The scalar of its own it was read from (a field, a node of a body stored as data):
+    /// where a leak is placed exactly when the scalar holds the text as written. Checked only
+    /// for texts a leak is found in.
+    own: Option<usize>,
     /// The scalar that holds it (the body's scalar for decoded content).
     anchor: Option<usize>,
     side: Side,
@@ -294,7 +296,7 @@ impl<'a> Collect<'a> {
             start: 0,
             end: 0,
             path: TextPath::Written(path),
-            exact: exact_offset(field.at.map(|a| a as usize), &field.text, self.file),
+            own: field.at.map(|a| a as usize),
             anchor: field.at.map(|a| a as usize),
             side,
             matched,
@@ -409,10 +411,8 @@ impl<'a> Collect<'a> {
                          described: &str| {
             let leaf_ordinal = ordinal;
             ordinal += 1;
-            let exact = leaf
-                .at
-                .and_then(|at| exact_offset(Some(at as usize), leaf.text, this.file));
-            let anchor = leaf.at.map(|a| a as usize).or(anchor);
+            let own = leaf.at.map(|a| a as usize);
+            let anchor = own.or(anchor);
             // A Firebase web config's `apiKey` is public by design (it ships in every page).
             let public = leaf.name == Some("apiKey")
                 && leaf.siblings.is_some_and(|entries| {
@@ -436,7 +436,7 @@ impl<'a> Collect<'a> {
                 if (client_secret || is_one_of(name, CREDENTIAL_FIELDS))
                     && let Some(hit) = credential::named("credential-field", name, leaf.text, 4)
                 {
-                    let offset = exact
+                    let offset = exact_offset(own, leaf.text, this.file)
                         .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
                         .or(anchor);
                     this.named.push(HttpLeak {
@@ -457,7 +457,7 @@ impl<'a> Collect<'a> {
                     body: index,
                     ordinal: leaf_ordinal,
                 },
-                exact,
+                own,
                 anchor,
                 side,
                 matched,
@@ -681,7 +681,9 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
             }
             LeakFamily::Email => Severity::Warning,
         };
-        let offset = text.exact.map(|e| e + local).or(text.anchor);
+        let offset = exact_offset(text.own, text_of(text), c.file)
+            .map(|e| e + local)
+            .or(text.anchor);
         hit.end = hit.end - hit.start + local;
         hit.start = local;
         let path = match &text.path {
