@@ -7,6 +7,7 @@
 //! so that a finding names its line and column and a later rewrite can replace one scalar and
 //! leave every other byte alone.
 
+pub mod edit;
 pub mod json5;
 pub mod yaml;
 
