@@ -47,6 +47,74 @@ pub struct HttpConfig {
     /// recorder matches requests by. Without it, the well-known folders
     /// ([`DEFAULT_HTTP_CASSETTES`]).
     pub cassettes: Option<Vec<HttpCassettes>>,
+    /// What `vcr normalize` scrubs out of HTTP cassettes (`[http.scrub]`).
+    pub scrub: Option<HttpScrubConfig>,
+}
+
+/// The `[http.scrub]` table: values `vcr normalize` replaces in HTTP cassettes, on top of
+/// (or, with `defaults = false`, instead of) every value `verify` reports as `leak/secret`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HttpScrubConfig {
+    /// Whether every value `verify` reports as `leak/secret` is replaced (default `true`).
+    pub defaults: bool,
+    /// Header names whose values are replaced whole (requests and responses).
+    pub headers: Vec<ScrubEntry>,
+    /// Query parameter names whose values are replaced (request URLs).
+    pub query: Vec<ScrubEntry>,
+    /// Body fields whose values are replaced: JSON pointers (`/user/token`) or field names
+    /// (`token`), in JSON, form and multipart bodies and event-stream data.
+    pub fields: Vec<ScrubEntry>,
+}
+
+impl Default for HttpScrubConfig {
+    fn default() -> Self {
+        HttpScrubConfig {
+            defaults: true,
+            headers: Vec::new(),
+            query: Vec::new(),
+            fields: Vec::new(),
+        }
+    }
+}
+
+/// One `[http.scrub]` entry: a name (replaced by `REDACTED_<NAME>`), or a name with its
+/// replacement.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ScrubEntry {
+    /// `"x-internal-token"`
+    Name(String),
+    /// `{ name = "x-tenant", replacement = "TENANT" }`
+    Entry(ScrubEntryTable),
+}
+
+/// `{ name = "...", replacement = "..." }`
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScrubEntryTable {
+    /// The header, parameter or field.
+    pub name: String,
+    /// What its value becomes.
+    pub replacement: Option<String>,
+}
+
+impl ScrubEntry {
+    /// The header, parameter or field.
+    pub fn name(&self) -> &str {
+        match self {
+            ScrubEntry::Name(name) => name,
+            ScrubEntry::Entry(entry) => &entry.name,
+        }
+    }
+
+    /// The replacement, if given.
+    pub fn replacement(&self) -> Option<&str> {
+        match self {
+            ScrubEntry::Name(_) => None,
+            ScrubEntry::Entry(entry) => entry.replacement.as_deref(),
+        }
+    }
 }
 
 /// One `[http] cassettes` entry: a glob, or a glob with `match-on`.
@@ -239,6 +307,14 @@ pub enum ConfigError {
     /// A `[verify]` setting is wrong.
     #[error("in {}: {message}", path.as_deref().map_or("the configuration".into(), |p| p.display().to_string()))]
     Verify {
+        /// The configuration file.
+        path: Option<PathBuf>,
+        /// What is wrong, naming the setting.
+        message: String,
+    },
+    /// An `[http]` setting is wrong.
+    #[error("in {}: {message}", path.as_deref().map_or("the configuration".into(), |p| p.display().to_string()))]
+    Http {
         /// The configuration file.
         path: Option<PathBuf>,
         /// What is wrong, naming the setting.

@@ -188,6 +188,33 @@ pub enum Event<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         stash: Option<&'a str>,
     },
+    /// A value `normalize` replaced in an HTTP cassette.
+    Scrubbed {
+        /// The cassette.
+        path: &'a str,
+        /// Line of the scalar rewritten (1-based).
+        line: usize,
+        /// Column of the scalar rewritten (1-based).
+        column: usize,
+        /// The readable path of the scalar.
+        pointer: &'a str,
+        /// The rules that changed it.
+        rule: &'a str,
+        /// Whether the file was written.
+        written: bool,
+    },
+    /// A scrubbed value the recorder matches requests by: replay no longer matches the live
+    /// request unless the test filters it the same way.
+    ReplayAffected {
+        /// The cassette.
+        path: &'a str,
+        /// The interaction's index.
+        interaction: usize,
+        /// What changed.
+        what: &'a str,
+        /// The recorder setting that makes it match again.
+        setting: &'a str,
+    },
     /// A finding of `vcr verify`.
     Finding(&'a crate::finding::Finding),
     /// One cassette compared by `vcr diff`.

@@ -9,10 +9,14 @@
 use similar::TextDiff;
 
 use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
+use crate::json::Position;
+use crate::kind::http::{self, scrub};
 use crate::kind::{self, Mode};
 use crate::lint::Scanner;
+use crate::rules::RuleSet;
 use crate::store::{ContentHash, Store, StoreError};
-use crate::tree::{Cassette, Selection};
+use crate::tree::{Cassette, CassetteKind, Selection};
+use crate::verify::Checks;
 
 /// How `normalize` runs.
 #[derive(Debug, Clone, Copy, Default)]
@@ -21,6 +25,18 @@ pub struct Options {
     pub check: bool,
     /// Compute the unified diff of each change.
     pub diff: bool,
+}
+
+/// What scrubbing HTTP cassettes needs: `verify`'s checks (its scanner, allowlist and
+/// `match-on`, so that the default set is exactly what `verify` reports), the `[http.scrub]`
+/// rules and the user's `[[rule]]`s.
+pub struct HttpScrub<'a> {
+    /// `verify`'s checks.
+    pub checks: &'a Checks,
+    /// `[http.scrub]`.
+    pub rules: &'a scrub::Rules,
+    /// The user's rules (not the preset), applied to decoded body texts.
+    pub user_rules: Option<&'a RuleSet>,
 }
 
 /// Counts of what `normalize` found and did.
@@ -36,9 +52,16 @@ pub struct Summary {
     pub stale: usize,
     /// Files that could not be processed.
     pub errors: usize,
+    /// Values replaced in HTTP cassettes.
+    pub replaced: usize,
+    /// Replaced values the recorder matches requests by.
+    pub replay_affected: usize,
 }
 
 struct FileResult {
+    /// An HTTP cassette: what was scrubbed (`None` for other files, and for a file selected as
+    /// text that is no HTTP cassette, which is then not counted).
+    http: Option<HttpResult>,
     changed: bool,
     written: bool,
     /// The file changed after it was read, so it was not rewritten.
@@ -48,12 +71,21 @@ struct FileResult {
     error: Option<FileProblem>,
 }
 
-/// Runs `normalize` over the selected cassettes. With `check` unset, the caller must hold
-/// the store's lock.
+#[derive(Default)]
+struct HttpResult {
+    /// Whether the file is an HTTP cassette at all.
+    read: bool,
+    replaced: Vec<(Position, scrub::Replaced)>,
+    interference: Vec<scrub::Interference>,
+}
+
+/// Runs `normalize` over the selected cassettes; HTTP cassettes are scrubbed when `http` is
+/// given. With `check` unset, the caller must hold the store's lock.
 pub fn run(
     selection: &Selection,
     store: &Store,
     options: Options,
+    http: Option<&HttpScrub<'_>>,
     report: &dyn Report,
     progress: &dyn Progress,
 ) -> Summary {
@@ -61,15 +93,26 @@ pub fn run(
     let structured: Vec<&Cassette> = selection
         .cassettes
         .iter()
-        .filter(|c| c.kind.is_structured())
+        .filter(|c| {
+            c.kind.is_structured()
+                || (http.is_some() && matches!(c.kind, CassetteKind::Http | CassetteKind::Text))
+        })
         .collect();
     // Diffs show file contents: secrets in them are masked as in every other output.
     let masker = options.diff.then(|| Scanner::new(&[]));
     par_ordered(
         &structured,
         progress,
-        |cassette| normalize_one(cassette, store, options, masker.as_ref()),
+        |cassette| match http {
+            Some(http) if !cassette.kind.is_structured() => {
+                scrub_one(cassette, store, options, http, masker.as_ref())
+            }
+            _ => normalize_one(cassette, store, options, masker.as_ref()),
+        },
         |cassette, result| {
+            if result.http.as_ref().is_some_and(|h| !h.read) {
+                return;
+            }
             summary.files += 1;
             if let Some(problem) = &result.error {
                 summary.errors += 1;
@@ -93,6 +136,28 @@ pub fn run(
                     diff: result.diff.as_deref(),
                 });
             }
+            if let Some(http) = &result.http {
+                summary.replaced += http.replaced.len();
+                for (at, replaced) in &http.replaced {
+                    report.report(&Event::Scrubbed {
+                        path: &cassette.rel,
+                        line: at.line,
+                        column: at.column,
+                        pointer: &replaced.path,
+                        rule: &replaced.rule,
+                        written: result.written,
+                    });
+                }
+                summary.replay_affected += http.interference.len();
+                for i in &http.interference {
+                    report.report(&Event::ReplayAffected {
+                        path: &cassette.rel,
+                        interaction: i.interaction,
+                        what: &i.what,
+                        setting: &i.setting,
+                    });
+                }
+            }
             if let Some(expected) = &result.stale {
                 summary.stale += 1;
                 report.report(&Event::StaleName {
@@ -112,6 +177,7 @@ fn normalize_one(
     masker: Option<&Scanner>,
 ) -> FileResult {
     let mut result = FileResult {
+        http: None,
         changed: false,
         written: false,
         changed_meanwhile: false,
@@ -137,21 +203,147 @@ fn normalize_one(
     result.stale = canonical
         .name
         .filter(|name| Some(name.as_str()) != file_name);
-    if canonical.bytes == bytes {
-        return result;
+    write_changed(
+        cassette,
+        store,
+        options,
+        masker,
+        &bytes,
+        &canonical.bytes,
+        &mut result,
+    );
+    result
+}
+
+/// Compares, diffs and (unless checking) writes the new contents of a file.
+fn write_changed(
+    cassette: &Cassette,
+    store: &Store,
+    options: Options,
+    masker: Option<&Scanner>,
+    old: &[u8],
+    new: &[u8],
+    result: &mut FileResult,
+) {
+    if new == old {
+        return;
     }
     result.changed = true;
     if let Some(masker) = masker {
-        let diff = unified_diff(&cassette.rel, &bytes, &canonical.bytes);
+        let diff = unified_diff(&cassette.rel, old, new);
         result.diff = Some(masker.mask(&diff));
     }
     if !options.check {
-        match store.replace_file(&cassette.path, &canonical.bytes, ContentHash::of(&bytes)) {
+        match store.replace_file(&cassette.path, new, ContentHash::of(old)) {
             Ok(()) => result.written = true,
             Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
             Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
         }
     }
+}
+
+/// Scrubs an HTTP cassette (a file selected as text that is none is skipped uncounted).
+fn scrub_one(
+    cassette: &Cassette,
+    store: &Store,
+    options: Options,
+    http: &HttpScrub<'_>,
+    masker: Option<&Scanner>,
+) -> FileResult {
+    let mut result = FileResult {
+        http: Some(HttpResult::default()),
+        changed: false,
+        written: false,
+        changed_meanwhile: false,
+        diff: None,
+        stale: None,
+        error: None,
+    };
+    let bytes = match std::fs::read(&cassette.path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            result.error = Some(FileProblem::io(&e));
+            return result;
+        }
+    };
+    let text = http::decompressed(&bytes);
+    let read = match http::read(&cassette.path, &text) {
+        Ok(Some(read)) => read,
+        Ok(None) => {
+            // Selected as text and not an HTTP cassette: nothing normalize does.
+            if cassette.kind == CassetteKind::Text {
+                return result;
+            }
+            result.http = Some(HttpResult {
+                read: true,
+                ..HttpResult::default()
+            });
+            return result;
+        }
+        Err(e) => {
+            // Never rewrite what cannot be read whole.
+            result.http = Some(HttpResult {
+                read: true,
+                ..HttpResult::default()
+            });
+            let at = Position::locate(&text, e.offset);
+            result.error = Some(FileProblem {
+                id: "parse",
+                line: Some(at.line),
+                column: Some(at.column),
+                message: format!("not a valid {} cassette: {e}", e.format.name()),
+            });
+            return result;
+        }
+    };
+    let mut outcome = HttpResult {
+        read: true,
+        ..HttpResult::default()
+    };
+    let match_on = http.checks.match_on(&cassette.rel, read.format);
+    let rel = cassette.rel.as_str();
+    let reported = |leak: &crate::lint::http::HttpLeak| http.checks.reports_leak(rel, leak);
+    let scrubber = scrub::Scrubber {
+        rules: http.rules,
+        scanner: http.checks.scanner(),
+        user_rules: http.user_rules,
+        reported: &reported,
+    };
+    let scrubbed = match scrubber.scrub(&read, &text, &match_on) {
+        Ok(scrubbed) => scrubbed,
+        Err(e) => {
+            result.http = Some(outcome);
+            result.error = Some(FileProblem {
+                id: "scrub",
+                line: None,
+                column: None,
+                message: error_chain(&e),
+            });
+            return result;
+        }
+    };
+    outcome.replaced = scrubbed
+        .replaced
+        .into_iter()
+        .map(|r| (Position::locate(&text, r.offset), r))
+        .collect();
+    outcome.interference = scrubbed.interference;
+    result.http = Some(outcome);
+    if scrubbed.text.as_slice() == text.as_ref() {
+        return result;
+    }
+    let new = if read.compressed {
+        match http::compress(&scrubbed.text) {
+            Ok(gz) => gz,
+            Err(e) => {
+                result.error = Some(FileProblem::io(&e));
+                return result;
+            }
+        }
+    } else {
+        scrubbed.text
+    };
+    write_changed(cassette, store, options, masker, &bytes, &new, &mut result);
     result
 }
 

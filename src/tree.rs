@@ -426,6 +426,14 @@ impl Project {
         self.root.join(".vcr")
     }
 
+    /// The user's own `[[rule]]`s, without any preset (what applies to HTTP bodies).
+    pub fn user_rules(&self) -> Result<RuleSet, ConfigError> {
+        RuleSet::new(self.user_rules.clone()).map_err(|source| ConfigError::Rule {
+            path: self.config_path.clone(),
+            source,
+        })
+    }
+
     /// The rule set for a fixtures folder whose `[CWD]` is `cwd`.
     pub fn rules_for_cwd(&self, cwd: &str) -> Result<Arc<RuleSet>, ConfigError> {
         let mut cache = self.rule_sets.lock().unwrap_or_else(|e| e.into_inner());

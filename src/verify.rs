@@ -253,6 +253,40 @@ impl Checks {
     }
 
     /// The configured severity of a finding (`None`: turned off).
+    /// The leak scanner.
+    pub fn scanner(&self) -> &Scanner {
+        &self.scanner
+    }
+
+    /// Whether `verify` reports a leak found in the HTTP cassette at `rel`: its id is not
+    /// turned off and no `[[verify.allow]]` entry accepts it (what `normalize` scrubs by
+    /// default is exactly what `verify` reports). An allowlist regex stopped at its limit
+    /// accepts nothing.
+    pub fn reports_leak(&self, rel: &str, leak: &crate::lint::http::HttpLeak) -> bool {
+        let id = leak.hit.family.id();
+        if self.level(id, leak.severity).is_none() {
+            return false;
+        }
+        let mut finding = Finding::new(id, leak.severity, rel, String::new());
+        finding.detector = Some(leak.hit.detector);
+        finding.pointer = Some(leak.path.clone());
+        !self
+            .allow
+            .iter()
+            .any(|allow| allow.accepts(&finding, Some(&leak.hit.text)) == Ok(true))
+    }
+
+    /// What the recorder of the HTTP cassette at `rel` matches requests by: its `[http]
+    /// cassettes` entry's `match-on`, else the format's default.
+    pub fn match_on(&self, rel: &str, format: http::Format) -> Vec<&str> {
+        self.match_on
+            .iter()
+            .find(|(glob, _)| glob.is_match(rel))
+            .and_then(|(_, names)| names.as_ref())
+            .map(|names| names.iter().map(String::as_str).collect::<Vec<_>>())
+            .unwrap_or_else(|| format.default_match_on().to_vec())
+    }
+
     fn level(&self, id: &str, default: Severity) -> Option<Severity> {
         match self.levels.get(id) {
             None => Some(default),
@@ -578,13 +612,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         }
     };
     result.http_format = Some(read.format.name());
-    let configured = checks
-        .match_on
-        .iter()
-        .find(|(glob, _)| glob.is_match(&cassette.rel))
-        .and_then(|(_, names)| names.as_ref())
-        .map(|names| names.iter().map(String::as_str).collect::<Vec<_>>());
-    let match_on = configured.unwrap_or_else(|| read.format.default_match_on().to_vec());
+    let match_on = checks.match_on(&cassette.rel, read.format);
     let leaks = crate::lint::http::check(&read, &text, &checks.scanner, &match_on);
     let mut locator = Locator::new(&text);
     for leak in leaks {

@@ -28,6 +28,12 @@ use anchors::Anchors;
 
 pub(crate) use detectors::{DETECTORS, Family, Kind};
 pub use detectors::{DetectorInfo, MACHINE_PATH, list as detectors};
+
+/// Whether a value stands for a credential without being one (`REDACTED`, `<TOKEN>`,
+/// `${OPENAI_API_KEY}`, ...): what `verify` never reports, and what a scrub may write.
+pub fn is_placeholder(value: &str) -> bool {
+    placeholder::is_placeholder_value(value)
+}
 use placeholder::{is_placeholder_token, is_placeholder_user, mask};
 
 /// One leak candidate that passed its checks.

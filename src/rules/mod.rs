@@ -158,6 +158,12 @@ pub enum RuleError {
 
 impl Rule {
     /// The rule's id.
+    /// Whether the rule applies to strings of `scope`.
+    pub fn applies_to(&self, scope: Scope) -> bool {
+        self.scope.covers(scope)
+    }
+
+    /// The rule's name.
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -215,7 +221,7 @@ impl Rule {
     }
 
     /// The rewritten text when the rule matched `s`.
-    fn rewrite(&self, s: &str) -> Result<Option<String>, RuleError> {
+    pub(crate) fn rewrite(&self, s: &str) -> Result<Option<String>, RuleError> {
         Ok(match &self.action {
             Action::Regex {
                 re,

@@ -290,6 +290,24 @@ pub fn replay(recorded: &Recorded) -> Run {
     )
 }
 
+/// Replays like [`replay`], with `filters` added to the scenario file: what the test sets
+/// in its recorder so that requests match a scrubbed cassette (issue 10). `query` pairs
+/// (name, placeholder) become vcrpy's `filter_query_parameters` and go-vcr's matcher;
+/// `sensitive` pairs (placeholder, real value) become Ruby VCR's `filter_sensitive_data`.
+pub fn replay_with(recorded: &Recorded, filters: serde_json::Value) -> Run {
+    let file = recorded.harness.path("scenario.json");
+    let mut scenario: serde_json::Value =
+        serde_json::from_str(&recorded.scenario.to_json(&recorded.base_url)).unwrap();
+    scenario["filters"] = filters;
+    std::fs::write(&file, serde_json::to_string_pretty(&scenario).unwrap()).unwrap();
+    run_for_at_most(
+        recorded
+            .recorder
+            .command(Mode::Replay, &recorded.dir.root, &file),
+        recorded.recorder,
+    )
+}
+
 /// Runs a recorder program; kills it and panics after two minutes (a recorder waiting on a
 /// socket that never answers must not hang the suite).
 fn run_for_at_most(mut cmd: Command, recorder: Recorder) -> Run {

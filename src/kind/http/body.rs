@@ -27,6 +27,7 @@ use crate::doc::{Node, NodeValue};
 
 use super::Header;
 
+pub(crate) use encoding::{is_gzip, is_zlib};
 pub use form::parse_form;
 pub use walk::{Leaf, for_each_leaf, for_each_node_leaf};
 

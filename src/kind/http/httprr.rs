@@ -44,6 +44,27 @@ pub(super) fn read(text: &str) -> Result<HttpCassette, ReadError> {
     })
 }
 
+/// Where each record's `N M` line sits (its start and the end of its digits) and the
+/// lengths it gives: what a rewrite of the trace must write again. Records that do not read
+/// end the list (a trace that was read whole has none).
+pub(super) fn lengths(text: &str) -> Vec<(usize, usize, usize, usize)> {
+    let mut out = Vec::new();
+    let mut pos = text.find('\n').map_or(text.len(), |i| i + 1);
+    while pos < text.len() {
+        let line = text[pos..].split('\n').next().unwrap_or_default();
+        let digits = line.trim_end_matches('\r');
+        let Some((n, m)) = digits.split_once(' ') else {
+            break;
+        };
+        let (Ok(n), Ok(m)) = (n.parse::<usize>(), m.parse::<usize>()) else {
+            break;
+        };
+        out.push((pos, pos + digits.len(), n, m));
+        pos += line.len() + 1 + n + m;
+    }
+    out
+}
+
 /// The error of record `index` at `offset`.
 fn error(offset: usize, what: impl std::fmt::Display) -> ReadError {
     ReadError {

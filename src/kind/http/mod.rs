@@ -18,6 +18,7 @@ mod har;
 mod httprr;
 mod nock;
 mod ruby_vcr;
+pub mod scrub;
 mod talkback;
 mod time;
 mod vcrpy;
@@ -222,6 +223,13 @@ pub fn decompressed(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
 }
 
 /// The whole file decompressed, if it is gzip (`.yaml.gz`, `.httprr.gz`).
+/// A file's contents gzip-compressed again (a scrubbed `.yaml.gz`).
+pub fn compress(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut encoder, bytes)?;
+    encoder.finish()
+}
+
 fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return None;

@@ -17,6 +17,11 @@ scenario = JSON.parse(File.read(scenario_path))
 VCR.configure do |c|
   c.cassette_library_dir = cassette_dir
   c.hook_into :webmock
+  # A scrubbed cassette matches when the test filters the same way (`filters`, replay only):
+  # each placeholder stands for the real value again.
+  (scenario.dig("filters", "sensitive") || []).each do |placeholder, real|
+    c.filter_sensitive_data(placeholder) { real }
+  end
 end
 
 def check(r, response)

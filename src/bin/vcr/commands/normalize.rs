@@ -55,7 +55,26 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         check: args.check,
         diff: args.diff,
     };
-    let summary = vcr::normalize::run(&selection, &cx.store, options, cx.report(), cx.progress());
+    let checks = vcr::verify::Checks::new(&cx.project, &cx.machine_paths())?;
+    let rules = vcr::kind::http::scrub::Rules::new(cx.project.config().http.scrub.as_ref())
+        .map_err(|message| vcr::config::ConfigError::Http {
+            path: cx.project.config_path().map(ToOwned::to_owned),
+            message,
+        })?;
+    let user_rules = cx.project.user_rules()?;
+    let http = vcr::normalize::HttpScrub {
+        checks: &checks,
+        rules: &rules,
+        user_rules: Some(&user_rules),
+    };
+    let summary = vcr::normalize::run(
+        &selection,
+        &cx.store,
+        options,
+        Some(&http),
+        cx.report(),
+        cx.progress(),
+    );
     let mut line = if args.check {
         format!(
             "{} of {} would change",
@@ -69,6 +88,20 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             count(summary.files, "cassette")
         )
     };
+    if summary.replaced > 0 {
+        let verb = if args.check {
+            "would replace"
+        } else {
+            "replaced"
+        };
+        line.push_str(&format!(", {verb} {}", count(summary.replaced, "value")));
+    }
+    if summary.replay_affected > 0 {
+        line.push_str(&format!(
+            ", {} the recorder matches by",
+            count(summary.replay_affected, "value")
+        ));
+    }
     if summary.stale > 0 {
         line.push_str(&format!(
             ", {} (run `vcr rehash`)",

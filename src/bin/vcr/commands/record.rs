@@ -198,6 +198,7 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
             &selection,
             &cx.store,
             Default::default(),
+            None,
             &report,
             &NoProgress,
         );

@@ -71,6 +71,29 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
                 r.out(&colour_diff(c, diff));
             }
         }
+        Event::Scrubbed {
+            path,
+            line,
+            column,
+            pointer,
+            rule,
+            written,
+        } => {
+            let verb = if *written { "scrubbed" } else { "would scrub" };
+            r.out(&format!(
+                "  {} {path}:{line}:{column} {pointer} ({rule})",
+                paint(c, Style::Changed, verb)
+            ));
+        }
+        Event::ReplayAffected {
+            path,
+            interaction,
+            what,
+            setting,
+        } => r.out(&format!(
+            "  {} {path}: interaction {interaction}: the recorder matches requests by the {what} that was scrubbed; make the test match again with {setting}",
+            paint(c, Style::Warning, "replay")
+        )),
         Event::StaleName { path, expected } => r.out(&format!(
             "{} {path}: the harness looks for {expected} (run `vcr rehash`)",
             paint(c, Style::Warning, "stale name")

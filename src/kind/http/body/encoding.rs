@@ -197,12 +197,12 @@ fn raw_deflate(
 }
 
 /// gzip's magic bytes and its only compression method (deflate).
-pub(super) fn is_gzip(bytes: &[u8]) -> bool {
+pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0x1f, 0x8b, 0x08])
 }
 
 /// A zlib header: method 8 (deflate), a window of at most 32 KiB, and the header check.
-fn is_zlib(bytes: &[u8]) -> bool {
+pub(crate) fn is_zlib(bytes: &[u8]) -> bool {
     match bytes {
         [cmf, flg, ..] => {
             cmf & 0x0f == 8 && cmf >> 4 <= 7 && (u16::from(*cmf) << 8 | u16::from(*flg)) % 31 == 0

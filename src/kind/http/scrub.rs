@@ -1,0 +1,1453 @@
+//! Scrubbing credentials out of an HTTP cassette in place, so that replay still works.
+//!
+//! A secret a recorder's filter did not cover ends up in hundreds of committed cassettes, in
+//! headers, query strings, gzip bodies and `Set-Cookie`s. Re-recording against the real API
+//! is what teams do today; here the cassette is fixed where it lies:
+//!
+//! - **What is replaced.** The `[http.scrub]` rules (header names, query parameter names, body
+//!   fields by JSON pointer or name, each with a replacement), the user's `[[rule]]`s over the
+//!   decoded body texts, and, unless turned off, the default set: every value `verify`
+//!   reports as `leak/secret` (credential headers, parameters, cookies and fields, and any
+//!   provider key wherever it sits), each replaced by a placeholder `verify` knows
+//!   (`REDACTED_<NAME>`), everywhere it occurs in the cassette.
+//! - **How.** Only the scalars that change are rewritten ([`crate::doc::edit`]: quoted and
+//!   folded as the recorder's writer would, read back by its loader as exactly the new
+//!   value); every other byte stays. A body is decoded first (the cassette's own base64, hex
+//!   or chunk list, then gzip or deflate), changed as text, and encoded again the same way
+//!   (base64 wrapped at the width it had), and a `Content-Length` that gave the old length
+//!   gives the new one.
+//! - **Replay.** A value changed in what the recorder matches requests by (a query parameter
+//!   under `match-on`, a matched body) makes the live request differ from the recorded one:
+//!   each such change is reported with the recorder setting that makes them match again
+//!   ([`Interference`]).
+//!
+//! Nothing here writes a file: [`scrub`] returns the new bytes, and checks them first (they
+//! must read as the same cassette).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+
+use base64::Engine as _;
+
+use crate::config::{HttpScrubConfig, ScrubEntry};
+use crate::doc::edit::{self, Dialect, Edit};
+use crate::doc::{Node, NodeValue};
+use crate::lint::Scanner;
+use crate::lint::http::HttpLeak;
+use crate::rules::{RuleSet, Scope};
+
+use super::body::{self, Content, Leaf};
+use super::{Body, Field, Format, Header, HttpCassette};
+
+/// The compiled `[http.scrub]` table.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// Whether the default set (every `leak/secret`) applies.
+    pub defaults: bool,
+    headers: Vec<Named>,
+    query: Vec<Named>,
+    fields: Vec<FieldRule>,
+}
+
+/// A header or query parameter rule.
+#[derive(Debug, Clone)]
+struct Named {
+    name: String,
+    replacement: String,
+}
+
+/// A body field rule: a JSON pointer (`/user/token`) or a field name (`token`).
+#[derive(Debug, Clone)]
+struct FieldRule {
+    selector: String,
+    replacement: String,
+}
+
+impl FieldRule {
+    fn selects(&self, leaf: &Leaf<'_>) -> bool {
+        if leaf.is_key {
+            return false;
+        }
+        if self.selector.starts_with('/') {
+            // The pointer inside the body, wherever the body's layers put it: at the root of
+            // a JSON body, after an event's `data`, after ` (json) ` for JSON in a string.
+            let p = self.selector.as_str();
+            leaf.path == p
+                || leaf.path.strip_suffix(p).is_some_and(|before| {
+                    before.ends_with(".data") || before.ends_with(' ') || before.ends_with(']')
+                })
+        } else {
+            leaf.name
+                .is_some_and(|n| n.eq_ignore_ascii_case(&self.selector))
+        }
+    }
+}
+
+impl Rules {
+    /// Compiles the configuration (`None`: the defaults only).
+    pub fn new(config: Option<&HttpScrubConfig>) -> Result<Rules, String> {
+        let Some(config) = config else {
+            return Ok(Rules {
+                defaults: true,
+                ..Rules::default()
+            });
+        };
+        let named = |key: &str, entries: &[ScrubEntry]| -> Result<Vec<Named>, String> {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let name = e.name().trim();
+                    if name.is_empty() || name.contains(['=', '&', ':', '\n']) {
+                        return Err(format!(
+                            "`http.scrub.{key}[{i}]`: `{}` is not a name",
+                            e.name()
+                        ));
+                    }
+                    Ok(Named {
+                        name: name.to_owned(),
+                        replacement: e
+                            .replacement()
+                            .map_or_else(|| placeholder(name), str::to_owned),
+                    })
+                })
+                .collect()
+        };
+        let fields = config
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let selector = e.name().trim();
+                if selector.is_empty() || selector == "/" {
+                    return Err(format!(
+                        "`http.scrub.fields[{i}]`: `{}` is neither a JSON pointer nor a field name",
+                        e.name()
+                    ));
+                }
+                let last = selector.rsplit('/').next().unwrap_or(selector);
+                Ok(FieldRule {
+                    selector: selector.to_owned(),
+                    replacement: e
+                        .replacement()
+                        .map_or_else(|| placeholder(&unescape_pointer(last)), str::to_owned),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Rules {
+            defaults: config.defaults,
+            headers: named("headers", &config.headers)?,
+            query: named("query", &config.query)?,
+            fields,
+        })
+    }
+}
+
+fn unescape_pointer(step: &str) -> String {
+    step.replace("~1", "/").replace("~0", "~")
+}
+
+/// The placeholder a value named `name` becomes: `REDACTED_API_KEY` for `api_key` (`verify`
+/// knows it for a placeholder, it survives every quoting and URL encoding as it is, and each
+/// name's is its own, so a recorder filter can map it back to one value).
+pub fn placeholder(name: &str) -> String {
+    let mut out = String::from("REDACTED_");
+    let mut last_sep = true;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_uppercase());
+            last_sep = false;
+        } else if !last_sep {
+            out.push('_');
+            last_sep = true;
+        }
+    }
+    while out.ends_with('_') && out.len() > "REDACTED_".len() {
+        out.pop();
+    }
+    if out.len() == "REDACTED_".len() {
+        out.push_str("SECRET");
+    }
+    out
+}
+
+/// One value replaced.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Replaced {
+    /// Where: the readable path of the scalar rewritten.
+    pub path: String,
+    /// Which rule: `header authorization`, `query api_key`, `field /password`, `rule <id>`,
+    /// `default (leak/secret)`.
+    pub rule: String,
+    /// Byte offset of the scalar in the (decompressed) file.
+    pub offset: usize,
+}
+
+/// A change in what the recorder matches requests by: the live request will no longer match
+/// the recorded one unless the test filters it the same way.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Interference {
+    /// The interaction's index.
+    pub interaction: usize,
+    /// What changed: `query parameter `api_key``.
+    pub what: String,
+    /// The recorder setting that makes the requests match again.
+    pub setting: String,
+}
+
+/// A cassette scrubbed.
+#[derive(Debug, Clone, Default)]
+pub struct Scrubbed {
+    /// The new (decompressed) contents; equal to the input when nothing changed.
+    pub text: Vec<u8>,
+    /// Every value replaced, in file order.
+    pub replaced: Vec<Replaced>,
+    /// Changes replay will notice.
+    pub interference: Vec<Interference>,
+}
+
+/// Why a cassette could not be scrubbed (it is then left as it was).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScrubError {
+    /// A value to replace sits where it cannot be rewritten faithfully.
+    #[error("{path}: {reason}; the file was left as it was")]
+    Cannot {
+        /// The readable path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A user rule failed (stopped at its time limit).
+    #[error("{0}")]
+    Rule(String),
+    /// The rewritten file no longer reads as the same cassette (a bug: never written).
+    #[error(
+        "the scrubbed file would not read back as the same cassette ({0}); the file was left as it was"
+    )]
+    Unreadable(String),
+}
+
+/// What a scrub needs besides the cassette.
+pub struct Scrubber<'a> {
+    /// `[http.scrub]`.
+    pub rules: &'a Rules,
+    /// The leak scanner `verify` uses.
+    pub scanner: &'a Scanner,
+    /// The user's `[[rule]]`s, applied to decoded body texts.
+    pub user_rules: Option<&'a RuleSet>,
+    /// Whether `verify` would report a leak (its allowlist and severities): the default set
+    /// replaces exactly what `verify` reports.
+    pub reported: &'a (dyn Fn(&HttpLeak) -> bool + Sync),
+}
+
+/// How a replacement finds its value in a text.
+#[derive(Debug, Clone)]
+enum How {
+    /// The whole text of a scalar, or in a body, the value wherever it stands whole (a JSON
+    /// string, a form value).
+    Whole,
+    /// Every occurrence inside any text.
+    Inside,
+    /// The value of a query parameter or form field of this name.
+    Param(String),
+}
+
+#[derive(Debug, Clone)]
+struct Sub {
+    old: String,
+    new: String,
+    how: How,
+    rule: String,
+}
+
+impl Scrubber<'_> {
+    /// Scrubs `cassette`, read from `file` (decompressed), whose recorder matches by
+    /// `match_on`.
+    pub fn scrub(
+        &self,
+        cassette: &HttpCassette,
+        file: &[u8],
+        match_on: &[&str],
+    ) -> Result<Scrubbed, ScrubError> {
+        let Ok(text) = std::str::from_utf8(file) else {
+            return Ok(unchanged(file));
+        };
+        let defaults = self.default_subs(cassette, file, match_on);
+        let plan = Plan::new(self, cassette, text, &defaults, match_on)?;
+        if plan.edits.is_empty() {
+            return Ok(unchanged(file));
+        }
+        let mut edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
+        let lengths = plan.doc_lengths;
+        edits.extend(lengths);
+        let new = edit::apply(text, &mut edits);
+        let mut replaced: Vec<Replaced> = plan
+            .edits
+            .values()
+            .map(|e| Replaced {
+                path: e.path.clone(),
+                rule: e.rules.join(", "),
+                offset: e.edit.start,
+            })
+            .collect();
+        replaced.sort_by_key(|r| r.offset);
+        // The result must read as the same cassette: same format, same interactions.
+        match super::read(std::path::Path::new("scrubbed"), new.as_bytes()) {
+            Ok(Some(read))
+                if read.format == cassette.format
+                    && read.interactions.len() == cassette.interactions.len() => {}
+            Ok(_) => {
+                return Err(ScrubError::Unreadable(
+                    "it reads as another format or with other interactions".into(),
+                ));
+            }
+            Err(e) => return Err(ScrubError::Unreadable(e.message)),
+        }
+        Ok(Scrubbed {
+            text: new.into_bytes(),
+            replaced,
+            interference: plan.interference,
+        })
+    }
+
+    /// The default set: every secret `verify` reports, each value with its placeholder.
+    fn default_subs(&self, cassette: &HttpCassette, file: &[u8], match_on: &[&str]) -> Vec<Sub> {
+        if !self.rules.defaults {
+            return Vec::new();
+        }
+        let leaks = crate::lint::http::check(cassette, file, self.scanner, match_on);
+        let mut subs: Vec<Sub> = Vec::new();
+        for leak in leaks {
+            if leak.hit.family != crate::lint::LeakFamily::Secret || !(self.reported)(&leak) {
+                continue;
+            }
+            if subs.iter().any(|s| s.old == leak.hit.text) {
+                continue;
+            }
+            let name = if leak.hit.detector.starts_with("credential-") {
+                name_in_path(&leak.path)
+            } else {
+                leak.hit.detector.to_owned()
+            };
+            subs.push(Sub {
+                old: leak.hit.text.clone(),
+                new: placeholder(&name),
+                how: How::Inside,
+                rule: format!("default ({})", leak.hit.detector),
+            });
+        }
+        // The longest first: a token that holds another is replaced whole.
+        subs.sort_by_key(|s| std::cmp::Reverse(s.old.len()));
+        subs
+    }
+}
+
+fn unchanged(file: &[u8]) -> Scrubbed {
+    Scrubbed {
+        text: file.to_vec(),
+        ..Scrubbed::default()
+    }
+}
+
+/// The name a credential was judged by, from its readable path: `?api_key`, `/password`,
+/// `cookie session`, `headers.Authorization[0]`, `headers[2].value (authorization)`.
+fn name_in_path(path: &str) -> String {
+    let trimmed = path.trim_end_matches(|c: char| c == ']' || c == ')' || c.is_ascii_digit());
+    let trimmed = trimmed.trim_end_matches('[').trim_end_matches('(');
+    let start = trimmed
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |i| i + 1);
+    let name = &trimmed[start..];
+    if name.is_empty() || name == "value" {
+        "secret".into()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// One scalar to rewrite.
+struct Planned {
+    edit: Edit,
+    path: String,
+    rules: Vec<String>,
+}
+
+/// Every edit of a cassette, by the scalar's offset.
+struct Plan {
+    edits: BTreeMap<usize, Planned>,
+    interference: Vec<Interference>,
+    /// Values the header and query rules replaced (old, new, rule), swept from the rest of
+    /// the file at the end.
+    replaced_values: Vec<(String, String, String)>,
+    /// An httprr trace's new record lengths.
+    doc_lengths: Vec<Edit>,
+}
+
+/// What the recorder matches by.
+#[derive(Clone, Copy, Default)]
+struct Matched {
+    url: bool,
+    headers: bool,
+    body: bool,
+}
+
+impl Matched {
+    fn from(match_on: &[&str]) -> Matched {
+        let has = |names: &[&str]| match_on.iter().any(|m| names.contains(m));
+        Matched {
+            url: has(&["uri", "url", "query"]),
+            headers: has(&["headers"]),
+            body: has(&["body", "raw_body", "json_body"]),
+        }
+    }
+}
+
+impl Plan {
+    fn new(
+        scrubber: &Scrubber<'_>,
+        cassette: &HttpCassette,
+        text: &str,
+        defaults: &[Sub],
+        match_on: &[&str],
+    ) -> Result<Plan, ScrubError> {
+        let mut plan = Plan {
+            edits: BTreeMap::new(),
+            interference: Vec::new(),
+            replaced_values: Vec::new(),
+            doc_lengths: Vec::new(),
+        };
+        let explicit = !scrubber.rules.headers.is_empty()
+            || !scrubber.rules.query.is_empty()
+            || !scrubber.rules.fields.is_empty()
+            || scrubber.user_rules.is_some_and(|r| !r.rules().is_empty());
+        if defaults.is_empty() && !explicit {
+            return Ok(plan);
+        }
+        let doc = Doc::new(cassette, text)?;
+        let ctx = Ctx {
+            scrubber,
+            doc: &doc,
+            defaults,
+            format: cassette.format,
+            polly: text.contains("\"_id\"") || text.contains("_id:"),
+        };
+        let matched = Matched::from(match_on);
+        for (i, interaction) in cassette.interactions.iter().enumerate() {
+            let request = &interaction.request;
+            // The URL: query rules, then the defaults.
+            let mut subs: Vec<Sub> = scrubber
+                .rules
+                .query
+                .iter()
+                .map(|q| Sub {
+                    old: String::new(),
+                    new: q.replacement.clone(),
+                    how: How::Param(q.name.clone()),
+                    rule: format!("query {}", q.name),
+                })
+                .collect();
+            subs.extend(defaults.iter().cloned());
+            if let Some(changed) = ctx.field(&mut plan, &request.url, &subs, true)? {
+                for (name, old, new) in changed_values(&request.url.text, &changed) {
+                    plan.replaced_values
+                        .push((old, new, format!("query {name}")));
+                }
+            }
+            if let Some(changed) = ctx.field_preview(&request.url, &subs)
+                && matched.url
+            {
+                for (name, placeholder) in changed_params(&request.url.text, &changed) {
+                    plan.interference.push(Interference {
+                        interaction: i,
+                        what: format!("query parameter `{name}`"),
+                        setting: ctx.setting_query(&name, &placeholder),
+                    });
+                }
+            }
+            for name in ctx.headers(&mut plan, &request.headers)? {
+                if matched.headers {
+                    plan.interference.push(Interference {
+                        interaction: i,
+                        what: format!("request header `{name}`"),
+                        setting: ctx.setting_header(&name),
+                    });
+                }
+            }
+            if let Some(body) = &request.body
+                && ctx.body(&mut plan, body, &request.headers)?
+                && matched.body
+            {
+                plan.interference.push(Interference {
+                    interaction: i,
+                    what: "request body".into(),
+                    setting: ctx.setting_body(),
+                });
+            }
+            if let Some(response) = &interaction.response {
+                ctx.headers(&mut plan, &response.headers)?;
+                if let Some(body) = &response.body {
+                    ctx.body(&mut plan, body, &response.headers)?;
+                }
+            }
+        }
+        // Last, every other scalar of the file: what the model does not hold (HAR's
+        // `queryString` and `cookies`, cody's `textDecoded`, a recorder's own copies) may
+        // repeat a value replaced above.
+        let mut sweep: Vec<Sub> = defaults.to_vec();
+        for (old, new, rule) in std::mem::take(&mut plan.replaced_values) {
+            if !sweep.iter().any(|s| s.old == old) {
+                sweep.push(Sub {
+                    old,
+                    new,
+                    how: How::Inside,
+                    rule,
+                });
+            }
+        }
+        if !sweep.is_empty() {
+            for node in doc.scalars.values() {
+                if plan.edits.contains_key(&(node.start as usize)) || node.is_binary() {
+                    continue;
+                }
+                let Some(scalar) = node.as_scalar() else {
+                    continue;
+                };
+                let mut rules = Vec::new();
+                let new = substitute_body(&scalar.text, &sweep, &mut rules);
+                if new != scalar.text {
+                    let path = format!("the scalar at byte {}", node.start);
+                    ctx.plan_node(&mut plan, node, &path, &new, rules);
+                }
+            }
+        }
+        let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
+        plan.doc_lengths = doc.lengths(&edits);
+        Ok(plan)
+    }
+}
+
+/// The query parameters whose values differ between two URLs: name, old value, new value.
+fn changed_values(old: &str, new: &str) -> Vec<(String, String, String)> {
+    let pairs = |url: &str| match url.split_once('?') {
+        Some((_, q)) => body::parse_form(q.split('#').next().unwrap_or_default()),
+        None => Vec::new(),
+    };
+    pairs(old)
+        .into_iter()
+        .zip(pairs(new))
+        .filter(|(a, b)| a != b && !a.1.is_empty())
+        .map(|((name, old), (_, new))| (name, old, new))
+        .collect()
+}
+
+/// The query parameters whose values differ between two URLs, with their new values.
+fn changed_params(old: &str, new: &str) -> Vec<(String, String)> {
+    let pairs = |url: &str| match url.split_once('?') {
+        Some((_, q)) => body::parse_form(q.split('#').next().unwrap_or_default()),
+        None => Vec::new(),
+    };
+    let (old, new) = (pairs(old), pairs(new));
+    old.iter()
+        .zip(&new)
+        .filter(|(a, b)| a != b)
+        .map(|(_, (name, value))| (name.clone(), value.clone()))
+        .collect()
+}
+
+/// The document's scalars by offset, and how to write one.
+struct Doc<'t> {
+    text: &'t str,
+    dialect: Dialect,
+    /// An httprr trace: no quoting, record lengths to write again.
+    raw: bool,
+    scalars: BTreeMap<u32, Node>,
+}
+
+impl<'t> Doc<'t> {
+    fn new(cassette: &HttpCassette, text: &'t str) -> Result<Doc<'t>, ScrubError> {
+        let format = cassette.format;
+        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+        let json = trimmed.starts_with('{') || trimmed.starts_with('[');
+        let cannot = |reason: String| ScrubError::Cannot {
+            path: "the cassette".into(),
+            reason,
+        };
+        if format == Format::Httprr {
+            return Ok(Doc::raw(cassette, text));
+        }
+        let (root, dialect) = if json {
+            let root = crate::doc::from_json(text.as_bytes())
+                .or_else(|_| crate::doc::json5::parse(text))
+                .map_err(|e| cannot(e.message))?;
+            (root, Dialect::Json)
+        } else {
+            let root = crate::doc::yaml::parse(text).map_err(|e| cannot(e.message))?;
+            let dialect = match format {
+                Format::RubyVcr => Dialect::Psych,
+                Format::GoVcr => Dialect::GoYaml,
+                _ => Dialect::PyYaml,
+            };
+            (root, dialect)
+        };
+        let mut scalars = BTreeMap::new();
+        let mut stack = vec![root];
+        while let Some(node) = stack.pop() {
+            match node.value {
+                NodeValue::Scalar(_) => {
+                    if node.start != u32::MAX && node.end != u32::MAX {
+                        scalars.insert(node.start, node);
+                    }
+                }
+                NodeValue::Seq(items) => stack.extend(items),
+                NodeValue::Map(entries) => {
+                    for (_, v) in entries {
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        Ok(Doc {
+            text,
+            dialect,
+            raw: false,
+            scalars,
+        })
+    }
+
+    /// An httprr trace: its fields are raw bytes of the trace, rewritten as they are.
+    fn raw(cassette: &HttpCassette, text: &'t str) -> Doc<'t> {
+        let mut scalars = BTreeMap::new();
+        let mut add = |field: &Field| {
+            if let Some(at) = field.at
+                && text[at as usize..].starts_with(field.text.as_str())
+            {
+                let node = Node {
+                    start: at,
+                    end: at + field.text.len() as u32,
+                    value: NodeValue::Scalar(crate::doc::Scalar {
+                        text: field.text.clone(),
+                        style: crate::doc::Style::Plain,
+                        tag: None,
+                    }),
+                };
+                scalars.insert(at, node);
+            }
+        };
+        for interaction in &cassette.interactions {
+            let request = &interaction.request;
+            add(&request.url);
+            let response = interaction.response.as_ref();
+            let headers = request
+                .headers
+                .iter()
+                .chain(response.into_iter().flat_map(|r| &r.headers));
+            for header in headers {
+                add(&header.value);
+            }
+            let bodies = request
+                .body
+                .iter()
+                .chain(response.and_then(|r| r.body.as_ref()));
+            for body in bodies {
+                if let Body::Bytes { field, .. } = body {
+                    add(field);
+                }
+            }
+        }
+        Doc {
+            text,
+            dialect: Dialect::Json,
+            raw: true,
+            scalars,
+        }
+    }
+
+    /// The edit that writes `value` in place of `node`.
+    fn edit(&self, node: &Node, value: &str) -> Edit {
+        if self.raw {
+            return Edit {
+                start: node.start as usize,
+                end: node.end as usize,
+                text: value.to_owned(),
+            };
+        }
+        edit::scalar(self.text, node, value, self.dialect)
+    }
+
+    /// For an httprr trace, the `N M` lines that give the records' new lengths.
+    fn lengths(&self, edits: &[Edit]) -> Vec<Edit> {
+        if !self.raw {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (line, digits_end, n, m) in super::httprr::lengths(self.text) {
+            let body = self.text[line..]
+                .find('\n')
+                .map_or(self.text.len(), |i| line + i + 1);
+            let delta = |from: usize, to: usize| -> isize {
+                edits
+                    .iter()
+                    .filter(|e| e.start >= from && e.end <= to)
+                    .map(|e| e.text.len() as isize - (e.end - e.start) as isize)
+                    .sum()
+            };
+            let (dn, dm) = (delta(body, body + n), delta(body + n, body + n + m));
+            if dn != 0 || dm != 0 {
+                out.push(Edit {
+                    start: line,
+                    end: digits_end,
+                    text: format!(
+                        "{} {}",
+                        n.saturating_add_signed(dn),
+                        m.saturating_add_signed(dm)
+                    ),
+                });
+            }
+        }
+        out
+    }
+}
+
+struct Ctx<'a> {
+    scrubber: &'a Scrubber<'a>,
+    doc: &'a Doc<'a>,
+    defaults: &'a [Sub],
+    format: Format,
+    /// A Polly HAR: entries are found by the `_id` of the live request.
+    polly: bool,
+}
+
+impl Ctx<'_> {
+    /// Rewrites a field with `subs`; the new text when it changed.
+    fn field(
+        &self,
+        plan: &mut Plan,
+        field: &Field,
+        subs: &[Sub],
+        url: bool,
+    ) -> Result<Option<String>, ScrubError> {
+        let mut rules = Vec::new();
+        let new = substitute(&field.text, subs, url, &mut rules);
+        if new == field.text {
+            return Ok(None);
+        }
+        self.set(plan, field, &new, rules)?;
+        Ok(Some(new))
+    }
+
+    /// What `field` becomes with `subs`, when it changes.
+    fn field_preview(&self, field: &Field, subs: &[Sub]) -> Option<String> {
+        let new = substitute(&field.text, subs, true, &mut Vec::new());
+        (new != field.text).then_some(new)
+    }
+
+    /// Plans the edit that makes `field` read `new`.
+    fn set(
+        &self,
+        plan: &mut Plan,
+        field: &Field,
+        new: &str,
+        rules: Vec<String>,
+    ) -> Result<(), ScrubError> {
+        let cannot = |reason: &str| ScrubError::Cannot {
+            path: field.path.clone(),
+            reason: reason.into(),
+        };
+        let node = field
+            .at
+            .and_then(|at| self.doc.scalars.get(&at))
+            .ok_or_else(|| cannot("the value has no scalar of its own in the file"))?;
+        let scalar = node.as_scalar().expect("scalars only");
+        let value = if node.is_binary() {
+            wrap_like(
+                &base64::engine::general_purpose::STANDARD.encode(new.as_bytes()),
+                &scalar.text,
+            )
+        } else if scalar.text == field.text {
+            new.to_owned()
+        } else if let Some(prefix) = field.text.strip_suffix(scalar.text.as_str())
+            && let Some(rest) = new.strip_prefix(prefix)
+        {
+            // nock: the URL is `scope` + `path`; only the path scalar holds what changed.
+            rest.to_owned()
+        } else {
+            return Err(cannot("the value is not written whole in one scalar"));
+        };
+        self.plan_node(plan, node, &field.path, &value, rules);
+        Ok(())
+    }
+
+    fn plan_node(&self, plan: &mut Plan, node: &Node, path: &str, value: &str, rules: Vec<String>) {
+        let edit = self.doc.edit(node, value);
+        match plan.edits.get_mut(&edit.start) {
+            Some(planned) => {
+                planned.edit = edit;
+                planned.rules.extend(rules);
+                planned.rules.dedup();
+            }
+            None => {
+                plan.edits.insert(
+                    edit.start,
+                    Planned {
+                        edit,
+                        path: path.to_owned(),
+                        rules,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Header rules and defaults over a message's headers (a `Content-Length` is the
+    /// body's business); the names of the headers changed.
+    fn headers(&self, plan: &mut Plan, headers: &[Header]) -> Result<Vec<String>, ScrubError> {
+        let mut changed = Vec::new();
+        for header in headers {
+            let mut subs: Vec<Sub> = Vec::new();
+            if let Some(rule) = self
+                .scrubber
+                .rules
+                .headers
+                .iter()
+                .find(|r| r.name.eq_ignore_ascii_case(&header.name))
+            {
+                subs.push(Sub {
+                    old: header.value.text.clone(),
+                    new: rule.replacement.clone(),
+                    how: How::Whole,
+                    rule: format!("header {}", rule.name),
+                });
+            }
+            subs.extend(self.defaults.iter().cloned());
+            if self.field(plan, &header.value, &subs, false)?.is_some() {
+                changed.push(header.name.clone());
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Field rules, user rules and defaults over a body; whether it changed.
+    fn body(&self, plan: &mut Plan, body: &Body, headers: &[Header]) -> Result<bool, ScrubError> {
+        match body {
+            Body::Data { path, node } => self.data_body(plan, path, node),
+            Body::Bytes {
+                field,
+                bytes,
+                stored,
+            } => self.bytes_body(plan, field, bytes, stored, headers),
+        }
+    }
+
+    /// The replacements a body's leaves call for: field rules and user rules (whole
+    /// values), then the defaults.
+    fn leaf_subs(&self, leaf: &Leaf<'_>, subs: &mut Vec<Sub>, error: &mut Option<ScrubError>) {
+        if leaf.is_key {
+            return;
+        }
+        for rule in &self.scrubber.rules.fields {
+            if rule.selects(leaf) && leaf.text != rule.replacement {
+                subs.push(Sub {
+                    old: leaf.text.to_owned(),
+                    new: rule.replacement.clone(),
+                    how: How::Whole,
+                    rule: format!("field {}", rule.selector),
+                });
+                return;
+            }
+        }
+        if let Some(rules) = self.scrubber.user_rules {
+            for rule in rules.rules() {
+                if !rule.applies_to(Scope::Payload) {
+                    continue;
+                }
+                match rule.rewrite(leaf.text) {
+                    Ok(Some(new)) if new != leaf.text => {
+                        subs.push(Sub {
+                            old: leaf.text.to_owned(),
+                            new,
+                            how: How::Whole,
+                            rule: format!("rule {}", rule.id()),
+                        });
+                        return;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        *error = Some(ScrubError::Rule(e.to_string()));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn data_body(&self, plan: &mut Plan, path: &str, node: &Node) -> Result<bool, ScrubError> {
+        let mut by_scalar: BTreeMap<u32, Vec<Sub>> = BTreeMap::new();
+        let mut error = None;
+        body::for_each_node_leaf(node, &mut |leaf| {
+            if let Some(at) = leaf.at {
+                let mut subs = Vec::new();
+                self.leaf_subs(leaf, &mut subs, &mut error);
+                by_scalar.entry(at).or_default().extend(subs);
+            }
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let mut changed = false;
+        for (at, mut subs) in by_scalar {
+            let Some(scalar_node) = self.doc.scalars.get(&at) else {
+                continue;
+            };
+            subs.extend(self.defaults.iter().cloned());
+            let Some(scalar) = scalar_node.as_scalar() else {
+                continue;
+            };
+            let mut rules = Vec::new();
+            let new = substitute_body(&scalar.text, &subs, &mut rules);
+            if new != scalar.text {
+                self.plan_node(plan, scalar_node, path, &new, rules);
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+
+    fn bytes_body(
+        &self,
+        plan: &mut Plan,
+        field: &Field,
+        bytes: &[u8],
+        stored: &[&str],
+        headers: &[Header],
+    ) -> Result<bool, ScrubError> {
+        let cannot = |reason: String| ScrubError::Cannot {
+            path: field.path.clone(),
+            reason,
+        };
+        let coding = Coding::of(bytes, headers);
+        let plain = match coding.decode(bytes) {
+            Some(plain) => plain,
+            None => return Ok(false),
+        };
+        let Ok(text) = std::str::from_utf8(&plain) else {
+            return Ok(false);
+        };
+        let mut subs = Vec::new();
+        let mut error = None;
+        let decoded = body::decode(bytes, headers);
+        if matches!(decoded.content, Content::Binary(_)) {
+            return Ok(false);
+        }
+        body::for_each_leaf(&decoded, &mut |leaf| {
+            self.leaf_subs(leaf, &mut subs, &mut error);
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        subs.extend(self.defaults.iter().cloned());
+        let mut rules = Vec::new();
+        let new_text = substitute_body(text, &subs, &mut rules);
+        if new_text == text {
+            return Ok(false);
+        }
+        let wire = coding.encode(new_text.as_bytes()).ok_or_else(|| {
+            cannot(format!(
+                "a `{}` body cannot be encoded again",
+                coding.name()
+            ))
+        })?;
+        let node = field
+            .at
+            .and_then(|at| self.doc.scalars.get(&at))
+            .ok_or_else(|| cannot("the body has no scalar of its own in the file".into()))?;
+        let scalar = node.as_scalar().expect("scalars only");
+        let b64 = || base64::engine::general_purpose::STANDARD.encode(&wire);
+        let value = match stored {
+            [] if !node.is_binary() => String::from_utf8(wire.clone())
+                .map_err(|_| cannot("the encoded body is not text".into()))?,
+            [] | ["binary"] | ["base64"] => wrap_like(&b64(), &scalar.text),
+            ["json", "base64"] => json_array(&[b64()]),
+            ["json", "hex"] => json_array(&[hex(&wire)]),
+            ["hex"] => hex(&wire),
+            _ => {
+                return Err(cannot(format!(
+                    "a body stored as `{}` is not rewritten",
+                    stored.join(", ")
+                )));
+            }
+        };
+        self.plan_node(plan, node, &field.path, &value, rules);
+        // The length on the wire changed: a `Content-Length` that said the old one says the
+        // new one.
+        if wire.len() != bytes.len() {
+            for header in headers {
+                if header.name.eq_ignore_ascii_case("content-length")
+                    && header.value.text.trim() == bytes.len().to_string()
+                {
+                    self.set(
+                        plan,
+                        &header.value,
+                        &wire.len().to_string(),
+                        vec!["Content-Length".into()],
+                    )?;
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The recorder setting that makes a request whose query parameter `name` was replaced
+    /// by `placeholder` match again (it reads after "make the test match again with").
+    fn setting_query(&self, name: &str, placeholder: &str) -> String {
+        match self.format {
+            Format::Vcrpy => {
+                format!("vcrpy's filter_query_parameters=[(\"{name}\", \"{placeholder}\")]")
+            }
+            Format::RubyVcr => format!(
+                "Ruby VCR's config.filter_sensitive_data(\"{placeholder}\") {{ <the real {name}> }}"
+            ),
+            Format::GoVcr => format!(
+                "a go-vcr recorder.SetMatcher that compares URLs with `{name}` set to \"{placeholder}\""
+            ),
+            Format::Nock => {
+                format!("nock's scope.filteringPath(/{name}=[^&]*/, \"{name}={placeholder}\")")
+            }
+            Format::Httprr => {
+                format!("httprr's rr.ScrubReq setting `{name}` to \"{placeholder}\" in the request")
+            }
+            Format::Har if self.polly => POLLY.into(),
+            _ => format!("a matcher that ignores `{name}`, or the test sending \"{placeholder}\""),
+        }
+    }
+
+    fn setting_header(&self, name: &str) -> String {
+        match self.format {
+            Format::Vcrpy => format!("vcrpy's filter_headers=[(\"{name}\", <its placeholder>)]"),
+            Format::RubyVcr => {
+                "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> }".into()
+            }
+            Format::Httprr => format!("httprr's rr.ScrubReq setting `{name}` to its placeholder"),
+            Format::Har if self.polly => POLLY.into(),
+            _ => format!("a matcher that ignores the `{name}` header"),
+        }
+    }
+
+    fn setting_body(&self) -> String {
+        match self.format {
+            Format::Vcrpy => "vcrpy's filter_post_data_parameters with the same names and placeholders, or a match_on without `body`".into(),
+            Format::RubyVcr => "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> } for each value".into(),
+            Format::GoVcr => "a go-vcr recorder.SetMatcher that ignores the scrubbed body fields".into(),
+            Format::Nock => "nock's scope.filteringRequestBody writing the same placeholders".into(),
+            Format::Httprr => "httprr's rr.ScrubReq writing the same placeholders in the body".into(),
+            Format::Har if self.polly => POLLY.into(),
+            _ => "a matcher that ignores the request body".into(),
+        }
+    }
+}
+
+/// Polly finds a recorded entry by the `_id` it computed from the request when recording,
+/// and computes it again from the live request: the stored request's values play no part.
+const POLLY: &str = "nothing: Polly finds entries by the `_id` of the live request (if the test sends a placeholder at replay, leave that part out of matchRequestsBy)";
+
+/// Base64 text wrapped as `like` was: lines of the width of its first line, and a final
+/// line break if it had one.
+fn wrap_like(b64: &str, like: &str) -> String {
+    let first = like.split('\n').next().unwrap_or("");
+    if !like.trim_end().contains('\n') || first.is_empty() {
+        return if like.ends_with('\n') {
+            format!("{b64}\n")
+        } else {
+            b64.to_owned()
+        };
+    }
+    let width = first.len();
+    let mut out = String::with_capacity(b64.len() + b64.len() / width + 1);
+    for (i, chunk) in b64.as_bytes().chunks(width).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(std::str::from_utf8(chunk).expect("base64 is ASCII"));
+    }
+    if like.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+fn json_array(items: &[String]) -> String {
+    let mut out = Vec::new();
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        crate::json::write_string(&crate::json::Str::new(item.as_str()), &mut out);
+    }
+    out.push(b']');
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// A body's `Content-Encoding`, where its bytes really are in it (pytest-recording keeps the
+/// header on a body it stored decoded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Coding {
+    Identity,
+    Gzip,
+    Zlib,
+    Deflate,
+    Brotli,
+}
+
+impl Coding {
+    fn of(bytes: &[u8], headers: &[Header]) -> Coding {
+        let named = headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("content-encoding"))
+            .map(|h| h.value.text.trim().to_ascii_lowercase());
+        let binary = std::str::from_utf8(bytes).is_err();
+        match named.as_deref() {
+            _ if body::is_gzip(bytes) => Coding::Gzip,
+            Some("deflate") if body::is_zlib(bytes) => Coding::Zlib,
+            Some("deflate") if binary => Coding::Deflate,
+            Some("br") if binary => Coding::Brotli,
+            _ => Coding::Identity,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Coding::Identity => "identity",
+            Coding::Gzip => "gzip",
+            Coding::Zlib | Coding::Deflate => "deflate",
+            Coding::Brotli => "br",
+        }
+    }
+
+    /// The body's bytes with the coding undone (bounded like every decode); `None` when
+    /// they do not decode.
+    fn decode(self, bytes: &[u8]) -> Option<Vec<u8>> {
+        const MAX: u64 = 64 << 20;
+        let mut out = Vec::new();
+        let read = |r: &mut dyn std::io::Read, out: &mut Vec<u8>| {
+            r.take(MAX + 1)
+                .read_to_end(out)
+                .ok()
+                .filter(|&n| n as u64 <= MAX)
+        };
+        match self {
+            Coding::Identity => return Some(bytes.to_vec()),
+            Coding::Gzip => read(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out)?,
+            Coding::Zlib => read(&mut flate2::read::ZlibDecoder::new(bytes), &mut out)?,
+            Coding::Deflate => read(&mut flate2::read::DeflateDecoder::new(bytes), &mut out)?,
+            Coding::Brotli => read(
+                &mut brotli_decompressor::Decompressor::new(bytes, 4096),
+                &mut out,
+            )?,
+        };
+        Some(out)
+    }
+
+    /// The bytes encoded again (`None` for brotli: vcr has no compressor for it).
+    fn encode(self, plain: &[u8]) -> Option<Vec<u8>> {
+        let level = flate2::Compression::default();
+        let out = match self {
+            Coding::Identity => plain.to_vec(),
+            Coding::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
+                e.write_all(plain).ok()?;
+                e.finish().ok()?
+            }
+            Coding::Zlib => {
+                let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
+                e.write_all(plain).ok()?;
+                e.finish().ok()?
+            }
+            Coding::Deflate => {
+                let mut e = flate2::write::DeflateEncoder::new(Vec::new(), level);
+                e.write_all(plain).ok()?;
+                e.finish().ok()?
+            }
+            Coding::Brotli => return None,
+        };
+        Some(out)
+    }
+}
+
+/// A scalar's text with `subs` applied (`url`: query parameters are addressed by name).
+fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<String>) -> String {
+    let mut out = text.to_owned();
+    for sub in subs {
+        let new = match &sub.how {
+            How::Whole if out == sub.old => sub.new.clone(),
+            How::Whole => continue,
+            How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
+            How::Param(name) if url => match out.split_once('?') {
+                Some((base, query)) => {
+                    let (query, fragment) = match query.split_once('#') {
+                        Some((q, f)) => (q, Some(f)),
+                        None => (query, None),
+                    };
+                    let mut rewritten = format!("{base}?{}", set_param(query, name, &sub.new));
+                    if let Some(f) = fragment {
+                        rewritten.push('#');
+                        rewritten.push_str(f);
+                    }
+                    rewritten
+                }
+                None => continue,
+            },
+            How::Param(_) => continue,
+        };
+        if new != out {
+            if !rules.contains(&sub.rule) {
+                rules.push(sub.rule.clone());
+            }
+            out = new;
+        }
+    }
+    out
+}
+
+/// A body's text with `subs` applied: whole values where they stand whole (a JSON string, a
+/// form value, the whole text), inner values wherever they occur, in every form the body
+/// may write them (as is, JSON-escaped, percent-encoded).
+fn substitute_body(text: &str, subs: &[Sub], rules: &mut Vec<String>) -> String {
+    let mut out = text.to_owned();
+    for sub in subs {
+        let new = match &sub.how {
+            How::Whole if out == sub.old => sub.new.clone(),
+            How::Whole => replace_forms(&out, &sub.old, &sub.new, true),
+            How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
+            How::Param(name) => set_param(&out, name, &sub.new),
+        };
+        if new != out {
+            if !rules.contains(&sub.rule) {
+                rules.push(sub.rule.clone());
+            }
+            out = new;
+        }
+    }
+    out
+}
+
+/// `text` with `old` replaced by `new` in each form it may be written in: JSON-escaped (once
+/// or twice, for JSON inside a JSON string), percent-encoded, as is. `whole`: only where it
+/// stands whole (between JSON quotes, or a form value between `=` and `&`).
+fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> String {
+    if old.is_empty() || old == new {
+        return text.to_owned();
+    }
+    let once = (json_escape(old), json_escape(new));
+    let twice = (json_escape(&once.0), json_escape(&once.1));
+    let pct = (percent_encode(old), percent_encode(new));
+    let mut out = text.to_owned();
+    if whole {
+        for (o, n) in [&once, &twice] {
+            for q in ["\"", "\\\""] {
+                out = out.replace(&format!("{q}{o}{q}"), &format!("{q}{n}{q}"));
+            }
+        }
+        for (o, n) in [(old, new), (pct.0.as_str(), pct.1.as_str())] {
+            out = replace_form_value(&out, o, n);
+        }
+        return out;
+    }
+    let mut forms: Vec<(&str, &str)> = vec![(old, new)];
+    for (o, n) in [&once, &twice, &pct] {
+        if o != old {
+            forms.push((o, n));
+        }
+    }
+    for (o, n) in forms {
+        if out.contains(o) {
+            out = out.replace(o, n);
+        }
+    }
+    out
+}
+
+/// `a=old&b` -> `a=new&b`: values that stand whole between `=` and `&` (or the ends).
+fn replace_form_value(text: &str, old: &str, new: &str) -> String {
+    if !text.contains('=') {
+        return text.to_owned();
+    }
+    text.split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) if v == old => format!("{k}={new}"),
+            _ => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// A query string with the value of every parameter `name` set to `value`.
+fn set_param(query: &str, name: &str, value: &str) -> String {
+    if !query.contains('=') {
+        return query.to_owned();
+    }
+    query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v))
+                if body::percent_decode(k).eq_ignore_ascii_case(name)
+                    && body::percent_decode(v) != value =>
+            {
+                format!("{k}={}", percent_encode(value))
+            }
+            _ => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// JSON's escaping of a string's characters (no quotes), as `JSON.stringify` writes them.
+fn json_escape(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    crate::json::write_string(&crate::json::Str::new(s), &mut out);
+    let quoted = String::from_utf8(out).expect("JSON is UTF-8");
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+/// Percent-encoding of everything but unreserved characters (what a form or query holds).
+fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_one_per_name_and_known_to_verify() {
+        for (name, expected) in [
+            ("api_key", "REDACTED_API_KEY"),
+            ("Authorization", "REDACTED_AUTHORIZATION"),
+            ("x-api-key", "REDACTED_X_API_KEY"),
+            ("openai-key", "REDACTED_OPENAI_KEY"),
+            ("", "REDACTED_SECRET"),
+            ("--", "REDACTED_SECRET"),
+        ] {
+            assert_eq!(placeholder(name), expected);
+            assert!(crate::lint::is_placeholder(expected), "{expected}");
+        }
+    }
+
+    #[test]
+    fn names_come_from_the_readable_path() {
+        for (path, name) in [
+            ("interactions[0].request.uri ?api_key", "api_key"),
+            (
+                "interactions[0].request.headers.Authorization[0]",
+                "Authorization",
+            ),
+            (
+                "log.entries[0].request.headers[2].value (authorization)",
+                "authorization",
+            ),
+            (
+                "interactions[1].request.body.string (json) /password",
+                "password",
+            ),
+            (
+                "interactions[3].response.headers.Set-Cookie[0] cookie session",
+                "session",
+            ),
+            (
+                "http_interactions[0].request.headers.X-Api-Key",
+                "X-Api-Key",
+            ),
+        ] {
+            assert_eq!(name_in_path(path), name, "{path}");
+        }
+    }
+
+    #[test]
+    fn values_are_replaced_in_every_form_a_body_writes_them() {
+        let mut rules = Vec::new();
+        let sub = |old: &str, how| Sub {
+            old: old.into(),
+            new: "NEW".into(),
+            how,
+            rule: "r".into(),
+        };
+        let cases = [
+            (
+                r#"{"a":"p\"w"}"#,
+                sub("p\"w", How::Inside),
+                r#"{"a":"NEW"}"#,
+            ),
+            (
+                r#"{"s":"{\"t\":\"x/y\"}"}"#,
+                sub("x/y", How::Inside),
+                r#"{"s":"{\"t\":\"NEW\"}"}"#,
+            ),
+            ("a=b%2Bc&d=e", sub("b+c", How::Inside), "a=NEW&d=e"),
+            (
+                r#"{"u":"dana","v":"danaher"}"#,
+                sub("dana", How::Whole),
+                r#"{"u":"NEW","v":"danaher"}"#,
+            ),
+            (
+                "user=dana&x=danaher",
+                sub("dana", How::Whole),
+                "user=NEW&x=danaher",
+            ),
+            (
+                "a=1&password=x&b=2",
+                sub("", How::Param("password".into())),
+                "a=1&password=NEW&b=2",
+            ),
+        ];
+        for (text, sub, expected) in cases {
+            assert_eq!(
+                substitute_body(text, &[sub], &mut rules),
+                expected,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn query_parameters_are_set_by_name_and_encoded() {
+        let mut rules = Vec::new();
+        let sub = Sub {
+            old: String::new(),
+            new: "<KEY>".into(),
+            how: How::Param("API_KEY".into()),
+            rule: "query api_key".into(),
+        };
+        assert_eq!(
+            substitute("https://h/p?api_key=abc&page=2#f", &[sub], true, &mut rules),
+            "https://h/p?api_key=%3CKEY%3E&page=2#f"
+        );
+        assert_eq!(rules, ["query api_key"]);
+    }
+
+    #[test]
+    fn base64_is_wrapped_as_it_was() {
+        let b64 = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=";
+        assert_eq!(
+            wrap_like(b64, "AAAA\nBBBB\nCC\n"),
+            "QUJD\nREVG\nR0hJ\nSktM\nTU5P\nUFFS\nU1RV\nVldY\nWVo=\n"
+        );
+        assert_eq!(wrap_like(b64, "AAAABBBB"), b64);
+    }
+}
