@@ -569,7 +569,8 @@ impl<'t> Doc<'t> {
     fn new(cassette: &HttpCassette, text: &'t str) -> Result<Doc<'t>, ScrubError> {
         let format = cassette.format;
         let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-        let json = trimmed.starts_with('{') || trimmed.starts_with('[');
+        let json =
+            format == Format::Talkback || trimmed.starts_with('{') || trimmed.starts_with('[');
         let cannot = |reason: String| ScrubError::Cannot {
             path: "the cassette".into(),
             reason,
@@ -1041,6 +1042,7 @@ impl Ctx<'_> {
             Format::GoVcr => "a go-vcr recorder.SetMatcher that ignores the scrubbed body fields".into(),
             Format::Nock => "nock's scope.filteringRequestBody writing the same placeholders".into(),
             Format::Httprr => "httprr's rr.ScrubReq writing the same placeholders in the body".into(),
+            Format::Talkback => "talkback's requestDecorator writing the same placeholders in the body, or ignoreBody".into(),
             Format::Har if self.polly => POLLY.into(),
             _ => "a matcher that ignores the request body".into(),
         }
