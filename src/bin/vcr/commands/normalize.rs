@@ -11,6 +11,12 @@ use crate::context::Context;
 /// Bring cassettes to the exact bytes their harness's writer produces: dehydration rules
 /// applied to the fields the harness dehydrates, deterministic ids, canonical formatting.
 ///
+/// HTTP cassettes (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback) are scrubbed in
+/// place instead: every value `vcr verify` reports as `leak/secret`, and what `[http.scrub]`
+/// names, is replaced by a placeholder (`REDACTED_<NAME>`), rewriting only the scalars that
+/// change; a replaced value the recorder matches requests by is reported with the recorder
+/// setting that makes replay match again.
+///
 /// Names are not changed (see `vcr rehash`), but names that went stale are reported.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
