@@ -69,6 +69,9 @@ struct FileResult {
     diff: Option<String>,
     stale: Option<String>,
     error: Option<FileProblem>,
+    /// What is wrong with a file that was still processed (a credential a scrub could not
+    /// reach): reported after what was done.
+    unfinished: Option<FileProblem>,
 }
 
 #[derive(Default)]
@@ -158,6 +161,10 @@ pub fn run(
                     });
                 }
             }
+            if let Some(problem) = &result.unfinished {
+                summary.errors += 1;
+                problem.report(&cassette.rel, report);
+            }
             if let Some(expected) = &result.stale {
                 summary.stale += 1;
                 report.report(&Event::StaleName {
@@ -184,6 +191,7 @@ fn normalize_one(
         diff: None,
         stale: None,
         error: None,
+        unfinished: None,
     };
     let bytes = match std::fs::read(&cassette.path) {
         Ok(bytes) => bytes,
@@ -258,6 +266,7 @@ fn scrub_one(
         diff: None,
         stale: None,
         error: None,
+        unfinished: None,
     };
     let bytes = match std::fs::read(&cassette.path) {
         Ok(bytes) => bytes,
@@ -329,6 +338,17 @@ fn scrub_one(
         .collect();
     outcome.interference = scrubbed.interference;
     result.http = Some(outcome);
+    if !scrubbed.remaining.is_empty() {
+        result.unfinished = Some(FileProblem {
+            id: "scrub",
+            line: None,
+            column: None,
+            message: format!(
+                "a credential is still there after the scrub, where vcr cannot rewrite it: {}; remove it by hand or re-record",
+                scrubbed.remaining.join(", ")
+            ),
+        });
+    }
     if scrubbed.text.as_slice() == text.as_ref() {
         return result;
     }

@@ -205,6 +205,9 @@ pub struct Scrubbed {
     pub replaced: Vec<Replaced>,
     /// Changes replay will notice.
     pub interference: Vec<Interference>,
+    /// Where a credential the default set was to replace is still found after the scrub
+    /// (readable paths): a value vcr could not reach. The rest was scrubbed.
+    pub remaining: Vec<String>,
 }
 
 /// Why a cassette could not be scrubbed (it is then left as it was).
@@ -294,21 +297,38 @@ impl Scrubber<'_> {
             .collect();
         replaced.sort_by_key(|r| r.offset);
         // The result must read as the same cassette: same format, same interactions.
-        match super::read(std::path::Path::new("scrubbed"), new.as_bytes()) {
+        let remaining = match super::read(std::path::Path::new("scrubbed"), new.as_bytes()) {
             Ok(Some(read))
                 if read.format == cassette.format
-                    && read.interactions.len() == cassette.interactions.len() => {}
+                    && read.interactions.len() == cassette.interactions.len() =>
+            {
+                // And hold no credential the defaults were to take.
+                let mut remaining = Vec::new();
+                if self.rules.defaults {
+                    for leak in
+                        crate::lint::http::check(&read, new.as_bytes(), self.scanner, match_on)
+                    {
+                        if leak.hit.family == crate::lint::LeakFamily::Secret
+                            && (self.reported)(&leak)
+                        {
+                            remaining.push(leak.path);
+                        }
+                    }
+                }
+                remaining
+            }
             Ok(_) => {
                 return Err(ScrubError::Unreadable(
                     "it reads as another format or with other interactions".into(),
                 ));
             }
             Err(e) => return Err(ScrubError::Unreadable(e.message)),
-        }
+        };
         Ok(Scrubbed {
             text: new.into_bytes(),
             replaced,
             interference: plan.interference,
+            remaining,
         })
     }
 
@@ -334,7 +354,13 @@ impl Scrubber<'_> {
             subs.push(Sub {
                 old: leak.hit.text.clone(),
                 new: placeholder(&name),
-                how: How::Inside,
+                // A short value (a password) could be part of other text by chance: it is
+                // replaced only where it stands whole.
+                how: if leak.hit.text.len() >= MIN_INSIDE {
+                    How::Inside
+                } else {
+                    How::Whole
+                },
                 rule: format!("default ({})", leak.hit.detector),
             });
         }
@@ -343,6 +369,10 @@ impl Scrubber<'_> {
         subs
     }
 }
+
+/// How long a value must be to be replaced inside other text, not only where it stands
+/// whole.
+const MIN_INSIDE: usize = 8;
 
 fn unchanged(file: &[u8]) -> Scrubbed {
     Scrubbed {
@@ -507,8 +537,25 @@ impl Plan {
             }
         }
         if !sweep.is_empty() {
+            // Bodies were decoded and scrubbed above; their stored text (base64, hex) is not
+            // searched again, where a short value could match by chance.
+            let bodies: std::collections::HashSet<u32> = cassette
+                .interactions
+                .iter()
+                .flat_map(|i| {
+                    let response = i.response.as_ref().and_then(|r| r.body.as_ref());
+                    i.request.body.iter().chain(response)
+                })
+                .filter_map(|body| match body {
+                    Body::Bytes { field, .. } => field.at,
+                    Body::Data { .. } => None,
+                })
+                .collect();
             for node in doc.scalars.values() {
-                if plan.edits.contains_key(&(node.start as usize)) || node.is_binary() {
+                if plan.edits.contains_key(&(node.start as usize))
+                    || node.is_binary()
+                    || bodies.contains(&node.start)
+                {
                     continue;
                 }
                 let Some(scalar) = node.as_scalar() else {
@@ -1191,7 +1238,13 @@ fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<String>) -> S
     for sub in subs {
         let new = match &sub.how {
             How::Whole if out == sub.old => sub.new.clone(),
-            How::Whole => continue,
+            // `Bearer <token>`: the credential after its scheme.
+            How::Whole => match out.strip_suffix(sub.old.as_str()) {
+                Some(scheme) if scheme.ends_with(' ') && !scheme.trim().contains(' ') => {
+                    format!("{scheme}{}", sub.new)
+                }
+                _ => continue,
+            },
             How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
             How::Param(name) if url => match out.split_once('?') {
                 Some((base, query)) => {
