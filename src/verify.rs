@@ -1202,9 +1202,10 @@ fn usage_findings(
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {
-    // The same question `vcr prune` asks (dsh scenarios are used as a whole), so the two
-    // never disagree on what is an orphan.
-    for cassette in usage.unused(selection) {
+    // The same question `vcr prune` asks (dsh scenarios are used as a whole, HTTP cassettes
+    // judged per recorder format), so the two never disagree on what is an orphan.
+    let formats = crate::usage::http_formats(selection);
+    for cassette in usage.judge(selection, &formats).unused {
         let message = "no test read this cassette in the usage log; if the run was complete, `vcr prune` removes it".to_owned();
         push(
             checks,
