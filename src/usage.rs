@@ -9,6 +9,8 @@
 //! folders hold the cassettes of every recorder of a repository, and a run of one suite (a
 //! Claude Code run, a pytest run) says nothing about the cassettes of another recorder.
 
+pub mod naming;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
