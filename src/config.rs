@@ -210,6 +210,10 @@ pub struct VerifyConfig {
     pub allow: Vec<AllowConfig>,
     /// HTTP cassettes recorded longer ago than this (`90d`, `12w`, `1y`) are `expired`.
     pub max_age: Option<String>,
+    /// Report `orphan` warnings without a usage log, guessed from pytest-recording's
+    /// naming and vcrpy's `use_cassette` paths (default: on). A guess never deletes:
+    /// `vcr prune` needs a run.
+    pub static_orphans: Option<bool>,
 }
 
 /// A severity a finding id can be given.

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 use crate::exec::{Finished, Watch};
 use crate::store::journal::{Applied, Move, SkipReason, Skipped};
 use crate::store::{ContentHash, Store, StoreError};
-use crate::tree::{CassetteKind, Selection};
-use crate::usage::Usage;
+use crate::tree::Selection;
+use crate::usage::{NotJudged, Usage};
 
 /// A cassette (or a whole dsh scenario) no usage source read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,12 +40,27 @@ pub struct Orphan {
 /// What the usage says about the tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
-    /// Cassettes in the tree (a dsh scenario counts once).
+    /// Cassettes the sources can judge (a dsh scenario counts once).
     pub cassettes: usize,
     /// Of those, how many a source read.
     pub used: usize,
     /// The rest, in path order.
     pub orphans: Vec<Orphan>,
+    /// HTTP cassettes not judged, per recorder format: the sources read none of that
+    /// format (`usage::Usage::judge`). Never orphans.
+    pub not_judged: Vec<NotJudged>,
+}
+
+impl Plan {
+    /// Every cassette of the tree, judged or not.
+    pub fn in_tree(&self) -> usize {
+        self.cassettes
+            + self
+                .not_judged
+                .iter()
+                .map(|n| n.cassettes.len())
+                .sum::<usize>()
+    }
 }
 
 /// Why `prune` will not act on these usage sources.
@@ -54,20 +69,27 @@ pub struct Plan {
 pub enum Refusal {
     /// The test command failed or was interrupted.
     #[error(
-        "the test command {how}: a failing or interrupted run does not show which cassettes are still needed; nothing was pruned"
+        "the test command {how}{}: a failing or interrupted run does not show which cassettes are still needed; nothing was pruned",
+        if missed.is_empty() { String::new() } else {
+            format!(" after looking for {} it did not find ({})", count(missed.len()), list(missed))
+        }
     )]
     Failed {
         /// How it ended.
         how: String,
+        /// The cassettes its output said were missing (often why it failed).
+        missed: Vec<String>,
     },
     /// A lookup missed: the run was not green.
     #[error(
         "the run looked for {} it did not find ({}): it was not green, so it does not show which cassettes are still needed; record them first (`vcr record`); nothing was pruned",
-        count(paths.len()), list(paths)
+        missed(paths.len(), unnamed.len()), list(&[paths.as_slice(), unnamed.as_slice()].concat())
     )]
     Missed {
         /// The missing cassettes.
         paths: Vec<String>,
+        /// Lookups that missed without naming a cassette (go-vcr), as printed.
+        unnamed: Vec<String>,
     },
     /// No source names a cassette of this tree.
     #[error(
@@ -90,6 +112,15 @@ pub enum Refusal {
         /// Why.
         reason: String,
     },
+}
+
+fn missed(paths: usize, unnamed: usize) -> String {
+    match (paths, unnamed) {
+        (_, 0) => count(paths),
+        (0, 1) => "1 recording".into(),
+        (0, n) => format!("{n} recordings"),
+        (p, n) => format!("{} and {n} more recordings", count(p)),
+    }
 }
 
 fn count(n: usize) -> String {
@@ -116,29 +147,23 @@ fn list(paths: &[String]) -> String {
 
 /// The orphans of `selection` under `usage`. `tracked` is what git tracks (`None` outside a
 /// repository, where every file is untracked).
+///
+/// HTTP cassettes sit in the recorders' folders, where a run of another suite never looks:
+/// those of a recorder format are judged only when the sources read one of that format
+/// (`Usage::judge`, which reads each HTTP cassette for its format); the others are listed
+/// in [`Plan::not_judged`].
 pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<PathBuf>>) -> Plan {
     let is_tracked = |path: &PathBuf| tracked.is_some_and(|t| t.contains(path));
-    let scenarios: BTreeSet<String> = selection
-        .cassettes
+    let judgement = usage.judge(selection, &crate::usage::http_formats(selection));
+    let scenarios: BTreeSet<String> = judgement
+        .judged
         .iter()
         .filter(|c| c.kind.is_dsh())
-        .map(crate::usage::scenario_rel)
+        .map(|c| crate::usage::scenario_rel(c))
         .collect();
-    // HTTP cassettes are found in the recorders' folders by default, where a test run of the
-    // LLM harness never looks: until prune knows the recorders' runs, it never takes them
-    // for orphans.
-    let cassettes = selection
-        .cassettes
-        .iter()
-        .filter(|c| !c.kind.is_dsh() && c.kind != CassetteKind::Http)
-        .count()
-        + scenarios.len();
+    let cassettes = judgement.judged.iter().filter(|c| !c.kind.is_dsh()).count() + scenarios.len();
     let mut orphans: BTreeMap<String, Orphan> = BTreeMap::new();
-    for cassette in usage
-        .unused(selection)
-        .into_iter()
-        .filter(|c| c.kind != CassetteKind::Http)
-    {
+    for cassette in judgement.unused {
         if cassette.kind.is_dsh() {
             let rel = crate::usage::scenario_rel(cassette);
             let folder = cassette.dir.path.clone();
@@ -170,16 +195,28 @@ pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<Path
         cassettes,
         used: cassettes - orphans.len(),
         orphans: orphans.into_values().collect(),
+        not_judged: judgement.not_judged,
     }
 }
 
 /// Why these sources cannot be pruned from, if they cannot. `run` is the command vcr ran,
 /// if it ran one.
 pub fn refusal(plan: &Plan, usage: &Usage, run: Option<&Finished>, root: &Path) -> Option<Refusal> {
+    let missed = || -> Vec<String> {
+        usage
+            .records
+            .iter()
+            .filter(|r| r.event == crate::usage::UsageEvent::Miss)
+            .map(|r| r.path.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect()
+    };
     if let Some(run) = run {
         if !run.succeeded() {
             return Some(Refusal::Failed {
                 how: run.describe(),
+                missed: missed(),
             });
         }
         if let Watch::Incomplete { reason } = &run.watch {
@@ -189,19 +226,15 @@ pub fn refusal(plan: &Plan, usage: &Usage, run: Option<&Finished>, root: &Path) 
         }
     }
     if usage.saw_miss() {
-        let paths = usage
-            .records
-            .iter()
-            .filter(|r| r.event == crate::usage::UsageEvent::Miss)
-            .map(|r| r.path.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        return Some(Refusal::Missed { paths });
+        let paths = missed();
+        let unnamed = usage.unnamed_misses.iter().cloned().collect();
+        return Some(Refusal::Missed { paths, unnamed });
     }
-    if plan.cassettes > 0 && plan.used == 0 {
+    // Cassettes not judged count here: sources that read none of the tree's cassettes, of
+    // any kind, are the wrong sources.
+    if plan.in_tree() > 0 && plan.used == 0 {
         return Some(Refusal::Empty {
-            cassettes: plan.cassettes,
+            cassettes: plan.in_tree(),
             root: root.display().to_string(),
             sample: usage.records.iter().next().map(|r| r.path.clone()),
         });

@@ -4,13 +4,21 @@
 //! either a path, or `{"path": "...", "event": "hit" | "miss" | "write"}`. Relative paths
 //! are relative to the project root. Each line is written with one append, so parallel
 //! workers can share a log; a line cut short by a killed worker is reported, not guessed.
+//!
+//! HTTP cassettes are judged per recorder format ([`Usage::judge`]): the default cassette
+//! folders hold the cassettes of every recorder of a repository, and a run of one suite (a
+//! Claude Code run, a pytest run) says nothing about the cassettes of another recorder.
 
-use std::collections::BTreeSet;
+pub mod naming;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::Deserialize;
 
-use crate::tree::{Cassette, Selection};
+use crate::kind::http::Format;
+use crate::tree::{Cassette, CassetteKind, Selection};
 
 /// What a test run did with a cassette.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
@@ -70,6 +78,9 @@ struct JsonLine {
 pub struct Usage {
     /// Every record, deduplicated, in order.
     pub records: BTreeSet<UsageRecord>,
+    /// Lookups that missed without naming their cassette (go-vcr's `requested interaction
+    /// not found`), as printed.
+    pub unnamed_misses: BTreeSet<String>,
 }
 
 impl Usage {
@@ -120,18 +131,30 @@ impl Usage {
             .collect()
     }
 
-    /// Whether any lookup failed: the run was not green, whatever was written afterwards.
-    pub fn saw_miss(&self) -> bool {
-        self.records.iter().any(|r| r.event == UsageEvent::Miss)
+    /// Adds a lookup that missed without naming its cassette (`message` as printed).
+    pub fn add_unnamed_miss(&mut self, message: &str) {
+        self.unnamed_misses.insert(message.to_owned());
     }
 
-    /// The cassettes of `selection` no source read or wrote, in the selection's order.
+    /// Whether any lookup failed: the run was not green, whatever was written afterwards.
+    pub fn saw_miss(&self) -> bool {
+        !self.unnamed_misses.is_empty() || self.records.iter().any(|r| r.event == UsageEvent::Miss)
+    }
+
+    /// Which cassettes of `selection` the sources can judge, and which of those no source
+    /// read or wrote (in the selection's order). `formats` is what [`http_formats`] read.
     ///
     /// The files of a dsh scenario are one recording: the harness reads the primary log, its
     /// children and the override together, and drives the scenario from `input.json`. So if
-    /// any file of a scenario folder was used, none of its files is unused. `vcr verify
+    /// any file of a scenario folder was used, none of its files is unused.
+    ///
+    /// HTTP cassettes are judged per recorder format: those of a format are judged only
+    /// when the sources used at least one cassette of that format, since a run of one
+    /// suite says nothing about the cassettes of another recorder in the same folders (a
+    /// Claude Code run would otherwise "prove" every vcrpy cassette unused). A file of the
+    /// HTTP folders that is no recorder's cassette is never judged. `vcr verify
     /// --usage-log` and `vcr prune` both ask this, so they always agree.
-    pub fn unused<'a>(&self, selection: &'a Selection) -> Vec<&'a Cassette> {
+    pub fn judge<'a>(&self, selection: &'a Selection, formats: &HttpFormats) -> Judgement<'a> {
         let used = self.used();
         let scenario_used = |dir: &str| {
             used.iter().any(|p| {
@@ -140,14 +163,40 @@ impl Usage {
                         .is_some_and(|rest| rest.starts_with('/'))
             })
         };
-        selection
+        let format_of = |c: &Cassette| formats.get(&c.path).copied().flatten();
+        let read_formats: BTreeSet<Format> = selection
             .cassettes
             .iter()
-            .filter(|c| match c.kind.is_dsh() {
-                true => !scenario_used(&scenario_rel(c)),
-                false => !used.contains(c.rel.as_str()),
-            })
-            .collect()
+            .filter(|c| c.kind == CassetteKind::Http && used.contains(c.rel.as_str()))
+            .filter_map(format_of)
+            .collect();
+        let mut judgement = Judgement::default();
+        let mut not_judged: BTreeMap<Option<Format>, Vec<String>> = BTreeMap::new();
+        for cassette in &selection.cassettes {
+            if cassette.kind == CassetteKind::Http {
+                let format = format_of(cassette);
+                if !format.is_some_and(|f| read_formats.contains(&f)) {
+                    not_judged
+                        .entry(format)
+                        .or_default()
+                        .push(cassette.rel.clone());
+                    continue;
+                }
+            }
+            judgement.judged.push(cassette);
+            let unused = match cassette.kind.is_dsh() {
+                true => !scenario_used(&scenario_rel(cassette)),
+                false => !used.contains(cassette.rel.as_str()),
+            };
+            if unused {
+                judgement.unused.push(cassette);
+            }
+        }
+        judgement.not_judged = not_judged
+            .into_iter()
+            .map(|(format, cassettes)| NotJudged { format, cassettes })
+            .collect();
+        judgement
     }
 
     /// The cassettes looked for and not found (and not written later in the run).
@@ -159,6 +208,78 @@ impl Usage {
             .map(|r| r.path.as_str())
             .collect()
     }
+}
+
+/// What [`Usage::judge`] decided about a selection.
+#[derive(Debug, Clone, Default)]
+pub struct Judgement<'a> {
+    /// The cassettes the sources can judge, in the selection's order.
+    pub judged: Vec<&'a Cassette>,
+    /// Of those, the ones no source read or wrote.
+    pub unused: Vec<&'a Cassette>,
+    /// The HTTP cassettes left unjudged, per recorder format.
+    pub not_judged: Vec<NotJudged>,
+}
+
+/// HTTP cassettes of one recorder format that the sources cannot judge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotJudged {
+    /// The format (`None`: files of the HTTP folders that are no recorder's cassette).
+    pub format: Option<Format>,
+    /// The cassettes, relative to the project root, in path order.
+    pub cassettes: Vec<String>,
+}
+
+impl NotJudged {
+    /// What they are, for messages: `vcrpy`, `unknown`.
+    pub fn format_name(&self) -> &'static str {
+        self.format.map_or("unknown", Format::name)
+    }
+
+    /// Why they were not judged.
+    pub fn reason(&self) -> &'static str {
+        match self.format {
+            Some(_) => "the run read none of them",
+            None => "not a cassette of a recorder vcr knows",
+        }
+    }
+
+    /// `12 vcrpy cassettes not judged: the run read none of them`.
+    pub fn describe(&self) -> String {
+        let n = self.cassettes.len();
+        let what = match (self.format, n) {
+            (Some(f), 1) => format!("1 {} cassette", f.name()),
+            (Some(f), n) => format!("{n} {} cassettes", f.name()),
+            (None, 1) => "1 file of the HTTP cassette folders".to_owned(),
+            (None, n) => format!("{n} files of the HTTP cassette folders"),
+        };
+        format!("{what} not judged: {}", self.reason())
+    }
+}
+
+/// The recorder format of each HTTP cassette, by absolute path (`None`: not a cassette of
+/// a format vcr knows).
+pub type HttpFormats = HashMap<PathBuf, Option<Format>>;
+
+/// Reads every HTTP cassette of `selection` (in parallel) for its recorder format. A file
+/// that looks like a format and does not parse counts as that format; one that cannot be
+/// read, as none.
+pub fn http_formats(selection: &Selection) -> HttpFormats {
+    selection
+        .cassettes
+        .par_iter()
+        .filter(|c| c.kind == CassetteKind::Http)
+        .map(|c| {
+            let format =
+                std::fs::read(&c.path).ok().and_then(|bytes| {
+                    match crate::kind::http::read(&c.path, &bytes) {
+                        Ok(cassette) => cassette.map(|c| c.format),
+                        Err(e) => Some(e.format),
+                    }
+                });
+            (c.path.clone(), format)
+        })
+        .collect()
 }
 
 /// The folder of a dsh cassette's scenario, relative to the project root.
@@ -193,6 +314,125 @@ pub fn missing_fixture(line: &str) -> Option<String> {
         .find_map(|re| re.captures(&plain))
         .map(|c| c[1].trim().to_owned())
         .filter(|path| !path.is_empty())
+}
+
+/// What a line of a test run's output says was not found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// A cassette, as printed.
+    Cassette(String),
+    /// A lookup that names no cassette (go-vcr's errors), the line as printed.
+    Unnamed(String),
+}
+
+/// Reads a test run's output line by line for missing-cassette messages: the seeds'
+/// ([`missing_fixture`]) and those of the HTTP recorders in replay-only mode, which make a
+/// run partial as much as a seed's miss does (a test may catch the error and pass):
+///
+/// - vcrpy's `CannotOverwriteExistingCassetteException`: `Can't overwrite existing cassette
+///   ('<file>') in your current record mode` (up to vcrpy 8), or `Can't play back this
+///   request: ...` followed a few lines later by `Cassette: <file>` (vcrpy 9);
+/// - Ruby VCR's `An HTTP request has been made that VCR does not know how to handle:`, whose
+///   cassette is the first one listed below `VCR is currently using the following
+///   cassette:` (none when `There is currently no cassette in use`);
+/// - go-vcr's `requested interaction not found` (`Requested` in 1.x) and `cassette not
+///   found` (v2 and later), which name no cassette.
+///
+/// pytest's `E   ` prefix, indentation and colour codes are ignored.
+#[derive(Debug, Default)]
+pub struct MissScanner {
+    /// A recorder's headline seen, waiting for the line that names its cassette.
+    pending: Option<Pending>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    recorder: MultiLine,
+    /// Lines it may still take before the name (a message cut short names nothing).
+    lines_left: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MultiLine {
+    Vcrpy,
+    RubyVcr,
+    /// Ruby VCR's list of cassettes began: the next `- <file>` line names it.
+    RubyVcrList,
+}
+
+impl MissScanner {
+    /// The miss `line` reports, if it completes one.
+    pub fn line(&mut self, line: &str) -> Option<Miss> {
+        static PATTERNS: std::sync::OnceLock<[regex::Regex; 4]> = std::sync::OnceLock::new();
+        let [old_vcrpy, vcrpy_cassette, ruby_item, go_vcr] = PATTERNS.get_or_init(|| {
+            [
+                regex::Regex::new(
+                    r#"Can't overwrite existing cassette \((?:'([^']+)'|"([^"]+)")\)"#,
+                )
+                .expect("valid regex"),
+                regex::Regex::new(r"^(?:E\s+)?\s*Cassette: (.+?)\s*$").expect("valid regex"),
+                regex::Regex::new(r"^(?:E\s+)?\s*- ([^:\s].*?)\s*$").expect("valid regex"),
+                regex::Regex::new(r"(?i:requested interaction not found)|\bcassette not found\b")
+                    .expect("valid regex"),
+            ]
+        });
+        if let Some(path) = missing_fixture(line) {
+            return Some(Miss::Cassette(path));
+        }
+        let plain = strip_ansi(line);
+        if let Some(c) = old_vcrpy.captures(&plain) {
+            let path = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
+            return Some(Miss::Cassette(path.to_owned()));
+        }
+        if go_vcr.is_match(&plain) {
+            return Some(Miss::Unnamed(plain.trim().to_owned()));
+        }
+        let start = |recorder, lines_left| {
+            Some(Pending {
+                recorder,
+                lines_left,
+            })
+        };
+        if plain.contains("Can't play back this request:") {
+            self.pending = start(MultiLine::Vcrpy, 40);
+            return None;
+        }
+        if plain.contains("An HTTP request has been made that VCR does not know how to handle") {
+            self.pending = start(MultiLine::RubyVcr, 200);
+            return None;
+        }
+        let mut pending = self.pending.take()?;
+        match pending.recorder {
+            MultiLine::Vcrpy => {
+                if let Some(c) = vcrpy_cassette.captures(&plain) {
+                    return Some(Miss::Cassette(c[1].to_owned()));
+                }
+            }
+            MultiLine::RubyVcr => {
+                if plain.contains("There is currently no cassette in use") {
+                    return None;
+                }
+                if plain.contains("currently using the following cassette") {
+                    pending = Pending {
+                        recorder: MultiLine::RubyVcrList,
+                        lines_left: 1,
+                    };
+                }
+            }
+            MultiLine::RubyVcrList => {
+                return ruby_item
+                    .captures(&plain)
+                    .map(|c| Miss::Cassette(c[1].to_owned()));
+            }
+        }
+        if pending.recorder == MultiLine::RubyVcrList {
+            self.pending = Some(pending);
+        } else if let Some(left) = pending.lines_left.checked_sub(1) {
+            pending.lines_left = left;
+            self.pending = Some(pending);
+        }
+        None
+    }
 }
 
 /// Removes terminal escape sequences (`ESC [ ... letter`).
@@ -246,6 +486,62 @@ mod tests {
         );
         assert_eq!(case("3 fixtures found: all green"), None);
         assert_eq!(case("llm-replay: script exhausted"), None);
+    }
+
+    /// The HTTP recorders' replay-only misses make a run partial (issue 10): the texts as
+    /// vcrpy (8 and 9), Ruby VCR 5 and go-vcr (1.2 and later) print them.
+    #[test]
+    fn missing_cassette_messages_of_the_http_recorders() {
+        let scan = |text: &str| {
+            let mut scanner = MissScanner::default();
+            text.lines()
+                .filter_map(|l| scanner.line(l))
+                .collect::<Vec<_>>()
+        };
+        let cassette = |p: &str| Miss::Cassette(p.to_owned());
+        // vcrpy up to 8: the path in the headline, as Python's repr.
+        assert_eq!(
+            scan(
+                "E   vcr.errors.CannotOverwriteExistingCassetteException: Can't overwrite existing cassette ('/p/tests/cassettes/test_api/test_get.yaml') in your current record mode (<RecordMode.NONE: 'none'>)."
+            ),
+            [cassette("/p/tests/cassettes/test_api/test_get.yaml")]
+        );
+        assert_eq!(
+            scan(
+                r#"Can't overwrite existing cassette ("it's.yaml") in your current record mode ('none')."#
+            ),
+            [cassette("it's.yaml")]
+        );
+        // vcrpy 9: the headline, the request, then `Cassette: <file>`, under pytest's `E`.
+        let vcrpy9 = "E   vcr.errors.CannotOverwriteExistingCassetteException: Can't play back this request: the cassette doesn't exist, and record_mode 'none' doesn't record new ones.\nE   \nE     GET http://127.0.0.1:4000/v1/models\nE   \nE   Cassette: tests/cassettes/test_api/test_gone.yaml\nE     record_mode: none";
+        assert_eq!(
+            scan(vcrpy9),
+            [cassette("tests/cassettes/test_api/test_gone.yaml")]
+        );
+        // A `Cassette:` line with no headline before it is not a miss.
+        assert_eq!(scan("Cassette: tests/cassettes/a.yaml"), []);
+        // Ruby VCR: the first cassette listed (the innermost, where it would record).
+        let ruby = "\n================================================================================\nAn HTTP request has been made that VCR does not know how to handle:\n  GET http://127.0.0.1:4000/v1/models\n\nVCR are currently using the following cassettes:\n  - /p/cassettes/inner.yml\n    - :record => :none\n    - :match_requests_on => [:method, :uri]\n  - /p/cassettes/outer.yml\n    - :record => :none\n";
+        assert_eq!(scan(ruby), [cassette("/p/cassettes/inner.yml")]);
+        let no_cassette = "An HTTP request has been made that VCR does not know how to handle:\n  GET http://x/\n\nThere is currently no cassette in use. There are a few ways\n  - something else";
+        assert_eq!(scan(no_cassette), []);
+        // go-vcr names no cassette.
+        assert_eq!(
+            scan(
+                "    api_test.go:31: Get \"http://127.0.0.1:4000/v1\": Requested interaction not found"
+            ),
+            [Miss::Unnamed(
+                "api_test.go:31: Get \"http://127.0.0.1:4000/v1\": Requested interaction not found"
+                    .into()
+            )]
+        );
+        assert_eq!(scan("recorder: cassette not found").len(), 1);
+        // The seeds' messages still count; ordinary output does not.
+        assert_eq!(
+            scan("Fixture missing: fixtures/token-count-e81e0bac9db2.json. Re-run tests"),
+            [cassette("fixtures/token-count-e81e0bac9db2.json")]
+        );
+        assert_eq!(scan("3 passed in 0.12s\nCassettes: 3 played back"), []);
     }
 
     #[test]

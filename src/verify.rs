@@ -36,6 +36,9 @@ pub struct Checks {
     match_on: Vec<(globset::GlobMatcher, Option<Vec<String>>)>,
     /// HTTP cassettes recorded longer ago than this are `expired`.
     max_age: Option<MaxAge>,
+    /// The project root, when `orphan` is guessed from the recorders' naming without a
+    /// usage log (`[verify] static-orphans`, on by default).
+    static_orphans: Option<PathBuf>,
 }
 
 /// `--max-age` / `[verify] max-age`: how old an HTTP cassette may be.
@@ -233,6 +236,10 @@ impl Checks {
             recorded_error: Severity::Warning,
             match_on,
             max_age,
+            static_orphans: config
+                .static_orphans
+                .unwrap_or(true)
+                .then(|| project.root().to_owned()),
         })
     }
 
@@ -375,6 +382,7 @@ pub fn run(
     let mut outcome = Outcome::default();
     let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
     let mut names: BTreeMap<(PathBuf, String), Vec<String>> = BTreeMap::new();
+    let mut vcrpy: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     par_ordered(
         &selection.cassettes,
         progress,
@@ -404,6 +412,9 @@ pub fn run(
             outcome.summary.files += 1;
             if let Some(format) = result.http_format {
                 *outcome.summary.http.entry(format).or_default() += 1;
+                if format == http::Format::Vcrpy.name() {
+                    vcrpy.insert(cassette.path.clone());
+                }
             }
             findings.extend(result.findings);
             if let Some(name) = result.expected_name {
@@ -428,6 +439,15 @@ pub fn run(
     collisions(&names, checks, &mut findings);
     if let Some(usage) = &options.usage {
         usage_findings(selection, usage, checks, &mut findings);
+    } else if let Some(root) = &checks.static_orphans {
+        // Without a run, a guess from the naming (a warning that says so; never deletes).
+        let vcrpy: Vec<&Cassette> = (selection.cassettes.iter())
+            .filter(|c| vcrpy.contains(&c.path))
+            .collect();
+        for guess in crate::usage::naming::orphans(root, &vcrpy) {
+            let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
+            push(checks, &mut findings, finding, None);
+        }
     }
     let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
     for (finding, raw) in findings {
@@ -1230,9 +1250,10 @@ fn usage_findings(
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {
-    // The same question `vcr prune` asks (dsh scenarios are used as a whole), so the two
-    // never disagree on what is an orphan.
-    for cassette in usage.unused(selection) {
+    // The same question `vcr prune` asks (dsh scenarios are used as a whole, HTTP cassettes
+    // judged per recorder format), so the two never disagree on what is an orphan.
+    let formats = crate::usage::http_formats(selection);
+    for cassette in usage.judge(selection, &formats).unused {
         let message = "no test read this cassette in the usage log; if the run was complete, `vcr prune` removes it".to_owned();
         push(
             checks,

@@ -4,7 +4,8 @@
 //! The command runs in the project root with the environment vcr was given plus what the
 //! caller adds (`VCR_USAGE_LOG`, the record variables). Its stdout and stderr are copied to
 //! the caller's writers as they arrive, chunk by chunk (a progress line without a newline
-//! still shows), and scanned line by line for the seeds' missing-fixture messages. SIGINT and
+//! still shows), and scanned line by line for missing-cassette messages (the seeds' and the
+//! HTTP recorders', `usage::MissScanner`). SIGINT and
 //! SIGTERM that vcr receives are forwarded to it (`signals`), so the caller can always clean
 //! up after it. On Linux the given folders are watched for file opens while it runs
 //! (`watch`): harnesses that write no usage log are still seen reading cassettes.
@@ -19,6 +20,8 @@ use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::usage::{Miss, MissScanner};
 
 /// What to run.
 #[derive(Debug, Clone, Copy)]
@@ -69,6 +72,8 @@ pub struct Finished {
     pub opened: BTreeSet<PathBuf>,
     /// Cassettes the output said were missing, as printed.
     pub missing: Vec<String>,
+    /// Lookups the output said missed without naming a cassette (go-vcr), as printed.
+    pub unnamed_misses: Vec<String>,
     /// How well the opens were watched.
     pub watch: Watch,
 }
@@ -173,11 +178,19 @@ pub fn run(
         source,
     })?;
     let (opened, watch) = watcher.finish();
+    let (mut named, mut unnamed) = (Vec::new(), Vec::new());
+    for miss in missing {
+        match miss {
+            Miss::Cassette(path) => named.push(path),
+            Miss::Unnamed(line) => unnamed.push(line),
+        }
+    }
     Ok(Finished {
         status: exit_status(status),
         interrupted,
         opened,
-        missing,
+        missing: named,
+        unnamed_misses: unnamed,
         watch,
     })
 }
@@ -200,11 +213,12 @@ fn exit_status(status: std::process::ExitStatus) -> Status {
 /// The longest line kept for scanning; a longer one is scanned in pieces of this size.
 const MAX_LINE: usize = 1 << 20;
 
-/// Copies a child's stream to `sink` as it arrives and returns the missing cassettes its
-/// lines name. The copy goes on when `sink` fails (a closed pipe), so the child never blocks
-/// on a full pipe.
-fn pass_through(mut from: impl Read, sink: &mut (dyn Write + Send)) -> Vec<String> {
+/// Copies a child's stream to `sink` as it arrives and returns the misses its lines report.
+/// The copy goes on when `sink` fails (a closed pipe), so the child never blocks on a full
+/// pipe.
+fn pass_through(mut from: impl Read, sink: &mut (dyn Write + Send)) -> Vec<Miss> {
     let mut missing = Vec::new();
+    let mut scanner = MissScanner::default();
     let mut line = Vec::new();
     let mut buf = [0u8; 8192];
     let mut sink_ok = true;
@@ -223,21 +237,15 @@ fn pass_through(mut from: impl Read, sink: &mut (dyn Write + Send)) -> Vec<Strin
         }
         for &byte in &buf[..n] {
             if byte == b'\n' || line.len() >= MAX_LINE {
-                scan(&line, &mut missing);
+                missing.extend(scanner.line(&String::from_utf8_lossy(&line)));
                 line.clear();
             } else {
                 line.push(byte);
             }
         }
     }
-    scan(&line, &mut missing);
+    missing.extend(scanner.line(&String::from_utf8_lossy(&line)));
     missing
-}
-
-fn scan(line: &[u8], missing: &mut Vec<String>) {
-    if let Some(path) = crate::usage::missing_fixture(&String::from_utf8_lossy(line)) {
-        missing.push(path);
-    }
 }
 
 #[cfg(test)]
@@ -250,7 +258,12 @@ mod tests {
         let mut sink = Vec::new();
         let missing = pass_through(text.as_bytes(), &mut sink);
         assert_eq!(sink, text.as_bytes());
-        assert_eq!(missing, ["/p/fixtures/token-count-0123456789ab.json"]);
+        assert_eq!(
+            missing,
+            [Miss::Cassette(
+                "/p/fixtures/token-count-0123456789ab.json".into()
+            )]
+        );
     }
 
     #[test]
@@ -260,6 +273,7 @@ mod tests {
             interrupted,
             opened: BTreeSet::new(),
             missing: Vec::new(),
+            unnamed_misses: Vec::new(),
             watch: Watch::Off,
         };
         assert_eq!(finished(Status::Code(0), None).exit_code(), 0);

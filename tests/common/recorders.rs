@@ -207,14 +207,7 @@ impl Recorder {
 /// stderr) when the recorder is not installed. Panics when the program fails, or when the
 /// server did not receive each request of the scenario once, as the scenario sends it.
 pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
-    if let Some(why) = recorder.missing() {
-        if std::env::var_os(REQUIRE).is_some() {
-            panic!("{} is required ({REQUIRE} is set): {why}", recorder.name());
-        }
-        let _ = std::io::Write::write_fmt(
-            &mut std::io::stderr(),
-            format_args!("skipped: {} is not installed ({why})\n", recorder.name()),
-        );
+    if !available(recorder) {
         return None;
     }
     let dir = TestDir::new();
@@ -274,6 +267,22 @@ pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
         received,
         harness,
     })
+}
+
+/// Whether `recorder` can run here. When it cannot, says so on stderr (the test is then
+/// skipped visibly) and returns `false`; with `VCR_REQUIRE_RECORDERS=1` it panics instead.
+pub fn available(recorder: Recorder) -> bool {
+    let Some(why) = recorder.missing() else {
+        return true;
+    };
+    if std::env::var_os(REQUIRE).is_some() {
+        panic!("{} is required ({REQUIRE} is set): {why}", recorder.name());
+    }
+    let _ = std::io::Write::write_fmt(
+        &mut std::io::stderr(),
+        format_args!("skipped: {} is not installed ({why})\n", recorder.name()),
+    );
+    false
 }
 
 /// Replays what `recorded` holds with its recorder, the server stopped: the program asks
@@ -370,7 +379,8 @@ pub fn installed() -> PathBuf {
         .join("recorders")
 }
 
-fn python() -> PathBuf {
+/// The Python of the installed recorders (vcrpy, pytest-recording, requests).
+pub fn python() -> PathBuf {
     installed().join("venv/bin/python")
 }
 
@@ -379,7 +389,7 @@ fn node_modules() -> PathBuf {
 }
 
 /// `go` in GOPATH mode over Debian's Go sources, its build cache under `target/`.
-fn go(args: &[&str]) -> Command {
+pub fn go(args: &[&str]) -> Command {
     let mut cmd = Command::new("go");
     cmd.args(args)
         .env("GO111MODULE", "off")

@@ -17,9 +17,11 @@ use crate::context::Context;
 /// The usage comes from logs (`--usage-log`, one line per cassette lookup: a path or
 /// `{"path": ..., "event": "hit" | "miss" | "write"}`), from a test command run after `--`
 /// (with `VCR_USAGE_LOG` set to a fresh log, its output scanned for missing-fixture
-/// messages and, on Linux, the tree watched for file opens), or both. Nothing is listed or
-/// deleted (exit 2) when the command failed or was interrupted, a lookup missed, or the
-/// sources name no cassette of the tree. Exit codes: 0 done (whatever the dry run lists),
+/// messages and, on Linux, the tree watched for file opens), or both. HTTP cassettes are
+/// judged per recorder format: only formats the sources read a cassette of. Nothing is
+/// listed or deleted (exit 2) when the command failed or was interrupted, a lookup missed
+/// (the seeds' and the HTTP recorders' missing-cassette messages), or the sources name no
+/// cassette of the tree. Exit codes: 0 done (whatever the dry run lists),
 /// 2 refused or could not run.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -46,13 +48,25 @@ pub(crate) struct Args {
 
 /// What `prune` reports in its JSON summary.
 #[derive(Debug, serde::Serialize)]
-struct Summary {
+struct Summary<'a> {
     cassettes: usize,
     used: usize,
     orphans: usize,
     bytes: u64,
     untracked: usize,
     deleted: usize,
+    /// HTTP cassettes of a recorder format the run read none of: never orphans.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    not_judged: Vec<NotJudgedSummary<'a>>,
+}
+
+/// One recorder format `prune` did not judge.
+#[derive(Debug, serde::Serialize)]
+struct NotJudgedSummary<'a> {
+    format: &'static str,
+    cassettes: usize,
+    reason: &'static str,
+    paths: &'a [String],
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
@@ -130,6 +144,16 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         bytes: bytes(&deletable) + bytes(&untracked),
         untracked: plan.orphans.iter().filter(|o| !o.tracked).count(),
         deleted: if args.delete { deleted.len() } else { 0 },
+        not_judged: plan
+            .not_judged
+            .iter()
+            .map(|n| NotJudgedSummary {
+                format: n.format_name(),
+                cassettes: n.cassettes.len(),
+                reason: n.reason(),
+                paths: &n.cassettes,
+            })
+            .collect(),
     };
     let mut line = if args.delete {
         format!(
@@ -167,6 +191,9 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             "; {} {why}, {verb} (nothing could bring them back; --include-untracked deletes them too)",
             count(untracked.len(), "orphan"),
         ));
+    }
+    for not_judged in &plan.not_judged {
+        line.push_str(&format!("; {}", not_judged.describe()));
     }
     cx.reporter.finish("prune", &summary, &line);
     Ok(Outcome::Clean)

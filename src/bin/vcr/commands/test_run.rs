@@ -70,6 +70,9 @@ pub(crate) fn run(
     for path in &finished.missing {
         usage.add(root, path, UsageEvent::Miss);
     }
+    for line in &finished.unnamed_misses {
+        usage.add_unnamed_miss(line);
+    }
     if finished.watch == Watch::Unavailable {
         cx.reporter.err(
             "note: file opens can only be watched on Linux; only the usage log and the output were used",
