@@ -323,6 +323,11 @@ impl<'t> Builder<'t> {
             start = skip_properties(self.text, start, end);
         }
         if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            // Without a tag, saphyr starts a block scalar's span at its content, after the
+            // header: the span is to start at the indicator (issue 10).
+            if !self.text[start..].starts_with(['|', '>']) {
+                start = block_header(self.text, start).unwrap_or(start);
+            }
             // A block scalar's span runs into the indentation of the line after it.
             end = start + self.text[start..end].trim_end_matches([' ', '\t']).len();
         }
@@ -472,6 +477,31 @@ fn measure(node: &Node) -> (usize, usize) {
         }
     }
     (weight, height)
+}
+
+/// The offset of the `|` or `>` of the block scalar whose content starts at `content`: on the
+/// last line before it that is not blank, followed only by indicators and a comment.
+fn block_header(text: &str, content: usize) -> Option<usize> {
+    let mut end = text[..content].rfind('\n')?;
+    loop {
+        let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[line_start..end];
+        if line.trim().is_empty() {
+            end = line_start.checked_sub(1)?;
+            continue;
+        }
+        let code = match line.find(" #").or_else(|| line.find("\t#")) {
+            Some(comment) => &line[..comment],
+            None => line,
+        };
+        let code = code.trim_end();
+        let indicators = code.len()
+            - code
+                .trim_end_matches(|c: char| matches!(c, '1'..='9' | '+' | '-'))
+                .len();
+        let at = (code.len() - indicators).checked_sub(1)?;
+        return matches!(code.as_bytes().get(at), Some(b'|' | b'>')).then_some(line_start + at);
+    }
 }
 
 /// The offset of a node's own first byte, past the tag and anchor (and any space, line break
