@@ -340,7 +340,7 @@ fn succeeded(output: std::io::Result<std::process::Output>) -> bool {
 }
 
 /// `tests/recorders/`: the recorder programs.
-fn programs() -> PathBuf {
+pub fn programs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recorders")
 }
 
@@ -352,7 +352,7 @@ pub fn installed() -> PathBuf {
         .join("recorders")
 }
 
-fn python() -> PathBuf {
+pub fn python() -> PathBuf {
     installed().join("venv/bin/python")
 }
 
@@ -361,7 +361,7 @@ fn node_modules() -> PathBuf {
 }
 
 /// `go` in GOPATH mode over Debian's Go sources, its build cache under `target/`.
-fn go(args: &[&str]) -> Command {
+pub fn go(args: &[&str]) -> Command {
     let mut cmd = Command::new("go");
     cmd.args(args)
         .env("GO111MODULE", "off")
