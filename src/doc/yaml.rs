@@ -622,6 +622,20 @@ mod tests {
         );
     }
 
+    /// Issue 10: an untagged block scalar spans from its indicator too (saphyr starts it at its
+    /// content), so that a rewrite replaces the header with the lines.
+    #[test]
+    fn untagged_block_scalars_span_from_their_header() {
+        #[track_caller]
+        fn case(text: &str, span: &str) {
+            assert_eq!(scalar(text, &["s"]).2, span, "in {text:?}");
+        }
+        case("s: |-\n  x\n  y\nn: 1\n", "|-\n  x\n  y\n");
+        case("s: >2 # note\n\n    x\nn: 1\n", ">2 # note\n\n    x\n");
+        case("s: |+\n  x\n\nn: 1\n", "|+\n  x\n\n");
+        case("s: &a |\n    x\n", "|\n    x\n");
+    }
+
     #[test]
     fn resolves_tags_to_their_full_form() {
         #[track_caller]
