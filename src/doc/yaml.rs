@@ -323,6 +323,11 @@ impl<'t> Builder<'t> {
             start = skip_properties(self.text, start, end);
         }
         if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
+            // Without a tag, saphyr starts a block scalar's span at its content, after the
+            // header: the span is to start at the indicator (issue 10).
+            if !self.text[start..].starts_with(['|', '>']) {
+                start = block_header(self.text, start).unwrap_or(start);
+            }
             // A block scalar's span runs into the indentation of the line after it.
             end = start + self.text[start..end].trim_end_matches([' ', '\t']).len();
         }
@@ -474,6 +479,31 @@ fn measure(node: &Node) -> (usize, usize) {
     (weight, height)
 }
 
+/// The offset of the `|` or `>` of the block scalar whose content starts at `content`: on the
+/// last line before it that is not blank, followed only by indicators and a comment.
+fn block_header(text: &str, content: usize) -> Option<usize> {
+    let mut end = text[..content].rfind('\n')?;
+    loop {
+        let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[line_start..end];
+        if line.trim().is_empty() {
+            end = line_start.checked_sub(1)?;
+            continue;
+        }
+        let code = match line.find(" #").or_else(|| line.find("\t#")) {
+            Some(comment) => &line[..comment],
+            None => line,
+        };
+        let code = code.trim_end();
+        let indicators = code.len()
+            - code
+                .trim_end_matches(|c: char| matches!(c, '1'..='9' | '+' | '-'))
+                .len();
+        let at = (code.len() - indicators).checked_sub(1)?;
+        return matches!(code.as_bytes().get(at), Some(b'|' | b'>')).then_some(line_start + at);
+    }
+}
+
 /// The offset of a node's own first byte, past the tag and anchor (and any space, line break
 /// or comment) that `start` points at; never past `end`.
 fn skip_properties(text: &str, start: usize, end: usize) -> usize {
@@ -590,6 +620,20 @@ mod tests {
             &text[node.start as usize..node.end as usize],
             "|\n    H4sIAGJp\n    //4=\n"
         );
+    }
+
+    /// Issue 10: an untagged block scalar spans from its indicator too (saphyr starts it at its
+    /// content), so that a rewrite replaces the header with the lines.
+    #[test]
+    fn untagged_block_scalars_span_from_their_header() {
+        #[track_caller]
+        fn case(text: &str, span: &str) {
+            assert_eq!(scalar(text, &["s"]).2, span, "in {text:?}");
+        }
+        case("s: |-\n  x\n  y\nn: 1\n", "|-\n  x\n  y\n");
+        case("s: >2 # note\n\n    x\nn: 1\n", ">2 # note\n\n    x\n");
+        case("s: |+\n  x\n\nn: 1\n", "|+\n  x\n\n");
+        case("s: &a |\n    x\n", "|\n    x\n");
     }
 
     #[test]

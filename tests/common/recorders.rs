@@ -367,7 +367,7 @@ fn succeeded(output: std::io::Result<std::process::Output>) -> bool {
 }
 
 /// `tests/recorders/`: the recorder programs.
-fn programs() -> PathBuf {
+pub fn programs() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recorders")
 }
 
