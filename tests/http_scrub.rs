@@ -18,6 +18,7 @@ mod common;
 use std::io::Read as _;
 
 use base64::Engine as _;
+use common::loaders::{self, Loader};
 use common::recorders::{Recorded, Recorder, record, replay_with};
 use common::scenario::Scenario;
 use serde_json::{Value, json};
@@ -69,6 +70,18 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         .unwrap()
         .1;
 
+    let loader = match recorder {
+        Recorder::Vcrpy | Recorder::PytestRecording => Loader::PyYaml,
+        Recorder::RubyVcr => Loader::Psych,
+        Recorder::GoVcr => Loader::GoYaml,
+        Recorder::Polly | Recorder::Nock => Loader::Json,
+    };
+    let cassette_paths: Vec<std::path::PathBuf> = recorded
+        .cassettes()
+        .iter()
+        .map(|rel| recorded.dir.path(rel))
+        .collect();
+    let loaded_before = loaders::load_all(loader, &cassette_paths);
     // `verify` finds the credentials and `normalize --check` agrees that it would change.
     recorded.dir.vcr(&["verify"]).code(1);
     recorded.dir.vcr(&["normalize", "--check"]).code(1);
@@ -126,6 +139,26 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         );
     }
 
+    // The recorder's own loader reads exactly the data it read before, but for the values
+    // replaced (bodies compared once decoded: base64, gzip, JSON).
+    if let Some(before) = loaded_before {
+        let after = loaders::load_all(loader, &cassette_paths).unwrap();
+        let subs: Vec<(String, String)> = secrets
+            .iter()
+            .map(|(place, secret)| (secret.clone(), placeholder_of(place).to_owned()))
+            .collect();
+        for ((before, after), path) in before.iter().zip(&after).zip(&cassette_paths) {
+            let (before, after) = (before.as_ref().unwrap(), after.as_ref().unwrap());
+            if let Err(e) = same_but_replaced(before, after, &subs, "") {
+                panic!(
+                    "{}: {} reads {} differently after the scrub: {e}",
+                    recorder.name(),
+                    loader.name(),
+                    path.display()
+                );
+            }
+        }
+    }
     // No credential left in any byte, nor in any decoded body.
     for (rel, bytes) in recorded.dir.files("") {
         if !rel.contains("cassettes/") {
@@ -184,6 +217,102 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         run.stderr
     );
     let _ = &mut recorded;
+}
+
+/// Whether `after` is `before` with each (secret, placeholder) of `subs` replaced, and
+/// nothing else changed but lengths (`Content-Length`): strings compared as they are, else
+/// as JSON, else as base64 or hex (gunzipped when gzip) decoded.
+fn same_but_replaced(
+    before: &Value,
+    after: &Value,
+    subs: &[(String, String)],
+    path: &str,
+) -> Result<(), String> {
+    let differ = || Err(format!("{path}: {before} became {after}"));
+    match (before, after) {
+        (Value::Object(a), Value::Object(b)) => {
+            if a.len() != b.len() || a.keys().zip(b.keys()).any(|(x, y)| x != y) {
+                return differ();
+            }
+            // HAR's `{name, value}` headers: the name says what the value is.
+            let named = match a.get("name").and_then(Value::as_str) {
+                Some(name) => format!("{path}[{name}]"),
+                None => path.to_owned(),
+            };
+            for (key, value) in a {
+                same_but_replaced(value, &b[key], subs, &format!("{named}/{key}"))?;
+            }
+            Ok(())
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                return differ();
+            }
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                same_but_replaced(x, y, subs, &format!("{path}/{i}"))?;
+            }
+            Ok(())
+        }
+        (Value::String(a), Value::String(b)) => {
+            if same_text(a.as_bytes(), b.as_bytes(), subs)
+                || (path.to_ascii_lowercase().contains("length")
+                    && a.parse::<u64>().is_ok()
+                    && b.parse::<u64>().is_ok())
+            {
+                Ok(())
+            } else {
+                differ()
+            }
+        }
+        _ if before == after => Ok(()),
+        (Value::Number(_), Value::Number(_)) if path.to_ascii_lowercase().contains("length") => {
+            Ok(())
+        }
+        _ => differ(),
+    }
+}
+
+fn same_text(a: &[u8], b: &[u8], subs: &[(String, String)]) -> bool {
+    let mut replaced = String::from_utf8_lossy(a).into_owned();
+    for (secret, placeholder) in subs {
+        replaced = replaced.replace(secret.as_str(), placeholder);
+    }
+    if replaced.as_bytes() == b {
+        return true;
+    }
+    if let (Ok(x), Ok(y)) = (
+        serde_json::from_slice::<Value>(a),
+        serde_json::from_slice::<Value>(b),
+    ) && (x.is_object() || x.is_array())
+    {
+        return same_but_replaced(&x, &y, subs, "(json)").is_ok();
+    }
+    let unwrap = |bytes: &[u8]| -> Option<Vec<u8>> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let compact: String = text.split_whitespace().collect();
+        let decoded = if compact.len() % 2 == 0 && compact.bytes().all(|c| c.is_ascii_hexdigit()) {
+            (0..compact.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&compact[i..i + 2], 16).ok())
+                .collect::<Option<Vec<u8>>>()?
+        } else {
+            base64::engine::general_purpose::STANDARD
+                .decode(&compact)
+                .ok()?
+        };
+        if decoded.starts_with(&[0x1f, 0x8b]) {
+            let mut inflated = Vec::new();
+            flate2::read::MultiGzDecoder::new(&decoded[..])
+                .read_to_end(&mut inflated)
+                .ok()?;
+            return Some(inflated);
+        }
+        Some(decoded)
+    };
+    match (unwrap(a), unwrap(b)) {
+        (Some(x), Some(y)) if x != a || y != b => same_text(&x, &y, subs),
+        _ => false,
+    }
 }
 
 /// The file's text, and every body hidden in it decoded: base64 runs (`!!binary`,
@@ -323,7 +452,9 @@ replace = "[REPORT]"
         "rule region",
     ] {
         assert!(
-            run.stdout.contains(&format!("({rule}")),
+            run.stdout
+                .lines()
+                .any(|l| l.contains("scrubbed") && l.contains(rule)),
             "{rule}:\n{}",
             run.stdout
         );
@@ -419,4 +550,34 @@ fn a_killed_scrub_leaves_whole_files_and_the_next_run_finishes() {
     for (rel, bytes) in t.files("cassettes") {
         assert_eq!(String::from_utf8(bytes).unwrap(), scrubbed, "{rel}");
     }
+}
+
+/// A credential where no rewrite reaches (a whole-line YAML comment, which `verify` scans) is
+/// an error naming where it is, after the rest of the cassette was scrubbed and written.
+#[test]
+fn a_credential_the_scrub_cannot_reach_is_an_error_after_the_rest_is_written() {
+    let Some(recorded) = record(Recorder::Vcrpy, Scenario::leaky()) else {
+        return;
+    };
+    let t = &recorded.dir;
+    let openai = &recorded.scenario.secrets[0].1;
+    let text = format!(
+        "# pasted by hand: {openai}\n{}",
+        t.read("cassettes/leaky.yaml")
+    );
+    t.write("cassettes/leaky.yaml", &text);
+    let run = t.vcr(&["normalize"]);
+    run.code(2);
+    assert!(
+        run.stderr
+            .contains("a credential is still there after the scrub"),
+        "{}",
+        run.stderr
+    );
+    let after = t.read("cassettes/leaky.yaml");
+    assert!(after.starts_with(&format!("# pasted by hand: {openai}\n")));
+    // Everything else was scrubbed: the bearer header holds the placeholder.
+    assert!(after.contains("Bearer REDACTED_AUTHORIZATION"), "{after}");
+    let query_key = &recorded.scenario.secrets[2].1;
+    assert!(!after.contains(query_key.as_str()));
 }

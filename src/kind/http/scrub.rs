@@ -528,10 +528,15 @@ impl Plan {
         let mut sweep: Vec<Sub> = defaults.to_vec();
         for (old, new, rule) in std::mem::take(&mut plan.replaced_values) {
             if !sweep.iter().any(|s| s.old == old) {
+                let how = if old.len() >= MIN_INSIDE {
+                    How::Inside
+                } else {
+                    How::Whole
+                };
                 sweep.push(Sub {
                     old,
                     new,
-                    how: How::Inside,
+                    how,
                     rule,
                 });
             }
