@@ -290,16 +290,17 @@ fn same_text(a: &[u8], b: &[u8], subs: &[(String, String)]) -> bool {
     let unwrap = |bytes: &[u8]| -> Option<Vec<u8>> {
         let text = std::str::from_utf8(bytes).ok()?;
         let compact: String = text.split_whitespace().collect();
-        let decoded = if compact.len() % 2 == 0 && compact.bytes().all(|c| c.is_ascii_hexdigit()) {
-            (0..compact.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&compact[i..i + 2], 16).ok())
-                .collect::<Option<Vec<u8>>>()?
-        } else {
-            base64::engine::general_purpose::STANDARD
-                .decode(&compact)
-                .ok()?
-        };
+        let decoded =
+            if compact.len().is_multiple_of(2) && compact.bytes().all(|c| c.is_ascii_hexdigit()) {
+                (0..compact.len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&compact[i..i + 2], 16).ok())
+                    .collect::<Option<Vec<u8>>>()?
+            } else {
+                base64::engine::general_purpose::STANDARD
+                    .decode(&compact)
+                    .ok()?
+            };
         if decoded.starts_with(&[0x1f, 0x8b]) {
             let mut inflated = Vec::new();
             flate2::read::MultiGzDecoder::new(&decoded[..])
@@ -350,7 +351,7 @@ fn decoded_texts(bytes: &[u8]) -> Vec<String> {
         }
     }
     for run in text.split(|c: char| !c.is_ascii_hexdigit()) {
-        if run.len() >= 16 && run.len() % 2 == 0 {
+        if run.len() >= 16 && run.len().is_multiple_of(2) {
             let bytes: Vec<u8> = (0..run.len())
                 .step_by(2)
                 .map(|i| u8::from_str_radix(&run[i..i + 2], 16).unwrap())
