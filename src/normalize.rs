@@ -74,6 +74,21 @@ struct FileResult {
     unfinished: Option<FileProblem>,
 }
 
+impl FileResult {
+    fn new(http: Option<HttpResult>) -> FileResult {
+        FileResult {
+            http,
+            changed: false,
+            written: false,
+            changed_meanwhile: false,
+            diff: None,
+            stale: None,
+            error: None,
+            unfinished: None,
+        }
+    }
+}
+
 #[derive(Default)]
 struct HttpResult {
     /// Whether the file is an HTTP cassette at all.
@@ -183,16 +198,7 @@ fn normalize_one(
     options: Options,
     masker: Option<&Scanner>,
 ) -> FileResult {
-    let mut result = FileResult {
-        http: None,
-        changed: false,
-        written: false,
-        changed_meanwhile: false,
-        diff: None,
-        stale: None,
-        error: None,
-        unfinished: None,
-    };
+    let mut result = FileResult::new(None);
     let bytes = match std::fs::read(&cassette.path) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -258,16 +264,7 @@ fn scrub_one(
     http: &HttpScrub<'_>,
     masker: Option<&Scanner>,
 ) -> FileResult {
-    let mut result = FileResult {
-        http: Some(HttpResult::default()),
-        changed: false,
-        written: false,
-        changed_meanwhile: false,
-        diff: None,
-        stale: None,
-        error: None,
-        unfinished: None,
-    };
+    let mut result = FileResult::new(Some(HttpResult::default()));
     let bytes = match std::fs::read(&cassette.path) {
         Ok(bytes) => bytes,
         Err(e) => {

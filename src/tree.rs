@@ -916,9 +916,18 @@ impl Project {
                     || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
             });
         for entry in walk.flatten() {
-            if entry.file_type().is_file()
-                && let Some(cassette) = self.glob_cassette(entry.into_path())
-            {
+            if !entry.file_type().is_file() {
+                continue;
+            }
+            // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
+            // `normalize`) leaves its temporary file beside it: ours by its prefix.
+            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+                if !selection.stray_temps.iter().any(|p| p == entry.path()) {
+                    selection.stray_temps.push(entry.into_path());
+                }
+                continue;
+            }
+            if let Some(cassette) = self.glob_cassette(entry.into_path()) {
                 selection.cassettes.push(cassette);
             }
         }

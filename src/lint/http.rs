@@ -19,7 +19,7 @@
 
 use crate::finding::Severity;
 use crate::kind::http::body::{self, Leaf};
-use crate::kind::http::{Body, Field, Header, HttpCassette};
+use crate::kind::http::{Body, Field, Header, HttpCassette, Matched};
 
 use super::{Hit, LeakFamily, MACHINE_PATH, Scanner, credential};
 
@@ -479,25 +479,6 @@ impl<'a> Collect<'a> {
             Body::Data { path, node } => {
                 body::for_each_node_leaf(node, &mut |leaf| visit(self, leaf, path, None, ""));
             }
-        }
-    }
-}
-
-/// What the recorder matches by, as the parts of a request it covers.
-#[derive(Debug, Clone, Copy, Default)]
-struct Matched {
-    url: bool,
-    headers: bool,
-    body: bool,
-}
-
-impl Matched {
-    fn from(match_on: &[&str]) -> Matched {
-        let has = |names: &[&str]| match_on.iter().any(|m| names.contains(m));
-        Matched {
-            url: has(&["uri", "url", "scheme", "host", "port", "path", "query"]),
-            headers: has(&["headers"]),
-            body: has(&["body"]),
         }
     }
 }

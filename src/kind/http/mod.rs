@@ -79,6 +79,33 @@ impl Format {
     }
 }
 
+/// What a recorder matches requests by (`match-on`), as the parts of a request it covers:
+/// what must stay as recorded for replay to find an interaction.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Matched {
+    /// Some part of the URL (scheme, host, port, path or query).
+    pub(crate) url: bool,
+    /// The query string.
+    pub(crate) query: bool,
+    /// The headers.
+    pub(crate) headers: bool,
+    /// The body.
+    pub(crate) body: bool,
+}
+
+impl Matched {
+    /// From the recorder's names (vcrpy's `match_on`, Ruby VCR's `match_requests_on`, ...).
+    pub(crate) fn from(match_on: &[&str]) -> Matched {
+        let has = |names: &[&str]| match_on.iter().any(|m| names.contains(m));
+        Matched {
+            url: has(&["uri", "url", "scheme", "host", "port", "path", "query"]),
+            query: has(&["uri", "url", "query"]),
+            headers: has(&["headers"]),
+            body: has(&["body", "raw_body", "json_body"]),
+        }
+    }
+}
+
 /// A scalar of the cassette: its value and where it sits.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {

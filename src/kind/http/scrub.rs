@@ -38,7 +38,7 @@ use crate::lint::http::HttpLeak;
 use crate::rules::{RuleSet, Scope};
 
 use super::body::{self, Content, Leaf};
-use super::{Body, Field, Format, Header, HttpCassette};
+use super::{Body, Field, Format, Header, HttpCassette, Matched};
 
 /// The compiled `[http.scrub]` table.
 #[derive(Debug, Clone, Default)]
@@ -415,25 +415,6 @@ struct Plan {
     doc_lengths: Vec<Edit>,
 }
 
-/// What the recorder matches by.
-#[derive(Clone, Copy, Default)]
-struct Matched {
-    url: bool,
-    headers: bool,
-    body: bool,
-}
-
-impl Matched {
-    fn from(match_on: &[&str]) -> Matched {
-        let has = |names: &[&str]| match_on.iter().any(|m| names.contains(m));
-        Matched {
-            url: has(&["uri", "url", "query"]),
-            headers: has(&["headers"]),
-            body: has(&["body", "raw_body", "json_body"]),
-        }
-    }
-}
-
 impl Plan {
     fn new(
         scrubber: &Scrubber<'_>,
@@ -486,7 +467,7 @@ impl Plan {
                 }
             }
             if let Some(changed) = ctx.field_preview(&request.url, &subs)
-                && matched.url
+                && matched.query
             {
                 for (name, placeholder) in changed_params(&request.url.text, &changed) {
                     plan.interference.push(Interference {
