@@ -38,7 +38,10 @@ pub struct Edit {
 /// `node` must be a scalar with a known span in `source`.
 pub fn scalar(source: &str, node: &Node, value: &str, dialect: Dialect) -> Edit {
     let (start, end) = (node.start as usize, node.end as usize);
-    debug_assert!(start <= end && end <= source.len(), "a scalar of the source");
+    debug_assert!(
+        start <= end && end <= source.len(),
+        "a scalar of the source"
+    );
     let text = match dialect {
         Dialect::Json => json_string(value),
         Dialect::PyYaml | Dialect::Psych | Dialect::GoYaml => yaml_double_quoted(value),
