@@ -169,7 +169,8 @@ pub enum Change {
         /// After.
         new: Option<u16>,
     },
-    /// An HTTP interaction's URL differs.
+    /// An HTTP interaction's request asks for another path or query (volatile query
+    /// values, a timestamp, a key, a nonce, are not compared).
     Url {
         /// The interaction.
         call: String,
@@ -177,9 +178,16 @@ pub enum Change {
         old: String,
         /// After.
         new: String,
-        /// Whether the path or a query value that is not volatile changed (the request
-        /// asks for something else), not only the host or a timestamp, key or nonce.
-        target_changed: bool,
+    },
+    /// The server the requests went to differs (scheme, host and port): a local test
+    /// server's port, a proxy, a region. Once per pair of origins.
+    Origin {
+        /// Before (`https://api.openai.com`).
+        old: String,
+        /// After.
+        new: String,
+        /// How many paired interactions moved so.
+        requests: usize,
     },
     /// The shape (JSON keys and value types, form fields, event names) of a body of an
     /// HTTP interaction that is not a model call differs.
@@ -216,16 +224,13 @@ impl Change {
             | Change::InteractionRemoved { .. }
             | Change::Status { .. }
             | Change::BodyShape { .. }
-            | Change::Url {
-                target_changed: true,
-                ..
-            } => Verdict::BehaviourChange,
+            | Change::Url { .. } => Verdict::BehaviourChange,
             Change::Text { .. } => Verdict::Reworded,
             Change::Model { .. }
             | Change::Usage { .. }
             | Change::Request { .. }
             | Change::TokenCount { .. }
-            | Change::Url { .. }
+            | Change::Origin { .. }
             | Change::Reordered { .. }
             | Change::Other => Verdict::SameBehaviour,
         }
@@ -248,11 +253,8 @@ impl Change {
             Change::InteractionAdded { .. } => "interaction added".to_owned(),
             Change::InteractionRemoved { .. } => "interaction removed".to_owned(),
             Change::Status { .. } => "status changed".to_owned(),
-            Change::Url {
-                target_changed: true,
-                ..
-            } => "request URL changed".to_owned(),
-            Change::Url { .. } => "host or volatile query values changed".to_owned(),
+            Change::Url { .. } => "request URL changed".to_owned(),
+            Change::Origin { .. } => "server changed".to_owned(),
             Change::BodyShape { side, .. } => format!("{side} body shape changed"),
             Change::Reordered { .. } => "interactions reordered".to_owned(),
             Change::Other => "only ids or timestamps changed".to_owned(),
@@ -331,16 +333,15 @@ impl Change {
                 old,
                 new,
             },
-            Change::Url {
-                call,
-                old,
-                new,
-                target_changed,
-            } => Change::Url {
+            Change::Url { call, old, new } => Change::Url {
                 call: m(call),
                 old: m(old),
                 new: m(new),
-                target_changed,
+            },
+            Change::Origin { old, new, requests } => Change::Origin {
+                old: m(old),
+                new: m(new),
+                requests,
             },
             Change::BodyShape {
                 call,
@@ -500,7 +501,12 @@ impl fmt::Display for Change {
                 };
                 write!(f, "{call}: status {} -> {}", show(old), show(new))
             }
-            Change::Url { call, old, new, .. } => write!(f, "{call}: URL {old} -> {new}"),
+            Change::Url { call, old, new } => write!(f, "{call}: URL {old} -> {new}"),
+            Change::Origin { old, new, requests } => write!(
+                f,
+                "server {old} -> {new} ({requests} request{})",
+                if *requests == 1 { "" } else { "s" }
+            ),
             Change::BodyShape {
                 call,
                 side,

@@ -92,6 +92,9 @@ pub struct Exchange {
     /// Path and query with volatile query values tolerated.
     #[serde(skip)]
     target: String,
+    /// Scheme, host and port (`https://api.openai.com`), empty for a URL without them.
+    #[serde(skip)]
+    origin: String,
 }
 
 /// Reads an HTTP cassette into a [`Behaviour`] of kind [`Kind::Http`]; `Ok(None)` when the
@@ -235,6 +238,15 @@ impl Payload {
     }
 }
 
+/// The scheme, host and port of a URL (`https://h:8080`), empty when it has none.
+fn origin(url: &str) -> &str {
+    let Some(at) = url.find("://") else { return "" };
+    let end = url[at + 3..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| at + 3 + i);
+    &url[..end]
+}
+
 /// The path and the query of a URL (`https://h/p?q#f` is `/p` and `q`); a URL without a
 /// scheme is taken as a path.
 fn path_and_query(url: &str) -> (&str, &str) {
@@ -367,6 +379,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         key: String::new(),
         endpoint: format!("{method} {path}"),
         target: target.clone(),
+        origin: origin(&url).to_owned(),
     };
     let status_text = status.map_or_else(|| "(no response)".to_owned(), |s| s.to_string());
     let Some(provider) = provider else {
@@ -1146,16 +1159,25 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
         other: Vec::new(),
         calls: Vec::new(),
     };
+    let mut origins: Vec<(String, String, usize)> = Vec::new();
     for &(i, j) in &pairs {
         let (a, b) = (&o[i], &n[j]);
         let call = b.label.clone();
-        if a.url != b.url {
+        if a.target != b.target {
             out.behaviour.push(Change::Url {
                 call: call.clone(),
                 old: a.url.clone(),
                 new: b.url.clone(),
-                target_changed: a.target != b.target,
             });
+        }
+        if a.origin != b.origin {
+            match origins
+                .iter_mut()
+                .find(|(x, y, _)| *x == a.origin && *y == b.origin)
+            {
+                Some((_, _, count)) => *count += 1,
+                None => origins.push((a.origin.clone(), b.origin.clone(), 1)),
+            }
         }
         if a.status != b.status {
             out.behaviour.push(Change::Status {
@@ -1229,6 +1251,11 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
     if !moves.is_empty() {
         out.other.push(Change::Reordered { moves });
     }
+    out.other.extend(
+        origins
+            .into_iter()
+            .map(|(old, new, requests)| Change::Origin { old, new, requests }),
+    );
     out
 }
 
@@ -1792,14 +1819,10 @@ mod tests {
             chat_answer("search", "cats", "tool_calls", "b7"),
         )]);
         let changes = compare::compare(&old, &new);
-        assert_eq!(changes.len(), 1, "{changes:?}");
-        assert!(matches!(
-            &changes[0],
-            Change::Url {
-                target_changed: false,
-                ..
-            }
-        ));
+        assert_eq!(
+            changes.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            vec!["server http://127.0.0.1:4001 -> http://127.0.0.1:4002 (1 request)"]
+        );
         assert_eq!(changes[0].verdict(), Verdict::SameBehaviour);
     }
 
