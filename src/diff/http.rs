@@ -362,7 +362,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         |r| decoded(r.body.as_ref(), &r.headers),
     );
     let payload = Payload::of(&response_body);
-    let provider = provider(path, request_value.as_ref(), &payload);
+    let provider = provider(&method, path, request_value.as_ref(), &payload);
     let label = format!("#{} {method} {path}", i + 1);
     let target = tolerant_target(path, query);
     let mut exchange = Exchange {
@@ -433,8 +433,18 @@ fn error_word(status: u16, payload: &Payload) -> String {
     }
 }
 
-/// Which LLM API an interaction calls: by the path first, then by the bodies' shape.
-fn provider(path: &str, request: Option<&Value<'_>>, payload: &Payload) -> Option<Provider> {
+/// Which LLM API an interaction calls: by the path first, then by the bodies' shape. Every
+/// call is a `POST` (a websocket message of a realtime session, which some recorders keep
+/// as an interaction, is not one).
+fn provider(
+    method: &str,
+    path: &str,
+    request: Option<&Value<'_>>,
+    payload: &Payload,
+) -> Option<Provider> {
+    if method != "POST" {
+        return None;
+    }
     let path = path.trim_end_matches('/');
     let request = request.and_then(Value::as_object);
     let has = |key: &str| request.is_some_and(|r| r.contains_key(key));
@@ -457,7 +467,8 @@ fn provider(path: &str, request: Option<&Value<'_>>, payload: &Payload) -> Optio
     if field("object").is_some_and(|o| o.starts_with("chat.completion")) {
         Some(Provider::OpenAiChat)
     } else if field("object") == Some("response")
-        || field("type").is_some_and(|t| t.starts_with("response."))
+        || (matches!(payload, Payload::Events(_))
+            && field("type").is_some_and(|t| t.starts_with("response.")))
     {
         Some(Provider::OpenAiResponses)
     } else if (field("type") == Some("message") && field("role") == Some("assistant"))
@@ -1003,7 +1014,7 @@ fn gemini(payload: &Payload) -> ModelCall {
             .filter_map(Value::as_object)
             .find(|c| count_field(c, "index").unwrap_or(0) == 0);
         let Some(candidate) = candidate else { continue };
-        if let Some(stop) = str_field(candidate, "finishReason") {
+        if let Some(stop) = gemini_finish(candidate.get("finishReason")) {
             call.stop_reason = Some(stop);
         }
         let parts = candidate
@@ -1024,6 +1035,33 @@ fn gemini(payload: &Payload) -> ModelCall {
         }
     }
     call
+}
+
+/// Gemini's finish reason: its name, also when the client asked for enums as numbers
+/// (`$alt=json;enum-encoding=int`, as the Python SDK does).
+fn gemini_finish(value: Option<&Value<'_>>) -> Option<String> {
+    const NAMES: [&str; 10] = [
+        "FINISH_REASON_UNSPECIFIED",
+        "STOP",
+        "MAX_TOKENS",
+        "SAFETY",
+        "RECITATION",
+        "OTHER",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "MALFORMED_FUNCTION_CALL",
+    ];
+    match value? {
+        Value::String(s) => Some(s.as_str().to_owned()),
+        Value::Number(n) => Some(
+            n.0.parse::<usize>()
+                .ok()
+                .and_then(|i| NAMES.get(i))
+                .map_or_else(|| n.0.to_string(), |name| (*name).to_owned()),
+        ),
+        _ => None,
+    }
 }
 
 /// The type skeleton of a body, for the interactions that are not model calls: JSON as
@@ -1086,55 +1124,70 @@ fn body_shape(decoded: &Decoded) -> String {
 /// share, then in order. Returns `(old index, new index)` pairs in old order; the
 /// interactions not in a pair were removed or added.
 pub fn pair(old: &[Exchange], new: &[Exchange]) -> Vec<(usize, usize)> {
+    use std::cmp::Reverse;
+    use std::collections::{BTreeMap, HashMap, VecDeque};
+
     let mut new_taken = vec![false; new.len()];
     let mut old_taken = vec![false; old.len()];
     let mut pairs = Vec::new();
+    let mut by_key: HashMap<&str, VecDeque<usize>> = HashMap::new();
+    for (j, n) in new.iter().enumerate() {
+        by_key.entry(n.key.as_str()).or_default().push_back(j);
+    }
     for (i, o) in old.iter().enumerate() {
-        if let Some(j) = (0..new.len()).find(|&j| !new_taken[j] && new[j].key == o.key) {
+        if let Some(j) = by_key.get_mut(o.key.as_str()).and_then(VecDeque::pop_front) {
             new_taken[j] = true;
             old_taken[i] = true;
             pairs.push((i, j));
         }
     }
-    // The rest, by endpoint: shared leading messages first, then nearness in order.
-    let rank = |taken: &[bool], at: usize, list: &[Exchange]| {
-        (0..at)
-            .filter(|&k| !taken[k] && list[k].endpoint == list[at].endpoint)
-            .count()
-    };
-    let mut candidates = Vec::new();
+    // The rest, per endpoint: shared leading messages first, then nearness in order.
+    let mut groups: BTreeMap<&str, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
     for (i, o) in old.iter().enumerate().filter(|(i, _)| !old_taken[*i]) {
-        let oi = rank(&old_taken, i, old);
-        for (j, n) in new.iter().enumerate().filter(|(j, _)| !new_taken[*j]) {
-            if o.endpoint != n.endpoint {
-                continue;
-            }
-            let shared = o
-                .request
-                .iter()
-                .zip(&n.request)
-                .take_while(|(a, b)| a.hash == b.hash)
-                .count();
-            let nj = rank(&new_taken, j, new);
-            candidates.push((
-                shared,
-                std::cmp::Reverse(oi.abs_diff(nj)),
-                std::cmp::Reverse(i),
-                j,
-            ));
-        }
+        groups.entry(o.endpoint.as_str()).or_default().0.push(i);
     }
-    candidates.sort_by(|a, b| b.cmp(a));
-    for (_, _, std::cmp::Reverse(i), j) in candidates {
-        if !old_taken[i] && !new_taken[j] {
-            old_taken[i] = true;
-            new_taken[j] = true;
-            pairs.push((i, j));
+    for (j, n) in new.iter().enumerate().filter(|(j, _)| !new_taken[*j]) {
+        groups.entry(n.endpoint.as_str()).or_default().1.push(j);
+    }
+    for (olds, news) in groups.values() {
+        if olds.len().saturating_mul(news.len()) > MAX_CANDIDATES {
+            // Too many to weigh each against each: in order.
+            pairs.extend(olds.iter().copied().zip(news.iter().copied()));
+            continue;
+        }
+        let mut candidates = Vec::new();
+        for (rank_i, &i) in olds.iter().enumerate() {
+            for (rank_j, &j) in news.iter().enumerate() {
+                let shared = old[i]
+                    .request
+                    .iter()
+                    .zip(&new[j].request)
+                    .take_while(|(a, b)| a.hash == b.hash)
+                    .count();
+                candidates.push((Reverse(shared), rank_i.abs_diff(rank_j), rank_i, rank_j));
+            }
+        }
+        candidates.sort_unstable();
+        let mut old_free = vec![true; olds.len()];
+        let mut new_free = vec![true; news.len()];
+        for (_, _, rank_i, rank_j) in candidates {
+            if old_free[rank_i] && new_free[rank_j] {
+                old_free[rank_i] = false;
+                new_free[rank_j] = false;
+                pairs.push((olds[rank_i], news[rank_j]));
+            }
         }
     }
     pairs.sort_unstable();
     pairs
 }
+
+/// The most pairs of leftover interactions to one endpoint weighed against each other;
+/// past it (two huge recordings that share no request) they pair in order.
+const MAX_CANDIDATES: usize = 1 << 20;
+
+/// The most moves a [`Change::Reordered`] lists (then `N more`).
+const MAX_MOVES: usize = 8;
 
 /// What comparing two HTTP cassettes' interactions found, beside what their model calls
 /// say.
@@ -1221,12 +1274,11 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
             }
         }
     }
-    let paired_old: Vec<bool> = (0..o.len())
-        .map(|i| pairs.iter().any(|p| p.0 == i))
-        .collect();
-    let paired_new: Vec<bool> = (0..n.len())
-        .map(|j| pairs.iter().any(|p| p.1 == j))
-        .collect();
+    let (mut paired_old, mut paired_new) = (vec![false; o.len()], vec![false; n.len()]);
+    for &(i, j) in &pairs {
+        paired_old[i] = true;
+        paired_new[j] = true;
+    }
     for (_, a) in o.iter().enumerate().filter(|(i, _)| !paired_old[*i]) {
         out.behaviour.push(Change::InteractionRemoved {
             call: a.label.clone(),
@@ -1249,6 +1301,11 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
         .map(|(_, &(i, j))| format!("{} is now #{}", o[i].label, j + 1))
         .collect();
     if !moves.is_empty() {
+        let more = moves.len().saturating_sub(MAX_MOVES);
+        let mut moves: Vec<String> = moves.into_iter().take(MAX_MOVES).collect();
+        if more > 0 {
+            moves.push(format!("{more} more"));
+        }
         out.other.push(Change::Reordered { moves });
     }
     out.other.extend(
@@ -1658,12 +1715,23 @@ mod tests {
             .collect();
         let c = call(
             &format!("{url}?alt=sse"),
-            request,
+            request.clone(),
             "text/event-stream",
             &body,
         );
         assert_eq!(c.text, "Sunny.");
         assert_eq!(c.stop_reason.as_deref(), Some("MAX_TOKENS"));
+
+        // Enums as numbers (`$alt=json;enum-encoding=int`, the Python SDK's way).
+        let mut numbered = one.clone();
+        numbered["candidates"][0]["finishReason"] = json!(1);
+        let c = call(
+            &format!("{base}:generateContent?%24alt=json%3Benum-encoding%3Dint"),
+            request,
+            "application/json",
+            &numbered.to_string(),
+        );
+        assert_eq!(c.stop_reason.as_deref(), Some("STOP"));
     }
 
     #[test]
@@ -1913,6 +1981,53 @@ mod tests {
                 "interaction added: #1 GET /b -> 200",
             ]
         );
+    }
+
+    #[test]
+    fn equal_requests_pair_nth_with_nth() {
+        let get = |body: &str| -> Call<'_> {
+            (
+                "GET",
+                "https://x.example/poll?ts=1733241578",
+                json!(null),
+                200,
+                "text/plain",
+                body.to_owned(),
+            )
+        };
+        let old = cassette(&[get("a"), get("b"), get("c")]);
+        let new = cassette(&[get("a"), get("b"), get("c"), get("d")]);
+        assert_eq!(
+            pair(&old.exchanges, &new.exchanges),
+            vec![(0, 0), (1, 1), (2, 2)]
+        );
+    }
+
+    /// Regression (issue 10): a realtime session's websocket messages, which pydantic-ai's
+    /// vcrpy cassettes keep as interactions, were read as OpenAI responses calls by their
+    /// events' `response.*` types.
+    #[test]
+    fn only_a_post_is_a_model_call() {
+        let event = json!({"type": "response.created", "event_id": "e1",
+            "response": {"object": "realtime.response", "status": "in_progress"}});
+        let b = cassette(&[(
+            "WEBSOCKET",
+            "",
+            json!(null),
+            200,
+            "application/json",
+            event.to_string(),
+        )]);
+        assert!(b.calls.is_empty(), "{:#?}", b.exchanges);
+        let b = cassette(&[(
+            "GET",
+            "https://api.openai.com/v1/chat/completions/chatcmpl-1",
+            json!(null),
+            200,
+            "application/json",
+            json!({"object": "chat.completion", "choices": []}).to_string(),
+        )]);
+        assert!(b.calls.is_empty(), "{:#?}", b.exchanges);
     }
 
     #[test]

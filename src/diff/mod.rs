@@ -528,7 +528,25 @@ fn behaviour_of(
     result.map_err(|e| {
         let (id, line, column) = match e {
             BehaviourError::Parse { .. } => ("parse", None, None),
-            BehaviourError::Unreadable { line, column, .. } => ("parse", Some(line), Some(column)),
+            BehaviourError::Unreadable {
+                line,
+                column,
+                format,
+                ref message,
+                ..
+            } => {
+                // The report names the file, line and column already.
+                let message = format!("not a readable {format} cassette: {message}");
+                return (
+                    side.display(rel),
+                    FileProblem {
+                        id: "parse",
+                        line: Some(line),
+                        column: Some(column),
+                        message,
+                    },
+                );
+            }
             _ => ("schema", None, None),
         };
         (
@@ -556,6 +574,30 @@ fn read_side<'u, 's>(
     Ok(behaviour_of(unit, &files, side)?.map(|behaviour| (unit, files, behaviour)))
 }
 
+/// Both sides of a pair read; a new side holding the old side's very bytes is not parsed
+/// again (most cassettes of a tree are unchanged).
+fn read_pair<'u, 's>(
+    pair: &'u Pair<'s>,
+    old_side: &Snapshot,
+    new_side: &Snapshot,
+) -> Result<(Side<'u, 's>, Side<'u, 's>), (String, FileProblem)> {
+    let old = read_side(pair.old.as_ref(), old_side)?;
+    if let (Some((_, old_files, behaviour)), Some(unit)) = (&old, pair.new.as_ref()) {
+        let files = load(unit, new_side)?;
+        let same = files.len() == old_files.len()
+            && files
+                .iter()
+                .zip(old_files)
+                .all(|(n, o)| n.0 == o.0 && n.2 == o.2);
+        if same {
+            let behaviour = behaviour.clone();
+            return Ok((old, Some((unit, files, behaviour))));
+        }
+    }
+    let new = read_side(pair.new.as_ref(), new_side)?;
+    Ok((old, new))
+}
+
 /// Compares one pair; `Ok(None)` when neither side is a cassette after all (a YAML or
 /// JSON file that is no HTTP cassette).
 fn compare_pair(
@@ -565,8 +607,7 @@ fn compare_pair(
     options: &Options,
     masker: &Scanner,
 ) -> Result<Option<Entry>, (String, FileProblem)> {
-    let old = read_side(pair.old.as_ref(), old_side)?;
-    let new = read_side(pair.new.as_ref(), new_side)?;
+    let (old, new) = read_pair(pair, old_side, new_side)?;
     if old.is_none() && new.is_none() {
         return Ok(None);
     }
