@@ -27,6 +27,9 @@ pub enum Kind {
     TokenCount,
     /// A dsh scenario folder (or, for `--textconv`, one session log).
     Dsh,
+    /// An HTTP cassette (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback): its
+    /// interactions, the LLM calls among them read as model calls.
+    Http,
 }
 
 impl Kind {
@@ -36,6 +39,7 @@ impl Kind {
             Kind::ClaudeCode => "claude-code",
             Kind::TokenCount => "token-count",
             Kind::Dsh => "dsh",
+            Kind::Http => "http",
         }
     }
 }
@@ -60,6 +64,20 @@ pub enum BehaviourError {
         /// What is wrong.
         message: String,
     },
+    /// The file is an HTTP cassette that does not parse.
+    #[error("{file}:{line}:{column}: not a readable {format} cassette: {message}")]
+    Unreadable {
+        /// The file, as the caller named it.
+        file: String,
+        /// The recorder whose format it looks like.
+        format: &'static str,
+        /// What the reader said.
+        message: String,
+        /// 1-based line of the problem (in the decompressed text of a `.gz` cassette).
+        line: usize,
+        /// 1-based column.
+        column: usize,
+    },
 }
 
 /// Token usage of one or more model calls. Fields the recording lacks are `None`.
@@ -81,7 +99,7 @@ impl Usage {
         *self == Usage::default()
     }
 
-    fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         let mut parts = Vec::new();
         for (label, value) in [
             ("input", self.input),
@@ -135,7 +153,7 @@ impl ToolUse {
         format!("{}({})", self.name, self.key.as_deref().unwrap_or(""))
     }
 
-    fn from_input(name: &str, input: Option<&Value<'_>>) -> ToolUse {
+    pub(super) fn from_input(name: &str, input: Option<&Value<'_>>) -> ToolUse {
         let (input_text, arguments, key) = match input {
             Some(value) => {
                 let arguments = value
@@ -286,7 +304,7 @@ impl ModelCall {
 }
 
 /// A type skeleton of a JSON value: `{"a":string,"b":[number]}`.
-fn shape(value: &Value<'_>, out: &mut String) {
+pub(super) fn shape(value: &Value<'_>, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(_) => out.push_str("boolean"),
@@ -344,16 +362,25 @@ pub struct Behaviour {
     pub sessions: Vec<String>,
     /// A token-count fixture's count, as JavaScript prints it.
     pub token_count: Option<String>,
+    /// An HTTP cassette's recorder (`vcrpy`, `HAR`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<&'static str>,
+    /// An HTTP cassette's interactions in file order; the LLM calls among them point into
+    /// `calls`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exchanges: Vec<super::http::Exchange>,
 }
 
 impl Behaviour {
-    fn new(kind: Kind) -> Behaviour {
+    pub(super) fn new(kind: Kind) -> Behaviour {
         Behaviour {
             kind,
             request: Vec::new(),
             calls: Vec::new(),
             sessions: Vec::new(),
             token_count: None,
+            format: None,
+            exchanges: Vec::new(),
         }
     }
 
@@ -466,28 +493,41 @@ impl Behaviour {
 
     /// Reads one file whose kind is told by its content (two files compared, or textconv,
     /// where git names the file after a temporary): a message fixture, a token count, a dsh
-    /// session log. `None` when it is none of them.
+    /// session log, an HTTP cassette. `None` when it is none of them.
     pub fn detect(bytes: &[u8], file: &str) -> Option<Result<Behaviour, BehaviourError>> {
         if let Ok(value) = json::parse(bytes) {
-            let o = value.as_object()?;
-            if o.contains_key("input") && o.contains_key("output") {
-                return Some(Behaviour::claude_code(bytes, file));
+            if let Some(o) = value.as_object() {
+                if o.contains_key("input") && o.contains_key("output") {
+                    return Some(Behaviour::claude_code(bytes, file));
+                }
+                if o.contains_key("tokenCount") && o.len() == 1 {
+                    return Some(Behaviour::token_count(bytes, file));
+                }
             }
-            if o.contains_key("tokenCount") && o.len() == 1 {
-                return Some(Behaviour::token_count(bytes, file));
-            }
-            return None;
-        }
-        let first = bytes
+        } else if let Some(first) = bytes
             .split(|&b| b == b'\n')
-            .find(|l| !l.iter().all(u8::is_ascii_whitespace))?;
-        let header = json::parse(first).ok()?;
-        let is_session = header
-            .as_object()
-            .and_then(|o| o.get("type"))
-            .and_then(Value::as_str)
-            == Some("session");
-        is_session.then(|| Behaviour::dsh_log(bytes, file))
+            .find(|l| !l.iter().all(u8::is_ascii_whitespace))
+            && let Ok(header) = json::parse(first)
+            && header
+                .as_object()
+                .and_then(|o| o.get("type"))
+                .and_then(Value::as_str)
+                == Some("session")
+        {
+            return Some(Behaviour::dsh_log(bytes, file));
+        }
+        Behaviour::http(std::path::Path::new(file), bytes, file).transpose()
+    }
+
+    /// Reads an HTTP cassette (any format [`crate::kind::http::read`] knows; `path` is
+    /// where its sidecar files are, `file` names it in errors): `Ok(None)` when the bytes
+    /// are no HTTP cassette.
+    pub fn http(
+        path: &std::path::Path,
+        bytes: &[u8],
+        file: &str,
+    ) -> Result<Option<Behaviour>, BehaviourError> {
+        super::http::behaviour(path, bytes, file)
     }
 
     /// The readable behaviour summary `vcr diff --textconv` prints: stable, one fact per
@@ -501,6 +541,10 @@ impl Behaviour {
             Kind::TokenCount => "claude-code token-count fixture",
             Kind::Dsh if self.sessions.is_empty() => "dsh session log",
             Kind::Dsh => "dsh scenario",
+            Kind::Http => {
+                super::http::textconv(self, &mut out);
+                return out;
+            }
         };
         let _ = writeln!(out, "{kind}");
         if let Some(count) = &self.token_count {
@@ -523,30 +567,38 @@ impl Behaviour {
                 format!("model call {} ({})", i + 1, call.label)
             };
             let _ = writeln!(out, "{label}");
-            if let Some(model) = &call.model {
-                let _ = writeln!(out, "  model: {model}");
-            }
-            if let Some(stop) = &call.stop_reason {
-                let _ = writeln!(out, "  stop: {stop}");
-            }
-            if !call.usage.is_empty() {
-                let _ = writeln!(out, "  usage: {}", call.usage.describe());
-            }
-            if !call.text.is_empty() {
-                let _ = writeln!(out, "  text:");
-                for line in call.text.lines() {
-                    let _ = writeln!(out, "    {line}");
-                }
-            }
-            for tool in &call.tools {
-                let _ = writeln!(out, "  tool: {}", tool.signature());
-                for (name, value) in &tool.arguments {
-                    let value = value.replace('\n', "\\n");
-                    let _ = writeln!(out, "    {name}: {value}");
-                }
-            }
+            call.write_summary(&mut out, "  ");
         }
         out
+    }
+}
+
+impl ModelCall {
+    /// The call's facts for the textconv summary, one per line, each line starting with
+    /// `indent`: model, stop reason, usage, text, tool calls with every argument.
+    pub(super) fn write_summary(&self, out: &mut String, indent: &str) {
+        if let Some(model) = &self.model {
+            let _ = writeln!(out, "{indent}model: {model}");
+        }
+        if let Some(stop) = &self.stop_reason {
+            let _ = writeln!(out, "{indent}stop: {stop}");
+        }
+        if !self.usage.is_empty() {
+            let _ = writeln!(out, "{indent}usage: {}", self.usage.describe());
+        }
+        if !self.text.is_empty() {
+            let _ = writeln!(out, "{indent}text:");
+            for line in self.text.lines() {
+                let _ = writeln!(out, "{indent}  {line}");
+            }
+        }
+        for tool in &self.tools {
+            let _ = writeln!(out, "{indent}tool: {}", tool.signature());
+            for (name, value) in &tool.arguments {
+                let value = value.replace('\n', "\\n");
+                let _ = writeln!(out, "{indent}  {name}: {value}");
+            }
+        }
     }
 }
 
@@ -619,9 +671,16 @@ fn call_from_output(output: &[Value<'_>]) -> ModelCall {
             .collect();
         return call_from_stream(&events);
     }
+    call_from_messages(&assistants)
+}
+
+/// The call Anthropic messages recorded (a fixture's assistant items, or one Messages API
+/// response): text and tool-use blocks in order, the first model, the last stop reason,
+/// the last usage.
+pub(super) fn call_from_messages(assistants: &[&Object<'_>]) -> ModelCall {
     let mut call = ModelCall::default();
     let mut texts = Vec::new();
-    for message in &assistants {
+    for message in assistants {
         if call.model.is_none() {
             call.model = str_field(message, "model");
         }
@@ -672,7 +731,7 @@ struct StreamBlock {
 /// Reassembles a call from raw Anthropic SSE events: `message_start` (model, input usage),
 /// `content_block_start` / `content_block_delta` (`text_delta`, `input_json_delta`),
 /// `message_delta` (stop reason, final usage).
-fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
+pub(super) fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
     let mut call = ModelCall::default();
     let mut blocks: Vec<StreamBlock> = Vec::new();
     for event in events {
@@ -763,11 +822,11 @@ fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
     call
 }
 
-fn str_field(o: &Object<'_>, key: &str) -> Option<String> {
+pub(super) fn str_field(o: &Object<'_>, key: &str) -> Option<String> {
     o.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-fn count_field(o: &Object<'_>, key: &str) -> Option<u64> {
+pub(super) fn count_field(o: &Object<'_>, key: &str) -> Option<u64> {
     match o.get(key) {
         Some(Value::Number(n)) => {
             let f = n.as_f64();

@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use super::behaviour::{Behaviour, ModelCall, Usage, shorten};
+use super::behaviour::{Behaviour, Kind, ModelCall, Usage, shorten};
 
 /// How much a cassette changed, least first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -126,8 +126,12 @@ pub enum Change {
         output_percent: Option<f64>,
     },
     /// A request message differs: for a re-keyed Claude Code fixture, the message whose
-    /// hash segment is the first that changed.
+    /// hash segment is the first that changed; for a model call of an HTTP cassette, the
+    /// first of its messages (system instructions are message 0) that changed.
     Request {
+        /// Which call (empty for a one-call cassette).
+        #[serde(skip_serializing_if = "String::is_empty")]
+        call: String,
         /// 0-based index of the first message that differs.
         message: usize,
         /// Messages before.
@@ -142,6 +146,66 @@ pub enum Change {
         /// After.
         new: Option<String>,
     },
+    /// An HTTP interaction only the new recording has.
+    InteractionAdded {
+        /// The interaction (`#3 GET /v1/models`).
+        call: String,
+        /// It in one line: status, and for a model call its tool calls or text.
+        summary: String,
+    },
+    /// An HTTP interaction only the old recording has.
+    InteractionRemoved {
+        /// The interaction.
+        call: String,
+        /// It in one line.
+        summary: String,
+    },
+    /// An HTTP interaction's response status differs (`200` -> `429`).
+    Status {
+        /// The interaction.
+        call: String,
+        /// Before (`None`: no response recorded).
+        old: Option<u16>,
+        /// After.
+        new: Option<u16>,
+    },
+    /// An HTTP interaction's request asks for another path or query (volatile query
+    /// values, a timestamp, a key, a nonce, are not compared).
+    Url {
+        /// The interaction.
+        call: String,
+        /// Before.
+        old: String,
+        /// After.
+        new: String,
+    },
+    /// The server the requests went to differs (scheme, host and port): a local test
+    /// server's port, a proxy, a region. Once per pair of origins.
+    Origin {
+        /// Before (`https://api.openai.com`).
+        old: String,
+        /// After.
+        new: String,
+        /// How many paired interactions moved so.
+        requests: usize,
+    },
+    /// The shape (JSON keys and value types, form fields, event names) of a body of an
+    /// HTTP interaction that is not a model call differs.
+    BodyShape {
+        /// The interaction.
+        call: String,
+        /// `request` or `response`.
+        side: String,
+        /// Before.
+        old: String,
+        /// After.
+        new: String,
+    },
+    /// HTTP interactions, paired by request, were recorded in another order.
+    Reordered {
+        /// `#1 POST /v1/chat/completions is now #2`, per interaction that moved.
+        moves: Vec<String>,
+    },
     /// The contents differ where the behaviour summary does not look (ids, timestamps).
     Other,
 }
@@ -155,12 +219,19 @@ impl Change {
             | Change::ToolCalls { .. }
             | Change::ToolArguments { .. }
             | Change::StopReason { .. }
-            | Change::OutputShape { .. } => Verdict::BehaviourChange,
+            | Change::OutputShape { .. }
+            | Change::InteractionAdded { .. }
+            | Change::InteractionRemoved { .. }
+            | Change::Status { .. }
+            | Change::BodyShape { .. }
+            | Change::Url { .. } => Verdict::BehaviourChange,
             Change::Text { .. } => Verdict::Reworded,
             Change::Model { .. }
             | Change::Usage { .. }
             | Change::Request { .. }
             | Change::TokenCount { .. }
+            | Change::Origin { .. }
+            | Change::Reordered { .. }
             | Change::Other => Verdict::SameBehaviour,
         }
     }
@@ -179,19 +250,27 @@ impl Change {
             Change::Usage { .. } => "usage changed".to_owned(),
             Change::Request { .. } => "request changed".to_owned(),
             Change::TokenCount { .. } => "token count changed".to_owned(),
+            Change::InteractionAdded { .. } => "interaction added".to_owned(),
+            Change::InteractionRemoved { .. } => "interaction removed".to_owned(),
+            Change::Status { .. } => "status changed".to_owned(),
+            Change::Url { .. } => "request URL changed".to_owned(),
+            Change::Origin { .. } => "server changed".to_owned(),
+            Change::BodyShape { side, .. } => format!("{side} body shape changed"),
+            Change::Reordered { .. } => "interactions reordered".to_owned(),
             Change::Other => "only ids or timestamps changed".to_owned(),
         }
     }
 }
 
 impl Change {
-    /// The change with every text taken from a cassette masked (secrets never leave).
+    /// The change with every text taken from a cassette masked (secrets never leave): an
+    /// HTTP interaction's label holds its URL path, so call labels are masked too.
     pub fn masked(self, masker: &crate::lint::Scanner) -> Change {
         let m = |s: String| masker.mask(&s);
         let mo = |s: Option<String>| s.map(|s| masker.mask(&s));
         match self {
             Change::ToolCalls { call, old, new } => Change::ToolCalls {
-                call,
+                call: m(call),
                 old: m(old),
                 new: m(new),
             },
@@ -200,17 +279,17 @@ impl Change {
                 tool,
                 arguments,
             } => Change::ToolArguments {
-                call,
+                call: m(call),
                 tool: m(tool),
                 arguments,
             },
             Change::StopReason { call, old, new } => Change::StopReason {
-                call,
+                call: m(call),
                 old: mo(old),
                 new: mo(new),
             },
             Change::OutputShape { call, old, new } => Change::OutputShape {
-                call,
+                call: m(call),
                 old: mo(old),
                 new: mo(new),
             },
@@ -220,15 +299,63 @@ impl Change {
                 old,
                 new,
             } => Change::Text {
-                call,
+                call: m(call),
                 similarity,
                 old: m(old),
                 new: m(new),
             },
             Change::Model { call, old, new } => Change::Model {
-                call,
+                call: m(call),
                 old: mo(old),
                 new: mo(new),
+            },
+            Change::Request {
+                call,
+                message,
+                old_messages,
+                new_messages,
+            } => Change::Request {
+                call: m(call),
+                message,
+                old_messages,
+                new_messages,
+            },
+            Change::InteractionAdded { call, summary } => Change::InteractionAdded {
+                call: m(call),
+                summary: m(summary),
+            },
+            Change::InteractionRemoved { call, summary } => Change::InteractionRemoved {
+                call: m(call),
+                summary: m(summary),
+            },
+            Change::Status { call, old, new } => Change::Status {
+                call: m(call),
+                old,
+                new,
+            },
+            Change::Url { call, old, new } => Change::Url {
+                call: m(call),
+                old: m(old),
+                new: m(new),
+            },
+            Change::Origin { old, new, requests } => Change::Origin {
+                old: m(old),
+                new: m(new),
+                requests,
+            },
+            Change::BodyShape {
+                call,
+                side,
+                old,
+                new,
+            } => Change::BodyShape {
+                call: m(call),
+                side,
+                old: m(old),
+                new: m(new),
+            },
+            Change::Reordered { moves } => Change::Reordered {
+                moves: moves.into_iter().map(m).collect(),
             },
             other => other,
         }
@@ -328,9 +455,22 @@ impl fmt::Display for Change {
                 write!(f, "usage: {}", parts.join(", "))
             }
             Change::Request {
+                call,
                 message,
                 old_messages,
                 new_messages,
+            } if !call.is_empty() => {
+                write!(f, "{call}: request message [{message}] changed")?;
+                if old_messages != new_messages {
+                    write!(f, " ({new_messages} messages, was {old_messages})")?;
+                }
+                Ok(())
+            }
+            Change::Request {
+                message,
+                old_messages,
+                new_messages,
+                ..
             } => {
                 write!(f, "request: input[{message}] changed")?;
                 if old_messages != new_messages {
@@ -349,6 +489,38 @@ impl fmt::Display for Change {
                 }
                 Ok(())
             }
+            Change::InteractionAdded { summary, .. } => {
+                write!(f, "interaction added: {summary}")
+            }
+            Change::InteractionRemoved { summary, .. } => {
+                write!(f, "interaction removed: {summary}")
+            }
+            Change::Status { call, old, new } => {
+                let show = |s: &Option<u16>| {
+                    s.map_or_else(|| "(no response)".to_owned(), |s| s.to_string())
+                };
+                write!(f, "{call}: status {} -> {}", show(old), show(new))
+            }
+            Change::Url { call, old, new } => write!(f, "{call}: URL {old} -> {new}"),
+            Change::Origin { old, new, requests } => write!(
+                f,
+                "server {old} -> {new} ({requests} request{})",
+                if *requests == 1 { "" } else { "s" }
+            ),
+            Change::BodyShape {
+                call,
+                side,
+                old,
+                new,
+            } => write!(
+                f,
+                "{call}: {side} body shape {} -> {}",
+                shorten(old, SHAPE_EXCERPT),
+                shorten(new, SHAPE_EXCERPT)
+            ),
+            Change::Reordered { moves } => {
+                write!(f, "interactions reordered: {}", moves.join(", "))
+            }
             Change::Other => f.write_str("only ids, timestamps or formatting changed"),
         }
     }
@@ -356,6 +528,10 @@ impl fmt::Display for Change {
 
 /// Longest text excerpt in a [`Change::Text`].
 const EXCERPT: usize = 60;
+
+/// Longest body shape shown in a [`Change::BodyShape`] sentence (the JSON document has it
+/// whole, up to the summary's own bound).
+const SHAPE_EXCERPT: usize = 160;
 
 /// The changes from `old` to `new`, most important first. Empty when the behaviours are
 /// equal (the caller tells `identical` from `same behaviour` by the contents).
@@ -373,15 +549,36 @@ pub fn compare(old: &Behaviour, new: &Behaviour) -> Vec<Change> {
             new: new.calls.len(),
         });
     }
+    // HTTP cassettes pair their interactions by request; everything else by position.
+    let http =
+        (old.kind == Kind::Http && new.kind == Kind::Http).then(|| super::http::compare(old, new));
+    let call_pairs: Vec<(usize, usize)> = match &http {
+        Some(http) => {
+            changes.extend(http.behaviour.iter().cloned());
+            http.calls.clone()
+        }
+        None => (0..old.calls.len().min(new.calls.len()))
+            .map(|i| (i, i))
+            .collect(),
+    };
     let mut behaviour = Vec::new();
     let mut wording = Vec::new();
     let mut models = Vec::new();
-    for (o, n) in old.calls.iter().zip(&new.calls) {
-        compare_call(o, n, &mut behaviour, &mut wording, &mut models);
+    for (o, n) in call_pairs {
+        compare_call(
+            &old.calls[o],
+            &new.calls[n],
+            &mut behaviour,
+            &mut wording,
+            &mut models,
+        );
     }
     changes.extend(behaviour);
     changes.extend(wording);
     changes.extend(models);
+    if let Some(http) = http {
+        changes.extend(http.other);
+    }
     if old.token_count != new.token_count {
         changes.push(Change::TokenCount {
             old: old.token_count.clone(),
@@ -390,6 +587,7 @@ pub fn compare(old: &Behaviour, new: &Behaviour) -> Vec<Change> {
     }
     if let Some(message) = first_difference(old, new) {
         changes.push(Change::Request {
+            call: String::new(),
             message,
             old_messages: old.request.len(),
             new_messages: new.request.len(),
@@ -500,7 +698,7 @@ fn compare_call(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diff::behaviour::{Kind, ToolUse};
+    use crate::diff::behaviour::ToolUse;
 
     fn tool(name: &str, key: &str, input: &str) -> ToolUse {
         ToolUse {
@@ -518,6 +716,8 @@ mod tests {
             calls,
             sessions: Vec::new(),
             token_count: None,
+            format: None,
+            exchanges: Vec::new(),
         }
     }
 

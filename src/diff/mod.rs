@@ -3,7 +3,8 @@
 //! A re-recording lands as thousands of lines of JSON nobody reads; what a reviewer needs is
 //! which tool calls, stop reasons and answers changed. Each side is a [`Snapshot`]: files by
 //! path, read from a folder or from a git revision. Files are grouped into cassettes (a
-//! Claude Code fixture is one file, a dsh scenario one folder), paired by path, and the
+//! Claude Code fixture is one file, a dsh scenario one folder, an HTTP cassette one file
+//! told by its content, its LLM calls read by [`http`]), paired by path, and the
 //! content-addressed Claude Code fixtures left over are paired with their old selves by
 //! their names (see [`pair_rekeyed`]); each pair's [`Behaviour`]s are compared
 //! ([`compare::compare`]) into an [`Entry`] with a [`Verdict`]. Entries go to the caller as
@@ -12,6 +13,7 @@
 
 pub mod behaviour;
 pub mod compare;
+pub mod http;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,6 +32,19 @@ use crate::tree::FIXTURES_DIR;
 
 /// Folders never read: dependencies, build output (hidden folders are skipped too).
 const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
+
+/// The endings of files that may be HTTP cassettes (vcrpy and Ruby VCR YAML or JSON, HAR,
+/// httprr, nock JSON, talkback JSON5, gzip-compressed YAML): such a file is read, and is a
+/// cassette when its content is one ([`crate::kind::http::read`]).
+const HTTP_ENDINGS: [&str; 8] = [
+    ".yaml", ".yml", ".json", ".json5", ".har", ".httprr", ".gz", ".tape",
+];
+
+/// Whether a file's name says it may be an HTTP cassette.
+fn maybe_http(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    HTTP_ENDINGS.iter().any(|e| lower.ends_with(e))
+}
 
 /// A side of a comparison that cannot be read at all.
 #[derive(Debug, thiserror::Error)]
@@ -302,6 +317,8 @@ fn units<'s>(snapshot: &'s Snapshot, options: &Options) -> BTreeMap<String, Unit
                     .push((name.to_owned(), rel.to_owned(), blob));
                 continue;
             }
+            // Told by its content when it is read: one that is no cassette is left out.
+            _ if maybe_http(name) => Kind::Http,
             _ => continue,
         };
         out.insert(
@@ -453,10 +470,11 @@ pub fn run(
         progress,
         |pair| compare_pair(pair, old, new, options, masker),
         |_, result| match result {
-            Ok(entry) => {
+            Ok(Some(entry)) => {
                 summary.add(&entry);
                 report.report(&Event::Diff(&entry));
             }
+            Ok(None) => {}
             Err((path, problem)) => {
                 summary.errors += 1;
                 problem.report(&path, report);
@@ -480,63 +498,119 @@ fn load(unit: &Unit<'_>, side: &Snapshot) -> Result<Loaded, (String, FileProblem
         .collect()
 }
 
+/// The behaviour of a unit of one side; `Ok(None)` for a file that may have been an HTTP
+/// cassette and is not one.
 fn behaviour_of(
-    kind: Kind,
+    unit: &Unit<'_>,
     files: &Loaded,
-    rel: &str,
     side: &Snapshot,
-) -> Result<Behaviour, (String, FileProblem)> {
+) -> Result<Option<Behaviour>, (String, FileProblem)> {
+    let (kind, rel) = (unit.kind, unit.rel.as_str());
     let result = match kind {
-        Kind::ClaudeCode => Behaviour::claude_code(&files[0].2, &side.display(rel)),
-        Kind::TokenCount => Behaviour::token_count(&files[0].2, &side.display(rel)),
+        Kind::ClaudeCode => Behaviour::claude_code(&files[0].2, &side.display(rel)).map(Some),
+        Kind::TokenCount => Behaviour::token_count(&files[0].2, &side.display(rel)).map(Some),
         Kind::Dsh => {
             let named: Vec<(&str, &[u8])> = files
                 .iter()
                 .map(|(name, _, bytes)| (name.as_str(), bytes.as_slice()))
                 .collect();
-            Behaviour::dsh(&named, &side.display(rel))
+            Behaviour::dsh(&named, &side.display(rel)).map(Some)
+        }
+        Kind::Http => {
+            // A HAR's sidecar bodies sit beside it on disk (not in a revision).
+            let path = match unit.files[0].2 {
+                Blob::File(path) => path.clone(),
+                Blob::Bytes(_) => PathBuf::from(rel),
+            };
+            Behaviour::http(&path, &files[0].2, &side.display(rel))
         }
     };
     result.map_err(|e| {
-        let id = match e {
-            BehaviourError::Parse { .. } => "parse",
-            _ => "schema",
+        let (id, line, column) = match e {
+            BehaviourError::Parse { .. } => ("parse", None, None),
+            BehaviourError::Unreadable {
+                line,
+                column,
+                format,
+                ref message,
+                ..
+            } => {
+                // The report names the file, line and column already.
+                let message = format!("not a readable {format} cassette: {message}");
+                return (
+                    side.display(rel),
+                    FileProblem {
+                        id: "parse",
+                        line: Some(line),
+                        column: Some(column),
+                        message,
+                    },
+                );
+            }
+            _ => ("schema", None, None),
         };
         (
             side.display(rel),
             FileProblem {
                 id,
-                line: None,
-                column: None,
+                line,
+                column,
                 message: e.to_string(),
             },
         )
     })
 }
 
+/// A side of a pair read: the unit, its files, its behaviour (`None`: absent, or no
+/// cassette after all).
+type Side<'u, 's> = Option<(&'u Unit<'s>, Loaded, Behaviour)>;
+
+fn read_side<'u, 's>(
+    unit: Option<&'u Unit<'s>>,
+    side: &Snapshot,
+) -> Result<Side<'u, 's>, (String, FileProblem)> {
+    let Some(unit) = unit else { return Ok(None) };
+    let files = load(unit, side)?;
+    Ok(behaviour_of(unit, &files, side)?.map(|behaviour| (unit, files, behaviour)))
+}
+
+/// Both sides of a pair read; a new side holding the old side's very bytes is not parsed
+/// again (most cassettes of a tree are unchanged).
+fn read_pair<'u, 's>(
+    pair: &'u Pair<'s>,
+    old_side: &Snapshot,
+    new_side: &Snapshot,
+) -> Result<(Side<'u, 's>, Side<'u, 's>), (String, FileProblem)> {
+    let old = read_side(pair.old.as_ref(), old_side)?;
+    if let (Some((_, old_files, behaviour)), Some(unit)) = (&old, pair.new.as_ref()) {
+        let files = load(unit, new_side)?;
+        let same = files.len() == old_files.len()
+            && files
+                .iter()
+                .zip(old_files)
+                .all(|(n, o)| n.0 == o.0 && n.2 == o.2);
+        if same {
+            let behaviour = behaviour.clone();
+            return Ok((old, Some((unit, files, behaviour))));
+        }
+    }
+    let new = read_side(pair.new.as_ref(), new_side)?;
+    Ok((old, new))
+}
+
+/// Compares one pair; `Ok(None)` when neither side is a cassette after all (a YAML or
+/// JSON file that is no HTTP cassette).
 fn compare_pair(
     pair: &Pair<'_>,
     old_side: &Snapshot,
     new_side: &Snapshot,
     options: &Options,
     masker: &Scanner,
-) -> Result<Entry, (String, FileProblem)> {
-    let old = match &pair.old {
-        Some(unit) => {
-            let files = load(unit, old_side)?;
-            let behaviour = behaviour_of(unit.kind, &files, &unit.rel, old_side)?;
-            Some((unit, files, behaviour))
-        }
-        None => None,
-    };
-    let new = match &pair.new {
-        Some(unit) => {
-            let files = load(unit, new_side)?;
-            let behaviour = behaviour_of(unit.kind, &files, &unit.rel, new_side)?;
-            Some((unit, files, behaviour))
-        }
-        None => None,
-    };
+) -> Result<Option<Entry>, (String, FileProblem)> {
+    let (old, new) = read_pair(pair, old_side, new_side)?;
+    if old.is_none() && new.is_none() {
+        return Ok(None);
+    }
     let empty = Vec::new();
     let (old_files, new_files) = (
         old.as_ref().map_or(&empty, |o| &o.1),
@@ -573,21 +647,38 @@ fn compare_pair(
         }
         (Some((unit, _, behaviour)), None) => one_sided(unit, &behaviour, Status::Removed, masker),
         (None, Some((unit, _, behaviour))) => one_sided(unit, &behaviour, Status::Added, masker),
-        (None, None) => unreachable!("a pair has at least one side"),
+        (None, None) => return Ok(None),
     };
-    Ok(Entry { diff, ..entry })
+    Ok(Some(Entry { diff, ..entry }))
 }
 
 /// An added or removed cassette, with its calls in one line each.
 fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Scanner) -> Entry {
-    let calls: Vec<String> = behaviour
-        .calls
-        .iter()
-        .map(|c| masker.mask(&c.one_line()))
-        .collect();
+    let calls: Vec<String> = if behaviour.kind == Kind::Http {
+        // Every interaction, the model calls with what they did.
+        behaviour
+            .exchanges
+            .iter()
+            .map(|e| masker.mask(&e.summary))
+            .collect()
+    } else {
+        behaviour
+            .calls
+            .iter()
+            .map(|c| masker.mask(&c.one_line()))
+            .collect()
+    };
     let reason = match (behaviour.kind, &behaviour.token_count) {
         (Kind::TokenCount, Some(n)) => format!("token count {n}"),
         (Kind::TokenCount, None) => "token count null".to_owned(),
+        (Kind::Http, _) => {
+            let (n, m) = (behaviour.exchanges.len(), behaviour.calls.len());
+            format!(
+                "{n} interaction{}, {m} model call{}",
+                if n == 1 { "" } else { "s" },
+                if m == 1 { "" } else { "s" }
+            )
+        }
         _ if calls.len() == 1 => "1 model call".to_owned(),
         _ => format!("{} model calls", calls.len()),
     };
@@ -655,6 +746,8 @@ fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) ->
 /// The canonical form of a file: JSON as the harness's writer formats it, anything else
 /// (session logs) as it is.
 fn canonical(name: &str, bytes: &[u8]) -> Vec<u8> {
+    // A compressed HTTP cassette (`.yaml.gz`) is compared as the text it holds.
+    let bytes = &*crate::kind::http::decompressed(bytes);
     if name.ends_with(".json")
         && let Ok(value) = json::parse(bytes)
     {
@@ -716,9 +809,9 @@ pub fn compare_files(
 ) -> Result<Entry, BehaviourError> {
     let not_cassette = |name: &str| BehaviourError::Schema {
         file: name.to_owned(),
-        message:
-            "not a cassette `vcr diff` understands (a Claude Code fixture or a dsh session log)"
-                .to_owned(),
+        message: "not a cassette `vcr diff` understands (a Claude Code fixture, a dsh session \
+                  log or an HTTP cassette)"
+            .to_owned(),
     };
     let old_behaviour = Behaviour::detect(old.1, old.0).ok_or_else(|| not_cassette(old.0))??;
     let new_behaviour = Behaviour::detect(new.1, new.0).ok_or_else(|| not_cassette(new.0))??;

@@ -1,6 +1,7 @@
 //! Shared helpers for the command-line tests: real temporary trees, the real binary.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod llm;
 pub mod loaders;
 pub mod recorders;
 pub mod scenario;

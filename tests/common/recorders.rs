@@ -218,7 +218,7 @@ pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
         }
     }
     let harness = TestDir::new();
-    let server = Server::start(scenario.routes());
+    let server = Server::start_with(scenario.answers());
     let base_url = server.base_url();
     harness.write("scenario.json", scenario.to_json(&base_url));
     let run = run_for_at_most(

@@ -185,6 +185,23 @@ impl Scenario {
             .collect()
     }
 
+    /// How the server answers: the exchange with the request's method and target, and,
+    /// where several share them (a fake LLM API's one path), the one whose body the request
+    /// sent.
+    pub fn answers(&self) -> std::sync::Arc<super::server::Answer> {
+        let exchanges = self.exchanges.clone();
+        std::sync::Arc::new(move |request: &super::server::Received| {
+            let same_target: Vec<&Exchange> = exchanges
+                .iter()
+                .filter(|e| e.method == request.method && e.target == request.target)
+                .collect();
+            let by_body = same_target
+                .iter()
+                .find(|e| e.body.as_deref().unwrap_or("").as_bytes() == request.body);
+            by_body.or(same_target.first()).map(|e| e.reply.clone())
+        })
+    }
+
     /// The scenario as the recorder programs read it, against the server at `base`.
     pub fn to_json(&self, base: &str) -> String {
         let requests: Vec<_> = self

@@ -1,8 +1,10 @@
 //! A small HTTP/1.1 server for the recorder tests: real recorders (vcrpy, Ruby VCR, go-vcr,
 //! Polly, nock) record what it answers. It listens on `127.0.0.1:0`, answers each request
 //! from a fixed table of routes (method and request target, query included, exactly as
-//! sent), one request per connection (`Connection: close`), with a `Content-Length` and a
-//! `Date`, and keeps every request it received so a test can see what left the client.
+//! sent; or any [`Answer`], which may look at the body: a fake LLM API answers one path
+//! differently per conversation), one request per connection (`Connection: close`), with a
+//! `Content-Length` and a `Date`, and keeps every request it received so a test can see
+//! what left the client.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -49,6 +51,9 @@ impl Received {
     }
 }
 
+/// How a server answers a request: a reply, or `None` for a 404 that names what was asked.
+pub type Answer = dyn Fn(&Received) -> Option<Reply> + Send + Sync;
+
 /// A running server; dropping it (or [`Server::stop`]) closes the port.
 pub struct Server {
     addr: SocketAddr,
@@ -60,11 +65,20 @@ pub struct Server {
 impl Server {
     /// Starts answering `routes` on a free port of 127.0.0.1.
     pub fn start(routes: Vec<Route>) -> Server {
+        Server::start_with(Arc::new(move |request: &Received| {
+            routes
+                .iter()
+                .find(|r| r.method == request.method && r.target == request.target)
+                .map(|r| r.reply.clone())
+        }))
+    }
+
+    /// Starts answering with `answer` on a free port of 127.0.0.1.
+    pub fn start_with(answer: Arc<Answer>) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
         let addr = listener.local_addr().unwrap();
         let stopping = Arc::new(AtomicBool::new(false));
         let received = Arc::new(Mutex::new(Vec::new()));
-        let routes = Arc::new(routes);
         let thread = {
             let (stopping, received) = (stopping.clone(), received.clone());
             std::thread::spawn(move || {
@@ -73,8 +87,8 @@ impl Server {
                         break;
                     }
                     let Ok(stream) = stream else { continue };
-                    let (routes, received) = (routes.clone(), received.clone());
-                    std::thread::spawn(move || serve(stream, &routes, &received));
+                    let (answer, received) = (answer.clone(), received.clone());
+                    std::thread::spawn(move || serve(stream, &*answer, &received));
                 }
             })
         };
@@ -113,9 +127,9 @@ impl Drop for Server {
     }
 }
 
-/// Reads one request from `stream`, records it, writes the route's reply (or a 404 that names
-/// what was asked, or a 400 for a request it cannot read).
-fn serve(stream: TcpStream, routes: &[Route], received: &Mutex<Vec<Received>>) {
+/// Reads one request from `stream`, records it, writes the answer (or a 404 that names what
+/// was asked, or a 400 for a request it cannot read).
+fn serve(stream: TcpStream, answer: &Answer, received: &Mutex<Vec<Received>>) {
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
     let mut reader = BufReader::new(match stream.try_clone() {
         Ok(s) => s,
@@ -123,11 +137,8 @@ fn serve(stream: TcpStream, routes: &[Route], received: &Mutex<Vec<Received>>) {
     });
     let reply = match read_request(&mut reader) {
         Ok(Some(request)) => {
-            let route = routes
-                .iter()
-                .find(|r| r.method == request.method && r.target == request.target);
-            let reply = match route {
-                Some(route) => route.reply.clone(),
+            let reply = match answer(&request) {
+                Some(reply) => reply,
                 None => text_reply(
                     404,
                     &format!("no route for {} {}\n", request.method, request.target),
@@ -222,6 +233,7 @@ fn write_reply(mut stream: TcpStream, reply: &Reply) -> std::io::Result<()> {
         201 => "Created",
         400 => "Bad Request",
         404 => "Not Found",
+        429 => "Too Many Requests",
         _ => "Status",
     };
     let mut head = format!("HTTP/1.1 {} {reason}\r\n", reply.status);

@@ -20,6 +20,8 @@ async function main([mode, scenarioPath, cassetteDir]) {
     persisterOptions: { fs: { recordingsDir: cassetteDir } },
     mode: { record: 'record', replay: 'replay' }[mode],
     recordIfMissing: false,
+    // An API error is an answer to record too (the `vcr diff` tests record a 429).
+    recordFailedRequests: true,
     logLevel: 'silent',
   });
   const problems = await scenario.run(s);

@@ -13,6 +13,7 @@ body becomes a `!!binary` scalar).
 import gzip
 import json
 import sys
+import urllib.error
 import urllib.request
 
 import requests
@@ -30,8 +31,12 @@ def with_requests(url, r, body):
 
 def with_urllib(url, r, body):
     request = urllib.request.Request(url, data=body, headers=dict(r["headers"]), method=r["method"])
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return response.status, response.headers, response.read()
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as e:  # an error status is an answer too (a 429 recorded)
+        with e:
+            return e.code, e.headers, e.read()
 
 
 def run(scenario, send=with_requests):

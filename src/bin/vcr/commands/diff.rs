@@ -17,10 +17,13 @@ use crate::context::Context;
 /// model, request, ids changed), reworded (only text), or behaviour change.
 ///
 /// A Claude Code fixture renamed because its prompt changed is shown as re-keyed, with the
-/// input message that changed. Exit codes: 0 identical, 1 any difference, 2 error.
+/// input message that changed. HTTP cassettes (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock,
+/// talkback) are compared interaction by interaction, paired by request: their OpenAI,
+/// Anthropic and Gemini calls as model calls, other interactions by status, URL and body
+/// shape. Exit codes: 0 identical, 1 any difference, 2 error.
 ///
-/// As a git diff driver: in .gitattributes `fixtures/*.json diff=vcr`, then
-/// `git config diff.vcr.textconv "vcr diff --textconv"`.
+/// As a git diff driver: in .gitattributes `fixtures/*.json diff=vcr` (and
+/// `cassettes/** diff=vcr`), then `git config diff.vcr.textconv "vcr diff --textconv"`.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Two files or two folders: OLD NEW; with --rev, the paths to compare [default: the

@@ -1,0 +1,334 @@
+//! `vcr diff` on HTTP cassettes written by the recorders themselves (issue 10): vcrpy and
+//! Polly record an agent's run against a fake LLM API (`tests/common/llm.rs`: OpenAI chat
+//! completions as JSON and as a stream, Anthropic messages as a stream, a models list),
+//! then record it again changed, or unchanged but with new ids; `vcr diff` compares the
+//! recordings as folders, against a git revision, and as git's textconv driver.
+//!
+//! What a reviewer must see: the tool call whose argument changed, the stop reason that
+//! changed, the status that became a rate limit, each call paired with its counterpart
+//! although the re-recording made them in another order, the verdict; and never the API
+//! key the requests carried.
+//!
+//! A recorder that is not installed is skipped with a message on stderr, unless
+//! `VCR_REQUIRE_RECORDERS=1`.
+
+mod common;
+
+use common::llm::{self, Version};
+use common::recorders::{Recorded, Recorder, record};
+use common::{Run, TestDir, git};
+use serde_json::Value;
+
+macro_rules! recorder_tests {
+    ($($module:ident: $recorder:expr;)*) => {$(
+        mod $module {
+            use super::*;
+
+            #[test]
+            fn a_rerecording_shows_what_the_model_did_differently() {
+                super::a_rerecording_shows_what_the_model_did_differently($recorder);
+            }
+
+            #[test]
+            fn a_rerecording_with_new_ids_only_is_the_same_behaviour() {
+                super::a_rerecording_with_new_ids_only_is_the_same_behaviour($recorder);
+            }
+
+            #[test]
+            fn diff_rev_and_textconv_in_a_git_repository() {
+                super::diff_rev_and_textconv_in_a_git_repository($recorder);
+            }
+        }
+    )*};
+}
+
+recorder_tests! {
+    vcrpy: Recorder::Vcrpy;
+    polly: Recorder::Polly;
+}
+
+/// Records each version of the agent's run with `recorder`; `None` when it is not
+/// installed.
+fn recordings(recorder: Recorder, versions: &[Version]) -> Option<Vec<Recorded>> {
+    versions
+        .iter()
+        .map(|v| record(recorder, llm::agent(*v)))
+        .collect()
+}
+
+/// Copies the cassettes of `recorded` into `t` under `dir`; returns their paths relative
+/// to `dir`.
+fn place(t: &TestDir, dir: &str, recorded: &Recorded) -> Vec<String> {
+    let files = recorded.dir.files("");
+    let cassettes = recorded.cassettes();
+    assert_eq!(cassettes.len(), 1, "{cassettes:?}");
+    for rel in &cassettes {
+        let target = if dir.is_empty() {
+            rel.clone()
+        } else {
+            format!("{dir}/{rel}")
+        };
+        t.write(&target, &files[rel]);
+    }
+    cassettes
+}
+
+/// Every output must mask the API keys the recordings sent.
+#[track_caller]
+fn assert_masked(run: &Run) {
+    for version in [Version::First, Version::Changed, Version::Again] {
+        let key = llm::query_key(version);
+        let tail = &key[12..];
+        assert!(
+            !run.stdout.contains(tail) && !run.stderr.contains(tail),
+            "the API key is shown:\n{}{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+/// The change lines the changed recording must show: named by call, paired across the new
+/// order (the Anthropic call moved from #3 to #1).
+const CHANGED: [&str; 5] = [
+    "#4 GET /v1/models: status 200 -> 429",
+    "#2 POST /v1/chat/completions: get_weather(Paris): arguments changed (unit)",
+    "#3 POST /v1/chat/completions: stop reason stop -> length",
+    "#3 POST /v1/chat/completions: request message [2] changed",
+    "interactions reordered: ",
+];
+
+fn a_rerecording_shows_what_the_model_did_differently(recorder: Recorder) {
+    let Some(runs) = recordings(recorder, &[Version::First, Version::Changed]) else {
+        return;
+    };
+    let t = TestDir::new();
+    let rel = place(&t, "old", &runs[0]).remove(0);
+    place(&t, "new", &runs[1]);
+
+    let run = t.vcr(&["diff", "old", "new"]);
+    run.code(1);
+    let out = &run.stdout;
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .starts_with(&format!("behaviour change {rel} (http): ")),
+        "{out}"
+    );
+    for line in CHANGED {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(line)),
+            "lacks {line:?}:\n{out}"
+        );
+    }
+    // The Anthropic call is paired with itself although it moved: its tool call is the
+    // same, and nothing was added or removed.
+    assert!(!out.contains("Bash"), "{out}");
+    assert!(!out.contains("interaction added"), "{out}");
+    assert!(!out.contains("interaction removed"), "{out}");
+    assert!(out.contains("text reworded"), "{out}");
+    assert_masked(&run);
+
+    let run = t.vcr(&["diff", "old", "new", "--format", "json"]);
+    run.code(1);
+    assert_masked(&run);
+    let doc = run.json();
+    let entry = &doc["events"][0];
+    assert_eq!(entry["kind"], "http", "{doc:#}");
+    assert_eq!(entry["status"], "modified");
+    assert_eq!(entry["verdict"], "behaviour_change");
+    let changes = entry["changes"].as_array().unwrap();
+    let find = |what: &str| -> &Value {
+        changes
+            .iter()
+            .find(|c| c["what"] == what)
+            .unwrap_or_else(|| panic!("no {what} change in {doc:#}"))
+    };
+    let arguments = find("tool_arguments");
+    assert_eq!(arguments["tool"], "get_weather(Paris)");
+    assert_eq!(arguments["arguments"], serde_json::json!(["unit"]));
+    assert_eq!(arguments["call"], "#2 POST /v1/chat/completions");
+    let stop = find("stop_reason");
+    assert_eq!(
+        (&stop["old"], &stop["new"]),
+        (&"stop".into(), &"length".into())
+    );
+    let status = find("status");
+    assert_eq!((&status["old"], &status["new"]), (&200.into(), &429.into()));
+    let usage = find("usage");
+    assert_eq!(
+        (&usage["old"]["output"], &usage["new"]["output"]),
+        (&71.into(), &75.into())
+    );
+
+    let run = t.vcr(&["diff", "old", "new", "--full"]);
+    run.code(1);
+    assert!(run.stdout.contains("@@"), "{}", run.stdout);
+    assert_masked(&run);
+
+    // Two files, their kind told by their content.
+    let (old_file, new_file) = (format!("old/{rel}"), format!("new/{rel}"));
+    let run = t.vcr(&["diff", &old_file, &new_file]);
+    run.code(1);
+    for line in CHANGED {
+        assert!(
+            run.stdout.lines().any(|l| l.trim_start().starts_with(line)),
+            "lacks {line:?}:\n{}",
+            run.stdout
+        );
+    }
+    assert_masked(&run);
+}
+
+fn a_rerecording_with_new_ids_only_is_the_same_behaviour(recorder: Recorder) {
+    let Some(runs) = recordings(recorder, &[Version::First, Version::Again]) else {
+        return;
+    };
+    let t = TestDir::new();
+    let rel = place(&t, "old", &runs[0]).remove(0);
+    place(&t, "new", &runs[1]);
+    assert_ne!(
+        t.read(&format!("old/{rel}")),
+        t.read(&format!("new/{rel}")),
+        "the recordings differ in ids and timestamps"
+    );
+    let run = t.vcr(&["diff", "old", "new"]);
+    // Different contents: exit 1, whatever the verdict.
+    run.code(1);
+    assert!(
+        run.stdout
+            .lines()
+            .next()
+            .unwrap()
+            .starts_with(&format!("same behaviour {rel} (http): ")),
+        "{}",
+        run.stdout
+    );
+    for noise in ["tool", "stop reason", "status", "reordered", "interaction"] {
+        assert!(!run.stdout.contains(noise), "{noise}: {}", run.stdout);
+    }
+    assert_masked(&run);
+    let doc = t.vcr(&["diff", "old", "new", "--format", "json"]).json();
+    assert_eq!(doc["events"][0]["verdict"], "same_behaviour", "{doc:#}");
+    assert_eq!(doc["summary"]["same_behaviour"], 1, "{doc:#}");
+}
+
+fn diff_rev_and_textconv_in_a_git_repository(recorder: Recorder) {
+    let Some(runs) = recordings(recorder, &[Version::First, Version::Changed]) else {
+        return;
+    };
+    let t = TestDir::new();
+    let rel = place(&t, "", &runs[0]).remove(0);
+    t.write(".gitattributes", "cassettes/** diff=vcr\n");
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "record"]);
+    place(&t, "", &runs[1]);
+
+    let run = t.vcr(&["diff", "--rev", "HEAD"]);
+    run.code(1);
+    let out = &run.stdout;
+    assert!(
+        out.starts_with(&format!("behaviour change {rel} (http): ")),
+        "{out}"
+    );
+    for line in CHANGED {
+        assert!(
+            out.lines().any(|l| l.trim_start().starts_with(line)),
+            "lacks {line:?}:\n{out}"
+        );
+    }
+    assert_masked(&run);
+
+    let driver = format!("'{}' diff --textconv", env!("CARGO_BIN_EXE_vcr"));
+    let shown = git(
+        &t.root,
+        &[
+            "-c",
+            &format!("diff.vcr.textconv={driver}"),
+            "diff",
+            "--",
+            &rel,
+        ],
+    );
+    for line in [
+        "-  stop: stop",
+        "+  stop: length",
+        "-    unit: celsius",
+        "+    unit: fahrenheit",
+    ] {
+        assert!(shown.lines().any(|l| l == line), "lacks {line:?}:\n{shown}");
+    }
+    assert!(
+        shown.contains("OpenAI chat completions") && shown.contains("Anthropic messages"),
+        "{shown}"
+    );
+    assert!(
+        shown
+            .lines()
+            .any(|l| l.starts_with("+interaction 4: GET ") && l.ends_with(" -> 429")),
+        "{shown}"
+    );
+    let key = llm::query_key(Version::First);
+    assert!(
+        !shown.contains(&key[12..]),
+        "the API key is shown:\n{shown}"
+    );
+}
+
+/// Files that may be HTTP cassettes by their names and are not (a `package.json`, a CI
+/// workflow) are left out, changed or not; one that is a cassette and does not parse is an
+/// error naming its line, and the run goes on.
+#[test]
+fn yaml_and_json_that_are_no_cassettes_are_left_out_and_broken_cassettes_named() {
+    let t = TestDir::new();
+    for (side, version) in [("old", "1.0.0"), ("new", "1.1.0")] {
+        t.write(
+            &format!("{side}/package.json"),
+            format!("{{\"name\": \"app\", \"version\": \"{version}\"}}"),
+        );
+        t.write(
+            &format!("{side}/config/ci.yml"),
+            format!("on: push\nname: ci {version}\n"),
+        );
+    }
+    let cassette = |status: u16| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/items\n  response:\n    body:\n      string: '{{\"items\": []}}'\n    headers: {{}}\n    status:\n      code: {status}\n      message: OK\nversion: 1\n"
+        )
+    };
+    t.write("old/cassettes/items.yaml", cassette(200));
+    t.write("new/cassettes/items.yaml", cassette(503));
+    t.write("old/cassettes/broken.yaml", cassette(200));
+    t.write(
+        "new/cassettes/broken.yaml",
+        "interactions:\n- request: [unclosed\nversion: 1\n",
+    );
+    let run = t.vcr(&["diff", "old", "new", "--format", "json"]);
+    run.code(2);
+    let doc = run.json();
+    let events = doc["events"].as_array().unwrap();
+    let paths: Vec<&str> = events.iter().filter_map(|e| e["path"].as_str()).collect();
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.contains("package.json") || p.contains("ci.yml")),
+        "{doc:#}"
+    );
+    let items = events
+        .iter()
+        .find(|e| e["path"] == "cassettes/items.yaml")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(items["verdict"], "behaviour_change", "{doc:#}");
+    assert_eq!(
+        items["changes"][0]["message"],
+        "#1 GET /v1/items: status 200 -> 503"
+    );
+    let broken = events
+        .iter()
+        .find(|e| e["path"] == "new/cassettes/broken.yaml")
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert_eq!(broken["id"], "parse", "{doc:#}");
+    assert_eq!(broken["line"], 3, "{doc:#}");
+}
