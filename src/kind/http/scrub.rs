@@ -21,7 +21,7 @@
 //!   each such change is reported with the recorder setting that makes them match again
 //!   ([`Interference`]).
 //!
-//! Nothing here writes a file: [`scrub`] returns the new bytes, and checks them first (they
+//! Nothing here writes a file: [`Scrubber::scrub`] returns the new bytes, and checks them first (they
 //! must read as the same cassette).
 
 use std::collections::BTreeMap;
