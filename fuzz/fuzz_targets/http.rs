@@ -1,17 +1,20 @@
-//! `kind::http::read` on any bytes, then `lint::http::check` on what it read: a file is an
-//! HTTP cassette, not one, or a read error with an offset inside the text; reading and
-//! linting never panic, overflow the stack or exhaust memory (YAML aliases, gzip, nested
-//! bodies are all bounded), and every leak lies at an offset inside the text.
+//! `kind::http::read` on any bytes, then `lint::http::check` and the default scrub on what it
+//! read: a file is an HTTP cassette, not one, or a read error with an offset inside the text;
+//! reading, linting and scrubbing never panic, overflow the stack or exhaust memory (YAML
+//! aliases, gzip, nested bodies are all bounded), every leak lies at an offset inside the
+//! text, and a scrub that succeeds reads back as a cassette of the same format.
 #![no_main]
 
 use std::path::Path;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use vcr::kind::http;
+use vcr::kind::http::{self, scrub};
 use vcr::lint::Scanner;
 
 static SCANNER: LazyLock<Scanner> = LazyLock::new(|| Scanner::new(&[]));
+static RULES: LazyLock<scrub::Rules> =
+    LazyLock::new(|| scrub::Rules::new(None).expect("the defaults compile"));
 
 fuzz_target!(|data: &[u8]| {
     // No sidecars: Playwright's `_file` bodies are looked for in a folder that does not exist.
@@ -31,6 +34,20 @@ fuzz_target!(|data: &[u8]| {
                 if let Some(offset) = leak.offset {
                     assert!(offset <= text.len(), "leak offset past the text");
                 }
+            }
+            let scrubber = scrub::Scrubber {
+                rules: &RULES,
+                scanner: &SCANNER,
+                user_rules: None,
+                reported: &|_| true,
+            };
+            let match_on = cassette.format.default_match_on();
+            if let Ok(scrubbed) = scrubber.scrub(&cassette, &text, match_on) {
+                let again = http::read(path, &scrubbed.text);
+                assert!(
+                    matches!(again, Ok(Some(ref c)) if c.format == cassette.format),
+                    "a scrubbed cassette reads back"
+                );
             }
         }
     }

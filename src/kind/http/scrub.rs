@@ -387,8 +387,10 @@ fn name_in_path(path: &str) -> String {
     let trimmed = path.trim_end_matches(|c: char| c == ']' || c == ')' || c.is_ascii_digit());
     let trimmed = trimmed.trim_end_matches('[').trim_end_matches('(');
     let start = trimmed
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let name = &trimmed[start..];
     if name.is_empty() || name == "value" {
         "secret".into()
