@@ -129,6 +129,12 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
     NAMES.get_or_init(|| {
         aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
+            // Leftmost-longest, not overlapping, which a DFA can run (issue 12). Nothing is lost: a name that starts inside a
+            // longer one follows a letter, and one that shares its start is followed by one,
+            // so neither could pass the boundary checks (see the test).
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            // A DFA: a few hundred states for these names, each byte one table lookup.
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
             .build(CREDENTIAL_FIELDS.iter().chain(&["secret", "apikey"]))
             .expect("literal names build")
     })
@@ -138,7 +144,7 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
 /// quotes (escaped or not) or before `=` (`"password":`, `\"token\"`, `&api_key=`), not
 /// inside another word (`max_tokens`).
 fn names_a_field(bytes: &[u8]) -> bool {
-    field_names().find_overlapping_iter(bytes).any(|m| {
+    field_names().find_iter(bytes).any(|m| {
         let before = m.start().checked_sub(1).map(|i| bytes[i]);
         let after = bytes.get(m.end()).copied();
         matches!(
@@ -743,6 +749,55 @@ mod tests {
     //! reader. The recorders' own cassettes are checked end to end in `tests/http_recorders.rs`.
 
     use super::*;
+
+    /// The leftmost-longest search of the field names finds a name at a boundary exactly
+    /// when every overlapping match would (issue 12): over every name, alone and inside
+    /// every boundary and non-boundary neighbour, and pairs of names run together.
+    #[test]
+    fn field_names_are_found_as_an_overlapping_search_finds_them() {
+        let all = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CREDENTIAL_FIELDS.iter().chain(&["secret", "apikey"]))
+            .unwrap();
+        let overlapping = |bytes: &[u8]| {
+            all.find_overlapping_iter(bytes).any(|m| {
+                let before = m.start().checked_sub(1).map(|i| bytes[i]);
+                let after = bytes.get(m.end()).copied();
+                matches!(
+                    before,
+                    None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
+                ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
+            })
+        };
+        let names: Vec<&str> = CREDENTIAL_FIELDS
+            .iter()
+            .copied()
+            .chain(["secret", "apikey", "max_tokens", "x", "key_id", "TOKEN"])
+            .collect();
+        let around = [
+            "", "\"", "'", "\\", "&", "?", "\n", " ", "=", ":", "_", "-", "a", "9",
+        ];
+        let mut checked = 0;
+        for a in &names {
+            for b in ["", "_", "-"]
+                .iter()
+                .flat_map(|sep| names.iter().map(move |b| format!("{sep}{b}")))
+            {
+                for before in around {
+                    for after in around {
+                        let text = format!("{before}{a}{b}{after}");
+                        assert_eq!(
+                            names_a_field(text.as_bytes()),
+                            overlapping(text.as_bytes()),
+                            "{text:?}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000);
+    }
     use crate::kind::http;
 
     /// (id, severity, path, leaked text) of every leak in a vcrpy cassette of `interactions`.
