@@ -387,11 +387,28 @@ pub fn run(
         &selection.cassettes,
         progress,
         |cassette| {
-            let bytes = match &options.contents {
-                Some(contents) => match contents.get(&cassette.path) {
-                    Some(bytes) => Ok(bytes.clone()),
-                    None => std::fs::read(&cassette.path),
-                },
+            let staged = options
+                .contents
+                .as_ref()
+                .and_then(|c| c.get(&cassette.path));
+            if cassette.kind == CassetteKind::DshSession && cassette.dir.spec.is_none() {
+                // Read line by line (issue 12): a log can be far larger than memory.
+                return match staged {
+                    Some(bytes) => check_session_leaks(cassette, bytes.as_slice(), checks),
+                    None => std::fs::File::open(&cassette.path).and_then(|file| {
+                        let input = std::io::BufReader::with_capacity(1 << 16, file);
+                        check_session_leaks(cassette, input, checks)
+                    }),
+                }
+                .unwrap_or_else(|e| FileResult {
+                    findings: Vec::new(),
+                    http_format: None,
+                    expected_name: None,
+                    problem: Some(FileProblem::io(&e)),
+                });
+            }
+            let bytes = match staged {
+                Some(bytes) => Ok(bytes.clone()),
                 None => std::fs::read(&cassette.path),
             };
             match bytes {
@@ -530,7 +547,7 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
             return result;
         }
         let pointers = match cassette.kind {
-            CassetteKind::DshSession => jsonl_pointers(bytes, &hits),
+            CassetteKind::DshSession => jsonl_pointers(bytes, &hits, 0),
             _ => json::parse(bytes)
                 .map(|value| pointers_of(&value, &hits))
                 .unwrap_or_else(|_| vec![None; hits.len()]),
@@ -603,6 +620,46 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         result.expected_name = Some(expected);
     }
     result
+}
+
+/// The leaks of a dsh session log, read in chunks of whole lines, each hit placed in its
+/// line's JSON (parse, schema and format problems come from the scenario check). The same
+/// findings as the log read whole, in the memory of a chunk (issue 12): no detector matches
+/// across a line break, and each line's pointer starts with its index.
+fn check_session_leaks(
+    cassette: &Cassette,
+    input: impl std::io::BufRead,
+    checks: &Checks,
+) -> std::io::Result<FileResult> {
+    let mut findings = Vec::new();
+    let mut lines = crate::kind::jsonl::LineReader::new(input);
+    crate::kind::jsonl::for_each_chunk(&mut lines, 1 << 20, |chunk, _, number| {
+        let hits = checks.scanner.scan(chunk);
+        if hits.is_empty() {
+            return;
+        }
+        let pointers = jsonl_pointers(chunk, &hits, number - 1);
+        let before = findings.len();
+        leak_findings(
+            cassette,
+            chunk,
+            &hits,
+            Some(&pointers),
+            checks,
+            &mut findings,
+        );
+        for (finding, _) in &mut findings[before..] {
+            if let Some(line) = &mut finding.line {
+                *line += number - 1;
+            }
+        }
+    })?;
+    Ok(FileResult {
+        findings,
+        http_format: None,
+        expected_name: None,
+        problem: None,
+    })
 }
 
 /// Reads an HTTP cassette by structure and checks it; `false` when the file is no HTTP
@@ -801,7 +858,8 @@ fn pointers_of(value: &Value<'_>, hits: &[Hit]) -> Vec<Option<String>> {
 
 /// [`pointers_of`] for a JSONL log: each line is parsed only if it holds a hit, and pointers
 /// start with the line's 0-based index (`/12/data/chunk/text`).
-fn jsonl_pointers(bytes: &[u8], hits: &[Hit]) -> Vec<Option<String>> {
+/// `first_line` is the index of the first line of `bytes` in its file.
+fn jsonl_pointers(bytes: &[u8], hits: &[Hit], first_line: usize) -> Vec<Option<String>> {
     let mut out = vec![None; hits.len()];
     let mut first = 0;
     let mut start = 0;
@@ -822,7 +880,7 @@ fn jsonl_pointers(bytes: &[u8], hits: &[Hit]) -> Vec<Option<String>> {
                     .iter_mut()
                     .zip(pointers_of(&value, &shifted))
                 {
-                    *slot = pointer.map(|p| format!("/{index}{p}"));
+                    *slot = pointer.map(|p| format!("/{}{p}", first_line + index));
                 }
             }
             first = last;
@@ -885,7 +943,7 @@ fn check_generic(
             }
         }
         generic::Format::Jsonl => {
-            let pointers = jsonl_pointers(bytes, hits);
+            let pointers = jsonl_pointers(bytes, hits, 0);
             leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
             let errors = generic::recorded_errors(spec, bytes, None);
             recorded_error_findings(cassette, bytes, &errors, checks, out);
@@ -927,33 +985,32 @@ fn check_scenario(
     out: &mut Vec<(Finding, Option<String>)>,
 ) -> Result<ScenarioStats, FileProblem> {
     let entries = std::fs::read_dir(&scenario.path).map_err(|e| FileProblem::io(&e))?;
-    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for entry in entries.flatten() {
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
-        if !entry.file_type().is_ok_and(|t| t.is_file()) {
-            continue;
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            names.push(name);
         }
-        // Only the logs and the override are read; the other names matter for the file set.
-        let bytes = if dsh::is_scenario_file(&name) {
-            let path = entry.path();
-            match options.contents.as_ref().and_then(|c| c.get(&path)) {
-                Some(staged) => staged.clone(),
-                None => std::fs::read(&path).map_err(|e| FileProblem::io(&e))?,
-            }
-        } else {
-            Vec::new()
-        };
-        files.push((name, bytes));
     }
-    files.sort();
-    let borrowed: Vec<(&str, &[u8])> = files
-        .iter()
-        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
-        .collect();
+    names.sort();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // Only the logs and the override are read, line by line (issue 12); staged contents are
+    // already in memory.
+    let mut open = |name: &str| -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+        let path = scenario.path.join(name);
+        Ok(match options.contents.as_ref().and_then(|c| c.get(&path)) {
+            Some(staged) => Box::new(staged.as_slice()),
+            None => Box::new(std::io::BufReader::with_capacity(
+                1 << 16,
+                std::fs::File::open(&path)?,
+            )),
+        })
+    };
     let cwd = options.dsh_cwd.as_deref();
-    let report = dsh::check_scenario(&borrowed, &scenario.rel, cwd);
+    let report = dsh::check_scenario_streamed(&names, &mut open, &scenario.rel, cwd)
+        .map_err(|e| FileProblem::io(&e))?;
     for problem in report.problems {
         // What only the harness's session store refuses does not fail the replay tests.
         let severity = match problem.id {

@@ -9,6 +9,7 @@ pub mod claude_code;
 pub mod dsh;
 pub mod generic;
 pub mod http;
+pub mod jsonl;
 
 use crate::json::{self, ParseError, Position, Value};
 use crate::tree::{Cassette, CassetteKind, FixtureDir};

@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use crate::js_regex::{self, PatternError};
 use crate::json::{LONE_SURROGATE_BASE, Str, Value};
 
-use super::{Problem, ids, js_stringify};
+use super::{Place, Problem, ids, js_stringify};
 
 /// The opener the harness looks for.
 pub const FROM_REQUEST_OPEN: &str = "{{fromRequest:";
@@ -108,12 +108,13 @@ fn compile(pattern: &str) -> Result<(), PatternError> {
 ///
 /// `value` was parsed from `bytes[base..]` (a whole override file with `base` 0, or one line
 /// of a session log with `base` its offset): each problem is placed at its string.
-pub fn check_from_request(
+pub fn check_from_request<'b>(
     value: &Value<'_>,
-    bytes: &[u8],
+    bytes: impl Into<Place<'b>>,
     base: usize,
     file: &str,
 ) -> Vec<Problem> {
+    let bytes = bytes.into();
     let mut problems = Vec::new();
     value.for_each_string(&mut |s| {
         if !s.as_str().contains(FROM_REQUEST_OPEN) {

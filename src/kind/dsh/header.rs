@@ -40,7 +40,7 @@
 
 use crate::json::{Object, Value};
 
-use super::{Problem, ids, js_number, safe_integer};
+use super::{Place, Problem, ids, js_number, safe_integer};
 
 /// How a log is bound at replay. This decides which header fields replay needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,7 +101,7 @@ pub(super) struct HeaderLine<'a> {
 /// (see the module docs).
 pub(super) fn read_header(
     at: &HeaderLine<'_>,
-    bytes: &[u8],
+    bytes: Place<'_>,
     file: &str,
     role: Role,
     problems: &mut Vec<Problem>,

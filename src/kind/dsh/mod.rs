@@ -29,6 +29,8 @@ mod overrides;
 mod script;
 mod session;
 
+use std::io::BufRead;
+
 use crate::json::{self, Position, Value};
 use crate::kind::api_error::ApiErrorKind;
 
@@ -37,10 +39,14 @@ pub use files::{
 };
 pub use from_request::{FROM_REQUEST_OPEN, check_from_request, placeholder_errors};
 pub use header::{Header, Role};
-pub use normalize::normalize_session;
+pub use normalize::{FirstDifference, LineNormalizer, normalize_session};
 pub use overrides::{OverrideCheck, OverrideKind, check_override};
-pub use script::{Call, CallSummary, Chunk, DerivedScript, ToolCall, Unfinished, derive_script};
-pub use session::{Event, SessionLog, SessionRead, parse_session, read_session};
+pub use script::{
+    Call, CallSummary, Chunk, DerivedScript, Deriver, ToolCall, Unfinished, derive_script,
+};
+#[cfg(test)]
+pub(crate) use session::lines;
+pub use session::{Event, SessionLog, SessionRead, SessionReader, parse_session, read_session};
 
 /// The finding ids this module reports, as `DESIGN.md` lists them.
 pub mod ids {
@@ -88,15 +94,16 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// A problem at byte `offset` of `bytes`.
-    pub(crate) fn at(
+    /// A problem at byte `offset` of the file, placed by `text` (the whole file, or the line
+    /// of a streamed log that holds the offset).
+    pub(crate) fn at<'b>(
         id: &'static str,
         file: &str,
-        bytes: &[u8],
+        text: impl Into<Place<'b>>,
         offset: usize,
         message: String,
     ) -> Problem {
-        let position = Position::locate(bytes, offset);
+        let position = text.into().locate(offset);
         Problem {
             id,
             file: file.to_owned(),
@@ -117,6 +124,48 @@ impl Problem {
             offset: None,
             message,
         }
+    }
+}
+
+/// The text a [`Problem`]'s offset is placed in: the whole file, or one line of a log read
+/// line by line (its bytes, the file offset where it starts and its 1-based number), so a
+/// streamed log gets the same line and column as a log read whole.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'b> {
+    bytes: &'b [u8],
+    start: usize,
+    line: usize,
+}
+
+impl<'b> Place<'b> {
+    /// The line `number` of a file, which starts at file offset `start`.
+    pub fn line(bytes: &'b [u8], start: usize, number: usize) -> Place<'b> {
+        Place {
+            bytes,
+            start,
+            line: number,
+        }
+    }
+
+    /// The line and column of file offset `offset` (which must not come before `start`).
+    fn locate(&self, offset: usize) -> Position {
+        let within = Position::locate(self.bytes, offset.saturating_sub(self.start));
+        Position {
+            line: within.line + self.line - 1,
+            column: within.column,
+        }
+    }
+}
+
+impl<'b> From<&'b [u8]> for Place<'b> {
+    fn from(bytes: &'b [u8]) -> Place<'b> {
+        Place::line(bytes, 0, 1)
+    }
+}
+
+impl<'b> From<&'b Vec<u8>> for Place<'b> {
+    fn from(bytes: &'b Vec<u8>) -> Place<'b> {
+        Place::line(bytes, 0, 1)
     }
 }
 
@@ -170,6 +219,35 @@ pub struct ScriptSummary {
 /// calls those rows may have finished are not reported as unfinished, and an override's
 /// patch indexes are not judged against that script.
 pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> ScenarioReport {
+    let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
+    let mut open = |wanted: &str| -> std::io::Result<Box<dyn BufRead + '_>> {
+        let bytes = files
+            .iter()
+            .find(|(name, _)| *name == wanted)
+            .map_or(&[][..], |f| f.1);
+        Ok(Box::new(bytes))
+    };
+    match check_scenario_streamed(&names, &mut open, dir, cwd) {
+        Ok(report) => report,
+        Err(e) => unreachable!("reading bytes in memory cannot fail: {e}"),
+    }
+}
+
+/// Opens one file of a scenario folder by name, for [`check_scenario_streamed`].
+pub type Open<'o> = dyn FnMut(&str) -> std::io::Result<Box<dyn BufRead + 'o>> + 'o;
+
+/// [`check_scenario`] reading each session log line by line from `open` (issue 12): what it
+/// keeps is the file names, the override, the problems and a few numbers per call, so a
+/// scenario with logs of millions of lines is checked in the memory of its largest line (and
+/// largest call, whose chunks the derivation holds until it closes). `names` are the
+/// folder's file names; only the logs and the override are opened. An error reading a file
+/// stops the check.
+pub fn check_scenario_streamed(
+    names: &[&str],
+    open: &mut Open<'_>,
+    dir: &str,
+    cwd: Option<&str>,
+) -> std::io::Result<ScenarioReport> {
     let display = |name: &str| {
         if dir.is_empty() {
             name.to_owned()
@@ -177,16 +255,21 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
             format!("{}/{name}", dir.trim_end_matches('/'))
         }
     };
-    let find = |wanted: &str| files.iter().find(|(name, _)| *name == wanted).map(|f| f.1);
+    let has = |wanted: &str| names.contains(&wanted);
     let mut problems = Vec::new();
     let mut scripts = Vec::new();
 
-    let override_bytes = find(REPLAY_OVERRIDE);
-    let override_shape = override_bytes.map(overrides::shape);
+    let override_bytes = if has(REPLAY_OVERRIDE) {
+        let mut bytes = Vec::new();
+        open(REPLAY_OVERRIDE)?.read_to_end(&mut bytes)?;
+        Some(bytes)
+    } else {
+        None
+    };
+    let override_shape = override_bytes.as_deref().map(overrides::shape);
 
-    let names: Vec<&str> = files.iter().map(|(name, _)| *name).collect();
     let bare = matches!(override_shape, Some(None | Some(true)));
-    problems.extend(check_scenario_files(&names, bare).into_iter().map(|mut p| {
+    problems.extend(check_scenario_files(names, bare).into_iter().map(|mut p| {
         p.file = display(&p.file);
         p
     }));
@@ -196,61 +279,58 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
     let mut derived_len = None;
     let mut primary_len = 0;
     let mut primary_header = None;
-    let mut primary_calls = Vec::new();
-    if let Some(bytes) = find(PRIMARY) {
-        let read = read_session(bytes, &primary_file, Role::Primary);
-        problems.extend(read.problems);
-        let log = read.log;
-        let derived = derive_script(&log, 0, &primary_file);
-        primary_len = derived.calls.len();
+    let mut primary_calls = 0;
+    let mut primary_call_problems = Vec::new();
+    if has(PRIMARY) {
+        let log = check_log(open(PRIMARY)?, &primary_file, Role::Primary, true, cwd)?;
+        problems.extend(log.read_problems);
+        primary_len = log.calls;
         // A row the harness cannot read may have held a `finish`: the count is then not
         // certain enough to judge an override patch's index by.
-        derived_len = read.unread.is_empty().then_some(primary_len);
+        derived_len = log.unread.is_empty().then_some(primary_len);
         // A bare override replaces the script: the harness never derives this log.
         if !bare {
-            problems.extend(derived.problems);
-            let unfinished = unexplained(&derived.unfinished, &read.unread);
-            problems.extend(unfinished_problems(&unfinished, &primary_file, bytes, true));
+            problems.extend(log.derived_problems);
+            problems.extend(log.unfinished);
         }
         primary_header = Some((log.header.id.clone(), log.header.created_at));
-        primary_calls = derived.calls;
-        problems.extend(unnormalized(bytes, &primary_file, cwd));
+        primary_calls = log.calls;
+        primary_call_problems = log.call_problems;
+        problems.extend(log.unnormalized);
     }
 
     let override_file = display(REPLAY_OVERRIDE);
-    let mut patched = Vec::new();
-    if let Some(bytes) = override_bytes {
+    let mut patched: Box<dyn Fn(usize) -> bool> = Box::new(|_| false);
+    if let Some(bytes) = &override_bytes {
         let check = check_override(bytes, &override_file, derived_len);
         problems.extend(check.problems);
         if let Ok(value) = json::parse(bytes) {
-            problems.extend(check_from_request(&value, bytes, 0, &override_file));
+            problems.extend(check_from_request(&value, &bytes[..], 0, &override_file));
         }
         match check.kind {
             Some(OverrideKind::Bare { len }) => {
                 primary_len = len;
-                patched = (0..primary_calls.len()).collect();
+                patched = Box::new(move |i| i < primary_calls);
             }
             Some(OverrideKind::Patches { ats }) => {
                 if ats.contains(&primary_len) {
                     primary_len += 1;
                 }
-                patched = ats;
+                patched = Box::new(move |i| ats.contains(&i));
             }
             None => {}
         }
     }
-    if let Some(bytes) = find(PRIMARY) {
-        for (i, call) in primary_calls.iter().enumerate() {
-            if !patched.contains(&i) {
-                problems.extend(call_placeholders(call, bytes, &primary_file));
-                problems.extend(recorded_error(call, i, bytes, &primary_file));
-            }
-        }
-    }
-    if find(PRIMARY).is_some() || override_bytes.is_some() {
+    problems.extend(
+        primary_call_problems
+            .into_iter()
+            .filter(|(i, _)| !patched(*i))
+            .map(|(_, p)| p),
+    );
+    if has(PRIMARY) || override_bytes.is_some() {
         let (id, created_at) = primary_header.unwrap_or_default();
         scripts.push(ScriptSummary {
-            file: if find(PRIMARY).is_some() {
+            file: if has(PRIMARY) {
                 primary_file
             } else {
                 override_file
@@ -263,35 +343,29 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
     }
 
     // The children, by number; each derived after its seed.
-    let mut children: Vec<(u64, &str, &[u8])> = files
+    let mut children: Vec<(u64, &str)> = names
         .iter()
-        .filter_map(|&(name, bytes)| child_index(name).map(|n| (n, name, bytes)))
+        .filter_map(|&name| child_index(name).map(|n| (n, name)))
         .collect();
-    children.sort_by_key(|&(n, _, _)| n);
+    children.sort_by_key(|&(n, _)| n);
     let role = Role::Child {
         ordered: children.len() > 1,
     };
     let mut child_scripts = Vec::new();
-    for (_, name, bytes) in children {
+    for (_, name) in children {
         let file = display(name);
-        let read = read_session(bytes, &file, role);
-        problems.extend(read.problems);
-        let log = read.log;
-        let derived = derive_script(&log, log.header.seed_length, &file);
-        problems.extend(derived.problems);
-        let unfinished = unexplained(&derived.unfinished, &read.unread);
-        problems.extend(unfinished_problems(&unfinished, &file, bytes, false));
-        for (i, call) in derived.calls.iter().enumerate() {
-            problems.extend(call_placeholders(call, bytes, &file));
-            problems.extend(recorded_error(call, i, bytes, &file));
-        }
-        problems.extend(unnormalized(bytes, &file, cwd));
+        let log = check_log(open(name)?, &file, role, false, cwd)?;
+        problems.extend(log.read_problems);
+        problems.extend(log.derived_problems);
+        problems.extend(log.unfinished);
+        problems.extend(log.call_problems.into_iter().map(|(_, p)| p));
+        problems.extend(log.unnormalized);
         child_scripts.push(ScriptSummary {
             file,
             id: log.header.id.clone(),
             created_at: log.header.created_at,
             primary: false,
-            calls: derived.calls.len(),
+            calls: log.calls,
         });
     }
     // B.7: `createdAt`, ties broken by `id` (the harness uses `localeCompare`; code-point
@@ -303,12 +377,104 @@ pub fn check_scenario(files: &[(&str, &[u8])], dir: &str, cwd: Option<&str>) -> 
     });
     scripts.extend(child_scripts);
 
-    ScenarioReport {
+    Ok(ScenarioReport {
         sessions: scripts.len(),
         calls: scripts.iter().map(|s| s.calls).sum(),
         scripts,
         problems,
+    })
+}
+
+/// What one session log holds for [`check_scenario_streamed`], each kind of problem apart so
+/// the caller can order them and drop what an override covers.
+struct LogCheck {
+    header: Header,
+    unread: Vec<usize>,
+    read_problems: Vec<Problem>,
+    derived_problems: Vec<Problem>,
+    /// `dsh/unfinished-call` problems no unreadable row explains.
+    unfinished: Vec<Problem>,
+    calls: usize,
+    /// `dsh/from-request` and `recorded/error` problems, with the index of their call.
+    call_problems: Vec<(usize, Problem)>,
+    unnormalized: Option<Problem>,
+}
+
+/// Reads, derives and compares with its canonical form one session log, line by line.
+fn check_log(
+    input: Box<dyn BufRead + '_>,
+    file: &str,
+    role: Role,
+    primary: bool,
+    cwd: Option<&str>,
+) -> std::io::Result<LogCheck> {
+    let mut lines = crate::kind::jsonl::LineReader::new(input);
+    let mut reader = SessionReader::new(file, role);
+    let mut deriver: Option<Deriver<'_>> = None;
+    let mut normalizer = LineNormalizer::new(file, cwd);
+    let mut compare = FirstDifference::default();
+    let mut normal = Vec::new();
+    // Calls are judged as they close and dropped: only their problems are kept.
+    let mut pending: Vec<(Call, Vec<Problem>)> = Vec::new();
+    let mut kept: Vec<(usize, Problem)> = Vec::new();
+    let mut calls = 0;
+    let mut judge = |pending: &mut Vec<(Call, Vec<Problem>)>| {
+        for (call, placeholders) in pending.drain(..) {
+            kept.extend(placeholders.into_iter().map(|p| (calls, p)));
+            kept.extend(recorded_error(&call, calls, file).map(|p| (calls, p)));
+            calls += 1;
+        }
+    };
+    while let Some(line) = lines.next_line()? {
+        normal.clear();
+        normalizer.line(line.text, line.start, line.number, &mut normal);
+        compare.feed(line.raw, &normal);
+        let place = Place::line(line.text, line.start, line.number);
+        reader.line(line.text, line.start, line.number, &mut |event| {
+            if let Some(d) = deriver.as_mut() {
+                d.event(&event, place, &mut |call, p| pending.push((call, p)));
+            }
+        });
+        if deriver.is_none()
+            && let Some(header) = reader.header()
+        {
+            let skip = if primary { 0 } else { header.seed_length };
+            deriver = Some(Deriver::new(file, skip, true));
+        }
+        judge(&mut pending);
     }
+    let derived = match deriver {
+        Some(d) => d.finish(&mut |call, p| pending.push((call, p))),
+        None => DerivedScript::default(),
+    };
+    judge(&mut pending);
+    let (header, unread, read_problems) = reader.finish();
+    let unfinished = unexplained(&derived.unfinished, &unread);
+    let unfinished = unfinished_problems(&unfinished, file, primary);
+    let unnormalized = match normalizer.finish() {
+        Ok(()) => compare.finish().map(|(line, offset)| Problem {
+            id: ids::UNNORMALIZED,
+            file: file.to_owned(),
+            line: Some(line),
+            column: Some(1),
+            offset: Some(offset),
+            message: "the session log differs from its canonical form (compact JSON lines \
+                      without `seq`/`time`, `{{cwd}}` for the working directory): run \
+                      `vcr normalize`"
+                .to_owned(),
+        }),
+        Err(_) => None,
+    };
+    Ok(LogCheck {
+        header,
+        unread,
+        read_problems,
+        derived_problems: derived.problems,
+        unfinished,
+        calls,
+        call_problems: kept,
+        unnormalized,
+    })
 }
 
 /// The unfinished calls that no unreadable row could explain. A row after a call's first
@@ -322,14 +488,10 @@ fn unexplained(unfinished: &[Unfinished], unread: &[usize]) -> Vec<Unfinished> {
         .collect()
 }
 
-/// `dsh/unfinished-call` problems, with the harness's message. A child gets a hint, because
-/// the message's remedy (an override) only ever applies to the primary session.
-fn unfinished_problems(
-    unfinished: &[Unfinished],
-    file: &str,
-    bytes: &[u8],
-    primary: bool,
-) -> Vec<Problem> {
+/// `dsh/unfinished-call` problems, with the harness's message, at the line of each call's
+/// first chunk. A child gets a hint, because the message's remedy (an override) only ever
+/// applies to the primary session.
+fn unfinished_problems(unfinished: &[Unfinished], file: &str, primary: bool) -> Vec<Problem> {
     unfinished
         .iter()
         .map(|u| {
@@ -339,16 +501,14 @@ fn unfinished_problems(
                     " (overrides apply only to the primary session.jsonl: re-record the scenario)",
                 );
             }
-            Problem::at(ids::UNFINISHED_CALL, file, bytes, u.offset, message)
+            Problem::at(
+                ids::UNFINISHED_CALL,
+                file,
+                Place::line(&[], u.offset, u.line),
+                u.offset,
+                message,
+            )
         })
-        .collect()
-}
-
-/// `dsh/from-request` problems in the chunks of one derived call.
-fn call_placeholders(call: &Call, bytes: &[u8], file: &str) -> Vec<Problem> {
-    call.chunks
-        .iter()
-        .flat_map(|chunk| check_from_request(&chunk.value, bytes, chunk.offset, file))
         .collect()
 }
 
@@ -363,7 +523,7 @@ fn call_placeholders(call: &Call, bytes: &[u8], file: &str) -> Vec<Problem> {
 /// HTTP `status` names the kind. Calls an override replaces are not checked: overrides are
 /// written by hand, often to simulate exactly such an error (the harness's `error-finish`
 /// scenario throws `AUTH` from its override).
-fn recorded_error(call: &Call, i: usize, bytes: &[u8], file: &str) -> Option<Problem> {
+fn recorded_error(call: &Call, i: usize, file: &str) -> Option<Problem> {
     let finish = call.chunks.last()?;
     let reason = finish.value.as_object()?.get("reason")?.as_object()?;
     if reason.get("kind").and_then(Value::as_str) != Some("error") {
@@ -380,32 +540,10 @@ fn recorded_error(call: &Call, i: usize, bytes: &[u8], file: &str) -> Option<Pro
     Some(Problem::at(
         ids::RECORDED_ERROR,
         file,
-        bytes,
+        // The chunk's offset is where its line starts.
+        Place::line(&[], finish.offset, finish.line),
         finish.offset,
         crate::kind::api_error::message(kind, &place, &detail),
-    ))
-}
-
-/// A `format/unnormalized` problem at the first line that [`normalize_session`] changes.
-fn unnormalized(bytes: &[u8], file: &str, cwd: Option<&str>) -> Option<Problem> {
-    let normal = normalize_session(bytes, file, cwd).ok()?;
-    if normal == bytes {
-        return None;
-    }
-    let same = bytes
-        .iter()
-        .zip(&normal)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let line_start = memchr::memrchr(b'\n', &bytes[..same]).map_or(0, |i| i + 1);
-    Some(Problem::at(
-        ids::UNNORMALIZED,
-        file,
-        bytes,
-        line_start,
-        "the session log differs from its canonical form (compact JSON lines without \
-         `seq`/`time`, `{{cwd}}` for the working directory): run `vcr normalize`"
-            .to_owned(),
     ))
 }
 

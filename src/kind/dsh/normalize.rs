@@ -21,54 +21,145 @@ const CWD_TOKEN: &str = "{{cwd}}";
 /// `cwd` is the absolute directory the recording ran in; its occurrences in string values
 /// (not object keys) become `{{cwd}}` when they end at a path boundary, so `/tmp/run` does
 /// not eat the start of `/tmp/run2`. A relative or root `cwd` is ignored. Lines that are not
-/// JSON objects are `parse` problems, and nothing is rewritten.
+/// JSON objects are `parse` problems, and nothing is rewritten. A log too large to hold is
+/// rewritten line by line with [`LineNormalizer`], which this wraps.
 pub fn normalize_session(
     bytes: &[u8],
     file: &str,
     cwd: Option<&str>,
 ) -> Result<Vec<u8>, Vec<Problem>> {
-    let cwd = cwd.map(|c| c.trim_end_matches(['/', '\\'])).filter(|c| {
-        c.len() > 1 && (c.starts_with('/') || c.contains(":\\") || c.starts_with("\\\\"))
-    });
+    let mut normalizer = LineNormalizer::new(file, cwd);
     let mut out = Vec::with_capacity(bytes.len());
-    let mut problems = Vec::new();
-    let mut header = true;
     for (index, (start, line)) in lines(bytes).enumerate() {
-        if is_blank(line) {
-            continue;
+        normalizer.line(line, start, index + 1, &mut out);
+    }
+    normalizer.finish().map(|()| out)
+}
+
+/// [`normalize_session`] one line at a time (issue 12): it keeps only whether the header
+/// was seen and the problems found.
+#[derive(Debug)]
+pub struct LineNormalizer<'f> {
+    file: &'f str,
+    cwd: Option<&'f str>,
+    header: bool,
+    problems: Vec<Problem>,
+}
+
+impl<'f> LineNormalizer<'f> {
+    /// A normalizer for the log `file` recorded in `cwd` (see [`normalize_session`]).
+    pub fn new(file: &'f str, cwd: Option<&'f str>) -> LineNormalizer<'f> {
+        let cwd = cwd.map(|c| c.trim_end_matches(['/', '\\'])).filter(|c| {
+            c.len() > 1 && (c.starts_with('/') || c.contains(":\\") || c.starts_with("\\\\"))
+        });
+        LineNormalizer {
+            file,
+            cwd,
+            header: true,
+            problems: Vec::new(),
         }
-        let mut row = match parse_row(bytes, line, start, index + 1, file) {
+    }
+
+    /// Appends the canonical form of line `number` (its text without the line break,
+    /// starting at file offset `start`) to `out`: nothing for a blank line or a line that
+    /// is not a JSON object (a problem).
+    pub fn line(&mut self, line: &[u8], start: usize, number: usize, out: &mut Vec<u8>) {
+        if is_blank(line) {
+            return;
+        }
+        let mut row = match parse_row(line, start, number, self.file) {
             Ok(row) => row,
             Err(problem) => {
-                problems.push(problem);
-                header = false;
-                continue;
+                self.problems.push(problem);
+                self.header = false;
+                return;
             }
         };
-        if header {
-            header = false;
+        if self.header {
+            self.header = false;
             out.extend_from_slice(line);
             out.push(b'\n');
-            continue;
+            return;
         }
         for key in ENVELOPE {
             row.remove(key);
         }
         let mut value = Value::Object(row);
-        if let Some(cwd) = cwd {
+        if let Some(cwd) = self.cwd {
             value.for_each_string_mut(&mut |s| {
                 if let Some(text) = replace_cwd(s.as_str(), cwd) {
                     s.set(text);
                 }
             });
         }
-        json::write_compact(&value, &mut out);
+        json::write_compact(&value, out);
         out.push(b'\n');
     }
-    if problems.is_empty() {
-        Ok(out)
-    } else {
-        Err(problems)
+
+    /// `Ok` when every line was a JSON object, else every `parse` problem.
+    pub fn finish(self) -> Result<(), Vec<Problem>> {
+        if self.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(self.problems)
+        }
+    }
+}
+
+/// Where two byte streams first differ, fed piece by piece (a log as read and its canonical
+/// form as written), keeping only the bytes one stream is ahead of the other: for
+/// `format/unnormalized` and `normalize --check` on logs read line by line.
+#[derive(Debug, Default)]
+pub struct FirstDifference {
+    old: Vec<u8>,
+    new: Vec<u8>,
+    /// Bytes equal in both so far.
+    same: usize,
+    /// Line breaks among them, and where the line after the last one starts.
+    breaks: usize,
+    line_start: usize,
+    differs: bool,
+}
+
+impl FirstDifference {
+    /// Feeds the next bytes of each stream.
+    pub fn feed(&mut self, old: &[u8], new: &[u8]) {
+        if self.differs {
+            return;
+        }
+        self.old.extend_from_slice(old);
+        self.new.extend_from_slice(new);
+        let n = self.old.len().min(self.new.len());
+        let equal = self.old[..n]
+            .iter()
+            .zip(&self.new[..n])
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.count(equal);
+        if equal < n {
+            self.differs = true;
+            self.old = Vec::new();
+            self.new = Vec::new();
+            return;
+        }
+        self.old.drain(..n);
+        self.new.drain(..n);
+    }
+
+    fn count(&mut self, equal: usize) {
+        let matched = &self.old[..equal];
+        if let Some(last) = memchr::memrchr(b'\n', matched) {
+            self.breaks += memchr::memchr_iter(b'\n', matched).count();
+            self.line_start = self.same + last + 1;
+        }
+        self.same += equal;
+    }
+
+    /// After the last bytes: `None` when the streams are equal, else the 1-based line and the
+    /// offset (in the old stream) of the line where they first differ.
+    pub fn finish(self) -> Option<(usize, usize)> {
+        let differs = self.differs || self.old.len() != self.new.len();
+        differs.then_some((self.breaks + 1, self.line_start))
     }
 }
 

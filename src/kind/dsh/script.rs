@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use crate::json::{Num, Object, Str, Value};
 
 use super::session::{Event, SessionLog};
-use super::{Problem, ids, js_number};
+use super::{Place, Problem, check_from_request, ids, js_number};
 
 /// One stream chunk of a derived call.
 #[derive(Debug, Clone, PartialEq)]
@@ -82,70 +82,151 @@ pub struct DerivedScript {
 /// Derives the replay script from `log.events[skip..]` (B.4).
 ///
 /// `skip` is `0` for the primary log and the header's `seedLength` for a child, whose
-/// first events are inherited from its parent. `file` names the file in problems.
+/// first events are inherited from its parent. `file` names the file in problems. A log too
+/// large to hold is derived event by event with [`Deriver`], which this wraps.
 pub fn derive_script(log: &SessionLog<'_>, skip: usize, file: &str) -> DerivedScript {
-    let mut out = DerivedScript::default();
-    let mut group: Vec<Chunk> = Vec::new();
-    let mut key = String::new();
-    let events = log.events.get(skip..).unwrap_or_default();
-    for event in events {
+    let mut deriver = Deriver::new(file, skip, false);
+    let mut calls = Vec::new();
+    for event in &log.events {
+        deriver.event(event, log.bytes, &mut |call, _| calls.push(call));
+    }
+    let mut out = deriver.finish(&mut |call, _| calls.push(call));
+    out.calls = calls;
+    out
+}
+
+/// [`derive_script`] one event at a time (issue 12): it holds the open call's chunks and
+/// hands each call to the caller as it closes, so a script of any length is derived in the
+/// memory of its largest call. With `placeholders`, each chunk's `{{fromRequest:}}`
+/// problems are found while its line is at hand (they need the line for their column) and
+/// handed over with the call; an unfinished call drops them, as the harness never replays it.
+#[derive(Debug)]
+pub struct Deriver<'f> {
+    file: &'f str,
+    skip: usize,
+    placeholders: bool,
+    group: Vec<Chunk>,
+    group_problems: Vec<Problem>,
+    key: String,
+    out: DerivedScript,
+    calls: usize,
+}
+
+impl<'f> Deriver<'f> {
+    /// A derivation of `file` that skips its first `skip` events.
+    pub fn new(file: &'f str, skip: usize, placeholders: bool) -> Deriver<'f> {
+        Deriver {
+            file,
+            skip,
+            placeholders,
+            group: Vec::new(),
+            group_problems: Vec::new(),
+            key: String::new(),
+            out: DerivedScript::default(),
+            calls: 0,
+        }
+    }
+
+    /// Reads the next event; `text` places its offsets (its line, or the whole file). Each
+    /// call it closes goes to `on_call` with its `{{fromRequest:}}` problems.
+    pub fn event<'b>(
+        &mut self,
+        event: &Event<'_>,
+        text: impl Into<Place<'b>>,
+        on_call: &mut dyn FnMut(Call, Vec<Problem>),
+    ) {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return;
+        }
+        let text = text.into();
+        let file = self.file;
         match event.event_type() {
             Some("compaction/summary") => {
-                close(&mut out, &key, std::mem::take(&mut group));
-                if let Some(call) = compaction_call(event, log.bytes, file, &mut out.problems) {
-                    out.calls.push(call);
+                self.close(on_call);
+                if let Some(call) = compaction_call(event, text, file, &mut self.out.problems) {
+                    let problems = self.placeholder_problems(&call.chunks, text);
+                    self.calls += 1;
+                    on_call(call, problems);
                 }
             }
             Some("assistant/chunk") => {
-                let Some((turn_step, chunk)) = chunk_of(event, log.bytes, file, &mut out.problems)
+                let Some((turn_step, chunk)) = chunk_of(event, text, file, &mut self.out.problems)
                 else {
-                    continue;
+                    return;
                 };
-                if !group.is_empty() && turn_step != key {
-                    close(&mut out, &key, std::mem::take(&mut group));
+                if !self.group.is_empty() && turn_step != self.key {
+                    self.close(on_call);
                 }
-                if group.is_empty() {
-                    key = turn_step;
+                if self.group.is_empty() {
+                    self.key = turn_step;
                 }
                 let finish = chunk_type(&chunk) == Some("finish");
-                group.push(Chunk {
+                let chunk = Chunk {
                     value: chunk,
                     line: event.line,
                     offset: event.offset,
-                });
+                };
+                let problems = self.placeholder_problems(std::slice::from_ref(&chunk), text);
+                self.group_problems.extend(problems);
+                self.group.push(chunk);
                 if finish {
-                    close(&mut out, &key, std::mem::take(&mut group));
+                    self.close(on_call);
                 }
             }
             _ => {}
         }
     }
-    close(&mut out, &key, group);
-    out
-}
 
-/// The harness's `close`: an empty group is nothing, a group ending in `finish` is a call,
-/// anything else is an unfinished call.
-fn close(out: &mut DerivedScript, key: &str, chunks: Vec<Chunk>) {
-    let (Some(first), Some(last)) = (chunks.first(), chunks.last()) else {
-        return;
-    };
-    if chunk_type(&last.value) != Some("finish") {
-        out.unfinished.push(Unfinished {
-            key: key.to_owned(),
-            at: out.calls.len(),
-            line: first.line,
-            offset: first.offset,
-            last_line: last.line,
-        });
-        return;
+    /// Closes the last call: the calls (empty: they went to `on_call`), the unfinished calls
+    /// and the derivation's problems.
+    pub fn finish(mut self, on_call: &mut dyn FnMut(Call, Vec<Problem>)) -> DerivedScript {
+        self.close(on_call);
+        self.out
     }
-    out.calls.push(Call {
-        key: key.to_owned(),
-        line: first.line,
-        chunks,
-        compaction: false,
-    });
+
+    /// How many calls were handed over so far.
+    pub fn calls(&self) -> usize {
+        self.calls
+    }
+
+    fn placeholder_problems(&self, chunks: &[Chunk], text: Place<'_>) -> Vec<Problem> {
+        if !self.placeholders {
+            return Vec::new();
+        }
+        chunks
+            .iter()
+            .flat_map(|chunk| check_from_request(&chunk.value, text, chunk.offset, self.file))
+            .collect()
+    }
+
+    /// The harness's `close`: an empty group is nothing, a group ending in `finish` is a
+    /// call, anything else is an unfinished call.
+    fn close(&mut self, on_call: &mut dyn FnMut(Call, Vec<Problem>)) {
+        let chunks = std::mem::take(&mut self.group);
+        let problems = std::mem::take(&mut self.group_problems);
+        let (Some(first), Some(last)) = (chunks.first(), chunks.last()) else {
+            return;
+        };
+        if chunk_type(&last.value) != Some("finish") {
+            self.out.unfinished.push(Unfinished {
+                key: self.key.clone(),
+                at: self.calls,
+                line: first.line,
+                offset: first.offset,
+                last_line: last.line,
+            });
+            return;
+        }
+        let call = Call {
+            key: self.key.clone(),
+            line: first.line,
+            chunks,
+            compaction: false,
+        };
+        self.calls += 1;
+        on_call(call, problems);
+    }
 }
 
 fn chunk_type<'v>(chunk: &'v Value<'_>) -> Option<&'v str> {
@@ -156,7 +237,7 @@ fn chunk_type<'v>(chunk: &'v Value<'_>) -> Option<&'v str> {
 /// would crash reading it (`const { turn, step, chunk } = event.data; chunk.type`).
 fn chunk_of(
     event: &Event<'_>,
-    bytes: &[u8],
+    bytes: Place<'_>,
     file: &str,
     problems: &mut Vec<Problem>,
 ) -> Option<(String, Value<'static>)> {
@@ -192,7 +273,7 @@ fn chunk_of(
 /// The call a `compaction/summary` stands for, when it marks an LLM stream call.
 fn compaction_call(
     event: &Event<'_>,
-    bytes: &[u8],
+    bytes: Place<'_>,
     file: &str,
     problems: &mut Vec<Problem>,
 ) -> Option<Call> {

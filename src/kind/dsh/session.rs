@@ -11,7 +11,7 @@
 use crate::json::{self, Object, Span, Str, Value};
 
 use super::header::{HeaderLine, read_header};
-use super::{Header, Problem, Role, ids, safe_integer};
+use super::{Header, Place, Problem, Role, ids, safe_integer};
 
 /// The packed storage rows (`dsh-session` chunk rows) and the delta chunk each member becomes.
 pub(super) const PACKED: [(&str, &str); 3] = [
@@ -84,28 +84,82 @@ pub struct SessionRead<'a> {
 /// `file` names the file in the problems; `role` says how the log is bound at replay, which
 /// decides what its header needs. Messages use the harness's wording: `session snapshot line
 /// N contains invalid JSON`, `session snapshot line N must be a JSON object`, `session
-/// snapshot line N: malformed <tag> storage row: <why>`.
+/// snapshot line N: malformed <tag> storage row: <why>`. A log too large to hold is read
+/// line by line with [`SessionReader`], which this wraps.
 pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<'a> {
-    let mut problems = Vec::new();
-    let mut header = None;
+    let mut reader = SessionReader::new(file, role);
     let mut events = Vec::new();
-    let mut unread = Vec::new();
-    let mut next_seq: i64 = 0;
-    let mut blank_before = false;
     for (index, (start, line)) in lines(bytes).enumerate() {
-        let number = index + 1;
-        if is_blank(line) {
-            blank_before |= header.is_none();
-            continue;
+        reader.line(line, start, index + 1, &mut |event| events.push(event));
+    }
+    let (header, unread, problems) = reader.finish();
+    SessionRead {
+        log: SessionLog {
+            bytes,
+            header,
+            events,
+        },
+        unread,
+        problems,
+    }
+}
+
+/// [`read_session`] one line at a time: what it keeps between lines is the header, the
+/// running `seq`, and the problems and unread lines found so far, so a log of any length is
+/// read in the memory of its largest line (issue 12).
+#[derive(Debug)]
+pub struct SessionReader<'f> {
+    file: &'f str,
+    role: Role,
+    header: Option<Header>,
+    next_seq: i64,
+    blank_before: bool,
+    unread: Vec<usize>,
+    problems: Vec<Problem>,
+}
+
+impl<'f> SessionReader<'f> {
+    /// A reader for the log `file`, bound at replay as `role`.
+    pub fn new(file: &'f str, role: Role) -> SessionReader<'f> {
+        SessionReader {
+            file,
+            role,
+            header: None,
+            next_seq: 0,
+            blank_before: false,
+            unread: Vec::new(),
+            problems: Vec::new(),
         }
-        if header.is_none() {
+    }
+
+    /// The header, once its line was read.
+    pub fn header(&self) -> Option<&Header> {
+        self.header.as_ref()
+    }
+
+    /// Reads the line `number` (its text without the line break, starting at file offset
+    /// `start`), passing each body event it holds to `emit`, in order.
+    pub fn line<'l>(
+        &mut self,
+        line: &'l [u8],
+        start: usize,
+        number: usize,
+        emit: &mut dyn FnMut(Event<'l>),
+    ) {
+        let file = self.file;
+        let place = Place::line(line, start, number);
+        if is_blank(line) {
+            self.blank_before |= self.header.is_none();
+            return;
+        }
+        if self.header.is_none() {
             let value = match json::parse(line) {
                 Ok(value) => Some(value),
                 Err(e) => {
-                    problems.push(Problem::at(
+                    self.problems.push(Problem::at(
                         ids::PARSE,
                         file,
-                        bytes,
+                        place,
                         start + e.offset,
                         format!(
                             "session header (line {number}) is not valid JSON: llm-replay's \
@@ -119,47 +173,50 @@ pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<
                 value: value.as_ref(),
                 line: number,
                 start,
-                blank_before,
+                blank_before: self.blank_before,
             };
-            header = Some(read_header(&at, bytes, file, role, &mut problems));
-            continue;
+            self.header = Some(read_header(&at, place, file, self.role, &mut self.problems));
+            return;
         }
-        let row = match parse_row(bytes, line, start, number, file) {
+        let row = match parse_row(line, start, number, file) {
             Ok(row) => row,
             Err(problem) => {
-                problems.push(problem);
-                unread.push(number);
-                continue;
+                self.problems.push(problem);
+                self.unread.push(number);
+                return;
             }
         };
         let tag = row.get("type").and_then(Value::as_str);
         match tag.and_then(|t| PACKED.iter().find(|(name, _)| *name == t)) {
-            Some(&(tag, delta)) => match expand(&row, tag, delta, next_seq, number, start) {
+            Some(&(tag, delta)) => match expand(&row, tag, delta, self.next_seq, number, start) {
                 Ok(members) => {
-                    next_seq += members.len() as i64;
-                    events.extend(members);
+                    self.next_seq += members.len() as i64;
+                    members.into_iter().for_each(&mut *emit);
                 }
                 Err((why, span)) => {
                     let at = span
                         .filter(|s| s.is_known())
                         .map_or(0, |s| s.start as usize);
-                    problems.push(Problem::at(
+                    self.problems.push(Problem::at(
                         ids::SCHEMA,
                         file,
-                        bytes,
+                        place,
                         start + at,
                         format!(
                             "session snapshot line {number}: malformed {tag} storage row: {why}"
                         ),
                     ));
-                    unread.push(number);
+                    self.unread.push(number);
                 }
             },
             None => {
-                let seq = row.get("seq").and_then(safe_integer).unwrap_or(next_seq);
+                let seq = row
+                    .get("seq")
+                    .and_then(safe_integer)
+                    .unwrap_or(self.next_seq);
                 let time = row.get("time").and_then(safe_integer).unwrap_or(0);
-                next_seq += 1;
-                events.push(Event {
+                self.next_seq += 1;
+                emit(Event {
                     row,
                     line: number,
                     offset: start,
@@ -170,28 +227,25 @@ pub fn read_session<'a>(bytes: &'a [u8], file: &str, role: Role) -> SessionRead<
             }
         }
     }
-    let header = header.unwrap_or_else(|| {
-        // llm-replay reads an empty log as no calls at all; the scenario then fails on its
-        // first model call ("script exhausted").
-        problems.push(Problem::at(
-            ids::SCHEMA,
-            file,
-            bytes,
-            0,
-            "the session log is empty: llm-replay derives no model call from it, and its \
-             first line must be the session header (`{\"type\":\"session\",...}`)"
-                .to_owned(),
-        ));
-        Header::default()
-    });
-    SessionRead {
-        log: SessionLog {
-            bytes,
-            header,
-            events,
-        },
-        unread,
-        problems,
+
+    /// The header (the default when the log has none, which is a problem), the lines that
+    /// could not be read, and every problem, in line order.
+    pub fn finish(mut self) -> (Header, Vec<usize>, Vec<Problem>) {
+        let header = self.header.take().unwrap_or_else(|| {
+            // llm-replay reads an empty log as no calls at all; the scenario then fails on its
+            // first model call ("script exhausted").
+            self.problems.push(Problem::at(
+                ids::SCHEMA,
+                self.file,
+                Place::line(&[], 0, 1),
+                0,
+                "the session log is empty: llm-replay derives no model call from it, and its \
+                 first line must be the session header (`{\"type\":\"session\",...}`)"
+                    .to_owned(),
+            ));
+            Header::default()
+        });
+        (header, self.unread, self.problems)
     }
 }
 
@@ -249,14 +303,15 @@ pub(crate) fn is_blank(line: &[u8]) -> bool {
         .all(|c| JS_SPACE.contains(&c) || ('\u{2000}'..='\u{200a}').contains(&c))
 }
 
-/// One line as a JSON object, or the harness's `parse` message.
+/// One line (line `number`, starting at file offset `start`) as a JSON object, or the
+/// harness's `parse` message.
 pub(crate) fn parse_row<'a>(
-    bytes: &'a [u8],
     line: &'a [u8],
     start: usize,
     number: usize,
     file: &str,
 ) -> Result<Object<'a>, Problem> {
+    let bytes = Place::line(line, start, number);
     match json::parse(line) {
         Ok(Value::Object(row)) => Ok(row),
         Ok(_) => Err(Problem::at(
