@@ -244,6 +244,16 @@ impl FileProblem {
         }
     }
 
+    /// A dsh log's problem found while streaming it: the place it carries.
+    pub(crate) fn log(problem: crate::kind::dsh::Problem) -> FileProblem {
+        FileProblem {
+            id: problem.id,
+            line: problem.line,
+            column: problem.column,
+            message: crate::kind::CassetteError::Log(problem).to_string(),
+        }
+    }
+
     pub(crate) fn cassette(e: &crate::kind::CassetteError, bytes: &[u8]) -> FileProblem {
         let at = e.position(bytes);
         FileProblem {

@@ -10,7 +10,9 @@ use similar::TextDiff;
 
 use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
 use crate::json::Position;
+use crate::kind::dsh::{FirstDifference, LineNormalizer};
 use crate::kind::http::{self, scrub};
+use crate::kind::jsonl::LineReader;
 use crate::kind::{self, Mode};
 use crate::lint::Scanner;
 use crate::rules::RuleSet;
@@ -125,6 +127,10 @@ pub fn run(
             Some(http) if !cassette.kind.is_structured() => {
                 scrub_one(cassette, store, options, http, masker.as_ref())
             }
+            // A dsh log streams line by line, unless a diff of it is asked for.
+            _ if cassette.kind == CassetteKind::DshSession && !options.diff => {
+                normalize_log(cassette, store, options)
+            }
             _ => normalize_one(cassette, store, options, masker.as_ref()),
         },
         |cassette, result| {
@@ -226,6 +232,75 @@ fn normalize_one(
         &canonical.bytes,
         &mut result,
     );
+    result
+}
+
+/// A dsh session log, line by line (issue 12): a first pass compares each line's canonical
+/// form with the file as it streams (hashing what it reads), and only a log that changes is
+/// read again and written to its temporary file line by line, then renamed if the file still
+/// holds what the first pass read. Memory is bounded by the longest line, not the log; the
+/// result is the bytes [`kind::canonicalize`] makes of the whole log.
+fn normalize_log(cassette: &Cassette, store: &Store, options: Options) -> FileResult {
+    let mut result = FileResult::new(None);
+    let cwd = Some(cassette.dir.cwd.as_str());
+    let open = || -> std::io::Result<LineReader<std::io::BufReader<std::fs::File>>> {
+        let file = std::fs::File::open(&cassette.path)?;
+        Ok(LineReader::new(std::io::BufReader::with_capacity(
+            64 << 10,
+            file,
+        )))
+    };
+    // Pass 1: does it change, and is every line readable?
+    let first = (|| -> std::io::Result<_> {
+        let mut reader = open()?.hashing();
+        let mut normalizer = LineNormalizer::new(&cassette.rel, cwd);
+        let mut difference = FirstDifference::default();
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line()? {
+            out.clear();
+            normalizer.line(line.text, line.start, line.number, &mut out);
+            difference.feed(line.raw, &out);
+        }
+        let hash = reader.content_hash().expect("a hashing reader");
+        Ok((normalizer.finish(), difference.finish(), hash))
+    })();
+    let (checked, difference, hash) = match first {
+        Ok(first) => first,
+        Err(e) => {
+            result.error = Some(FileProblem::io(&e));
+            return result;
+        }
+    };
+    if let Err(problems) = checked {
+        // Like the whole-file path: the first problem, and nothing rewritten.
+        let problem = problems.into_iter().next().expect("at least one");
+        result.error = Some(FileProblem::log(problem));
+        return result;
+    }
+    if difference.is_none() {
+        return result;
+    }
+    result.changed = true;
+    if options.check {
+        return result;
+    }
+    // Pass 2: the same lines, written as they are made.
+    let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let mut reader = open()?;
+        let mut normalizer = LineNormalizer::new(&cassette.rel, cwd);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line()? {
+            out.clear();
+            normalizer.line(line.text, line.start, line.number, &mut out);
+            w.write_all(&out)?;
+        }
+        Ok(())
+    };
+    match store.replace_file_with(&cassette.path, &mut write, ContentHash::from_bytes(hash)) {
+        Ok(()) => result.written = true,
+        Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
+        Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
+    }
     result
 }
 

@@ -160,6 +160,11 @@ pub fn run(
 }
 
 fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
+    // Only a content-addressed cassette has a name to recompute: the others (a dsh session
+    // log of millions of lines among them) are not read at all (issue 12).
+    if !cassette.kind.is_content_addressed() {
+        return Planned::Skip;
+    }
     let bytes = match std::fs::read(&cassette.path) {
         Ok(bytes) => bytes,
         Err(e) => return Planned::Problem(FileProblem::io(&e)),

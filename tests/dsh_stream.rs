@@ -227,3 +227,67 @@ fn streamed_logs_with_every_kind_of_line_match_the_whole_file_reader() {
         }
     }
 }
+
+/// `vcr normalize` streams a dsh log line by line (issue 12) and must do exactly what the
+/// whole-file path does (which `--diff` still takes): the same files changed, the same
+/// errors with their line and column, and byte for byte the same logs written, over every
+/// kind of line and the corpus's scenarios.
+#[test]
+fn streamed_normalize_of_logs_matches_the_whole_file_path() {
+    let streamed = TestDir::new();
+    let whole = TestDir::new();
+    let body = body();
+    let cwd_line = r#"{"type":"user/message","data":{"content":[{"type":"text","text":"see /work/run/a and /work/run2"}]}}"#;
+    let cases: Vec<(&str, String)> = vec![
+        ("lf", format!("{HEADER}\n{}\n", body.join("\n"))),
+        ("crlf", format!("{HEADER}\r\n{}\r\n", body.join("\r\n"))),
+        ("no-final-newline", format!("{HEADER}\n{}", body.join("\n"))),
+        ("bom", format!("\u{feff}{HEADER}\n{}\n", body.join("\n"))),
+        (
+            "envelope-and-cwd",
+            format!("{HEADER}\n{}\n{cwd_line}\n", body[2]),
+        ),
+        ("clean", format!("{HEADER}\n{}\n", body[0])),
+        ("empty", String::new()),
+        ("header-only", HEADER.to_owned()),
+    ];
+    for t in [&streamed, &whole] {
+        for (name, text) in &cases {
+            t.write(&format!("snapshots/{name}/session.jsonl"), text);
+        }
+        if let Some(corpus) = common::corpus("deepseek-ai__deepseek-harness") {
+            let mut dirs = Vec::new();
+            scenario_dirs(&corpus, &mut dirs);
+            for (i, dir) in dirs.iter().enumerate() {
+                for name in names(dir) {
+                    if name.starts_with("session") {
+                        let bytes = std::fs::read(dir.join(&name)).unwrap();
+                        t.write(&format!("snapshots/corpus{i}/{name}"), bytes);
+                    }
+                }
+            }
+        }
+    }
+    let events = |run: &common::Run| -> Vec<serde_json::Value> {
+        let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let mut events = out["events"].as_array().unwrap().clone();
+        for e in &mut events {
+            e.as_object_mut().unwrap().remove("diff");
+        }
+        events
+    };
+    let a = streamed.vcr(&["normalize", "--check", "--format", "json"]);
+    let b = whole.vcr(&["normalize", "--check", "--diff", "--format", "json"]);
+    assert_eq!(a.code, b.code);
+    assert_eq!(events(&a), events(&b));
+    assert!(
+        events(&a).iter().any(|e| e["type"] == "normalized"),
+        "{}",
+        a.stdout
+    );
+    let a = streamed.vcr(&["normalize", "--format", "json"]);
+    let b = whole.vcr(&["normalize", "--diff", "--format", "json"]);
+    assert_eq!(a.code, b.code);
+    assert_eq!(events(&a), events(&b));
+    assert_eq!(streamed.files("snapshots"), whole.files("snapshots"));
+}

@@ -112,9 +112,26 @@ impl ContentHash {
         ContentHash(Sha1::digest(bytes).into())
     }
 
-    /// The hash of the file at `path` as it is now.
+    /// The hash of the file at `path` as it is now, read in pieces (a log of gigabytes is
+    /// hashed in constant memory).
     pub fn of_file(path: &Path) -> std::io::Result<ContentHash> {
-        fs::read(path).map(|bytes| ContentHash::of(&bytes))
+        let mut file = File::open(path)?;
+        let mut hasher = Sha1::new();
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            match std::io::Read::read(&mut file, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(ContentHash(hasher.finalize().into()))
+    }
+
+    /// A hash computed elsewhere (a reader that hashed the bytes as they passed).
+    pub fn from_bytes(hash: [u8; 20]) -> ContentHash {
+        ContentHash(hash)
     }
 
     /// Lowercase hex, as the journal stores it.
@@ -359,13 +376,49 @@ impl Store {
         mode_from: Option<&Path>,
         tag: &str,
     ) -> Result<PathBuf, StoreError> {
+        self.write_temp_with(beside, mode_from, tag, &mut |w| w.write_all(bytes))
+    }
+
+    /// Like [`Store::replace_file`], with the new contents written by `write` as they are
+    /// made (a log rewritten line by line is never whole in memory).
+    pub fn replace_file_with(
+        &self,
+        path: &Path,
+        write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+        read: ContentHash,
+    ) -> Result<(), StoreError> {
+        self.check_target(path)?;
+        let temp = self.write_temp_with(path, Some(path), "tmp", write)?;
+        self.barrier();
+        if ContentHash::of_file(path).ok() != Some(read) {
+            let _ = fs::remove_file(&temp);
+            return Err(StoreError::Changed {
+                path: path.to_owned(),
+                action: "rewritten",
+            });
+        }
+        self.rename_temp(&temp, path)
+    }
+
+    /// [`Store::write_temp`] with the contents written by `write` (buffered).
+    fn write_temp_with(
+        &self,
+        beside: &Path,
+        mode_from: Option<&Path>,
+        tag: &str,
+        write: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<PathBuf, StoreError> {
         let dir = parent(beside);
         self.step().map_err(io("create a temporary file in", dir))?;
         let mut temp = tempfile::Builder::new()
             .prefix(&format!("{TEMP_PREFIX}{tag}-"))
             .tempfile_in(dir)
             .map_err(io("create a temporary file in", dir))?;
-        temp.write_all(bytes).map_err(io("write", temp.path()))?;
+        let written = {
+            let mut buffered = std::io::BufWriter::new(temp.as_file_mut());
+            write(&mut buffered).and_then(|()| buffered.flush())
+        };
+        written.map_err(io("write", temp.path()))?;
         let permissions = match mode_from.map(fs::metadata) {
             Some(Ok(meta)) => Some(meta.permissions()),
             _ => default_permissions(),
