@@ -16,7 +16,7 @@ use crate::js_regex::{JsRegex, PatternError, Stopped};
 use crate::json::{self, Position, Value};
 use crate::kind::api_error::{RECORDED_ERROR, RecordedError};
 use crate::kind::claude_code;
-use crate::kind::{dsh, generic, http};
+use crate::kind::{CassetteError, dsh, generic, http};
 use crate::lint::{Hit, LeakFamily, Locator, Scanner};
 use crate::rehash::MAX_NAME_BYTES;
 use crate::tree::{Cassette, CassetteKind, Project, Scenario, Selection, compile_globs};
@@ -562,32 +562,28 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         );
         return result;
     }
-    let mut value = match json::parse(bytes) {
+    if cassette.kind == CassetteKind::ClaudeCodeMessage
+        && crate::kind::streaming()
+        && check_message(cassette, bytes, &hits, checks, &mut result)
+    {
+        return result;
+    }
+    let checked = json::parse(bytes)
+        .map_err(CassetteError::from)
+        .and_then(|value| {
+            let schema = match cassette.kind {
+                CassetteKind::ClaudeCodeMessage => claude_code::check_message(&value),
+                _ => claude_code::check_token_count(&value),
+            };
+            schema.map(|()| value).map_err(CassetteError::from)
+        });
+    let mut value = match checked {
         Ok(value) => value,
         Err(e) => {
-            let finding = Finding::new(
-                "parse",
-                Severity::Error,
-                &cassette.rel,
-                format!("not valid JSON: {e}"),
-            )
-            .at(Some(Position::locate(bytes, e.offset)));
-            push(checks, &mut result.findings, finding, None);
-            leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+            unreadable(cassette, bytes, &hits, &e, checks, &mut result.findings);
             return result;
         }
     };
-    let schema = match cassette.kind {
-        CassetteKind::ClaudeCodeMessage => claude_code::check_message(&value),
-        _ => claude_code::check_token_count(&value),
-    };
-    if let Err(e) = schema {
-        let at = e.offset.map(|o| Position::locate(bytes, o));
-        let finding = Finding::new("schema", Severity::Error, &cassette.rel, e.to_string()).at(at);
-        push(checks, &mut result.findings, finding, None);
-        leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
-        return result;
-    }
     if !hits.is_empty() {
         let pointers = pointers_of(&value, &hits);
         leak_findings(
@@ -610,9 +606,9 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         result.problem = Some(FileProblem::cassette(&e.into(), bytes));
         return result;
     }
-    let canonical = json::to_pretty(&value);
-    if canonical != bytes {
-        format_finding(cassette, bytes, &canonical, checks, &mut result.findings);
+    if let Some(first) = json::pretty_difference(&value, bytes) {
+        let crlf = || crlf_only(bytes, |lf| json::pretty_difference(&value, lf).is_none());
+        format_finding_at(cassette, bytes, first, crlf, checks, &mut result.findings);
     }
     if cassette.kind == CassetteKind::ClaudeCodeMessage {
         let expected = claude_code::message_name(claude_code::input(&value));
@@ -660,6 +656,104 @@ fn check_session_leaks(
         expected_name: None,
         problem: None,
     })
+}
+
+/// The checks of a Claude Code message fixture, read an `output` item at a time and
+/// compared with its canonical form as it is written (`claude_code::stream_message`): no
+/// value of the whole file and no copy of its canonical bytes (issue 12). `false` when the
+/// file must be read whole instead (see `json::parse_streamed`); the result is then
+/// untouched. The findings are those of the whole-value path below, in the same order.
+fn check_message(
+    cassette: &Cassette,
+    bytes: &[u8],
+    hits: &[Hit],
+    checks: &Checks,
+    result: &mut FileResult,
+) -> bool {
+    let mut compare = json::Compare::new(bytes);
+    let mut pointers = Pointers::new(hits);
+    let mut errors = Vec::new();
+    let streamed = claude_code::stream_message(bytes, &cassette.dir, &mut compare, &mut |stored| {
+        if !hits.is_empty() {
+            pointers.stored(&stored);
+        }
+        if let claude_code::Stored::Item(i, item, _) = stored
+            && let Some(error) = claude_code::recorded_error(i, item)
+        {
+            errors.push(error);
+        }
+    });
+    let message = match streamed {
+        Ok(Some(message)) => message,
+        Ok(None) => return false,
+        Err(e @ (CassetteError::Parse(_) | CassetteError::Schema(_))) => {
+            unreadable(cassette, bytes, hits, &e, checks, &mut result.findings);
+            return true;
+        }
+        Err(e) => {
+            result.problem = Some(FileProblem::cassette(&e, bytes));
+            return true;
+        }
+    };
+    if !hits.is_empty() {
+        leak_findings(
+            cassette,
+            bytes,
+            hits,
+            Some(&pointers.out),
+            checks,
+            &mut result.findings,
+        );
+    }
+    recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
+    if let Some(first) = compare.finish() {
+        let crlf = || {
+            crlf_only(bytes, |lf| {
+                let mut compare = json::Compare::new(lf);
+                let same =
+                    claude_code::stream_message(bytes, &cassette.dir, &mut compare, &mut |_| {});
+                same.is_ok() && compare.finish().is_none()
+            })
+        };
+        format_finding_at(cassette, bytes, first, crlf, checks, &mut result.findings);
+    }
+    name_findings(cassette, &message.name, checks, &mut result.findings);
+    result.expected_name = Some(message.name);
+    true
+}
+
+/// The finding of a structured cassette that is not JSON (`parse`) or not the shape of its
+/// kind (`schema`), and its leaks, which cannot be placed in a value.
+fn unreadable(
+    cassette: &Cassette,
+    bytes: &[u8],
+    hits: &[Hit],
+    e: &CassetteError,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let finding = match e {
+        CassetteError::Parse(e) => Finding::new(
+            "parse",
+            Severity::Error,
+            &cassette.rel,
+            format!("not valid JSON: {e}"),
+        ),
+        _ => Finding::new(e.id(), Severity::Error, &cassette.rel, e.to_string()),
+    };
+    push(checks, out, finding.at(e.position(bytes)), None);
+    leak_findings(cassette, bytes, hits, None, checks, out);
+}
+
+/// Whether `bytes` differ from what they should be only by CRLF line endings: `same`
+/// tells whether the canonical form equals the text with LF endings.
+fn crlf_only(bytes: &[u8], same: impl FnOnce(&[u8]) -> bool) -> bool {
+    memchr::memmem::find(bytes, b"\r\n").is_some() && {
+        let lf = String::from_utf8_lossy(bytes)
+            .replace("\r\n", "\n")
+            .into_bytes();
+        same(&lf)
+    }
 }
 
 /// Reads an HTTP cassette by structure and checks it; `false` when the file is no HTTP
@@ -792,68 +886,108 @@ fn push(
 /// it. Pointers are rendered only for those strings: most files have a
 /// hit or two among thousands of strings, and building every pointer cost more than the scan.
 fn pointers_of(value: &Value<'_>, hits: &[Hit]) -> Vec<Option<String>> {
-    enum Segment<'a> {
-        Index(usize),
-        Key(&'a str),
-    }
-    struct Walk<'h, 'a> {
-        hits: &'h [Hit],
-        path: Vec<Segment<'a>>,
-        out: Vec<Option<String>>,
-    }
-    impl<'a> Walk<'_, 'a> {
-        fn string(&mut self, span: json::Span) {
-            if !span.is_known() {
-                return;
-            }
-            let (start, end) = (span.start as usize, span.end as usize);
-            let first = self.hits.partition_point(|h| h.start < start);
-            let last = self.hits.partition_point(|h| h.start < end);
-            if first == last {
-                return;
-            }
-            let mut pointer = String::new();
-            for segment in &self.path {
-                pointer.push('/');
-                match segment {
-                    Segment::Index(i) => pointer.push_str(&i.to_string()),
-                    Segment::Key(k) => pointer.push_str(&k.replace('~', "~0").replace('/', "~1")),
-                }
-            }
-            for slot in &mut self.out[first..last] {
-                *slot = Some(pointer.clone());
-            }
-        }
+    let mut pointers = Pointers::new(hits);
+    pointers.value(&mut Vec::new(), value);
+    pointers.out
+}
 
-        fn value(&mut self, value: &'a Value<'a>) {
-            match value {
-                Value::String(s) => self.string(s.span()),
-                Value::Array(items) => {
-                    for (i, item) in items.iter().enumerate() {
-                        self.path.push(Segment::Index(i));
-                        self.value(item);
-                        self.path.pop();
-                    }
+/// A step of a JSON pointer.
+enum Segment<'a> {
+    Index(usize),
+    Key(&'a str),
+}
+
+/// [`pointers_of`] a part at a time: a message fixture's parts are shown one by one and
+/// dropped (`claude_code::stream_message`).
+struct Pointers<'h> {
+    hits: &'h [Hit],
+    out: Vec<Option<String>>,
+}
+
+impl<'h> Pointers<'h> {
+    fn new(hits: &'h [Hit]) -> Self {
+        Pointers {
+            hits,
+            out: vec![None; hits.len()],
+        }
+    }
+
+    /// Whether a hit starts in `span`.
+    fn any_in(&self, span: json::Span) -> bool {
+        let first = self.hits.partition_point(|h| h.start < span.start as usize);
+        span.is_known()
+            && self
+                .hits
+                .get(first)
+                .is_some_and(|h| h.start < span.end as usize)
+    }
+
+    fn string(&mut self, path: &[Segment<'_>], span: json::Span) {
+        if !span.is_known() {
+            return;
+        }
+        let (start, end) = (span.start as usize, span.end as usize);
+        let first = self.hits.partition_point(|h| h.start < start);
+        let last = self.hits.partition_point(|h| h.start < end);
+        if first == last {
+            return;
+        }
+        let mut pointer = String::new();
+        for segment in path {
+            pointer.push('/');
+            match segment {
+                Segment::Index(i) => pointer.push_str(&i.to_string()),
+                Segment::Key(k) => pointer.push_str(&k.replace('~', "~0").replace('/', "~1")),
+            }
+        }
+        for slot in &mut self.out[first..last] {
+            *slot = Some(pointer.clone());
+        }
+    }
+
+    /// A value, under `path`.
+    fn value<'v>(&mut self, path: &mut Vec<Segment<'v>>, value: &'v Value<'v>) {
+        match value {
+            Value::String(s) => self.string(path, s.span()),
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    path.push(Segment::Index(i));
+                    self.value(path, item);
+                    path.pop();
                 }
-                Value::Object(object) => {
-                    for (key, item) in object.iter() {
-                        self.path.push(Segment::Key(key));
-                        self.string(key.span());
-                        self.value(item);
-                        self.path.pop();
-                    }
+            }
+            Value::Object(object) => {
+                for (key, item) in object.iter() {
+                    path.push(Segment::Key(key));
+                    self.string(path, key.span());
+                    self.value(path, item);
+                    path.pop();
                 }
-                _ => {}
+            }
+            _ => {}
+        }
+    }
+
+    /// A part of a message fixture shown by `claude_code::stream_message`; an `output` item
+    /// is walked only when a hit is in it.
+    fn stored(&mut self, stored: &claude_code::Stored<'_, '_>) {
+        match *stored {
+            claude_code::Stored::Field(key, value) => {
+                let mut path = vec![Segment::Key(key.as_str())];
+                self.string(&path, key.span());
+                self.value(&mut path, value);
+            }
+            claude_code::Stored::Output(key) => {
+                self.string(&[Segment::Key(key.as_str())], key.span());
+            }
+            claude_code::Stored::Item(i, item, span) => {
+                if self.any_in(span) {
+                    let mut path = vec![Segment::Key("output"), Segment::Index(i)];
+                    self.value(&mut path, item);
+                }
             }
         }
     }
-    let mut walk = Walk {
-        hits,
-        path: Vec::new(),
-        out: hits.iter().map(|_| None).collect(),
-    };
-    walk.value(value);
-    walk.out
 }
 
 /// [`pointers_of`] for a JSONL log: each line is parsed only if it holds a hit, and pointers
@@ -1196,14 +1330,26 @@ fn format_finding(
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {
-    let lf: Vec<u8>;
-    let crlf = memchr::memmem::find(bytes, b"\r\n").is_some() && {
-        lf = String::from_utf8_lossy(bytes)
-            .replace("\r\n", "\n")
-            .into_bytes();
-        lf == canonical
-    };
-    if crlf {
+    let first = bytes
+        .iter()
+        .zip(canonical)
+        .position(|(a, b)| a != b)
+        .unwrap_or(bytes.len().min(canonical.len()));
+    let crlf = || crlf_only(bytes, |lf| lf == canonical);
+    format_finding_at(cassette, bytes, first, crlf, checks, out);
+}
+
+/// The finding of a file that differs from its canonical form, first at byte `first`;
+/// `crlf` tells whether CRLF line endings are the only difference.
+fn format_finding_at(
+    cassette: &Cassette,
+    bytes: &[u8],
+    first: usize,
+    crlf: impl FnOnce() -> bool,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    if crlf() {
         let pattern = match cassette.rel.rsplit_once('/') {
             Some((folder, _)) => format!("{folder}/**"),
             None => "*.json".to_owned(),
@@ -1222,11 +1368,6 @@ fn format_finding(
         push(checks, out, finding, None);
         return;
     }
-    let first = bytes
-        .iter()
-        .zip(canonical)
-        .position(|(a, b)| a != b)
-        .unwrap_or(bytes.len().min(canonical.len()));
     let finding = Finding::new(
         "format/unnormalized",
         Severity::Error,

@@ -21,9 +21,11 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 pub use number::format_number;
-pub use parse::{ParseError, ParseErrorKind, parse, parse_field};
-pub(crate) use write::write_string;
-pub use write::{to_compact, to_pretty, write_compact, write_pretty};
+pub use parse::{ParseError, ParseErrorKind, Part, Streamed, parse, parse_field, parse_streamed};
+pub use write::{
+    Compare, PrettyObject, Sink, pretty_difference, to_compact, to_pretty, write_compact,
+    write_pretty, write_string,
+};
 
 /// A byte range of the source text, `[start, end)`.
 ///

@@ -7,17 +7,22 @@
 /// `123456789012345678901234` is `1.2345678901234569e+23`, and a number too large for a double
 /// (`1e400`) is `Infinity`, which `JSON.stringify` writes as `null`.
 pub fn format_number(raw: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(number_text(raw, &mut ryu_js::Buffer::new()).as_bytes());
+}
+
+/// [`format_number`] as a string: `raw` itself when it prints unchanged, else the text in
+/// `buffer`.
+pub(crate) fn number_text<'t>(raw: &'t str, buffer: &'t mut ryu_js::Buffer) -> &'t str {
     if is_plain_integer(raw) {
-        out.extend_from_slice(raw.as_bytes());
-        return;
+        return raw;
     }
     let value: f64 = raw.parse().unwrap_or(f64::NAN);
     if !value.is_finite() {
-        out.extend_from_slice(b"null");
+        "null"
     } else if value == 0.0 {
-        out.push(b'0');
+        "0"
     } else {
-        out.extend_from_slice(ryu_js::Buffer::new().format_finite(value).as_bytes());
+        buffer.format_finite(value)
     }
 }
 

@@ -99,6 +99,97 @@ pub fn parse_field<'a>(bytes: &'a [u8], key: &str) -> Result<Value<'a>, ParseErr
     parse_document(bytes, Fields::Only(key))
 }
 
+/// One part of a document read by [`parse_streamed`], in source order.
+#[derive(Debug)]
+pub enum Part<'a> {
+    /// A whole top-level field (any but the streamed one).
+    Field(Str<'a>, Value<'a>),
+    /// The streamed field (its key) begins: an array whose items follow.
+    Begin(Str<'a>),
+    /// One item of the streamed array, and where it is in the text.
+    Item(Value<'a>, Span),
+    /// The streamed array ends.
+    End,
+}
+
+/// How [`parse_streamed`] read a text that is JSON throughout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streamed {
+    /// Every part went to the visitor.
+    Done,
+    /// The document is not an object of distinct keys that are no array indices, so parts
+    /// would not be in JavaScript's order: parse it whole instead (what the visitor got
+    /// is to be dropped).
+    Whole,
+}
+
+/// Parses a document whose top-level object holds, under `key`, an array too large to hold
+/// built: each top-level field goes to `visit` whole as soon as it is read, except that
+/// array, which goes an item at a time. Memory is then bounded by the largest item, not the
+/// file (issue 12).
+///
+/// The grammar is checked as [`parse`] checks it, to the end of the text, with the same
+/// errors at the same offsets; a document whose parts would not come in the order
+/// `JSON.parse` gives them (not an object, repeated or array-index keys) is
+/// [`Streamed::Whole`].
+pub fn parse_streamed<'a>(
+    bytes: &'a [u8],
+    key: &str,
+    visit: &mut dyn FnMut(Part<'a>),
+) -> Result<Streamed, ParseError> {
+    let mut parser = Parser::new(bytes)?;
+    if parser.peek() != Some(b'{') {
+        return Ok(Streamed::Whole);
+    }
+    let depth = parser.enter(0)?;
+    parser.pos += 1; // {
+    let mut seen: Vec<Str<'a>> = Vec::new();
+    parser.skip_ws();
+    if parser.peek() == Some(b'}') {
+        parser.pos += 1;
+    } else {
+        loop {
+            parser.skip_ws();
+            if parser.peek() != Some(b'"') {
+                return Err(parser.unexpected());
+            }
+            let name = parser.string()?;
+            if super::array_index(name.as_str()).is_some()
+                || seen.iter().any(|k| k.as_str() == name.as_str())
+            {
+                return Ok(Streamed::Whole);
+            }
+            seen.push(name.clone());
+            parser.skip_ws();
+            if parser.peek() != Some(b':') {
+                return Err(parser.unexpected());
+            }
+            parser.pos += 1;
+            parser.skip_ws();
+            if name.as_str() == key && parser.peek() == Some(b'[') {
+                parser.items(depth, name, visit)?;
+            } else {
+                let value = parser.value(depth)?;
+                visit(Part::Field(name, value));
+            }
+            parser.skip_ws();
+            match parser.peek() {
+                Some(b',') => parser.pos += 1,
+                Some(b'}') => {
+                    parser.pos += 1;
+                    break;
+                }
+                _ => return Err(parser.unexpected()),
+            }
+        }
+    }
+    parser.skip_ws();
+    if parser.pos != parser.bytes.len() {
+        return Err(parser.error(ParseErrorKind::TrailingCharacters));
+    }
+    Ok(Streamed::Done)
+}
+
 /// Which top-level fields to build.
 #[derive(Clone, Copy)]
 enum Fields<'k> {
@@ -109,30 +200,7 @@ enum Fields<'k> {
 }
 
 fn parse_document<'a>(bytes: &'a [u8], fields: Fields<'_>) -> Result<Value<'a>, ParseError> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            return Err(ParseError {
-                kind: ParseErrorKind::InvalidUtf8,
-                offset: e.valid_up_to(),
-            });
-        }
-    };
-    if text.starts_with('\u{feff}') {
-        return Err(ParseError {
-            kind: ParseErrorKind::ByteOrderMark,
-            offset: 0,
-        });
-    }
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-    };
-    parser.skip_ws();
-    if parser.pos == parser.bytes.len() {
-        return Err(parser.error(ParseErrorKind::Empty));
-    }
+    let mut parser = Parser::new(bytes)?;
     let value = match fields {
         Fields::Only(key) if parser.peek() == Some(b'{') => {
             parser.object_with(0, |k| if k == key { Take::Build } else { Take::Skip })?
@@ -159,6 +227,70 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
+    /// A parser at the first token of `bytes`, which must be UTF-8 without a byte order
+    /// mark and hold more than whitespace.
+    fn new(bytes: &'a [u8]) -> Result<Self, ParseError> {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => {
+                return Err(ParseError {
+                    kind: ParseErrorKind::InvalidUtf8,
+                    offset: e.valid_up_to(),
+                });
+            }
+        };
+        if text.starts_with('\u{feff}') {
+            return Err(ParseError {
+                kind: ParseErrorKind::ByteOrderMark,
+                offset: 0,
+            });
+        }
+        let mut parser = Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+        };
+        parser.skip_ws();
+        if parser.pos == parser.bytes.len() {
+            return Err(parser.error(ParseErrorKind::Empty));
+        }
+        Ok(parser)
+    }
+
+    /// The streamed array of [`parse_streamed`], at `[`, its items handed out one by one.
+    fn items(
+        &mut self,
+        depth: usize,
+        name: Str<'a>,
+        visit: &mut dyn FnMut(Part<'a>),
+    ) -> Result<(), ParseError> {
+        let depth = self.enter(depth)?;
+        self.pos += 1; // [
+        visit(Part::Begin(name));
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            visit(Part::End);
+            return Ok(());
+        }
+        loop {
+            self.skip_ws();
+            let start = self.pos;
+            let item = self.value(depth)?;
+            visit(Part::Item(item, self.span_from(start)));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    visit(Part::End);
+                    return Ok(());
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
+    }
+
     fn error(&self, kind: ParseErrorKind) -> ParseError {
         ParseError {
             kind,

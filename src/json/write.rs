@@ -1,7 +1,129 @@
-//! `JSON.stringify`, compact and with a 2-space indent.
+//! `JSON.stringify`, compact and with a 2-space indent, into a [`Sink`].
+//!
+//! A sink is either a buffer (`Vec<u8>`) or a [`Compare`] against the bytes a file holds:
+//! checking that a cassette is in its canonical form then needs no output buffer, stops at
+//! the first difference, and skips the strings that sit in the file exactly where the writer
+//! puts them (issue 12).
 
+use super::number::number_text;
 use super::scan::plain_run_end;
-use super::{LONE_SURROGATE_BASE, Str, Value, format_number};
+use super::{LONE_SURROGATE_BASE, Str, Value};
+
+/// Where the writers put their bytes.
+pub trait Sink {
+    /// Appends `bytes`.
+    fn put(&mut self, bytes: &[u8]);
+
+    /// Appends a line feed and `2 * depth` spaces.
+    fn newline(&mut self, depth: usize);
+
+    /// Takes a parsed string that the sink may already hold at this point, instead of writing
+    /// it; `false` when it must be written.
+    fn verbatim(&mut self, _s: &Str<'_>) -> bool {
+        false
+    }
+
+    /// Whether further bytes no longer matter (a comparison that found its difference).
+    fn done(&self) -> bool {
+        false
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.push(b'\n');
+        self.resize(self.len() + 2 * depth, b' ');
+    }
+}
+
+/// A [`Sink`] that compares what is written with `expected`, byte for byte, and remembers
+/// the first difference.
+#[derive(Debug)]
+pub struct Compare<'e> {
+    expected: &'e [u8],
+    pos: usize,
+    difference: Option<usize>,
+}
+
+/// Spaces to compare indentation against, a slice at a time.
+const SPACES: [u8; 64] = [b' '; 64];
+
+impl<'e> Compare<'e> {
+    /// A comparison with `expected`, from its start.
+    pub fn new(expected: &'e [u8]) -> Self {
+        Compare {
+            expected,
+            pos: 0,
+            difference: None,
+        }
+    }
+
+    /// The offset of the first byte where what was written and `expected` differ (where the
+    /// shorter one ends, when one is a prefix of the other); `None` when they are equal.
+    pub fn finish(self) -> Option<usize> {
+        self.difference
+            .or((self.pos != self.expected.len()).then_some(self.pos))
+    }
+}
+
+impl Sink for Compare<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.difference.is_some() {
+            return;
+        }
+        let end = self.pos + bytes.len();
+        match self.expected.get(self.pos..end) {
+            Some(have) if have == bytes => self.pos = end,
+            _ => {
+                let rest = &self.expected[self.pos..];
+                let same = rest.iter().zip(bytes).take_while(|(a, b)| a == b).count();
+                self.difference = Some(self.pos + same);
+            }
+        }
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.put(b"\n");
+        let mut left = 2 * depth;
+        while left > 0 && self.difference.is_none() {
+            let n = left.min(SPACES.len());
+            self.put(&SPACES[..n]);
+            left -= n;
+        }
+    }
+
+    /// A string the parser borrowed from these very bytes, at the offset being compared:
+    /// equal without looking. Only the parser makes strings that borrow with a known span,
+    /// and only for literals without escapes, which the writer prints as they are; the
+    /// pointer check makes sure they borrow from `expected` itself.
+    fn verbatim(&mut self, s: &Str<'_>) -> bool {
+        let span = s.span();
+        if self.difference.is_some() {
+            return true;
+        }
+        if !span.is_known() || span.start as usize != self.pos || s.has_lone_surrogates() {
+            return false;
+        }
+        let (start, end) = (span.start as usize, span.end as usize);
+        let text = s.as_str().as_bytes();
+        let inside = self.expected.get(start + 1..end.saturating_sub(1));
+        if end - start == text.len() + 2
+            && inside.is_some_and(|inside| std::ptr::eq(inside.as_ptr(), text.as_ptr()))
+        {
+            self.pos = end;
+            return true;
+        }
+        false
+    }
+
+    fn done(&self) -> bool {
+        self.difference.is_some()
+    }
+}
 
 /// `JSON.stringify(value)`.
 pub fn to_compact(value: &Value<'_>) -> Vec<u8> {
@@ -17,85 +139,168 @@ pub fn to_pretty(value: &Value<'_>) -> Vec<u8> {
     out
 }
 
+/// Where `JSON.stringify(value, null, 2)` first differs from `expected` (see
+/// [`Compare::finish`]), without building it.
+pub fn pretty_difference(value: &Value<'_>, expected: &[u8]) -> Option<usize> {
+    let mut compare = Compare::new(expected);
+    write_pretty(value, &mut compare);
+    compare.finish()
+}
+
 /// Appends `JSON.stringify(value)` to `out`.
-pub fn write_compact(value: &Value<'_>, out: &mut Vec<u8>) {
+pub fn write_compact<S: Sink>(value: &Value<'_>, out: &mut S) {
     match value {
         Value::Array(items) => {
-            out.push(b'[');
+            out.put(b"[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.put(b",");
                 }
                 write_compact(item, out);
             }
-            out.push(b']');
+            out.put(b"]");
         }
         Value::Object(object) => {
-            out.push(b'{');
+            out.put(b"{");
             for (i, (key, item)) in object.iter().enumerate() {
                 if i > 0 {
-                    out.push(b',');
+                    out.put(b",");
                 }
                 write_string(key, out);
-                out.push(b':');
+                out.put(b":");
                 write_compact(item, out);
             }
-            out.push(b'}');
+            out.put(b"}");
         }
         scalar => write_scalar(scalar, out),
     }
 }
 
 /// Appends `JSON.stringify(value, null, 2)` to `out`.
-pub fn write_pretty(value: &Value<'_>, out: &mut Vec<u8>) {
+pub fn write_pretty<S: Sink>(value: &Value<'_>, out: &mut S) {
     write_indented(value, out, 0);
 }
 
-fn write_indented(value: &Value<'_>, out: &mut Vec<u8>, depth: usize) {
+fn write_indented<S: Sink>(value: &Value<'_>, out: &mut S, depth: usize) {
     match value {
         Value::Array(items) if !items.is_empty() => {
-            out.push(b'[');
+            out.put(b"[");
             for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
+                if out.done() {
+                    return;
                 }
-                newline(out, depth + 1);
+                if i > 0 {
+                    out.put(b",");
+                }
+                out.newline(depth + 1);
                 write_indented(item, out, depth + 1);
             }
-            newline(out, depth);
-            out.push(b']');
+            out.newline(depth);
+            out.put(b"]");
         }
         Value::Object(object) if !object.is_empty() => {
-            out.push(b'{');
+            out.put(b"{");
             for (i, (key, item)) in object.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
+                if out.done() {
+                    return;
                 }
-                newline(out, depth + 1);
+                if i > 0 {
+                    out.put(b",");
+                }
+                out.newline(depth + 1);
                 write_string(key, out);
-                out.extend_from_slice(b": ");
+                out.put(b": ");
                 write_indented(item, out, depth + 1);
             }
-            newline(out, depth);
-            out.push(b'}');
+            out.newline(depth);
+            out.put(b"}");
         }
-        Value::Array(_) => out.extend_from_slice(b"[]"),
-        Value::Object(_) => out.extend_from_slice(b"{}"),
+        Value::Array(_) => out.put(b"[]"),
+        Value::Object(_) => out.put(b"{}"),
         scalar => write_scalar(scalar, out),
     }
 }
 
-fn newline(out: &mut Vec<u8>, depth: usize) {
-    out.push(b'\n');
-    out.resize(out.len() + 2 * depth, b' ');
+/// `JSON.stringify(object, null, 2)` written a field at a time, one field's array an item
+/// at a time: what lets a cassette whose `output` holds a million events be checked and
+/// rewritten while only one event is built (issue 12). The bytes are those of
+/// [`write_pretty`] on the whole object.
+pub struct PrettyObject<'s, S: Sink> {
+    out: &'s mut S,
+    fields: usize,
+    items: usize,
 }
 
-fn write_scalar(value: &Value<'_>, out: &mut Vec<u8>) {
+impl<'s, S: Sink> PrettyObject<'s, S> {
+    /// An object about to be written to `out`, at the top level.
+    pub fn new(out: &'s mut S) -> Self {
+        PrettyObject {
+            out,
+            fields: 0,
+            items: 0,
+        }
+    }
+
+    fn key(&mut self, key: &Str<'_>) {
+        self.out.put(if self.fields == 0 { b"{" } else { b"," });
+        self.fields += 1;
+        self.out.newline(1);
+        write_string(key, self.out);
+        self.out.put(b": ");
+    }
+
+    /// Writes one field.
+    pub fn field(&mut self, key: &Str<'_>, value: &Value<'_>) {
+        self.key(key);
+        write_indented(value, self.out, 1);
+    }
+
+    /// Starts a field whose value is an array written by [`PrettyObject::item`].
+    pub fn begin_array(&mut self, key: &Str<'_>) {
+        self.key(key);
+        self.items = 0;
+    }
+
+    /// Writes the next item of the array begun last.
+    pub fn item(&mut self, value: &Value<'_>) {
+        self.out.put(if self.items == 0 { b"[" } else { b"," });
+        self.items += 1;
+        self.out.newline(2);
+        write_indented(value, self.out, 2);
+    }
+
+    /// Ends the array begun last.
+    pub fn end_array(&mut self) {
+        if self.items == 0 {
+            self.out.put(b"[]");
+        } else {
+            self.out.newline(1);
+            self.out.put(b"]");
+        }
+    }
+
+    /// Ends the object.
+    pub fn finish(self) {
+        if self.fields == 0 {
+            self.out.put(b"{}");
+        } else {
+            self.out.newline(0);
+            self.out.put(b"}");
+        }
+    }
+
+    /// Whether further bytes no longer matter (see [`Sink::done`]).
+    pub fn done(&self) -> bool {
+        self.out.done()
+    }
+}
+
+fn write_scalar<S: Sink>(value: &Value<'_>, out: &mut S) {
     match value {
-        Value::Null => out.extend_from_slice(b"null"),
-        Value::Bool(true) => out.extend_from_slice(b"true"),
-        Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => format_number(&n.0, out),
+        Value::Null => out.put(b"null"),
+        Value::Bool(true) => out.put(b"true"),
+        Value::Bool(false) => out.put(b"false"),
+        Value::Number(n) => out.put(number_text(&n.0, &mut ryu_js::Buffer::new()).as_bytes()),
         Value::String(s) => write_string(s, out),
         Value::Array(_) | Value::Object(_) => unreachable!("containers are written by callers"),
     }
@@ -124,17 +329,21 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Writes a quoted string as `JSON.stringify` does: only `"`, `\` and control characters are
 /// escaped (never `/`, U+2028/U+2029 or non-ASCII), lone surrogates as lowercase `\udxxx`.
-pub(crate) fn write_string(s: &Str<'_>, out: &mut Vec<u8>) {
-    out.push(b'"');
+pub fn write_string<S: Sink>(s: &Str<'_>, out: &mut S) {
+    if out.verbatim(s) {
+        return;
+    }
+    out.put(b"\"");
     if s.has_lone_surrogates() {
         for c in s.as_str().chars() {
             let cp = c as u32;
             if (LONE_SURROGATE_BASE..LONE_SURROGATE_BASE + 0x800).contains(&cp) {
                 let unit = cp - LONE_SURROGATE_BASE + 0xD800;
-                out.extend_from_slice(b"\\u");
-                for shift in [12, 8, 4, 0] {
-                    out.push(HEX[((unit >> shift) & 0xF) as usize]);
+                let mut escape = *b"\\u0000";
+                for (i, shift) in [12, 8, 4, 0].into_iter().enumerate() {
+                    escape[2 + i] = HEX[((unit >> shift) & 0xF) as usize];
                 }
+                out.put(&escape);
             } else {
                 write_escaped(c.encode_utf8(&mut [0; 4]).as_bytes(), out);
             }
@@ -142,26 +351,31 @@ pub(crate) fn write_string(s: &Str<'_>, out: &mut Vec<u8>) {
     } else {
         write_escaped(s.as_str().as_bytes(), out);
     }
-    out.push(b'"');
+    out.put(b"\"");
 }
 
-fn write_escaped(bytes: &[u8], out: &mut Vec<u8>) {
+fn write_escaped<S: Sink>(bytes: &[u8], out: &mut S) {
     let mut start = 0;
     loop {
         let i = plain_run_end(bytes, start);
         let Some(&b) = bytes.get(i) else { break };
         let escape = ESCAPE[b as usize];
-        out.extend_from_slice(&bytes[start..i]);
-        out.push(b'\\');
-        out.push(escape);
+        out.put(&bytes[start..i]);
         if escape == b'u' {
-            out.extend_from_slice(b"00");
-            out.push(HEX[(b >> 4) as usize]);
-            out.push(HEX[(b & 0xF) as usize]);
+            out.put(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 0xF) as usize],
+            ]);
+        } else {
+            out.put(&[b'\\', escape]);
         }
         start = i + 1;
     }
-    out.extend_from_slice(&bytes[start..]);
+    out.put(&bytes[start..]);
 }
 
 #[cfg(test)]
@@ -192,6 +406,64 @@ mod tests {
             r#"{"b":1,"1":2,"a":3,"0":4,"b":5}"#,
             r#"{"0":4,"1":2,"b":5,"a":3}"#,
         );
+    }
+
+    /// The first difference as the buffer and a plain comparison find it.
+    fn buffered_difference(value: &Value<'_>, expected: &[u8]) -> Option<usize> {
+        let canonical = to_pretty(value);
+        (canonical != expected).then(|| {
+            (expected.iter().zip(&canonical))
+                .position(|(a, b)| a != b)
+                .unwrap_or(expected.len().min(canonical.len()))
+        })
+    }
+
+    /// Regression (issue 12): comparing while writing finds what writing the canonical
+    /// bytes and comparing them finds, for the canonical text and for every one-byte change,
+    /// cut and insertion of it (strings the parser borrowed are skipped unread, so a change
+    /// inside one must still show where the string is rewritten).
+    #[test]
+    fn comparing_while_writing_agrees_with_writing_then_comparing() {
+        let sources: [&[u8]; 4] = [
+            br#"{"input": ["a\nb", "plain", [{"type": "text", "text": "x\u00e9"}]], "output": [{"n": 1.50, "m": -0, "s": "\ud800", "e": [], "o": {}}, null, true, "1"]}"#,
+            br#"[1, [2, [3, {"a": "b"}]], "\u0001", 1e21]"#,
+            br#""only a string""#,
+            br#"{"2": 1, "1": 2, "a": {"b": {"c": [[], [{}]]}}, "a": 3}"#,
+        ];
+        for source in sources {
+            let value = parse(source).unwrap();
+            let canonical = to_pretty(&value);
+            let mut texts = vec![source.to_vec(), canonical.clone()];
+            for i in 0..canonical.len() {
+                let mut changed = canonical.clone();
+                changed[i] = if changed[i] == b'x' { b'y' } else { b'x' };
+                texts.push(changed);
+                texts.push(canonical[..i].to_vec());
+                let mut longer = canonical.clone();
+                longer.insert(i, b' ');
+                texts.push(longer);
+            }
+            texts.push([canonical.as_slice(), b"\n"].concat());
+            for text in &texts {
+                assert_eq!(
+                    pretty_difference(&value, text),
+                    buffered_difference(&value, text),
+                    "{}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+            // The value parsed from the very bytes compared: borrowed strings are skipped.
+            for text in &texts {
+                if let Ok(own) = parse(text) {
+                    assert_eq!(
+                        pretty_difference(&own, text),
+                        buffered_difference(&own, text),
+                        "{}",
+                        String::from_utf8_lossy(text)
+                    );
+                }
+            }
+        }
     }
 
     #[test]

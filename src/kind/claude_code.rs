@@ -17,6 +17,9 @@ use crate::json::{self, Object, Str, Value};
 use crate::kind::api_error::{self, ApiErrorKind, RecordedError};
 use crate::rules::{RuleError, RuleSet, Scope};
 
+mod stream;
+pub use stream::{Message, Stored, stream_message};
+
 /// Which Claude Code release's writer to reproduce.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Version {
@@ -176,53 +179,60 @@ pub fn check_message(value: &Value<'_>) -> Result<(), SchemaError> {
         }
         None => return Err(schema("output", "is missing", value.source_offset())),
     };
+    let output_offset = || at(root, "output");
     for (i, item) in output.iter().enumerate() {
-        let Value::Object(object) = item else {
-            return Err(schema(
-                format!("output[{i}]"),
-                format!("must be an object, {}", found(item)),
-                item.source_offset().or_else(|| at(root, "output")),
-            ));
-        };
-        if object.get("type").and_then(Value::as_str) != Some("assistant") {
-            continue;
-        }
-        let message = match object.get("message") {
-            Some(Value::Object(message)) => message,
-            Some(other) => {
-                return Err(schema(
-                    format!("output[{i}].message"),
-                    format!("must be an object, {}", found(other)),
-                    at(object, "message"),
-                ));
-            }
-            None => {
-                return Err(schema(
-                    format!("output[{i}].message"),
-                    "is missing",
-                    item.source_offset(),
-                ));
-            }
-        };
-        match message.get("content") {
-            Some(Value::Array(_)) => {}
-            Some(other) => {
-                return Err(schema(
-                    format!("output[{i}].message.content"),
-                    format!("must be an array, {}", found(other)),
-                    at(message, "content"),
-                ));
-            }
-            None => {
-                return Err(schema(
-                    format!("output[{i}].message.content"),
-                    "is missing",
-                    at(object, "message"),
-                ));
-            }
-        }
+        check_output_item(i, item, &output_offset)?;
     }
     Ok(())
+}
+
+/// The checks [`check_message`] makes of item `i` of `output`; `output_offset` is where the
+/// `output` field is, for an item without a position of its own.
+pub fn check_output_item(
+    i: usize,
+    item: &Value<'_>,
+    output_offset: &dyn Fn() -> Option<usize>,
+) -> Result<(), SchemaError> {
+    let Value::Object(object) = item else {
+        return Err(schema(
+            format!("output[{i}]"),
+            format!("must be an object, {}", found(item)),
+            item.source_offset().or_else(output_offset),
+        ));
+    };
+    if object.get("type").and_then(Value::as_str) != Some("assistant") {
+        return Ok(());
+    }
+    let message = match object.get("message") {
+        Some(Value::Object(message)) => message,
+        Some(other) => {
+            return Err(schema(
+                format!("output[{i}].message"),
+                format!("must be an object, {}", found(other)),
+                at(object, "message"),
+            ));
+        }
+        None => {
+            return Err(schema(
+                format!("output[{i}].message"),
+                "is missing",
+                item.source_offset(),
+            ));
+        }
+    };
+    match message.get("content") {
+        Some(Value::Array(_)) => Ok(()),
+        Some(other) => Err(schema(
+            format!("output[{i}].message.content"),
+            format!("must be an array, {}", found(other)),
+            at(message, "content"),
+        )),
+        None => Err(schema(
+            format!("output[{i}].message.content"),
+            "is missing",
+            at(object, "message"),
+        )),
+    }
 }
 
 /// Checks that `value` is a token-count fixture: `{"tokenCount": number | null}`.
@@ -272,39 +282,39 @@ pub fn recorded_errors(value: &Value<'_>) -> Vec<RecordedError> {
     else {
         return Vec::new();
     };
-    let mut out = Vec::new();
-    for (i, item) in output.iter().enumerate() {
-        let Some(object) = item.as_object() else {
-            continue;
-        };
-        let text = |o: &Object<'_>, k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
-        let found = match object.get("type").and_then(Value::as_str) {
-            Some("system") if text(object, "subtype").as_deref() == Some("api_error") => {
-                retried_error(object)
-            }
-            Some("assistant") => assistant_error(object),
-            Some("stream_event") => object
-                .get("event")
-                .and_then(Value::as_object)
-                .filter(|e| e.get("type").and_then(Value::as_str) == Some("error"))
-                .and_then(|event| event.get("error"))
-                .and_then(api_error::body_code)
-                .and_then(|code| {
-                    let kind = ApiErrorKind::from_code(code)?;
-                    Some((kind, format!("an `error` stream event, `{code}`")))
-                }),
-            _ => None,
-        };
-        if let Some((kind, detail)) = found {
-            out.push(RecordedError {
-                kind,
-                pointer: format!("/output/{i}"),
-                offset: item.source_offset(),
-                detail,
-            });
+    (output.iter().enumerate())
+        .filter_map(|(i, item)| recorded_error(i, item))
+        .collect()
+}
+
+/// The recorded error item `i` of `output` is, if it is one (see [`recorded_errors`]).
+pub fn recorded_error(i: usize, item: &Value<'_>) -> Option<RecordedError> {
+    let object = item.as_object()?;
+    let text = |o: &Object<'_>, k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
+    let found = match object.get("type").and_then(Value::as_str) {
+        Some("system") if text(object, "subtype").as_deref() == Some("api_error") => {
+            retried_error(object)
         }
-    }
-    out
+        Some("assistant") => assistant_error(object),
+        Some("stream_event") => object
+            .get("event")
+            .and_then(Value::as_object)
+            .filter(|e| e.get("type").and_then(Value::as_str) == Some("error"))
+            .and_then(|event| event.get("error"))
+            .and_then(api_error::body_code)
+            .and_then(|code| {
+                let kind = ApiErrorKind::from_code(code)?;
+                Some((kind, format!("an `error` stream event, `{code}`")))
+            }),
+        _ => None,
+    };
+    let (kind, detail) = found?;
+    Some(RecordedError {
+        kind,
+        pointer: format!("/output/{i}"),
+        offset: item.source_offset(),
+        detail,
+    })
 }
 
 /// A `SystemAPIErrorMessage`: the status and body of the `APIError` it carries (or, in
@@ -580,15 +590,26 @@ pub fn normalize_message(
         return Ok(key_changed);
     };
     for (index, item) in items.iter_mut().enumerate() {
-        let Value::Object(object) = item else {
-            continue;
-        };
-        if object.get("type").and_then(Value::as_str) == Some("assistant") {
-            let old = std::mem::take(object);
-            *object = map_assistant_message(old, index, rules, version)?;
-        }
+        map_output_item(index, item, rules, version)?;
     }
     Ok(key_changed)
+}
+
+/// What [`normalize_message`] does to item `index` of `output`: `mapAssistantMessage` on
+/// an assistant item, nothing to the others.
+pub fn map_output_item(
+    index: usize,
+    item: &mut Value<'_>,
+    rules: &RuleSet,
+    version: Version,
+) -> Result<(), RuleError> {
+    if let Value::Object(object) = item
+        && object.get("type").and_then(Value::as_str) == Some("assistant")
+    {
+        let old = std::mem::take(object);
+        *object = map_assistant_message(old, index, rules, version)?;
+    }
+    Ok(())
 }
 
 /// Applies the payload rules to every string leaf of the `event` of each `stream_event` item
@@ -604,14 +625,23 @@ pub fn dehydrate_stream_events(value: &mut Value<'_>, rules: &RuleSet) -> Result
         return Ok(false);
     };
     let mut changed = false;
-    for item in items.iter_mut().filter_map(Value::as_object_mut) {
-        if item.get("type").and_then(Value::as_str) == Some("stream_event")
-            && let Some(event) = item.get_mut("event")
-        {
-            changed |= dehydrate_leaves(event, rules, Scope::Payload)?;
-        }
+    for item in items {
+        changed |= dehydrate_stream_event(item, rules)?;
     }
     Ok(changed)
+}
+
+/// What [`dehydrate_stream_events`] does to one item of `output`.
+pub fn dehydrate_stream_event(item: &mut Value<'_>, rules: &RuleSet) -> Result<bool, RuleError> {
+    match item.as_object_mut() {
+        Some(item) if item.get("type").and_then(Value::as_str) == Some("stream_event") => {
+            match item.get_mut("event") {
+                Some(event) => dehydrate_leaves(event, rules, Scope::Payload),
+                None => Ok(false),
+            }
+        }
+        _ => Ok(false),
+    }
 }
 
 /// Top-level fields 2.1.195 keeps between `timestamp` and `message`.

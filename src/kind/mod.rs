@@ -11,6 +11,8 @@ pub mod generic;
 pub mod http;
 pub mod jsonl;
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::json::{self, ParseError, Position, Value};
 use crate::tree::{Cassette, CassetteKind, FixtureDir};
 
@@ -157,12 +159,79 @@ pub fn normalize_message(
     Ok(key_changed)
 }
 
+/// Whether message fixtures are read an `output` item at a time
+/// ([`claude_code::stream_message`]); see [`set_streaming`].
+static STREAMING: AtomicBool = AtomicBool::new(true);
+
+/// Testing hook (`VCR_TEST_WHOLE_VALUES=1` in the binary): with `false`, every message
+/// fixture is read as one whole value, the path that documents which cannot be read in
+/// parts take. The tests run both on the same trees and compare what they report and
+/// write (issue 12).
+pub fn set_streaming(enabled: bool) {
+    STREAMING.store(enabled, Ordering::Relaxed);
+}
+
+/// Whether message fixtures are read an `output` item at a time (see [`set_streaming`]).
+pub fn streaming() -> bool {
+    STREAMING.load(Ordering::Relaxed)
+}
+
+/// Whether a cassette is in its canonical form under `Mode::Normalize`, found without
+/// building the canonical bytes when the kind allows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checked {
+    /// Where the file first differs from its canonical form; `None` when it is canonical.
+    pub difference: Option<usize>,
+    /// The file name the harness would look up, for content-addressed kinds.
+    pub name: Option<String>,
+}
+
+/// [`canonicalize`] with `Mode::Normalize`, compared with `bytes` as it is written: a
+/// message fixture is read an `output` item at a time and compared byte for byte, with no
+/// copy of its canonical form (issue 12); other kinds are canonicalized and compared.
+pub fn check_canonical(cassette: &Cassette, bytes: &[u8]) -> Result<Checked, CassetteError> {
+    if cassette.kind == CassetteKind::ClaudeCodeMessage && streaming() {
+        let mut compare = json::Compare::new(bytes);
+        if let Some(message) =
+            claude_code::stream_message(bytes, &cassette.dir, &mut compare, &mut |_| {})?
+        {
+            return Ok(Checked {
+                difference: compare.finish(),
+                name: Some(message.name),
+            });
+        }
+    }
+    let canonical = canonicalize(cassette, bytes, Mode::Normalize)?;
+    let difference = (canonical.bytes != bytes).then(|| {
+        (bytes.iter().zip(&canonical.bytes))
+            .position(|(a, b)| a != b)
+            .unwrap_or(bytes.len().min(canonical.bytes.len()))
+    });
+    Ok(Checked {
+        difference,
+        name: canonical.name,
+    })
+}
+
 /// Parses, checks and rewrites one cassette (see the module docs).
 pub fn canonicalize(
     cassette: &Cassette,
     bytes: &[u8],
     mode: Mode,
 ) -> Result<Canonical, CassetteError> {
+    if cassette.kind == CassetteKind::ClaudeCodeMessage && mode == Mode::Normalize && streaming() {
+        // An `output` item at a time: the largest item built, not the whole file.
+        let mut out = Vec::with_capacity(bytes.len());
+        if let Some(message) =
+            claude_code::stream_message(bytes, &cassette.dir, &mut out, &mut |_| {})?
+        {
+            return Ok(Canonical {
+                bytes: out,
+                key_changed: message.key_changed,
+                name: Some(message.name),
+            });
+        }
+    }
     match cassette.kind {
         CassetteKind::DshSession => {
             let canonical = dsh::normalize_session(bytes, &cassette.rel, Some(&cassette.dir.cwd))

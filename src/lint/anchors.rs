@@ -273,6 +273,8 @@ pub(super) struct Anchors {
     literals: Vec<(Folded, Vec<u8>, Vec<usize>)>,
     /// The credential keys, folded.
     keys: Vec<Vec<u8>>,
+    /// The length of the longest literal of `folded`.
+    longest: usize,
     /// This machine's paths that do not begin with `/` (those the `/` rule covers).
     machine: Vec<memmem::Finder<'static>>,
 }
@@ -287,6 +289,15 @@ fn fold(b: u8) -> u8 {
 fn folded(text: &[u8]) -> Vec<u8> {
     text.iter().map(|&b| fold(b)).collect()
 }
+
+/// Whether `text`, folded, holds the folded `literal` at `at`.
+fn folded_at(text: &[u8], at: usize, literal: &[u8]) -> bool {
+    text.get(at..at + literal.len())
+        .is_some_and(|t| t.iter().zip(literal).all(|(&b, &l)| fold(b) == l))
+}
+
+/// How many bytes of a text the folded search folds at a time.
+pub(super) const FOLD_WINDOW: usize = 64 * 1024;
 
 impl Anchors {
     /// The anchors for the detectors of the table, whose patterns (`{keys}` expanded) are
@@ -392,6 +403,7 @@ impl Anchors {
             literals.push((Folded::After(0, github), folded(prefix.as_bytes())));
         }
         let folded_search = Literals::new(literals.iter().map(|(_, l)| l))?;
+        let longest = literals.iter().map(|(_, l)| l.len()).max().unwrap_or(0);
         let literals = literals
             .iter()
             .enumerate()
@@ -418,6 +430,7 @@ impl Anchors {
             folded: folded_search,
             literals,
             keys,
+            longest,
             machine,
         })
     }
@@ -506,21 +519,37 @@ impl Anchors {
                 from += i + 1;
             }
         }
-        let folded = folded(bytes);
+        // The folded search reads a folded copy of the text a window at a time, each window
+        // running on by the longest literal less one, so that every literal that starts in
+        // it is whole: a copy of the whole file would double the memory of a large one, and
+        // a small window stays in the cache (issue 12).
         let mut jwt_end = 0;
-        self.folded.for_each(&folded, |start, literal| {
-            let Some((rule, _, overlapping)) = self.literals.get(literal) else {
-                return;
-            };
-            self.propose(rule, bytes, &folded, start, &mut spans, &mut jwt_end);
-            for &other in overlapping {
-                if let Some((rule, text, _)) = self.literals.get(other)
-                    && folded[start..].starts_with(text)
-                {
-                    self.propose(rule, bytes, &folded, start, &mut spans, &mut jwt_end);
+        let mut window = Vec::with_capacity(bytes.len().min(FOLD_WINDOW) + self.longest);
+        let mut from = 0;
+        while from < bytes.len() {
+            let to = (from + FOLD_WINDOW).min(bytes.len());
+            let ahead = (to + self.longest.saturating_sub(1)).min(bytes.len());
+            window.clear();
+            window.extend(bytes[from..ahead].iter().map(|&b| fold(b)));
+            self.folded.for_each(&window, |start, literal| {
+                let at = from + start;
+                if at >= to {
+                    return;
                 }
-            }
-        });
+                let Some((rule, _, overlapping)) = self.literals.get(literal) else {
+                    return;
+                };
+                self.propose(rule, bytes, at, &mut spans, &mut jwt_end);
+                for &other in overlapping {
+                    if let Some((rule, text, _)) = self.literals.get(other)
+                        && folded_at(bytes, at, text)
+                    {
+                        self.propose(rule, bytes, at, &mut spans, &mut jwt_end);
+                    }
+                }
+            });
+            from = to;
+        }
         spans
     }
 
@@ -617,7 +646,6 @@ impl Anchors {
         &self,
         rule: &Folded,
         bytes: &[u8],
-        folded: &[u8],
         at: usize,
         spans: &mut Vec<Span>,
         jwt_end: &mut usize,
@@ -632,7 +660,7 @@ impl Anchors {
                     if !self
                         .keys
                         .get(k)
-                        .is_some_and(|key| folded[start..].starts_with(key))
+                        .is_some_and(|key| folded_at(bytes, start, key))
                     {
                         continue;
                     }

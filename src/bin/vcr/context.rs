@@ -23,6 +23,10 @@ const FAULT_ENV: [(&str, Fault); 2] = [
     ("VCR_FAULT_FAIL_AFTER", Fault::Fail),
 ];
 
+/// Testing hook: `1` reads every message fixture as one whole value (see
+/// `vcr::kind::set_streaming`).
+const WHOLE_VALUES_ENV: &str = "VCR_TEST_WHOLE_VALUES";
+
 /// Testing hook: a folder where the run waits before its first change to the tree (see
 /// `Store::with_barrier`).
 const BARRIER_ENV: &str = "VCR_TEST_BARRIER";
@@ -96,6 +100,9 @@ impl Context {
         }
         if let Some(dir) = std::env::var_os(BARRIER_ENV) {
             store = store.with_barrier(dir.into());
+        }
+        if std::env::var_os(WHOLE_VALUES_ENV).is_some_and(|v| v == "1") {
+            vcr::kind::set_streaming(false);
         }
         Ok((working_dir, project, store))
     }

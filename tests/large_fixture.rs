@@ -1,0 +1,81 @@
+//! A large Claude Code message fixture made of small stream events is verified and
+//! normalized in at most three times its size (issue 12): its `output` is read an item at a
+//! time, compared as it is written, and never held whole. A test binary of its own, so that
+//! the peak memory of the children it waited for is that of these runs only.
+
+mod common;
+
+use common::TestDir;
+
+/// A canonical message fixture of about `mb` megabytes made by `bench/gen-large-fixture`
+/// (in a child process: a fork of this process would count its memory as the child's).
+/// Returns its path relative to `t`.
+fn large_fixture(t: &TestDir, mb: u32) -> String {
+    let made = std::process::Command::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/bench/gen-large-fixture"
+        ))
+        .arg(t.path(""))
+        .args(["--mb", &mb.to_string(), "--turns", "4"])
+        .output()
+        .expect("python3 runs");
+    assert!(made.status.success(), "{made:?}");
+    let mut names: Vec<String> = std::fs::read_dir(t.path("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 1);
+    format!("fixtures/{}", names.remove(0))
+}
+
+/// Runs `vcr args...` in `t` and returns its exit code, its stdout and its peak resident
+/// memory in bytes (`wait4` on that child alone).
+#[allow(clippy::zombie_processes)] // reaped by `wait4` below, which measures it
+fn run_measured(t: &TestDir, args: &[&str]) -> (i32, String, u64) {
+    let mut cmd = t.command(args, &[]);
+    cmd.stdout(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // SAFETY: wait4 fills the status and the struct it is given; the child is ours and not
+    // waited for elsewhere.
+    let usage = unsafe {
+        assert_eq!(libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()), pid);
+        usage.assume_init()
+    };
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, stdout, u64::try_from(usage.ru_maxrss).unwrap() << 10)
+}
+
+#[test]
+fn a_large_fixture_of_stream_events_is_verified_and_normalized_in_three_times_its_size() {
+    let t = TestDir::new();
+    let rel = large_fixture(&t, 40);
+    let size = std::fs::metadata(t.path(&rel)).unwrap().len();
+    for (args, says) in [
+        (&["verify", &rel][..], "checked 1 file"),
+        (
+            &["normalize", "--check", &rel],
+            "0 of 1 cassette would change",
+        ),
+        (&["normalize", &rel], "0 of 1 cassette normalized"),
+    ] {
+        let (code, stdout, peak) = run_measured(&t, args);
+        assert_eq!(code, 0, "{args:?}: {stdout}");
+        assert!(stdout.contains(says), "{args:?}: {stdout}");
+        assert!(
+            peak <= 3 * size,
+            "{args:?}: peak {} MiB for a file of {} MiB",
+            peak >> 20,
+            size >> 20
+        );
+    }
+}
