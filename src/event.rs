@@ -313,7 +313,7 @@ impl Progress for NoProgress {}
 
 /// Processes `items` on every core, handing results to `sink` in the items' order.
 ///
-/// At most [`WINDOW`] items are in flight or waiting for an earlier one, so memory holds a
+/// At most 256 items (`WINDOW`) are in flight or waiting for an earlier one, so memory holds a
 /// window of results however large the tree, and the output is the same whatever the
 /// scheduling. The window slides: a core that finishes an item starts the next one at once,
 /// instead of waiting, as fixed chunks did, for the slowest item of its chunk (on the corpus,
@@ -371,7 +371,7 @@ pub fn par_ordered<T: Sync, R: Send>(
     });
 }
 
-/// How many items [`par_ordered`] has in flight or held for order at most.
+/// How many items `par_ordered` has in flight or held for order at most.
 const WINDOW: usize = 256;
 
 #[cfg(test)]
