@@ -342,17 +342,7 @@ impl Store {
         bytes: &[u8],
         read: ContentHash,
     ) -> Result<(), StoreError> {
-        self.check_target(path)?;
-        let temp = self.write_temp(path, bytes, Some(path), "tmp")?;
-        self.barrier();
-        if ContentHash::of_file(path).ok() != Some(read) {
-            let _ = fs::remove_file(&temp);
-            return Err(StoreError::Changed {
-                path: path.to_owned(),
-                action: "rewritten",
-            });
-        }
-        self.rename_temp(&temp, path)
+        self.replace_file_with(path, &mut |w| w.write_all(bytes), read)
     }
 
     fn rename_temp(&self, temp: &Path, path: &Path) -> Result<(), StoreError> {
