@@ -172,18 +172,7 @@ fn go_program() -> PathBuf {
         .get_or_init(|| {
             let dir = tempfile::tempdir().unwrap();
             let binary = dir.path().join("yaml_v2");
-            let source = recorders::programs().join("loaders/yaml_v2.go");
-            let out = recorders::go(&["build", "-o"])
-                .arg(&binary)
-                .arg(&source)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "go build {}: {}",
-                source.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            recorders::go_build(&recorders::programs().join("loaders/yaml_v2.go"), &binary);
             (dir, binary)
         })
         .1

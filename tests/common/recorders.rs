@@ -405,19 +405,24 @@ fn go_program() -> PathBuf {
     BUILT
         .get_or_init(|| {
             let binary = installed().join("bin/go-vcr-scenario");
-            let source = programs().join("go/go_vcr.go");
-            let out = go(&["build", "-o"])
-                .arg(&binary)
-                .arg(&source)
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "go build {}: {}",
-                source.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
+            go_build(&programs().join("go/go_vcr.go"), &binary);
             binary
         })
         .clone()
+}
+
+/// Builds the Go program `source` into `binary` (GOPATH mode, see [`go`]); panics with
+/// the compiler's output when it fails.
+pub fn go_build(source: &Path, binary: &Path) {
+    let out = go(&["build", "-o"])
+        .arg(binary)
+        .arg(source)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "go build {}: {}",
+        source.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
