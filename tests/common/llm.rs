@@ -171,7 +171,7 @@ pub fn agent(version: Version) -> Scenario {
                 "data": [{"id": "gpt-4o-mini", "object": "model", "owned_by": "system"}]}),
         )
     };
-    let models = exchange(
+    let models = Exchange::new(
         "models",
         "GET",
         &format!("/v1/models?api_key={}&page=1", query_key(version)),
@@ -200,29 +200,7 @@ fn post(
 ) -> Exchange {
     let mut all = vec![("Content-Type", "application/json")];
     all.extend_from_slice(headers);
-    exchange(name, "POST", target, &all, Some(body.to_string()), reply)
-}
-
-fn exchange(
-    name: &'static str,
-    method: &'static str,
-    target: &str,
-    headers: &[(&str, &str)],
-    body: Option<String>,
-    reply: Reply,
-) -> Exchange {
-    Exchange {
-        name,
-        method,
-        target: target.to_owned(),
-        headers: headers
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect(),
-        body,
-        seen: String::from_utf8(reply.body.clone()).unwrap(),
-        reply,
-    }
+    Exchange::new(name, "POST", target, &all, Some(body.to_string()), reply)
 }
 
 fn json_reply(status: u16, body: &Value) -> Reply {

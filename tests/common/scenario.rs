@@ -255,7 +255,8 @@ impl Exchange {
         Exchange::new(name, "POST", target, &all, Some(body.to_string()), reply)
     }
 
-    fn new(
+    /// An exchange; `seen` is the reply's body as the client reads it (gzip undone).
+    pub fn new(
         name: &'static str,
         method: &'static str,
         target: &str,
