@@ -673,16 +673,19 @@ fn check_message(
     let mut compare = json::Compare::new(bytes);
     let mut pointers = Pointers::new(hits);
     let mut errors = Vec::new();
-    let streamed = claude_code::stream_message(bytes, &cassette.dir, &mut compare, &mut |stored| {
-        if !hits.is_empty() {
-            pointers.stored(&stored);
-        }
-        if let claude_code::Stored::Item(i, item, _) = stored
-            && let Some(error) = claude_code::recorded_error(i, item)
-        {
-            errors.push(error);
-        }
-    });
+    // An item with a leak in it is built, for the pointer to the field that holds it.
+    let wants = |span| any_hit_in(hits, span);
+    let streamed =
+        claude_code::stream_message(bytes, &cassette.dir, &mut compare, &wants, &mut |stored| {
+            if !hits.is_empty() {
+                pointers.stored(&stored);
+            }
+            if let claude_code::Stored::Item(i, item, _) = stored
+                && let Some(error) = claude_code::recorded_error(i, item)
+            {
+                errors.push(error);
+            }
+        });
     let message = match streamed {
         Ok(Some(message)) => message,
         Ok(None) => return false,
@@ -710,8 +713,13 @@ fn check_message(
         let crlf = || {
             crlf_only(bytes, |lf| {
                 let mut compare = json::Compare::new(lf);
-                let same =
-                    claude_code::stream_message(bytes, &cassette.dir, &mut compare, &mut |_| {});
+                let same = claude_code::stream_message(
+                    bytes,
+                    &cassette.dir,
+                    &mut compare,
+                    &|_| false,
+                    &mut |_| {},
+                );
                 same.is_ok() && compare.finish().is_none()
             })
         };
@@ -897,6 +905,12 @@ enum Segment<'a> {
     Key(&'a str),
 }
 
+/// Whether one of `hits` (in file order) starts in `span`.
+fn any_hit_in(hits: &[Hit], span: json::Span) -> bool {
+    let first = hits.partition_point(|h| h.start < span.start as usize);
+    span.is_known() && hits.get(first).is_some_and(|h| h.start < span.end as usize)
+}
+
 /// [`pointers_of`] a part at a time: a message fixture's parts are shown one by one and
 /// dropped (`claude_code::stream_message`).
 struct Pointers<'h> {
@@ -910,16 +924,6 @@ impl<'h> Pointers<'h> {
             hits,
             out: vec![None; hits.len()],
         }
-    }
-
-    /// Whether a hit starts in `span`.
-    fn any_in(&self, span: json::Span) -> bool {
-        let first = self.hits.partition_point(|h| h.start < span.start as usize);
-        span.is_known()
-            && self
-                .hits
-                .get(first)
-                .is_some_and(|h| h.start < span.end as usize)
     }
 
     fn string(&mut self, path: &[Segment<'_>], span: json::Span) {
@@ -981,7 +985,7 @@ impl<'h> Pointers<'h> {
                 self.string(&[Segment::Key(key.as_str())], key.span());
             }
             claude_code::Stored::Item(i, item, span) => {
-                if self.any_in(span) {
+                if any_hit_in(self.hits, span) {
                     let mut path = vec![Segment::Key("output"), Segment::Index(i)];
                     self.value(&mut path, item);
                 }

@@ -48,11 +48,22 @@ fn fixture_of(transcript: &[u8]) -> Option<String> {
         .collect();
     (!items.is_empty()).then(|| {
         format!(
-            r#"{{"input":["what changed?",[{{"type":"text","text":"look at /home/ann/app"}}]],"output":[{}]}}"#,
+            r#"{{"input":["what changed?",[{{"type":"text","text":"look at /home/ann/app"}}]],"output":[{},{STREAM_EVENTS}]}}"#,
             items.join(",")
         )
     })
 }
+
+/// Stream events, which a canonical file's items are taken as they stand for unless a check
+/// needs them built: a delta holding a key (a leak to point at), an `error` event (a recorded
+/// error), escapes and numbers the writer keeps, array-index and empty members (issue 12).
+const STREAM_EVENTS: &str = concat!(
+    r#"{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"key sk-ant-api03-Zq8xN4vB7mK2pL9sR5tW1yC6dF3gH0jE and\ttab \u0001 é"}}},"#,
+    r#"{"type":"stream_event","event":{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}},"#,
+    r#"{"type":"stream_event","event":{"type":"message_delta","usage":{"output_tokens":12,"ratio":0.5,"big":12345678901234567890,"neg":-3}}},"#,
+    r#"{"type":"stream_event","event":{"type":"ping","b":{},"c":[],"2":"x","d":[1,[true,null]]}},"#,
+    r#"{"type":"stream_event","event":{"type":"message_stop"},"ttftMs":358}"#,
+);
 
 /// The fixture and broken or unusual variants of it, each as (name suffix, contents).
 fn variants(compact: &str) -> Vec<(&'static str, Vec<u8>)> {
@@ -65,6 +76,18 @@ fn variants(compact: &str) -> Vec<(&'static str, Vec<u8>)> {
         ("cut", pretty.as_bytes()[..pretty.len() * 2 / 3].to_vec()),
         ("trailing", format!("{pretty}\n{{}}").into_bytes()),
     ];
+    // The pretty form with one stream event written otherwise than the writer would: a number
+    // (`12.0`), an escape (`\u00e9`), a space; each a format difference inside an item.
+    let tweak = |from: &str, to: &str| {
+        assert!(pretty.contains(from), "{from}");
+        pretty.replacen(from, to, 1).into_bytes()
+    };
+    out.push((
+        "number",
+        tweak("\"output_tokens\": 12", "\"output_tokens\": 12.0"),
+    ));
+    out.push(("escape", tweak(" é\"", " \\u00e9\"")));
+    out.push(("space", tweak("\"message_stop\"\n", "\"message_stop\" \n")));
     let swap = |from: &str, to: &str| compact.replacen(from, to, 1).into_bytes();
     // Shapes: a non-object item, an assistant item without its content, output first, a
     // repeated or array-index top-level key (read whole), output not an array.

@@ -12,6 +12,7 @@
 //! column. It never prints and never panics on bad input: every problem is a [`ParseError`]
 //! with a byte offset that [`Position::locate`] turns into a line and column.
 
+mod canonical;
 mod number;
 mod parse;
 mod scan;
@@ -20,6 +21,7 @@ mod write;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+pub use canonical::Probe;
 pub use number::format_number;
 pub use parse::{ParseError, ParseErrorKind, Part, Streamed, parse, parse_field, parse_streamed};
 pub use write::{

@@ -192,9 +192,13 @@ pub struct Checked {
 pub fn check_canonical(cassette: &Cassette, bytes: &[u8]) -> Result<Checked, CassetteError> {
     if cassette.kind == CassetteKind::ClaudeCodeMessage && streaming() {
         let mut compare = json::Compare::new(bytes);
-        if let Some(message) =
-            claude_code::stream_message(bytes, &cassette.dir, &mut compare, &mut |_| {})?
-        {
+        if let Some(message) = claude_code::stream_message(
+            bytes,
+            &cassette.dir,
+            &mut compare,
+            &|_| false,
+            &mut |_| {},
+        )? {
             return Ok(Checked {
                 difference: compare.finish(),
                 name: Some(message.name),
@@ -223,7 +227,7 @@ pub fn canonicalize(
         // An `output` item at a time: the largest item built, not the whole file.
         let mut out = Vec::with_capacity(bytes.len());
         if let Some(message) =
-            claude_code::stream_message(bytes, &cassette.dir, &mut out, &mut |_| {})?
+            claude_code::stream_message(bytes, &cassette.dir, &mut out, &|_| false, &mut |_| {})?
         {
             return Ok(Canonical {
                 bytes: out,

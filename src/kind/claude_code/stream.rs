@@ -8,7 +8,7 @@
 //! [`json::write_pretty`] give on the whole value: the same errors in the same order, the
 //! same bytes.
 
-use crate::json::{self, Object, Part, PrettyObject, Sink, Span, Str, Streamed, Value};
+use crate::json::{self, Object, Part, PrettyObject, Probe, Sink, Span, Str, Streamed, Value};
 use crate::kind::CassetteError;
 use crate::rules::{RuleError, Scope};
 use crate::tree::FixtureDir;
@@ -44,10 +44,15 @@ pub struct Message {
 /// known to be well-shaped. `Ok(None)` when the document cannot be read in parts (see
 /// [`json::parse_streamed`]): the caller then works on the whole value, and what `out` and
 /// `inspect` got is to be dropped. After an error too, `out` holds no meaningful bytes.
+///
+/// An item already in its canonical form that no check or rule reads (see [`inert`]) is
+/// copied to `out` as it stands, without being built or shown to `inspect`, unless `wants`
+/// asks for the item at that span.
 pub fn stream_message<'a, S: Sink>(
     bytes: &'a [u8],
     dir: &FixtureDir,
     out: &mut S,
+    wants: &dyn Fn(Span) -> bool,
     inspect: &mut dyn FnMut(Stored<'_, 'a>),
 ) -> Result<Option<Message>, CassetteError> {
     let (rules, version) = (&dir.rules, dir.version);
@@ -65,7 +70,21 @@ pub fn stream_message<'a, S: Sink>(
     let mut index = 0;
     let mut output_offset: Option<usize> = None;
     let mut writer = PrettyObject::new(out);
-    let streamed = json::parse_streamed(bytes, "output", &mut |part| match part {
+    let offer = !dir.dehydrate_stream_events;
+    let streamed = json::parse_streamed(bytes, "output", offer, &mut |part| match part {
+        Part::Canonical(span, probe) => {
+            if !inert(&probe) || wants(span) {
+                return false;
+            }
+            if index == 0 {
+                output_offset = probe.first_key.or(output_offset);
+            }
+            index += 1;
+            if item_problem.is_none() {
+                writer.item_text(&bytes[span.start as usize..span.end as usize]);
+            }
+            true
+        }
         Part::Field(key, mut value) => {
             inspect(Stored::Field(&key, &value));
             if key.as_str() == "input"
@@ -83,12 +102,14 @@ pub fn stream_message<'a, S: Sink>(
             }
             writer.field(&key, &value);
             root.insert(key, value);
+            true
         }
         Part::Begin(key) => {
             inspect(Stored::Output(&key));
             writer.begin_array(&key);
             output_offset = key.span().is_known().then_some(key.span().start as usize);
             root.insert(key, Value::Array(Vec::new()));
+            true
         }
         Part::Item(mut item, span) => {
             let i = index;
@@ -99,11 +120,11 @@ pub fn stream_message<'a, S: Sink>(
                 output_offset = item.source_offset().or(output_offset);
             }
             if item_problem.is_some() {
-                return;
+                return true;
             }
             if let Err(e) = check_output_item(i, &item, &|| output_offset) {
                 item_problem = Some(e);
-                return;
+                return true;
             }
             inspect(Stored::Item(i, &item, span));
             if item_rule.is_none()
@@ -118,8 +139,12 @@ pub fn stream_message<'a, S: Sink>(
                 event_rule = Some(e);
             }
             writer.item(&item);
+            true
         }
-        Part::End => writer.end_array(),
+        Part::End => {
+            writer.end_array();
+            true
+        }
     })?;
     if streamed == Streamed::Whole {
         return Ok(None);
@@ -137,4 +162,21 @@ pub fn stream_message<'a, S: Sink>(
         key_changed,
         name: message_name(input(&root)),
     }))
+}
+
+/// Whether an `output` item with these `type`s is left alone by every check and rule of
+/// [`stream_message`], so that its canonical text can stand for it:
+/// [`check_output_item`] and [`map_output_item`] read only `assistant` items,
+/// [`recorded_error`](super::recorded_error) only `system` items and `stream_event` items
+/// whose event is an `error`, and [`dehydrate_stream_event`] runs only when configured
+/// (then nothing is offered). A `type` that is no plain string is none of these; an item
+/// that is no object is a schema error.
+pub(super) fn inert(probe: &Probe<'_>) -> bool {
+    // Anything but an object is a schema error.
+    probe.object
+        && match probe.kind {
+            Some(b"assistant" | b"system") => false,
+            Some(b"stream_event") => probe.event_kind != Some(b"error"),
+            _ => true,
+        }
 }
