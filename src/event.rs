@@ -548,7 +548,12 @@ mod tests {
     fn par_ordered_passes_a_panic_in_the_sink_on() {
         let items: Vec<usize> = (0..5_000).collect();
         let outcome = std::panic::catch_unwind(|| {
-            par_ordered(&items, &NoProgress, |&i| i, |_, i| assert!(i != 300, "sink fails"));
+            par_ordered(
+                &items,
+                &NoProgress,
+                |&i| i,
+                |_, i| assert!(i != 300, "sink fails"),
+            );
         });
         assert!(outcome.is_err());
     }

@@ -212,13 +212,21 @@ fn normalize_one(
             return result;
         }
     };
+    let file_name = cassette.path.file_name().and_then(|n| n.to_str());
     if cassette.kind == CassetteKind::ClaudeCodeMessage {
         // Most message fixtures are canonical already: compared as the canonical form is
         // written, they need no copy of it (issue 12); the others are built below.
         match kind::check_canonical(cassette, &bytes) {
             Ok(checked) if checked.difference.is_none() => {
-                let file_name = cassette.path.file_name().and_then(|n| n.to_str());
                 result.stale = checked.name.filter(|name| Some(name.as_str()) != file_name);
+                return result;
+            }
+            Ok(checked) if checked.streamed && masker.is_none() => {
+                result.stale = checked.name.filter(|name| Some(name.as_str()) != file_name);
+                result.changed = true;
+                if !options.check {
+                    rewrite_message(cassette, store, &bytes, &mut result);
+                }
                 return result;
             }
             Ok(_) => {}
@@ -235,7 +243,6 @@ fn normalize_one(
             return result;
         }
     };
-    let file_name = cassette.path.file_name().and_then(|n| n.to_str());
     result.stale = canonical
         .name
         .filter(|name| Some(name.as_str()) != file_name);
@@ -249,6 +256,35 @@ fn normalize_one(
         &mut result,
     );
     result
+}
+
+/// Rewrites a message fixture that reads in parts and is not canonical, its canonical form
+/// written to the temporary file an `output` item at a time (issue 12): memory holds the
+/// file and one item, not also its rewritten copy (which, for a compact file, is larger).
+fn rewrite_message(cassette: &Cassette, store: &Store, bytes: &[u8], result: &mut FileResult) {
+    let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let mut out = crate::json::WriteSink::new(w);
+        let streamed = kind::claude_code::stream_message(
+            bytes,
+            &cassette.dir,
+            &mut out,
+            &|_| false,
+            &mut |_| {},
+        );
+        out.finish()?;
+        // The same bytes were just read in parts by the check: neither can fail now.
+        match streamed {
+            Ok(Some(_)) => Ok(()),
+            _ => Err(std::io::Error::other(
+                "the fixture no longer reads in parts",
+            )),
+        }
+    };
+    match store.replace_file_with(&cassette.path, &mut write, ContentHash::of(bytes)) {
+        Ok(()) => result.written = true,
+        Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
+        Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
+    }
 }
 
 /// A dsh session log, line by line (issue 12): a first pass compares each line's canonical

@@ -79,3 +79,48 @@ fn a_large_fixture_of_stream_events_is_verified_and_normalized_in_three_times_it
         );
     }
 }
+
+/// The same fixture stored compact, which `normalize` must rewrite: its canonical form
+/// (nearly twice as large) is written to the temporary file an item at a time, so memory
+/// holds the file it read and one item, not also its rewritten copy (issue 12). Everything
+/// large is done in child processes, so that this process's memory (which a child starts
+/// with) stays small.
+#[test]
+fn a_compact_large_fixture_is_rewritten_without_a_copy_in_memory() {
+    let t = TestDir::new();
+    let rel = large_fixture(&t, 40);
+    std::fs::copy(t.path(&rel), t.path("pretty.json")).unwrap();
+    let compacted = std::process::Command::new("python3")
+        .args(["-c", COMPACT])
+        .arg(t.path(&rel))
+        .status()
+        .expect("python3 runs");
+    assert!(compacted.success());
+    let size = std::fs::metadata(t.path(&rel)).unwrap().len();
+    let (code, stdout, peak) = run_measured(&t, &["normalize", &rel]);
+    assert_eq!(code, 0, "{stdout}");
+    assert!(stdout.contains("1 of 1 cassette normalized"), "{stdout}");
+    let same = std::process::Command::new("cmp")
+        .arg(t.path(&rel))
+        .arg(t.path("pretty.json"))
+        .status()
+        .expect("cmp runs");
+    assert!(
+        same.success(),
+        "normalize wrote other bytes than the canonical form"
+    );
+    // The file, one item and the process's fixed cost (about 18 MiB for a debug build); a
+    // copy of the canonical form alone would add 1.7 times the file.
+    assert!(
+        peak <= size + size / 2 + (16 << 20),
+        "peak {} MiB for a file of {} MiB",
+        peak >> 20,
+        size >> 20
+    );
+}
+
+/// Rewrites the JSON file `argv[1]` compact, as `JSON.stringify` does.
+const COMPACT: &str = "import json, sys
+p = sys.argv[1]
+d = json.load(open(p, encoding='utf-8'))
+open(p, 'w', encoding='utf-8').write(json.dumps(d, separators=(',', ':'), ensure_ascii=False))";

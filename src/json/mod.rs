@@ -25,8 +25,8 @@ pub use canonical::Probe;
 pub use number::format_number;
 pub use parse::{ParseError, ParseErrorKind, Part, Streamed, parse, parse_field, parse_streamed};
 pub use write::{
-    Compare, PrettyObject, Sink, pretty_difference, to_compact, to_pretty, write_compact,
-    write_pretty, write_string,
+    Compare, PrettyObject, Sink, WriteSink, pretty_difference, to_compact, to_pretty,
+    write_compact, write_pretty, write_string,
 };
 
 /// A byte range of the source text, `[start, end)`.

@@ -40,6 +40,50 @@ impl Sink for Vec<u8> {
     }
 }
 
+/// A [`Sink`] writing to a file as the bytes are made: a rewritten fixture is never whole in
+/// memory (issue 12). The first error ends the writing ([`Sink::done`]) and is kept for
+/// [`WriteSink::finish`].
+pub struct WriteSink<'w> {
+    out: &'w mut dyn std::io::Write,
+    error: Option<std::io::Error>,
+}
+
+impl<'w> WriteSink<'w> {
+    /// A sink writing to `out`, which should be buffered.
+    pub fn new(out: &'w mut dyn std::io::Write) -> Self {
+        WriteSink { out, error: None }
+    }
+
+    /// The first error met, if any.
+    pub fn finish(self) -> std::io::Result<()> {
+        self.error.map_or(Ok(()), Err)
+    }
+}
+
+impl Sink for WriteSink<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        if self.error.is_none()
+            && let Err(e) = self.out.write_all(bytes)
+        {
+            self.error = Some(e);
+        }
+    }
+
+    fn newline(&mut self, depth: usize) {
+        self.put(b"\n");
+        let mut left = 2 * depth;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            self.put(&SPACES[..n]);
+            left -= n;
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.error.is_some()
+    }
+}
+
 /// A [`Sink`] that compares what is written with `expected`, byte for byte, and remembers
 /// the first difference.
 #[derive(Debug)]

@@ -184,6 +184,9 @@ pub struct Checked {
     pub difference: Option<usize>,
     /// The file name the harness would look up, for content-addressed kinds.
     pub name: Option<String>,
+    /// Whether the file was read in parts (a message fixture): its canonical form can then be
+    /// written the same way, without a copy in memory.
+    pub streamed: bool,
 }
 
 /// [`canonicalize`] with `Mode::Normalize`, compared with `bytes` as it is written: a
@@ -202,6 +205,7 @@ pub fn check_canonical(cassette: &Cassette, bytes: &[u8]) -> Result<Checked, Cas
             return Ok(Checked {
                 difference: compare.finish(),
                 name: Some(message.name),
+                streamed: true,
             });
         }
     }
@@ -214,6 +218,7 @@ pub fn check_canonical(cassette: &Cassette, bytes: &[u8]) -> Result<Checked, Cas
     Ok(Checked {
         difference,
         name: canonical.name,
+        streamed: false,
     })
 }
 
