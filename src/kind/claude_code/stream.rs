@@ -45,7 +45,7 @@ pub struct Message {
 /// [`json::parse_streamed`]): the caller then works on the whole value, and what `out` and
 /// `inspect` got is to be dropped. After an error too, `out` holds no meaningful bytes.
 ///
-/// An item already in its canonical form that no check or rule reads (see [`inert`]) is
+/// An item already in its canonical form that no check or rule reads (see `inert`) is
 /// copied to `out` as it stands, without being built or shown to `inspect`, unless `wants`
 /// asks for the item at that span.
 pub fn stream_message<'a, S: Sink>(
