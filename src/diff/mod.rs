@@ -14,6 +14,7 @@
 pub mod behaviour;
 pub mod compare;
 pub mod http;
+mod lockstep;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -75,6 +76,25 @@ impl Blob {
         match self {
             Blob::File(path) => std::fs::read(path).map(std::borrow::Cow::Owned),
             Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
+        }
+    }
+
+    /// The contents as a reader, for what is read a line at a time (dsh logs).
+    fn open(&self) -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+        match self {
+            Blob::File(path) => Ok(Box::new(std::io::BufReader::with_capacity(
+                1 << 16,
+                std::fs::File::open(path)?,
+            ))),
+            Blob::Bytes(bytes) => Ok(Box::new(bytes.as_slice())),
+        }
+    }
+
+    /// The size in bytes, when it is known without reading.
+    fn size(&self) -> Option<u64> {
+        match self {
+            Blob::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Blob::Bytes(bytes) => Some(bytes.len() as u64),
         }
     }
 }
@@ -525,40 +545,43 @@ fn behaviour_of(
             Behaviour::http(&path, &files[0].2, &side.display(rel))
         }
     };
-    result.map_err(|e| {
-        let (id, line, column) = match e {
-            BehaviourError::Parse { .. } => ("parse", None, None),
-            BehaviourError::Unreadable {
-                line,
-                column,
-                format,
-                ref message,
-                ..
-            } => {
-                // The report names the file, line and column already.
-                let message = format!("not a readable {format} cassette: {message}");
-                return (
-                    side.display(rel),
-                    FileProblem {
-                        id: "parse",
-                        line: Some(line),
-                        column: Some(column),
-                        message,
-                    },
-                );
-            }
-            _ => ("schema", None, None),
-        };
-        (
-            side.display(rel),
-            FileProblem {
-                id,
-                line,
-                column,
-                message: e.to_string(),
-            },
-        )
-    })
+    result.map_err(|e| problem(e, side.display(rel)))
+}
+
+/// A cassette's behaviour error as reported for `shown`, the cassette's path.
+fn problem(e: BehaviourError, shown: String) -> (String, FileProblem) {
+    let (id, line, column) = match e {
+        BehaviourError::Parse { .. } => ("parse", None, None),
+        BehaviourError::Unreadable {
+            line,
+            column,
+            format,
+            ref message,
+            ..
+        } => {
+            // The report names the file, line and column already.
+            let message = format!("not a readable {format} cassette: {message}");
+            return (
+                shown,
+                FileProblem {
+                    id: "parse",
+                    line: Some(line),
+                    column: Some(column),
+                    message,
+                },
+            );
+        }
+        _ => ("schema", None, None),
+    };
+    (
+        shown,
+        FileProblem {
+            id,
+            line,
+            column,
+            message: e.to_string(),
+        },
+    )
 }
 
 /// A side of a pair read: the unit, its files, its behaviour (`None`: absent, or no
@@ -607,6 +630,10 @@ fn compare_pair(
     options: &Options,
     masker: &Scanner,
 ) -> Result<Option<Entry>, (String, FileProblem)> {
+    let kind = pair.new.as_ref().or(pair.old.as_ref()).map(|u| u.kind);
+    if kind == Some(Kind::Dsh) && crate::kind::streaming() {
+        return lockstep::compare_pair(pair, old_side, new_side, options, masker);
+    }
     let (old, new) = read_pair(pair, old_side, new_side)?;
     if old.is_none() && new.is_none() {
         return Ok(None);
@@ -679,9 +706,18 @@ fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Sc
                 if m == 1 { "" } else { "s" }
             )
         }
-        _ if calls.len() == 1 => "1 model call".to_owned(),
-        _ => format!("{} model calls", calls.len()),
+        _ => return listed(unit, status, calls, None),
     };
+    listed(unit, status, calls, Some(reason))
+}
+
+/// An added or removed cassette listing `calls` (one line each), for `reason` or, without
+/// one, their count.
+fn listed(unit: &Unit<'_>, status: Status, calls: Vec<String>, reason: Option<String>) -> Entry {
+    let reason = reason.unwrap_or_else(|| match calls.len() {
+        1 => "1 model call".to_owned(),
+        n => format!("{n} model calls"),
+    });
     Entry {
         path: unit.rel.clone(),
         old_path: None,
@@ -699,7 +735,12 @@ fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Sc
 /// The entry for two behaviours of one cassette; `equal` tells whether the canonical
 /// contents are equal (the path and kind are the caller's).
 fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) -> Entry {
-    let mut changes = compare::compare(old, new);
+    entry_of(compare::compare(old, new), equal, new.kind, masker)
+}
+
+/// The entry for the changes between two behaviours of kind `kind`; `equal` tells whether
+/// the canonical contents are equal (read only when there is no change).
+fn entry_of(mut changes: Vec<Change>, equal: bool, kind: Kind, masker: &Scanner) -> Entry {
     if changes.is_empty() && !equal {
         changes.push(Change::Other);
     }
@@ -718,7 +759,7 @@ fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) ->
     Entry {
         path: String::new(),
         old_path: None,
-        kind: new.kind,
+        kind,
         status: if verdict == Verdict::Identical {
             Status::Unchanged
         } else {
