@@ -557,7 +557,7 @@ fn lockstep(
 fn listed(script: &mut Script<'_>, dir: &str, masker: &Scanner) -> Result<Vec<String>, Failure> {
     let mut calls = Vec::new();
     drain(script, dir, |call| {
-        calls.push(masker.mask(&call.one_line()))
+        calls.push(masker.mask(&call.one_line()));
     })?;
     Ok(calls)
 }
