@@ -8,7 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{Run, TestDir, corpus};
+use common::{Run, TestDir, corpus, git};
 
 const WHOLE: &[(&str, &str)] = &[("VCR_TEST_WHOLE_VALUES", "1")];
 
@@ -383,6 +383,35 @@ fn generated_scenarios_diff_the_same_streamed_and_whole() {
     ] {
         both(&old, &[&format!("{o}/{dir}"), &format!("{n}/{dir}")]);
     }
+}
+
+#[test]
+fn a_revision_diffs_the_same_streamed_and_whole() {
+    let (t, new) = (TestDir::new(), TestDir::new());
+    scenarios(&t, &new);
+    // A log over a megabyte stays in git until it is compared.
+    let mut long = calls(1500);
+    t.write("big/session.jsonl", log(&long, ""));
+    long[700].finish = "length";
+    new.write("big/session.jsonl", log(&long, ""));
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "recorded"]);
+    for entry in std::fs::read_dir(&t.root).unwrap().flatten() {
+        if entry.file_name() != ".git" {
+            std::fs::remove_dir_all(entry.path()).unwrap();
+        }
+    }
+    let mut files = Vec::new();
+    logs(&new.root, &mut files);
+    for path in files {
+        let rel = path.strip_prefix(&new.root).unwrap();
+        t.write(rel.to_str().unwrap(), std::fs::read(&path).unwrap());
+    }
+    both(&t, &["--rev", "HEAD"])
+        .code(2)
+        .stdout_has("session.jsonl #701: stop reason stop -> length");
+    both(&t, &["--rev", "HEAD", "--format", "json", "big", "changed"]).code(1);
 }
 
 /// A changed copy of a log: every third model call's finish reason, every fourth log's

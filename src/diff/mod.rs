@@ -62,13 +62,24 @@ pub enum DiffError {
     },
 }
 
-/// Where a file's bytes are: on disk (read when compared), or already in memory (from git).
+/// Where a file's bytes are: on disk (read when compared), already in memory (a small file
+/// of a git revision), or in git (a large one, streamed when compared).
 #[derive(Debug, Clone)]
 pub enum Blob {
     /// A file, read when its cassette is compared.
     File(PathBuf),
     /// The contents.
     Bytes(Vec<u8>),
+    /// A blob of the repository whose top folder is `top`, read through git when its
+    /// cassette is compared ([`crate::git::open_blob`]).
+    Git {
+        /// The repository's top folder.
+        top: PathBuf,
+        /// The blob's object id.
+        id: String,
+        /// Its size in bytes.
+        size: u64,
+    },
 }
 
 impl Blob {
@@ -76,6 +87,11 @@ impl Blob {
         match self {
             Blob::File(path) => std::fs::read(path).map(std::borrow::Cow::Owned),
             Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
+            Blob::Git { size, .. } => {
+                let mut bytes = Vec::with_capacity(usize::try_from(*size).unwrap_or(0));
+                std::io::Read::read_to_end(&mut self.open()?, &mut bytes)?;
+                Ok(std::borrow::Cow::Owned(bytes))
+            }
         }
     }
 
@@ -87,6 +103,10 @@ impl Blob {
                 std::fs::File::open(path)?,
             ))),
             Blob::Bytes(bytes) => Ok(Box::new(bytes.as_slice())),
+            Blob::Git { top, id, .. } => {
+                let reader = crate::git::open_blob(top, id).map_err(std::io::Error::other)?;
+                Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, reader)))
+            }
         }
     }
 
@@ -95,6 +115,7 @@ impl Blob {
         match self {
             Blob::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
             Blob::Bytes(bytes) => Some(bytes.len() as u64),
+            Blob::Git { size, .. } => Some(*size),
         }
     }
 }
@@ -540,7 +561,7 @@ fn behaviour_of(
             // A HAR's sidecar bodies sit beside it on disk (not in a revision).
             let path = match unit.files[0].2 {
                 Blob::File(path) => path.clone(),
-                Blob::Bytes(_) => PathBuf::from(rel),
+                Blob::Bytes(_) | Blob::Git { .. } => PathBuf::from(rel),
             };
             Behaviour::http(&path, &files[0].2, &side.display(rel))
         }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use vcr::diff::{Blob, Options, Snapshot, Summary};
 use vcr::event::{Event, Report};
+use vcr::git::RevFile;
 use vcr::lint::Scanner;
 use vcr::tree::{lexical_absolute, relative};
 
@@ -182,14 +183,23 @@ fn revision_sides(
         format!("{prefix}/")
     };
     let mut old = Snapshot::new(&format!("{rev}:{shown_prefix}{{}}"));
-    for (path, bytes) in vcr::git::tree_at(&top, rev, &pathspecs)? {
+    for (path, file) in vcr::git::tree_at(&top, rev, &pathspecs)? {
         let rel = if prefix.is_empty() {
             Some(path.as_str())
         } else {
             path.strip_prefix(&shown_prefix)
         };
         if let Some(rel) = rel.filter(|r| !vcr::diff::is_skipped(r)) {
-            old.insert(rel, Blob::Bytes(bytes));
+            // A large file stays in git until its cassette is compared (issue 12).
+            let blob = match file {
+                RevFile::Contents(bytes) => Blob::Bytes(bytes),
+                RevFile::Object { id, size } => Blob::Git {
+                    top: top.clone(),
+                    id,
+                    size,
+                },
+            };
+            old.insert(rel, blob);
         }
     }
     let mut new = Snapshot::new("{}");
