@@ -383,6 +383,27 @@ fn generated_scenarios_diff_the_same_streamed_and_whole() {
     ] {
         both(&old, &[&format!("{o}/{dir}"), &format!("{n}/{dir}")]);
     }
+    // Two log files, their kinds told by their contents: pairs of logs of the two trees, a
+    // log of one line, and a log against a file that is none.
+    old.write("one-line.jsonl", log(&[], ""));
+    old.write("not-a-log.json", r#"{"tokenCount":3}"#);
+    let mut files: Vec<String> = ["changed", "request", "broken-old", "broken-new", "empty"]
+        .iter()
+        .map(|dir| format!("{dir}/session.jsonl"))
+        .collect();
+    files.push("children/session.1.jsonl".to_owned());
+    for file in &files {
+        let (a, b) = (format!("{o}/{file}"), format!("{n}/{file}"));
+        both(&old, &[&a, &b]);
+        both(&old, &[&a, &b, "--full", "--format", "json"]);
+    }
+    let changed = format!("{n}/changed/session.jsonl");
+    for other in ["one-line.jsonl", "not-a-log.json"] {
+        let other = format!("{o}/{other}");
+        both(&old, &[&other, &changed]);
+        both(&old, &[&changed, &other]);
+    }
+    both(&old, &[&changed, &changed]).code(0);
 }
 
 #[test]

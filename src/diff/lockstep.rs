@@ -74,8 +74,8 @@ enum LogError {
 }
 
 impl<'f> Log<'f> {
-    fn new(input: LogInput<'f>) -> Log<'f> {
-        let primary = input.name == dsh::PRIMARY;
+    /// A log to read; a `primary` one is derived in full, a child after its seed.
+    fn new(input: LogInput<'f>, primary: bool) -> Log<'f> {
         Log {
             name: input.name,
             file: input.file,
@@ -275,11 +275,24 @@ impl<'f> Script<'f> {
                     .extend(apply_override(Vec::new(), doc, dsh::REPLAY_OVERRIDE));
             }
         }
-        for (_, log) in logs {
+        for (n, log) in logs {
             script.sessions.push(log.name.to_owned());
-            script.logs.push_back(Log::new(log));
+            script.logs.push_back(Log::new(log, n == 0));
         }
         Ok(script)
+    }
+
+    /// One session log on its own, as [`Behaviour::dsh_log`](super::Behaviour::dsh_log)
+    /// reads it: no session names, no override, no seed skipped, calls numbered `#<n>`.
+    fn single(input: LogInput<'f>) -> Script<'f> {
+        Script {
+            sessions: Vec::new(),
+            primary: Primary::Derived,
+            logs: VecDeque::from([Log::new(input, true)]),
+            ready: VecDeque::new(),
+            requests: Vec::new(),
+            handed: Vec::new(),
+        }
     }
 
     /// The next call, `None` after the last (and after an error).
@@ -299,7 +312,7 @@ impl<'f> Script<'f> {
                     return Err((shown, e));
                 }
             };
-            let (primary, name, n) = (log.primary, log.name, log.calls);
+            let (primary, name, n) = (log.name == dsh::PRIMARY, log.name, log.calls);
             for (i, call) in self.handed.drain(..) {
                 if !primary {
                     self.ready.push_back(call);
@@ -422,7 +435,7 @@ impl Opened<'_> {
 }
 
 /// A side's failure as the whole-file path reports it.
-fn failure(dir: &str, (shown, e): (String, LogError)) -> Failure {
+fn failure(dir: &str, (shown, e): SideError) -> Failure {
     match e {
         LogError::Read(e) => (shown, FileProblem::io(&e)),
         LogError::Behaviour(e) => super::problem(e, dir.to_owned()),
@@ -482,7 +495,8 @@ pub(super) fn compare_pair(
                 drain(o, &old_dir, drop)?;
                 Vec::new()
             } else {
-                lockstep(o, n, &old_dir, &new_dir)?
+                lockstep(o, n)
+                    .map_err(|(is_old, e)| failure(if is_old { &old_dir } else { &new_dir }, e))?
             };
             let equal = changes.is_empty()
                 && (same || canonical_equal(old_unit, new_unit, old_side, new_side)?);
@@ -515,25 +529,113 @@ pub(super) fn compare_pair(
     Ok(Some(Entry { diff, ..entry }))
 }
 
-/// Both sides' calls compared in lockstep; the changes, or the first failure (the old
-/// side's, read to its end when the new side failed first).
+/// Whether the file holds a dsh session log of more than one line, as
+/// [`Behaviour::detect`](super::Behaviour::detect) tells one: its first line that is not
+/// blank is a JSON object whose `type` is `session`, and another line that is not blank
+/// follows (so the whole file is not one JSON value). A log of one line is left to the
+/// whole-file path.
+pub(super) fn is_session_log(reader: Box<dyn BufRead + '_>) -> io::Result<bool> {
+    let mut lines = LineReader::new(reader);
+    let mut header = false;
+    while let Some(line) = lines.next_line()? {
+        if line.text.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if header {
+            return Ok(true);
+        }
+        let value = crate::json::parse(line.text);
+        let is_header = value
+            .as_ref()
+            .ok()
+            .and_then(Value::as_object)
+            .is_some_and(|o| o.get("type").and_then(Value::as_str) == Some("session"));
+        if !is_header {
+            return Ok(false);
+        }
+        header = true;
+    }
+    Ok(false)
+}
+
+/// Two session logs compared as [`super::compare_files`] compares them, a call at a time:
+/// the entry, or the old log's first error, then the new one's.
+pub(super) fn compare_logs(
+    old: (&str, &Blob),
+    new: (&str, &Blob),
+    options: &Options,
+    masker: &Scanner,
+) -> Result<Entry, super::DiffError> {
+    let error = |(file, e): SideError| match e {
+        LogError::Read(source) => super::DiffError::Read { file, source },
+        LogError::Behaviour(e) => super::DiffError::Behaviour(e),
+    };
+    let read = |file: &str| {
+        let file = file.to_owned();
+        move |source| super::DiffError::Read { file, source }
+    };
+    let (old_reader, new_reader) = (
+        old.1.open().map_err(read(old.0))?,
+        new.1.open().map_err(read(new.0))?,
+    );
+    let single = |file, reader| {
+        Script::single(LogInput {
+            name: "",
+            file,
+            shown: file,
+            reader,
+        })
+    };
+    let (mut old_script, mut new_script) = (single(old.0, old_reader), single(new.0, new_reader));
+    let changes = lockstep(&mut old_script, &mut new_script).map_err(|(_, e)| error(e))?;
+    let equal = changes.is_empty()
+        && same_bytes(old.1, new.1).map_err(|(is_old, source)| super::DiffError::Read {
+            file: if is_old { old.0 } else { new.0 }.to_owned(),
+            source,
+        })?;
+    let mut entry = super::entry_of(changes, equal, Kind::Dsh, masker);
+    entry.path = new.0.to_owned();
+    if old.0 != new.0 {
+        entry.old_path = Some(old.0.to_owned());
+    }
+    if options.full {
+        let load = |(file, blob): (&str, &Blob)| -> Result<super::Loaded, super::DiffError> {
+            let bytes = blob.read().map_err(|source| super::DiffError::Read {
+                file: file.to_owned(),
+                source,
+            })?;
+            Ok(vec![(
+                dsh::PRIMARY.to_owned(),
+                file.to_owned(),
+                bytes.into_owned(),
+            )])
+        };
+        let diff = super::full_diff(&load(old)?, &load(new)?);
+        entry.diff = Some(masker.mask(&diff)).filter(|d| !d.is_empty());
+    }
+    Ok(entry)
+}
+
+/// A log of a side that stopped: how read errors name it, and why.
+type SideError = (String, LogError);
+
+/// Both sides' calls compared in lockstep; the changes, or the first error with its side
+/// (`true`: the old): the old side's, read to its end when the new side failed first.
 fn lockstep(
     old: &mut Script<'_>,
     new: &mut Script<'_>,
-    old_dir: &str,
-    new_dir: &str,
-) -> Result<Vec<super::Change>, Failure> {
+) -> Result<Vec<super::Change>, (bool, SideError)> {
     let mut by_call = CallByCall::default();
-    let mut new_failure = None;
+    let mut new_error = None;
     loop {
-        let o = old.next_call().map_err(|e| failure(old_dir, e))?;
+        let o = old.next_call().map_err(|e| (true, e))?;
         for hash in old.requests.drain(..) {
             by_call.request(true, hash);
         }
-        let n = match new_failure {
+        let n = match new_error {
             Some(_) => None,
             None => new.next_call().unwrap_or_else(|e| {
-                new_failure = Some(failure(new_dir, e));
+                new_error = Some(e);
                 None
             }),
         };
@@ -547,8 +649,8 @@ fn lockstep(
             (None, None) => break,
         }
     }
-    match new_failure {
-        Some(failure) => Err(failure),
+    match new_error {
+        Some(e) => Err((false, e)),
         None => Ok(by_call.finish(&old.sessions, &new.sessions)),
     }
 }

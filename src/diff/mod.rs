@@ -60,6 +60,18 @@ pub enum DiffError {
         #[source]
         source: std::io::Error,
     },
+    /// A file could not be read.
+    #[error("cannot read {file}")]
+    Read {
+        /// The file, as the caller named it.
+        file: String,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is no cassette `vcr diff` can read.
+    #[error(transparent)]
+    Behaviour(#[from] BehaviourError),
 }
 
 /// Where a file's bytes are: on disk (read when compared), already in memory (a small file
@@ -898,6 +910,29 @@ pub fn compare_files(
             Some(masker.mask(&full_diff(&loaded(old), &loaded(new)))).filter(|d| !d.is_empty());
     }
     Ok(entry)
+}
+
+/// [`compare_files`] for two files on disk that are both dsh session logs, each read a line
+/// at a time and compared call by call (issue 12): the same entry, in the memory of the
+/// largest line and call plus the changes. `Ok(None)` when either file is something else
+/// (or a log of one line): the caller reads them whole for [`compare_files`].
+pub fn compare_log_files(
+    old: (&str, &Path),
+    new: (&str, &Path),
+    options: &Options,
+    masker: &Scanner,
+) -> Result<Option<Entry>, DiffError> {
+    let (old_blob, new_blob) = (Blob::File(old.1.to_owned()), Blob::File(new.1.to_owned()));
+    for (file, blob) in [(old.0, &old_blob), (new.0, &new_blob)] {
+        let read = |source| DiffError::Read {
+            file: file.to_owned(),
+            source,
+        };
+        if !lockstep::is_session_log(blob.open().map_err(read)?).map_err(read)? {
+            return Ok(None);
+        }
+    }
+    lockstep::compare_logs((old.0, &old_blob), (new.0, &new_blob), options, masker).map(Some)
 }
 
 /// The readable behaviour summary of one cassette for a git textconv driver, secrets

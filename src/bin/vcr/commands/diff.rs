@@ -123,11 +123,28 @@ fn compare_paths(
             ))
         }
         (false, false) => {
+            let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
+            // Two session logs are read a line at a time (issue 12); anything else whole.
+            let streamed = if vcr::kind::streaming() {
+                vcr::diff::compare_log_files(
+                    (&old_name, &old_abs),
+                    (&new_name, &new_abs),
+                    options,
+                    masker,
+                )?
+            } else {
+                None
+            };
+            if let Some(entry) = streamed {
+                cx.reporter.report(&Event::Diff(&entry));
+                let mut summary = Summary::default();
+                summary.add(&entry);
+                return Ok(summary);
+            }
             let read = |p: &Path, shown: &Path| {
                 std::fs::read(p).with_context(|| format!("cannot read {}", shown.display()))
             };
             let (old_bytes, new_bytes) = (read(&old_abs, old)?, read(&new_abs, new)?);
-            let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
             let entry = vcr::diff::compare_files(
                 (&old_name, &old_bytes),
                 (&new_name, &new_bytes),
