@@ -14,8 +14,8 @@ use common::{TestDir, git};
 /// bound of `tests/dsh_memory.rs`).
 const BOUND: u64 = 28 << 20;
 
-/// Lines of the shorter log (about 3.6 MB).
-const LINES: usize = 30_000;
+/// Lines of the shorter log (about 2.4 MB).
+const LINES: usize = 20_000;
 
 /// One model call of a projected log, numbered by `turn`, ending with `finish`.
 fn step(turn: usize, finish: &str, out: &mut Vec<u8>) {

@@ -15,6 +15,8 @@
 //!
 //! `--full` still builds the unified diff from the files read whole: it is a request for
 //! the full text, which cannot be bounded.
+//!
+//! [`Behaviour::dsh`]: super::Behaviour::dsh
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead};
@@ -163,8 +165,8 @@ impl<'f> Log<'f> {
     }
 }
 
-/// The first problem that makes the harness fail on the log, as [`Behaviour::dsh`] reports
-/// it (`dsh/persistence` problems do not).
+/// The first problem that makes the harness fail on the log, as
+/// [`Behaviour::dsh`](super::Behaviour::dsh) reports it (`dsh/persistence` problems do not).
 fn first_error(problems: &[dsh::Problem], file: &str) -> Result<(), LogError> {
     match problems.iter().find(|p| p.id != ids::PERSISTENCE) {
         Some(p) => Err(LogError::Behaviour(BehaviourError::Schema {
@@ -175,8 +177,8 @@ fn first_error(problems: &[dsh::Problem], file: &str) -> Result<(), LogError> {
     }
 }
 
-/// A derived call as [`Behaviour::dsh`] shows it: its summary, `<log> #<n>`, and the model of
-/// the latest `request/header` at or before its first line.
+/// A derived call as [`Behaviour::dsh`](super::Behaviour::dsh) shows it: its summary,
+/// `<log> #<n>`, and the model of the latest `request/header` at or before its first line.
 fn model_call(
     call: &dsh::Call,
     name: &str,
