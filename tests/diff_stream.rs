@@ -320,6 +320,7 @@ fn scenarios(old: &TestDir, new: &TestDir) {
         30,
         r#"{"type":"text-chunks","data":{"turn":3,"step":1,"index":0,"dt":[],"texts":["a","b"]}}"#,
     );
+    same("broken-same", &[("session.jsonl", bad_json.clone())]);
     pair(
         "broken-old",
         &[("session.jsonl", bad_json.clone())],
@@ -370,7 +371,7 @@ fn generated_scenarios_diff_the_same_streamed_and_whole() {
         .stdout_has("session.jsonl #10, override")
         .stderr_has("session snapshot line 7 contains invalid JSON");
     let doc = both(&old, &[o, n, "--format", "json"]).json();
-    assert_eq!(doc["summary"]["errors"], 7, "{}\n{doc:#}", run.stderr);
+    assert_eq!(doc["summary"]["errors"], 8, "{}\n{doc:#}", run.stderr);
     both(&old, &[o, n, "--full"]);
     // A scenario on its own, as the whole tree: the exit code is that case's.
     for dir in ["override-patches", "broken-new"] {

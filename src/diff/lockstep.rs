@@ -465,60 +465,11 @@ pub(super) fn compare_pair(
     options: &Options,
     masker: &Scanner,
 ) -> Result<Option<Entry>, Failure> {
-    let old_dir = pair.old.as_ref().map(|u| old_side.display(&u.rel));
-    let new_dir = pair.new.as_ref().map(|u| new_side.display(&u.rel));
-    let mut old_opened = match &pair.old {
-        Some(unit) => Some(Opened::open(unit, old_side)?),
-        None => None,
-    };
-    let old_dir = old_dir.unwrap_or_default();
-    let new_dir = new_dir.unwrap_or_default();
-    let mut old = match &mut old_opened {
-        Some(opened) => Some(opened.script(&old_dir)?),
-        None => None,
-    };
-    // A failure of the new side waits for the old side to be read: its own comes first.
-    let mut new_opened = match &pair.new {
-        Some(unit) => Opened::open(unit, new_side).map(Some),
-        None => Ok(None),
-    };
-    let mut new = match &mut new_opened {
-        Ok(Some(opened)) => opened.script(&new_dir).map(Some),
-        Ok(None) => Ok(None),
-        Err(e) => Err(e.clone()),
-    };
-    let entry = match (&mut old, &mut new) {
-        (Some(o), Ok(Some(n))) => {
-            let (old_unit, new_unit) = (pair.old.as_ref(), pair.new.as_ref());
-            let (old_unit, new_unit) = (old_unit.expect("old side"), new_unit.expect("new side"));
-            // Most scenarios of a tree are unchanged: the new side is not derived again.
-            let same = same_files(old_unit, new_unit, old_side, new_side)?;
-            let changes = if same {
-                drain(o, &old_dir, drop)?;
-                Vec::new()
-            } else {
-                lockstep(o, n)
-                    .map_err(|(is_old, e)| failure(if is_old { &old_dir } else { &new_dir }, e))?
-            };
-            let equal = changes.is_empty()
-                && (same || canonical_equal(old_unit, new_unit, old_side, new_side)?);
-            let mut entry = super::entry_of(changes, equal, Kind::Dsh, masker);
-            entry.path.clone_from(&new_unit.rel);
-            entry
-        }
-        (Some(o), _) => {
-            let calls = listed(o, &old_dir, masker)?;
-            new?;
-            let unit = pair.old.as_ref().expect("old side");
-            super::listed(unit, Status::Removed, calls, None)
-        }
-        (None, Ok(Some(n))) => {
-            let calls = listed(n, &new_dir, masker)?;
-            let unit = pair.new.as_ref().expect("new side");
-            super::listed(unit, Status::Added, calls, None)
-        }
-        (None, Err(e)) => return Err(e.clone()),
-        (None, Ok(None)) => return Ok(None),
+    let entry = match (&pair.old, &pair.new) {
+        (Some(old), Some(new)) => both_sides(old, new, old_side, new_side, masker)?,
+        (Some(unit), None) => one_side(unit, old_side, Status::Removed, masker)?,
+        (None, Some(unit)) => one_side(unit, new_side, Status::Added, masker)?,
+        (None, None) => return Ok(None),
     };
     let diff = if options.full {
         let load = |unit: Option<&Unit<'_>>, side| unit.map(|u| super::load(u, side)).transpose();
@@ -529,6 +480,64 @@ pub(super) fn compare_pair(
         None
     };
     Ok(Some(Entry { diff, ..entry }))
+}
+
+/// An added or removed scenario: its calls listed, one line each.
+fn one_side(
+    unit: &Unit<'_>,
+    side: &Snapshot,
+    status: Status,
+    masker: &Scanner,
+) -> Result<Entry, Failure> {
+    let dir = side.display(&unit.rel);
+    let mut opened = Opened::open(unit, side)?;
+    let mut script = opened.script(&dir)?;
+    let mut calls = Vec::new();
+    drain(&mut script, &dir, |call| {
+        calls.push(masker.mask(&call.one_line()));
+    })?;
+    Ok(super::listed(unit, status, calls, None))
+}
+
+/// A scenario on both sides: unchanged bytes, or the two scripts compared in lockstep.
+fn both_sides(
+    old_unit: &Unit<'_>,
+    new_unit: &Unit<'_>,
+    old_side: &Snapshot,
+    new_side: &Snapshot,
+    masker: &Scanner,
+) -> Result<Entry, Failure> {
+    let old_dir = old_side.display(&old_unit.rel);
+    let new_dir = new_side.display(&new_unit.rel);
+    let mut old_opened = Opened::open(old_unit, old_side)?;
+    let mut old = old_opened.script(&old_dir)?;
+    // A failure of the new side waits for the old side to be read: its own comes first.
+    let mut new_opened = Opened::open(new_unit, new_side);
+    let new = match &mut new_opened {
+        Ok(opened) => opened.script(&new_dir),
+        Err(e) => Err(e.clone()),
+    };
+    let mut new = match new {
+        Ok(script) => script,
+        Err(e) => {
+            drain(&mut old, &old_dir, drop)?;
+            return Err(e);
+        }
+    };
+    // Most scenarios of a tree are unchanged: the new side is then not derived again.
+    let same = same_files(old_unit, new_unit, old_side, new_side)?;
+    let changes = if same {
+        drain(&mut old, &old_dir, drop)?;
+        Vec::new()
+    } else {
+        lockstep(&mut old, &mut new)
+            .map_err(|(is_old, e)| failure(if is_old { &old_dir } else { &new_dir }, e))?
+    };
+    let equal =
+        changes.is_empty() && (same || canonical_equal(old_unit, new_unit, old_side, new_side)?);
+    let mut entry = super::entry_of(changes, equal, Kind::Dsh, masker);
+    entry.path.clone_from(&new_unit.rel);
+    Ok(entry)
 }
 
 /// Whether the file holds a dsh session log of more than one line, as
@@ -655,15 +664,6 @@ fn lockstep(
         Some(e) => Err((false, e)),
         None => Ok(by_call.finish(&old.sessions, &new.sessions)),
     }
-}
-
-/// A one-sided scenario's calls, one masked line each (what the entry lists).
-fn listed(script: &mut Script<'_>, dir: &str, masker: &Scanner) -> Result<Vec<String>, Failure> {
-    let mut calls = Vec::new();
-    drain(script, dir, |call| {
-        calls.push(masker.mask(&call.one_line()));
-    })?;
-    Ok(calls)
 }
 
 /// Whether the two units hold the same files with the same bytes, read a block at a time
