@@ -4,7 +4,7 @@
 //! `VCR_TEST_WHOLE_VALUES=1`, on generated logs (stale hashes, lines the writer would write
 //! otherwise, leaks, recorded errors, CRLF, a last line without its newline, blank lines, a
 //! broken line, a log larger than a leak-scan chunk) and on logs made of the corpus's JSON
-//! lines.
+//! lines. A streamed `rehash` killed at any step leaves every log whole.
 
 mod common;
 
@@ -324,4 +324,60 @@ fn collect_jsonl(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
             out.push(path);
         }
     }
+}
+
+/// `rehash` re-keys logs through the journal as it did when it read them whole: killed before
+/// each of its changes to the tree, every log is left whole (its old bytes or its re-keyed
+/// ones, never a part) and the next run finishes the job, with the bytes the whole-log path
+/// writes.
+#[cfg(unix)]
+#[test]
+fn a_streamed_rehash_killed_at_every_step_is_finished_by_the_next_run() {
+    let build = || {
+        let t = TestDir::new();
+        t.write("vcr.toml", CONFIG);
+        let texts = ["list the files", "open a.ts", "run the tests"];
+        for n in 0..3 {
+            let mut log = log((0..40).map(|i| js_record(i, texts[(i + n) % 3])));
+            if n == 2 {
+                // Without a trailing newline and with CRLF: kept as they are.
+                log = log.trim_end().replace('\n', "\r\n");
+            }
+            t.write(&format!("js/l{n}_log.jsonl"), log);
+        }
+        // The other entries select something: an empty log each.
+        t.write("py/empty_log.jsonl", "");
+        t.write("keep/empty_log.jsonl", "");
+        t
+    };
+    let expected = {
+        let t = build();
+        t.vcr_with(&["rehash"], WHOLE).code(0);
+        t.files("js")
+    };
+    let originals = build().files("js");
+    assert!(originals.iter().all(|(rel, old)| expected[rel] != *old));
+    let mut steps = 0;
+    loop {
+        let t = build();
+        let run = t.vcr_with(&["rehash"], &[("VCR_FAULT_KILL_AFTER", &steps.to_string())]);
+        if run.code == Some(0) {
+            assert_eq!(t.files("js"), expected);
+            break;
+        }
+        assert_eq!(run.code, None, "step {steps}: {}", run.stderr);
+        let present: Vec<Vec<u8>> = t.files("js").into_values().collect();
+        for (rel, old) in &originals {
+            assert!(
+                present.contains(old) || present.contains(&expected[rel]),
+                "step {steps}: {rel} was lost"
+            );
+        }
+        t.vcr(&["rehash"]).code(0);
+        assert_eq!(t.files("js"), expected, "step {steps}: after the next run");
+        assert!(!t.exists(".vcr/journal.json"));
+        steps += 1;
+        assert!(steps < 100, "the fault hook never let a run finish");
+    }
+    assert!(steps > 6, "only {steps} steps: the hook is not counting");
 }
