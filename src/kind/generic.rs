@@ -8,8 +8,10 @@
 //! [`Spec`], and the pure functions of this module do the rest: compute the hash a harness
 //! would compute ([`expected_hash`]), read and build file names ([`parse_name`],
 //! [`expected_name`], [`name_for`]), check and re-key the hashes stored in JSONL lines
-//! ([`check_lines`], [`rekey_lines`]), and write a cassette the way the harness writes it
-//! ([`canonical`], [`render`]). Nothing here walks a tree, reads a file or prints.
+//! ([`check_lines`], [`rekey_lines`]; a line at a time, for logs read line by line:
+//! [`Line::record`], [`check_line`], [`rekey_line`], [`render_line_into`]), and write a
+//! cassette the way the harness writes it ([`canonical`], [`render`]). Nothing here walks a
+//! tree, reads a file or prints.
 //!
 //! # Key material
 //!
