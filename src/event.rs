@@ -255,7 +255,14 @@ impl FileProblem {
     }
 
     pub(crate) fn cassette(e: &crate::kind::CassetteError, bytes: &[u8]) -> FileProblem {
-        let at = e.position(bytes);
+        FileProblem::cassette_at(e, e.position(bytes))
+    }
+
+    /// A cassette's problem found while streaming it, at the place found for it then.
+    pub(crate) fn cassette_at(
+        e: &crate::kind::CassetteError,
+        at: Option<crate::json::Position>,
+    ) -> FileProblem {
         FileProblem {
             id: e.id(),
             line: at.map(|p| p.line),

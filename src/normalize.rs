@@ -10,10 +10,11 @@ use similar::TextDiff;
 
 use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
 use crate::json::Position;
-use crate::kind::dsh::{FirstDifference, LineNormalizer};
+use crate::kind::dsh::LineNormalizer;
 use crate::kind::http::{self, scrub};
+use crate::kind::jsonl::FirstDifference;
 use crate::kind::jsonl::LineReader;
-use crate::kind::{self, Mode};
+use crate::kind::{self, Mode, generic};
 use crate::lint::Scanner;
 use crate::rules::RuleSet;
 use crate::store::{ContentHash, Store, StoreError};
@@ -127,9 +128,14 @@ pub fn run(
             Some(http) if !cassette.kind.is_structured() => {
                 scrub_one(cassette, store, options, http, masker.as_ref())
             }
-            // A dsh log streams line by line, unless a diff of it is asked for.
+            // A log streams line by line, unless a diff of it is asked for.
             _ if cassette.kind == CassetteKind::DshSession && !options.diff => {
                 normalize_log(cassette, store, options)
+            }
+            _ if !options.diff
+                && let Some(spec) = kind::streamed_log(cassette) =>
+            {
+                normalize_generic_log(cassette, spec, store, options)
             }
             _ => normalize_one(cassette, store, options, masker.as_ref()),
         },
@@ -354,6 +360,112 @@ fn normalize_log(cassette: &Cassette, store: &Store, options: Options) -> FileRe
         Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
     }
     result
+}
+
+/// A `[[cassettes]]` JSONL log, line by line (issue 12), as [`normalize_log`] does a dsh
+/// log: a first pass parses every record line and compares its canonical form with the file
+/// as it streams (hashing what it reads); only a log that changes is read again and written
+/// to its temporary file line by line, renamed if the file still holds what the first pass
+/// read (and what the second one read: a file that changed between the passes is left as it
+/// is). The result is the bytes `generic::canonical` makes of the whole log, and the first
+/// line that cannot be read is the file's problem there as here.
+fn normalize_generic_log(
+    cassette: &Cassette,
+    spec: &generic::Spec,
+    store: &Store,
+    options: Options,
+) -> FileResult {
+    let mut result = FileResult::new(None);
+    let open = || -> std::io::Result<LineReader<std::io::BufReader<std::fs::File>>> {
+        let file = std::fs::File::open(&cassette.path)?;
+        Ok(LineReader::new(std::io::BufReader::with_capacity(
+            64 << 10,
+            file,
+        )))
+    };
+    // Pass 1: does it change, and is every line readable?
+    let first = (|| -> std::io::Result<_> {
+        let mut reader = open()?.hashing();
+        let mut difference = FirstDifference::default();
+        let read = canonical_lines(spec, &mut reader, &mut |raw, canonical| {
+            difference.feed(raw, canonical);
+            Ok(())
+        })?;
+        let hash = reader.content_hash().expect("a hashing reader");
+        Ok((read, difference.finish(), hash))
+    })();
+    let (difference, hash) = match first {
+        Ok((Ok(()), difference, hash)) => (difference, hash),
+        Ok((Err(problem), _, _)) => {
+            result.error = Some(problem);
+            return result;
+        }
+        Err(e) => {
+            result.error = Some(FileProblem::io(&e));
+            return result;
+        }
+    };
+    if difference.is_none() {
+        return result;
+    }
+    result.changed = true;
+    if options.check {
+        return result;
+    }
+    // Pass 2: the same lines, written as they are made; what it read must be what pass 1
+    // read, or the temporary file holds the canonical form of another file.
+    let mut moved = false;
+    let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let mut reader = open()?.hashing();
+        let read = canonical_lines(spec, &mut reader, &mut |_, canonical| {
+            w.write_all(canonical)
+        })?;
+        if read.is_err() || reader.content_hash() != Some(hash) {
+            moved = true;
+            return Err(std::io::Error::other("the file changed while it was read"));
+        }
+        Ok(())
+    };
+    match store.replace_file_with(&cassette.path, &mut write, ContentHash::from_bytes(hash)) {
+        Ok(()) => result.written = true,
+        Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
+        Err(_) if moved => result.changed_meanwhile = true,
+        Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
+    }
+    result
+}
+
+/// Receives each line of a log as read and as its writer would write it.
+type LineSink<'a> = dyn FnMut(&[u8], &[u8]) -> std::io::Result<()> + 'a;
+
+/// One pass over a `[[cassettes]]` JSONL log for [`normalize_generic_log`]: `out` receives
+/// each line and its canonical form (the line itself with `write = "keep"`, nothing for a
+/// blank line under a writer); `Ok(Err(problem))` at the first line that cannot be read.
+fn canonical_lines(
+    spec: &generic::Spec,
+    reader: &mut LineReader<impl std::io::BufRead>,
+    out: &mut LineSink<'_>,
+) -> std::io::Result<Result<(), FileProblem>> {
+    let mut canonical = Vec::new();
+    while let Some(line) = reader.next_line()? {
+        canonical.clear();
+        if let Some(record) = generic::Line::record(&line) {
+            match generic::parse_line(&record) {
+                Ok(value) if spec.rewrites() => {
+                    generic::render_line_into(spec, &value, &mut canonical);
+                }
+                Ok(_) => canonical.extend_from_slice(line.raw),
+                Err(e) => {
+                    let at = e.offset().map(|o| line.locate(o));
+                    return Ok(Err(FileProblem::cassette_at(&e.into(), at)));
+                }
+            }
+        } else if !spec.rewrites() {
+            canonical.extend_from_slice(line.raw);
+        }
+        out(line.raw, &canonical)?;
+    }
+    Ok(Ok(()))
 }
 
 /// Compares, diffs and (unless checking) writes the new contents of a file.

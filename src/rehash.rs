@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use sha1::{Digest, Sha1};
 
 use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
-use crate::kind::{self, Mode};
+use crate::kind::jsonl::{self, LineReader};
+use crate::kind::{self, Mode, generic};
 use crate::store::journal::{Move, SkipReason};
 use crate::store::{ContentHash, Store, StoreError};
 use crate::tree::{Cassette, Selection};
@@ -165,6 +166,9 @@ fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
     if !cassette.kind.is_content_addressed() {
         return Planned::Skip;
     }
+    if let Some(spec) = kind::streamed_log(cassette) {
+        return plan_log(cassette, spec, store, options);
+    }
     let bytes = match std::fs::read(&cassette.path) {
         Ok(bytes) => bytes,
         Err(e) => return Planned::Problem(FileProblem::io(&e)),
@@ -197,6 +201,103 @@ fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
         rewritten: keyed.key_changed,
         new,
     })
+}
+
+/// A `[[cassettes]]` JSONL log, line by line (issue 12): a first pass finds its stale line
+/// hashes (and the first line that cannot be read, which leaves it alone), hashing what it
+/// reads; only a log with stale hashes is read again and re-keyed line by line into its
+/// temporary file. That second pass decides: the move carries the hash of what it read, so
+/// the journal places the new contents only over the very bytes they were made from, as
+/// when the log was read whole. Memory holds a line, not the log.
+fn plan_log(cassette: &Cassette, spec: &generic::Spec, store: &Store, options: Options) -> Planned {
+    let rel = cassette.rel.as_str();
+    let open = || -> std::io::Result<LineReader<std::io::BufReader<std::fs::File>>> {
+        let file = std::fs::File::open(&cassette.path)?;
+        Ok(LineReader::new(std::io::BufReader::with_capacity(64 << 10, file)).hashing())
+    };
+    let entry = |read: Option<ContentHash>, new: Option<PathBuf>| {
+        Planned::Entry(Entry {
+            rel: cassette.rel.clone(),
+            path: cassette.path.clone(),
+            target: cassette.path.clone(),
+            read,
+            content: std::cell::OnceCell::new(),
+            cassette: cassette.clone(),
+            rewritten: read.is_some(),
+            new,
+        })
+    };
+    // The first pass only looks.
+    match open().and_then(|reader| stale_lines(spec, reader, rel, &mut |_, _| Ok(()))) {
+        Ok(Ok((0, _))) => return entry(None, None),
+        Ok(Ok((_, read))) if options.dry_run => return entry(Some(read), None),
+        Ok(Ok(_)) => {}
+        Ok(Err(problem)) => return Planned::Problem(problem),
+        Err(e) => return Planned::Problem(FileProblem::io(&e)),
+    }
+    // The second pass writes the re-keyed lines; what it read is what the plan read.
+    let mut read = None;
+    let mut buf = Vec::new();
+    let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
+        let outcome = stale_lines(spec, open()?, rel, &mut |check, line| {
+            buf.clear();
+            generic::rekey_line(check, line.raw, line.start, &mut buf);
+            w.write_all(&buf)
+        })?;
+        let failed = outcome.is_err();
+        read = Some(outcome);
+        if failed {
+            return Err(std::io::Error::other("a line can no longer be read"));
+        }
+        Ok(())
+    };
+    let written = store.write_temp_with(&cassette.path, Some(&cassette.path), "new", &mut write);
+    match (read, written) {
+        (Some(Err(problem)), _) => Planned::Problem(problem),
+        (Some(Ok((0, _))), Ok(temp)) => {
+            // Re-keyed meanwhile by someone else: nothing left to do.
+            let _ = store.remove(&temp);
+            entry(None, None)
+        }
+        (Some(Ok((_, read))), Ok(temp)) => entry(Some(read), Some(temp)),
+        (_, Err(e)) => Planned::Problem(FileProblem::io(&error_chain(&e))),
+        (None, Ok(_)) => unreachable!("the temporary file is written by the pass"),
+    }
+}
+
+/// Receives each line of a log with its stale hash, if it has one.
+type StaleSink<'a> =
+    dyn FnMut(Option<&generic::LineCheck>, &jsonl::Line<'_>) -> std::io::Result<()> + 'a;
+
+/// One pass over a `[[cassettes]]` JSONL log for [`plan_log`] (`reader` hashing): `out`
+/// receives each line and its stale hash; returns how many lines are stale and the hash of
+/// the file, or `Ok(Err(problem))` at the first line that cannot be read.
+fn stale_lines(
+    spec: &generic::Spec,
+    mut reader: LineReader<impl std::io::BufRead>,
+    rel: &str,
+    out: &mut StaleSink<'_>,
+) -> std::io::Result<Result<(usize, ContentHash), FileProblem>> {
+    let mut stale = 0;
+    while let Some(line) = reader.next_line()? {
+        let check = match generic::Line::record(&line) {
+            Some(record) => match generic::parse_line(&record)
+                .and_then(|value| generic::check_line(spec, &record, &value, rel))
+            {
+                Ok(check) => Some(check),
+                Err(e) => {
+                    let at = e.offset().map(|o| line.locate(o));
+                    return Ok(Err(FileProblem::cassette_at(&e.into(), at)));
+                }
+            },
+            None => None,
+        };
+        let check = check.filter(generic::LineCheck::is_stale);
+        stale += usize::from(check.is_some());
+        out(check.as_ref(), &line)?;
+    }
+    let hash = reader.content_hash().expect("a hashing reader");
+    Ok(Ok((stale, ContentHash::from_bytes(hash))))
 }
 
 impl Entry {

@@ -41,7 +41,7 @@ fn collect_jsonl(dir: &Path, out: &mut Vec<Vec<u8>>) {
 
 /// A message fixture (compact) whose `output` items are a transcript's entries, as written.
 fn fixture_of(transcript: &[u8]) -> Option<String> {
-    // The first 256 KB of entries of each: the largest transcript (2.7 MB) adds nothing the
+    // The first 128 KB of entries of each: the largest transcript (2.7 MB) adds nothing the
     // others lack but time in the debug build.
     let mut size = 0;
     let items: Vec<&str> = (transcript.split(|&b| b == b'\n'))
@@ -50,7 +50,7 @@ fn fixture_of(transcript: &[u8]) -> Option<String> {
         .filter(|line| vcr::json::parse(line.as_bytes()).is_ok())
         .take_while(|line| {
             size += line.len();
-            size <= 256 << 10
+            size <= 128 << 10
         })
         .collect();
     (!items.is_empty()).then(|| {

@@ -8,8 +8,10 @@
 //! [`Spec`], and the pure functions of this module do the rest: compute the hash a harness
 //! would compute ([`expected_hash`]), read and build file names ([`parse_name`],
 //! [`expected_name`], [`name_for`]), check and re-key the hashes stored in JSONL lines
-//! ([`check_lines`], [`rekey_lines`]), and write a cassette the way the harness writes it
-//! ([`canonical`], [`render`]). Nothing here walks a tree, reads a file or prints.
+//! ([`check_lines`], [`rekey_lines`]; a line at a time, for logs read line by line:
+//! [`Line::record`], [`check_line`], [`rekey_line`], [`render_line_into`]), and write a
+//! cassette the way the harness writes it ([`canonical`], [`render`]). Nothing here walks a
+//! tree, reads a file or prints.
 //!
 //! # Key material
 //!
@@ -67,6 +69,7 @@ use sha2::Sha256;
 use crate::json::{self, LONE_SURROGATE_BASE, ParseError, Position, Str, Value};
 use crate::kind::api_error::{self, RecordedError};
 use crate::kind::claude_code::hex_prefix;
+use crate::kind::jsonl;
 
 // ------------------------------------------------------------------------------------------
 // Configuration
@@ -284,6 +287,11 @@ impl Spec {
     /// JSON or JSONL.
     pub fn format(&self) -> Format {
         self.format
+    }
+
+    /// Whether `normalize` rewrites the cassette with a writer (`write` is not `keep`).
+    pub fn rewrites(&self) -> bool {
+        self.write != WriteMode::Keep
     }
 
     /// How many hex digits of the digest are used.
@@ -1256,16 +1264,23 @@ pub fn recorded_errors(
         Format::Jsonl => lines(bytes)
             .filter_map(|line| {
                 let value = parse_line(&line).ok()?;
-                let prefix = format!("/{}", line.number - 1);
-                let mut found = api_error::responses(&value, &prefix, &skip);
-                for error in &mut found {
-                    error.offset = error.offset.map(|o| o + line.offset);
-                }
-                Some(found)
+                Some(line_recorded_errors(spec, &line, &value))
             })
             .flatten()
             .collect(),
     }
+}
+
+/// [`recorded_errors`] of one JSONL record line (`value` is [`parse_line`]'s), placed in the
+/// file.
+pub fn line_recorded_errors(spec: &Spec, line: &Line<'_>, value: &Value<'_>) -> Vec<RecordedError> {
+    let skip = |pointer: &str| spec.is_key_pointer(pointer);
+    let prefix = format!("/{}", line.number - 1);
+    let mut found = api_error::responses(value, &prefix, &skip);
+    for error in &mut found {
+        error.offset = error.offset.map(|o| o + line.offset);
+    }
+    found
 }
 
 // ------------------------------------------------------------------------------------------
@@ -1297,8 +1312,28 @@ pub fn lines(bytes: &[u8]) -> impl Iterator<Item = Line<'_>> {
                 text,
             };
             offset += text.len() + 1;
-            (!text.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))).then_some(line)
+            is_record(text).then_some(line)
         })
+}
+
+/// Whether a line (without its `\n`) is a record: anything but whitespace.
+fn is_record(text: &[u8]) -> bool {
+    !text.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'))
+}
+
+impl<'b> Line<'b> {
+    /// A line as [`jsonl::LineReader`] reads it, as [`lines`] gives it (a `\r` before the
+    /// `\n` kept in the text, where the parser takes it for whitespace, so that errors land
+    /// where they land in the whole file); `None` for a line that is no record. Lets a log be
+    /// read a line at a time (issue 12).
+    pub fn record(line: &jsonl::Line<'b>) -> Option<Line<'b>> {
+        let text = line.raw.strip_suffix(b"\n").unwrap_or(line.raw);
+        is_record(text).then_some(Line {
+            number: line.number,
+            offset: line.start,
+            text,
+        })
+    }
 }
 
 /// Parses one record line; errors are placed in the file.
@@ -1363,21 +1398,32 @@ pub fn check_lines(
     let mut out = Vec::new();
     for line in lines(bytes) {
         let value = parse_line(&line)?;
-        let checked = (|| {
-            let stored = stored_hash(spec, &value)?;
-            let expected = expected_hash(spec, &value, rel_path)?;
-            Ok::<_, GenericError>((stored.as_str().to_owned(), stored.span(), expected))
-        })()
-        .map_err(|e| e.shifted(line.offset))?;
-        let (stored, span, expected) = checked;
-        out.push(LineCheck {
-            line: line.number,
-            stored,
-            expected,
-            offset: line.offset + span.start as usize,
-        });
+        out.push(check_line(spec, &line, &value, rel_path)?);
     }
     Ok(out)
+}
+
+/// Checks one record line (`value` is [`parse_line`]'s): its stored hash against the hash
+/// of its key material; errors are placed in the file.
+pub fn check_line(
+    spec: &Spec,
+    line: &Line<'_>,
+    value: &Value<'_>,
+    rel_path: &str,
+) -> Result<LineCheck, GenericError> {
+    let checked = (|| {
+        let stored = stored_hash(spec, value)?;
+        let expected = expected_hash(spec, value, rel_path)?;
+        Ok::<_, GenericError>((stored.as_str().to_owned(), stored.span(), expected))
+    })()
+    .map_err(|e| e.shifted(line.offset))?;
+    let (stored, span, expected) = checked;
+    Ok(LineCheck {
+        line: line.number,
+        stored,
+        expected,
+        offset: line.offset + span.start as usize,
+    })
 }
 
 /// A JSONL cassette with its stored hashes rewritten.
@@ -1409,6 +1455,22 @@ pub fn rekey_lines(spec: &Spec, bytes: &[u8], rel_path: &str) -> Result<Rekeyed,
         bytes: out,
         changed,
     })
+}
+
+/// Writes one line of a JSONL cassette (`raw`, as stored, its line break included, starting
+/// at byte `start` of the file) as [`rekey_lines`] does: with the stale hash `check` found in
+/// it replaced, every other byte kept. Lets a log be re-keyed a line at a time (issue 12).
+pub fn rekey_line(check: Option<&LineCheck>, raw: &[u8], start: usize, out: &mut Vec<u8>) {
+    match check.filter(|c| c.is_stale()) {
+        Some(check) => {
+            let at = check.offset - start;
+            let len = literal_len(&raw[at..]);
+            out.extend_from_slice(&raw[..at]);
+            json::write_string(&Str::new(check.expected.as_str()), out);
+            out.extend_from_slice(&raw[at + len..]);
+        }
+        None => out.extend_from_slice(raw),
+    }
 }
 
 /// The length of the JSON string literal at the start of `bytes` (quotes included).
@@ -1703,7 +1765,8 @@ pub fn render_line(spec: &Spec, value: &Value<'_>) -> Vec<u8> {
     out
 }
 
-fn render_line_into(spec: &Spec, value: &Value<'_>, out: &mut Vec<u8>) {
+/// [`render_line`] into `out`: a log rewritten a line at a time reuses one buffer.
+pub fn render_line_into(spec: &Spec, value: &Value<'_>, out: &mut Vec<u8>) {
     match spec.style {
         Style::Js => json::write_compact(value, out),
         Style::Python => write_python(value, out, None, false),

@@ -10,6 +10,8 @@ use std::io::{self, BufRead};
 
 use sha1::{Digest, Sha1};
 
+use crate::json::Position;
+
 /// One line of a log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Line<'b> {
@@ -21,6 +23,18 @@ pub struct Line<'b> {
     pub start: usize,
     /// 1-based line number.
     pub number: usize,
+}
+
+impl Line<'_> {
+    /// The line and column of a byte offset of the file that lies in this line, as
+    /// [`Position::locate`] gives them in the whole file.
+    pub fn locate(&self, offset: usize) -> Position {
+        let at = Position::locate(self.raw, offset.saturating_sub(self.start));
+        Position {
+            line: self.number,
+            column: at.column,
+        }
+    }
 }
 
 /// Reads a log one line at a time (see the module docs), reusing one buffer; optionally
@@ -104,23 +118,141 @@ pub fn for_each_chunk<R: BufRead>(
     size: usize,
     mut each: impl FnMut(&[u8], usize, usize),
 ) -> io::Result<()> {
-    let mut chunk: Vec<u8> = Vec::new();
-    let (mut start, mut number) = (0, 1);
+    let mut chunks = Chunks::new(size);
     while let Some(line) = reader.next_line()? {
-        if chunk.is_empty() {
-            (start, number) = (line.start, line.number);
-        }
-        chunk.extend_from_slice(line.raw);
-        if chunk.len() >= size {
-            each(&chunk, start, number);
-            chunk.clear();
-            chunk.shrink_to(size);
-        }
+        chunks.push(&line, &mut each);
     }
-    if !chunk.is_empty() {
-        each(&chunk, start, number);
-    }
+    chunks.finish(&mut each);
     Ok(())
+}
+
+/// [`for_each_chunk`] for a caller that reads the lines itself (and does more with each):
+/// the lines pushed are gathered into chunks of about `size` bytes.
+#[derive(Debug)]
+pub struct Chunks {
+    chunk: Vec<u8>,
+    size: usize,
+    start: usize,
+    number: usize,
+}
+
+impl Chunks {
+    /// No lines yet; chunks of about `size` bytes.
+    pub fn new(size: usize) -> Chunks {
+        Chunks {
+            chunk: Vec::new(),
+            size,
+            start: 0,
+            number: 1,
+        }
+    }
+
+    /// Adds the next line; calls `each` (chunk, offset, first line number) when the chunk is
+    /// full.
+    pub fn push(&mut self, line: &Line<'_>, each: &mut impl FnMut(&[u8], usize, usize)) {
+        if self.chunk.is_empty() {
+            (self.start, self.number) = (line.start, line.number);
+        }
+        self.chunk.extend_from_slice(line.raw);
+        if self.chunk.len() >= self.size {
+            each(&self.chunk, self.start, self.number);
+            self.chunk.clear();
+            self.chunk.shrink_to(self.size);
+        }
+    }
+
+    /// After the last line: calls `each` with what is left.
+    pub fn finish(&mut self, each: &mut impl FnMut(&[u8], usize, usize)) {
+        if !self.chunk.is_empty() {
+            each(&self.chunk, self.start, self.number);
+            self.chunk.clear();
+        }
+    }
+}
+
+/// Where two byte streams first differ, fed piece by piece (a log as read and its canonical
+/// form as written), keeping only the bytes one stream is ahead of the other: for
+/// `format/unnormalized` and `normalize --check` on logs read line by line (dsh session logs,
+/// `[[cassettes]]` logs).
+#[derive(Debug, Default)]
+pub struct FirstDifference {
+    old: Vec<u8>,
+    new: Vec<u8>,
+    /// Bytes equal in both so far.
+    same: usize,
+    /// Line breaks among them, and where the line after the last one starts.
+    breaks: usize,
+    line_start: usize,
+    /// Characters (UTF-8 lead bytes) of the equal bytes after the last line break.
+    column: usize,
+    differs: bool,
+}
+
+impl FirstDifference {
+    /// Feeds the next bytes of each stream.
+    pub fn feed(&mut self, old: &[u8], new: &[u8]) {
+        if self.differs {
+            return;
+        }
+        self.old.extend_from_slice(old);
+        self.new.extend_from_slice(new);
+        let n = self.old.len().min(self.new.len());
+        let equal = self.old[..n]
+            .iter()
+            .zip(&self.new[..n])
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.count(equal);
+        if equal < n {
+            self.differs = true;
+            self.old = Vec::new();
+            self.new = Vec::new();
+            return;
+        }
+        self.old.drain(..n);
+        self.new.drain(..n);
+    }
+
+    fn count(&mut self, equal: usize) {
+        let matched = &self.old[..equal];
+        let on_line = match memchr::memrchr(b'\n', matched) {
+            Some(last) => {
+                self.breaks += memchr::memchr_iter(b'\n', matched).count();
+                self.line_start = self.same + last + 1;
+                self.column = 0;
+                &matched[last + 1..]
+            }
+            None => matched,
+        };
+        self.column += on_line.iter().filter(|&&b| !is_continuation(b)).count();
+        self.same += equal;
+    }
+
+    /// After the last bytes: `None` when the streams are equal, else the 1-based line and the
+    /// offset (in the old stream) of the line where they first differ.
+    pub fn finish(self) -> Option<(usize, usize)> {
+        let differs = self.differs || self.old.len() != self.new.len();
+        differs.then_some((self.breaks + 1, self.line_start))
+    }
+
+    /// After the last bytes: `None` when the streams are equal, else where they first differ:
+    /// the old stream's first byte that differs (its length when the new one is longer), at
+    /// the line and column [`Position::locate`] gives it in valid UTF-8.
+    pub fn finish_at(self) -> Option<(usize, Position)> {
+        let differs = self.differs || self.old.len() != self.new.len();
+        differs.then_some((
+            self.same,
+            Position {
+                line: self.breaks + 1,
+                column: self.column + 1,
+            },
+        ))
+    }
+}
+
+/// Whether a byte continues a UTF-8 sequence (`10xxxxxx`).
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
 }
 
 #[cfg(test)]

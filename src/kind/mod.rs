@@ -165,8 +165,10 @@ static STREAMING: AtomicBool = AtomicBool::new(true);
 
 /// Testing hook (`VCR_TEST_WHOLE_VALUES=1` in the binary): with `false`, every message
 /// fixture is read as one whole value, the path that documents which cannot be read in
-/// parts take, and `vcr diff` reads dsh scenarios whole instead of a call at a time. The
-/// tests run both on the same trees and compare what they report and write (issue 12).
+/// parts take, every `[[cassettes]]` JSONL log is read whole instead of line by line
+/// ([`streamed_log`]), and `vcr diff` reads dsh scenarios whole instead of a call at a
+/// time. The tests run both on the same trees and compare what they report and write
+/// (issue 12).
 pub fn set_streaming(enabled: bool) {
     STREAMING.store(enabled, Ordering::Relaxed);
 }
@@ -174,6 +176,16 @@ pub fn set_streaming(enabled: bool) {
 /// Whether message fixtures are read an `output` item at a time (see [`set_streaming`]).
 pub fn streaming() -> bool {
     STREAMING.load(Ordering::Relaxed)
+}
+
+/// The `[[cassettes]]` entry of a JSONL log that the commands read line by line (issue 12):
+/// `None` for any other cassette, and for every cassette when [`set_streaming`] turned
+/// streaming off (the log is then read whole, as [`generic::check_lines`] and the others
+/// take it).
+pub fn streamed_log(cassette: &Cassette) -> Option<&generic::Spec> {
+    let spec = cassette.dir.spec.as_deref()?;
+    (cassette.kind.is_structured() && spec.format() == generic::Format::Jsonl && streaming())
+        .then_some(spec)
 }
 
 /// Whether a cassette is in its canonical form under `Mode::Normalize`, found without

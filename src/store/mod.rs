@@ -390,8 +390,8 @@ impl Store {
         self.rename_temp(&temp, path)
     }
 
-    /// [`Store::write_temp`] with the contents written by `write` (buffered).
-    fn write_temp_with(
+    /// [`Store::write_temp`] with the contents written by `write` (buffered) as they are made.
+    pub(crate) fn write_temp_with(
         &self,
         beside: &Path,
         mode_from: Option<&Path>,

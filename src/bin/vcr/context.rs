@@ -23,8 +23,8 @@ const FAULT_ENV: [(&str, Fault); 2] = [
     ("VCR_FAULT_FAIL_AFTER", Fault::Fail),
 ];
 
-/// Testing hook: `1` reads every message fixture as one whole value (see
-/// `vcr::kind::set_streaming`).
+/// Testing hook: `1` reads every message fixture as one whole value, and every
+/// `[[cassettes]]` JSONL log whole (see `vcr::kind::set_streaming`).
 const WHOLE_VALUES_ENV: &str = "VCR_TEST_WHOLE_VALUES";
 
 /// Testing hook: a folder where the run waits before its first change to the tree (see

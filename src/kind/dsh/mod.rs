@@ -34,12 +34,13 @@ use std::io::BufRead;
 use crate::json::{self, Position, Value};
 use crate::kind::api_error::ApiErrorKind;
 
+pub use crate::kind::jsonl::FirstDifference;
 pub use files::{
     PRIMARY, REPLAY_OVERRIDE, check_scenario_files, child_index, is_scenario_dir, is_scenario_file,
 };
 pub use from_request::{FROM_REQUEST_OPEN, check_from_request, placeholder_errors};
 pub use header::{Header, Role};
-pub use normalize::{FirstDifference, LineNormalizer, normalize_session};
+pub use normalize::{LineNormalizer, normalize_session};
 pub use overrides::{OverrideCheck, OverrideKind, check_override};
 pub use script::{
     Call, CallSummary, Chunk, DerivedScript, Deriver, ToolCall, Unfinished, derive_script,

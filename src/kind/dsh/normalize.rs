@@ -106,63 +106,6 @@ impl<'f> LineNormalizer<'f> {
     }
 }
 
-/// Where two byte streams first differ, fed piece by piece (a log as read and its canonical
-/// form as written), keeping only the bytes one stream is ahead of the other: for
-/// `format/unnormalized` and `normalize --check` on logs read line by line.
-#[derive(Debug, Default)]
-pub struct FirstDifference {
-    old: Vec<u8>,
-    new: Vec<u8>,
-    /// Bytes equal in both so far.
-    same: usize,
-    /// Line breaks among them, and where the line after the last one starts.
-    breaks: usize,
-    line_start: usize,
-    differs: bool,
-}
-
-impl FirstDifference {
-    /// Feeds the next bytes of each stream.
-    pub fn feed(&mut self, old: &[u8], new: &[u8]) {
-        if self.differs {
-            return;
-        }
-        self.old.extend_from_slice(old);
-        self.new.extend_from_slice(new);
-        let n = self.old.len().min(self.new.len());
-        let equal = self.old[..n]
-            .iter()
-            .zip(&self.new[..n])
-            .take_while(|(a, b)| a == b)
-            .count();
-        self.count(equal);
-        if equal < n {
-            self.differs = true;
-            self.old = Vec::new();
-            self.new = Vec::new();
-            return;
-        }
-        self.old.drain(..n);
-        self.new.drain(..n);
-    }
-
-    fn count(&mut self, equal: usize) {
-        let matched = &self.old[..equal];
-        if let Some(last) = memchr::memrchr(b'\n', matched) {
-            self.breaks += memchr::memchr_iter(b'\n', matched).count();
-            self.line_start = self.same + last + 1;
-        }
-        self.same += equal;
-    }
-
-    /// After the last bytes: `None` when the streams are equal, else the 1-based line and the
-    /// offset (in the old stream) of the line where they first differ.
-    pub fn finish(self) -> Option<(usize, usize)> {
-        let differs = self.differs || self.old.len() != self.new.len();
-        differs.then_some((self.breaks + 1, self.line_start))
-    }
-}
-
 /// `text` with every occurrence of `cwd` that ends at a path boundary replaced by `{{cwd}}`,
 /// or `None` when there is none.
 fn replace_cwd(text: &str, cwd: &str) -> Option<String> {
