@@ -164,15 +164,36 @@ fn cat_blobs(top: &Path, requests: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, GitErro
     Ok(out)
 }
 
+/// Files of a revision larger than this are not read with the others but streamed from git
+/// when their cassette is compared ([`open_blob`]): a session log of a hundred megabytes in
+/// a revision must not sit whole in memory (issue 12), and every other file is read in one
+/// `cat-file --batch`.
+pub const INLINE_BLOB: u64 = 1 << 20;
+
+/// A file of a revision, as [`tree_at`] returns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RevFile {
+    /// Its contents (a file of at most [`INLINE_BLOB`] bytes).
+    Contents(Vec<u8>),
+    /// A larger file: its object, for [`open_blob`].
+    Object {
+        /// The blob's object id.
+        id: String,
+        /// Its size in bytes.
+        size: u64,
+    },
+}
+
 /// The files of the tree at revision `rev` under `pathspecs` (relative to the top folder
-/// `top`; none means the whole tree), as `(path relative to top, contents)` in path order.
+/// `top`; none means the whole tree), as `(path relative to top, file)` in path order: the
+/// contents of each file of at most [`INLINE_BLOB`] bytes, the object of each larger one.
 /// Read through git (`ls-tree`, then one `cat-file --batch`), never checked out. Symbolic
 /// links and submodules are left out: vcr never follows links.
 pub fn tree_at(
     top: &Path,
     rev: &str,
     pathspecs: &[String],
-) -> Result<Vec<(String, Vec<u8>)>, GitError> {
+) -> Result<Vec<(String, RevFile)>, GitError> {
     // `--verify` first, so that a bad revision is named as such and not as an empty tree.
     git(
         top,
@@ -187,27 +208,95 @@ pub fn tree_at(
         command: format!("rev-parse --verify {rev}"),
         stderr: format!("`{rev}` is not a revision of this repository"),
     })?;
-    let mut args = vec!["ls-tree", "-r", "-z", "--full-tree", rev, "--"];
+    let mut args = vec!["ls-tree", "-r", "-z", "-l", "--full-tree", rev, "--"];
     args.extend(pathspecs.iter().map(String::as_str));
     let listing = git(top, &args)?;
-    let mut entries = Vec::new();
+    let output = || GitError::Output {
+        command: "ls-tree".into(),
+    };
+    let mut files = Vec::new();
+    let mut inline = Vec::new();
     for record in listing.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-        // "<mode> <type> <object>\t<path>"
-        let tab = record
-            .iter()
-            .position(|&b| b == b'\t')
-            .ok_or_else(|| GitError::Output {
-                command: "ls-tree".into(),
-            })?;
+        // "<mode> <type> <object> <size, padded>\t<path>"
+        let tab = record.iter().position(|&b| b == b'\t').ok_or_else(output)?;
         let meta = String::from_utf8_lossy(&record[..tab]);
-        let mut fields = meta.split(' ');
-        let (mode, kind, object) = (fields.next(), fields.next(), fields.next());
+        let mut fields = meta.split_ascii_whitespace();
+        let (mode, kind, object, size) =
+            (fields.next(), fields.next(), fields.next(), fields.next());
         if kind != Some("blob") || mode == Some("120000") {
             continue;
         }
+        let id = object.ok_or_else(output)?.to_owned();
+        let size: u64 = size.and_then(|s| s.parse().ok()).ok_or_else(output)?;
         let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
-        entries.push((path, object.unwrap_or_default().as_bytes().to_vec()));
+        if size > INLINE_BLOB {
+            files.push((path, RevFile::Object { id, size }));
+        } else {
+            inline.push(id.as_bytes().to_vec());
+            files.push((path, RevFile::Contents(Vec::new())));
+        }
     }
-    let (paths, objects): (Vec<String>, Vec<Vec<u8>>) = entries.into_iter().unzip();
-    Ok(paths.into_iter().zip(cat_blobs(top, objects)?).collect())
+    let mut contents = cat_blobs(top, inline)?.into_iter();
+    for (_, file) in &mut files {
+        if let RevFile::Contents(bytes) = file {
+            *bytes = contents.next().ok_or_else(output)?;
+        }
+    }
+    Ok(files)
+}
+
+/// The contents of the blob `id` as a stream (`git cat-file blob`), for a file too large to
+/// hold ([`RevFile::Object`]).
+pub fn open_blob(top: &Path, id: &str) -> Result<BlobReader, GitError> {
+    let mut child = Command::new("git")
+        .arg("-C")
+        .arg(top)
+        .args(["cat-file", "blob", id])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .map_err(GitError::Spawn)?;
+    let stdout = child.stdout.take().expect("piped stdout");
+    Ok(BlobReader {
+        child,
+        stdout,
+        id: id.to_owned(),
+        done: false,
+    })
+}
+
+/// A blob read from `git cat-file blob` ([`open_blob`]): the end of its output is an error
+/// when git failed; dropped before the end, git is stopped.
+#[derive(Debug)]
+pub struct BlobReader {
+    child: std::process::Child,
+    stdout: std::process::ChildStdout,
+    id: String,
+    done: bool,
+}
+
+impl Read for BlobReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.stdout.read(buf)?;
+        if n == 0 && !buf.is_empty() && !self.done {
+            self.done = true;
+            if !self.child.wait()?.success() {
+                return Err(std::io::Error::other(format!(
+                    "`git cat-file blob {}` failed",
+                    self.id
+                )));
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for BlobReader {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
 }

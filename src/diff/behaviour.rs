@@ -602,7 +602,7 @@ impl ModelCall {
     }
 }
 
-fn parse<'a>(bytes: &'a [u8], file: &str) -> Result<Value<'a>, BehaviourError> {
+pub(super) fn parse<'a>(bytes: &'a [u8], file: &str) -> Result<Value<'a>, BehaviourError> {
     json::parse(bytes).map_err(|e| BehaviourError::Parse {
         file: file.to_owned(),
         message: e.to_string(),
@@ -886,18 +886,12 @@ fn dsh_session(bytes: &[u8], file: &str, name: &str) -> Result<Session, Behaviou
         let Some(data) = event.data() else { continue };
         match event.event_type() {
             Some("request/header") => {
-                let model = data
-                    .get("header")
-                    .and_then(Value::as_object)
-                    .and_then(|h| h.get("config"))
-                    .and_then(Value::as_object)
-                    .and_then(|c| str_field(c, "model"));
-                if let Some(model) = model {
+                if let Some(model) = header_model(data) {
                     models.push((event.line, model));
                 }
             }
             Some("user/message") => {
-                let content = data.get("content").cloned().unwrap_or(Value::Null);
+                let content = user_content(data);
                 let text = content
                     .as_array()
                     .unwrap_or(&[])
@@ -932,7 +926,22 @@ fn dsh_session(bytes: &[u8], file: &str, name: &str) -> Result<Session, Behaviou
     Ok(Session { request, calls })
 }
 
-fn label(name: &str, i: usize) -> String {
+/// The model a `request/header` event's data names (`header.config.model`).
+pub(super) fn header_model(data: &Object<'_>) -> Option<String> {
+    data.get("header")
+        .and_then(Value::as_object)
+        .and_then(|h| h.get("config"))
+        .and_then(Value::as_object)
+        .and_then(|c| str_field(c, "model"))
+}
+
+/// The content of a `user/message` event's data (`null` when it has none), whose hash is
+/// the request message's.
+pub(super) fn user_content<'a>(data: &Object<'a>) -> Value<'a> {
+    data.get("content").cloned().unwrap_or(Value::Null)
+}
+
+pub(super) fn label(name: &str, i: usize) -> String {
     if name.is_empty() {
         format!("#{}", i + 1)
     } else {
@@ -941,7 +950,7 @@ fn label(name: &str, i: usize) -> String {
 }
 
 /// A dsh call summary as a [`ModelCall`] (no label or model yet).
-fn summary_call(summary: &dsh::CallSummary) -> ModelCall {
+pub(super) fn summary_call(summary: &dsh::CallSummary) -> ModelCall {
     ModelCall {
         label: String::new(),
         text: summary.text.clone(),
@@ -967,7 +976,11 @@ fn summary_call(summary: &dsh::CallSummary) -> ModelCall {
 /// The primary script after `replay.override.json` (B.5): a bare array replaces it, patches
 /// replace or append entries. An entry that is not a valid `ReplayEntry` is left out here;
 /// `vcr verify` reports it.
-fn apply_override(mut calls: Vec<ModelCall>, doc: &Value<'_>, name: &str) -> Vec<ModelCall> {
+pub(super) fn apply_override(
+    mut calls: Vec<ModelCall>,
+    doc: &Value<'_>,
+    name: &str,
+) -> Vec<ModelCall> {
     match doc {
         Value::Array(entries) => {
             calls = entries.iter().filter_map(override_call).collect();
@@ -1006,7 +1019,7 @@ fn apply_override(mut calls: Vec<ModelCall>, doc: &Value<'_>, name: &str) -> Vec
 }
 
 /// One override entry as a call (labelled `override` until numbered).
-fn override_call(entry: &Value<'_>) -> Option<ModelCall> {
+pub(super) fn override_call(entry: &Value<'_>) -> Option<ModelCall> {
     let o = entry.as_object()?;
     let chunks: Vec<dsh::Chunk> = o
         .get("chunks")

@@ -585,28 +585,158 @@ pub fn compare(old: &Behaviour, new: &Behaviour) -> Vec<Change> {
             new: new.token_count.clone(),
         });
     }
-    if let Some(message) = first_difference(old, new) {
-        changes.push(Change::Request {
-            call: String::new(),
-            message,
-            old_messages: old.request.len(),
-            new_messages: new.request.len(),
-        });
-    }
-    let (old_usage, new_usage) = (old.usage(), new.usage());
-    if old_usage != new_usage {
-        let pct = |o: Option<u64>, n: Option<u64>| match (o, n) {
-            (Some(o), Some(n)) if o > 0 => Some((n as f64 - o as f64) / o as f64 * 100.0),
-            _ => None,
-        };
-        changes.push(Change::Usage {
-            old: old_usage,
-            new: new_usage,
-            input_percent: pct(old_usage.input, new_usage.input),
-            output_percent: pct(old_usage.output, new_usage.output),
-        });
-    }
+    changes.extend(request_change(
+        first_difference(old, new),
+        old.request.len(),
+        new.request.len(),
+    ));
+    changes.extend(usage_change(old.usage(), new.usage()));
     changes
+}
+
+/// The [`Change::Request`] for the first request message that differs, if any.
+fn request_change(
+    first: Option<usize>,
+    old_messages: usize,
+    new_messages: usize,
+) -> Option<Change> {
+    first.map(|message| Change::Request {
+        call: String::new(),
+        message,
+        old_messages,
+        new_messages,
+    })
+}
+
+/// The [`Change::Usage`] for two usage totals, when they differ.
+fn usage_change(old: Usage, new: Usage) -> Option<Change> {
+    if old == new {
+        return None;
+    }
+    let pct = |o: Option<u64>, n: Option<u64>| match (o, n) {
+        (Some(o), Some(n)) if o > 0 => Some((n as f64 - o as f64) / o as f64 * 100.0),
+        _ => None,
+    };
+    Some(Change::Usage {
+        old,
+        new,
+        input_percent: pct(old.input, new.input),
+        output_percent: pct(old.output, new.output),
+    })
+}
+
+/// [`compare`] fed a call at a time (issue 12): a dsh scenario's scripts are derived line
+/// by line on both sides and compared in lockstep, and what this keeps is the changes found
+/// (what the report shows), the call counts and usage totals, and the request hashes of
+/// the side that is ahead until the first that differs. The changes come out in
+/// [`compare`]'s order for the same calls and requests.
+#[derive(Debug, Default)]
+pub(super) struct CallByCall {
+    behaviour: Vec<Change>,
+    wording: Vec<Change>,
+    models: Vec<Change>,
+    calls: (usize, usize),
+    usage: (Usage, Usage),
+    requests: RequestHashes,
+}
+
+impl CallByCall {
+    /// The next call of each side, compared.
+    pub(super) fn pair(&mut self, old: &ModelCall, new: &ModelCall) {
+        compare_call(
+            old,
+            new,
+            &mut self.behaviour,
+            &mut self.wording,
+            &mut self.models,
+        );
+        self.old_only(old);
+        self.new_only(new);
+    }
+
+    /// A call of the old side past the new side's last.
+    pub(super) fn old_only(&mut self, old: &ModelCall) {
+        self.calls.0 += 1;
+        self.usage.0 = self.usage.0 + old.usage;
+    }
+
+    /// A call of the new side past the old side's last.
+    pub(super) fn new_only(&mut self, new: &ModelCall) {
+        self.calls.1 += 1;
+        self.usage.1 = self.usage.1 + new.usage;
+    }
+
+    /// The next request message hash of the old (`old`) or the new side.
+    pub(super) fn request(&mut self, old: bool, hash: String) {
+        self.requests.push(old, hash);
+    }
+
+    /// The changes, as [`compare`] lists them for two dsh behaviours with these sessions.
+    pub(super) fn finish(self, old_sessions: &[String], new_sessions: &[String]) -> Vec<Change> {
+        let mut changes = Vec::new();
+        if old_sessions != new_sessions {
+            changes.push(Change::Sessions {
+                old: old_sessions.to_vec(),
+                new: new_sessions.to_vec(),
+            });
+        }
+        if self.calls.0 != self.calls.1 {
+            changes.push(Change::Calls {
+                old: self.calls.0,
+                new: self.calls.1,
+            });
+        }
+        changes.extend(self.behaviour);
+        changes.extend(self.wording);
+        changes.extend(self.models);
+        let requests = &self.requests;
+        changes.extend(request_change(
+            requests.first_difference(),
+            requests.len.0,
+            requests.len.1,
+        ));
+        changes.extend(usage_change(self.usage.0, self.usage.1));
+        changes
+    }
+}
+
+/// The request message hashes of two sides arriving at their own pace: only those of the
+/// side ahead are kept, and none once two differ (then only the counts matter).
+#[derive(Debug, Default)]
+struct RequestHashes {
+    ahead: std::collections::VecDeque<String>,
+    /// Whether `ahead` holds the old side's hashes.
+    ahead_old: bool,
+    len: (usize, usize),
+    shared: usize,
+    differ: bool,
+}
+
+impl RequestHashes {
+    fn push(&mut self, old: bool, hash: String) {
+        if old {
+            self.len.0 += 1;
+        } else {
+            self.len.1 += 1;
+        }
+        if self.differ {
+            return;
+        }
+        if self.ahead.is_empty() || self.ahead_old == old {
+            self.ahead_old = old;
+            self.ahead.push_back(hash);
+        } else if self.ahead.pop_front() == Some(hash) {
+            self.shared += 1;
+        } else {
+            self.differ = true;
+            self.ahead = std::collections::VecDeque::new();
+        }
+    }
+
+    /// [`first_difference`] of the hashes pushed.
+    fn first_difference(&self) -> Option<usize> {
+        (self.shared < self.len.0.max(self.len.1)).then_some(self.shared)
+    }
 }
 
 /// The first request message whose hash differs, if any.

@@ -14,6 +14,7 @@
 pub mod behaviour;
 pub mod compare;
 pub mod http;
+mod lockstep;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -59,15 +60,38 @@ pub enum DiffError {
         #[source]
         source: std::io::Error,
     },
+    /// A file could not be read.
+    #[error("cannot read {file}")]
+    Read {
+        /// The file, as the caller named it.
+        file: String,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file is no cassette `vcr diff` can read.
+    #[error(transparent)]
+    Behaviour(#[from] BehaviourError),
 }
 
-/// Where a file's bytes are: on disk (read when compared), or already in memory (from git).
+/// Where a file's bytes are: on disk (read when compared), already in memory (a small file
+/// of a git revision), or in git (a large one, streamed when compared).
 #[derive(Debug, Clone)]
 pub enum Blob {
     /// A file, read when its cassette is compared.
     File(PathBuf),
     /// The contents.
     Bytes(Vec<u8>),
+    /// A blob of the repository whose top folder is `top`, read through git when its
+    /// cassette is compared ([`crate::git::open_blob`]).
+    Git {
+        /// The repository's top folder.
+        top: PathBuf,
+        /// The blob's object id.
+        id: String,
+        /// Its size in bytes.
+        size: u64,
+    },
 }
 
 impl Blob {
@@ -75,6 +99,35 @@ impl Blob {
         match self {
             Blob::File(path) => std::fs::read(path).map(std::borrow::Cow::Owned),
             Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
+            Blob::Git { size, .. } => {
+                let mut bytes = Vec::with_capacity(usize::try_from(*size).unwrap_or(0));
+                std::io::Read::read_to_end(&mut self.open()?, &mut bytes)?;
+                Ok(std::borrow::Cow::Owned(bytes))
+            }
+        }
+    }
+
+    /// The contents as a reader, for what is read a line at a time (dsh logs).
+    fn open(&self) -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+        match self {
+            Blob::File(path) => Ok(Box::new(std::io::BufReader::with_capacity(
+                1 << 16,
+                std::fs::File::open(path)?,
+            ))),
+            Blob::Bytes(bytes) => Ok(Box::new(bytes.as_slice())),
+            Blob::Git { top, id, .. } => {
+                let reader = crate::git::open_blob(top, id).map_err(std::io::Error::other)?;
+                Ok(Box::new(std::io::BufReader::with_capacity(1 << 16, reader)))
+            }
+        }
+    }
+
+    /// The size in bytes, when it is known without reading.
+    fn size(&self) -> Option<u64> {
+        match self {
+            Blob::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Blob::Bytes(bytes) => Some(bytes.len() as u64),
+            Blob::Git { size, .. } => Some(*size),
         }
     }
 }
@@ -520,45 +573,48 @@ fn behaviour_of(
             // A HAR's sidecar bodies sit beside it on disk (not in a revision).
             let path = match unit.files[0].2 {
                 Blob::File(path) => path.clone(),
-                Blob::Bytes(_) => PathBuf::from(rel),
+                Blob::Bytes(_) | Blob::Git { .. } => PathBuf::from(rel),
             };
             Behaviour::http(&path, &files[0].2, &side.display(rel))
         }
     };
-    result.map_err(|e| {
-        let (id, line, column) = match e {
-            BehaviourError::Parse { .. } => ("parse", None, None),
-            BehaviourError::Unreadable {
-                line,
-                column,
-                format,
-                ref message,
-                ..
-            } => {
-                // The report names the file, line and column already.
-                let message = format!("not a readable {format} cassette: {message}");
-                return (
-                    side.display(rel),
-                    FileProblem {
-                        id: "parse",
-                        line: Some(line),
-                        column: Some(column),
-                        message,
-                    },
-                );
-            }
-            _ => ("schema", None, None),
-        };
-        (
-            side.display(rel),
-            FileProblem {
-                id,
-                line,
-                column,
-                message: e.to_string(),
-            },
-        )
-    })
+    result.map_err(|e| problem(e, side.display(rel)))
+}
+
+/// A cassette's behaviour error as reported for `shown`, the cassette's path.
+fn problem(e: BehaviourError, shown: String) -> (String, FileProblem) {
+    let (id, line, column) = match e {
+        BehaviourError::Parse { .. } => ("parse", None, None),
+        BehaviourError::Unreadable {
+            line,
+            column,
+            format,
+            ref message,
+            ..
+        } => {
+            // The report names the file, line and column already.
+            let message = format!("not a readable {format} cassette: {message}");
+            return (
+                shown,
+                FileProblem {
+                    id: "parse",
+                    line: Some(line),
+                    column: Some(column),
+                    message,
+                },
+            );
+        }
+        _ => ("schema", None, None),
+    };
+    (
+        shown,
+        FileProblem {
+            id,
+            line,
+            column,
+            message: e.to_string(),
+        },
+    )
 }
 
 /// A side of a pair read: the unit, its files, its behaviour (`None`: absent, or no
@@ -607,6 +663,10 @@ fn compare_pair(
     options: &Options,
     masker: &Scanner,
 ) -> Result<Option<Entry>, (String, FileProblem)> {
+    let kind = pair.new.as_ref().or(pair.old.as_ref()).map(|u| u.kind);
+    if kind == Some(Kind::Dsh) && crate::kind::streaming() {
+        return lockstep::compare_pair(pair, old_side, new_side, options, masker);
+    }
     let (old, new) = read_pair(pair, old_side, new_side)?;
     if old.is_none() && new.is_none() {
         return Ok(None);
@@ -679,9 +739,18 @@ fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Sc
                 if m == 1 { "" } else { "s" }
             )
         }
-        _ if calls.len() == 1 => "1 model call".to_owned(),
-        _ => format!("{} model calls", calls.len()),
+        _ => return listed(unit, status, calls, None),
     };
+    listed(unit, status, calls, Some(reason))
+}
+
+/// An added or removed cassette listing `calls` (one line each), for `reason` or, without
+/// one, their count.
+fn listed(unit: &Unit<'_>, status: Status, calls: Vec<String>, reason: Option<String>) -> Entry {
+    let reason = reason.unwrap_or_else(|| match calls.len() {
+        1 => "1 model call".to_owned(),
+        n => format!("{n} model calls"),
+    });
     Entry {
         path: unit.rel.clone(),
         old_path: None,
@@ -699,7 +768,12 @@ fn one_sided(unit: &Unit<'_>, behaviour: &Behaviour, status: Status, masker: &Sc
 /// The entry for two behaviours of one cassette; `equal` tells whether the canonical
 /// contents are equal (the path and kind are the caller's).
 fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) -> Entry {
-    let mut changes = compare::compare(old, new);
+    entry_of(compare::compare(old, new), equal, new.kind, masker)
+}
+
+/// The entry for the changes between two behaviours of kind `kind`; `equal` tells whether
+/// the canonical contents are equal (read only when there is no change).
+fn entry_of(mut changes: Vec<Change>, equal: bool, kind: Kind, masker: &Scanner) -> Entry {
     if changes.is_empty() && !equal {
         changes.push(Change::Other);
     }
@@ -718,7 +792,7 @@ fn entry_for(old: &Behaviour, new: &Behaviour, equal: bool, masker: &Scanner) ->
     Entry {
         path: String::new(),
         old_path: None,
-        kind: new.kind,
+        kind,
         status: if verdict == Verdict::Identical {
             Status::Unchanged
         } else {
@@ -836,6 +910,29 @@ pub fn compare_files(
             Some(masker.mask(&full_diff(&loaded(old), &loaded(new)))).filter(|d| !d.is_empty());
     }
     Ok(entry)
+}
+
+/// [`compare_files`] for two files on disk that are both dsh session logs, each read a line
+/// at a time and compared call by call (issue 12): the same entry, in the memory of the
+/// largest line and call plus the changes. `Ok(None)` when either file is something else
+/// (or a log of one line): the caller reads them whole for [`compare_files`].
+pub fn compare_log_files(
+    old: (&str, &Path),
+    new: (&str, &Path),
+    options: &Options,
+    masker: &Scanner,
+) -> Result<Option<Entry>, DiffError> {
+    let (old_blob, new_blob) = (Blob::File(old.1.to_owned()), Blob::File(new.1.to_owned()));
+    for (file, blob) in [(old.0, &old_blob), (new.0, &new_blob)] {
+        let read = |source| DiffError::Read {
+            file: file.to_owned(),
+            source,
+        };
+        if !lockstep::is_session_log(blob.open().map_err(read)?).map_err(read)? {
+            return Ok(None);
+        }
+    }
+    lockstep::compare_logs((old.0, &old_blob), (new.0, &new_blob), options, masker).map(Some)
 }
 
 /// The readable behaviour summary of one cassette for a git textconv driver, secrets

@@ -165,9 +165,10 @@ static STREAMING: AtomicBool = AtomicBool::new(true);
 
 /// Testing hook (`VCR_TEST_WHOLE_VALUES=1` in the binary): with `false`, every message
 /// fixture is read as one whole value, the path that documents which cannot be read in
-/// parts take, and every `[[cassettes]]` JSONL log is read whole instead of line by line
-/// ([`streamed_log`]). The tests run both on the same trees and compare what they report
-/// and write (issue 12).
+/// parts take, every `[[cassettes]]` JSONL log is read whole instead of line by line
+/// ([`streamed_log`]), and `vcr diff` reads dsh scenarios whole instead of a call at a
+/// time. The tests run both on the same trees and compare what they report and write
+/// (issue 12).
 pub fn set_streaming(enabled: bool) {
     STREAMING.store(enabled, Ordering::Relaxed);
 }

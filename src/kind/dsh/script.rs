@@ -190,6 +190,13 @@ impl<'f> Deriver<'f> {
         self.calls
     }
 
+    /// The line of the open call's first chunk, if a call is open: every call still to come
+    /// starts there or later, so a caller keeping facts by line (`vcr diff`'s models) can drop
+    /// what lies before it.
+    pub fn open_line(&self) -> Option<usize> {
+        self.group.first().map(|chunk| chunk.line)
+    }
+
     fn placeholder_problems(&self, chunks: &[Chunk], text: Place<'_>) -> Vec<Problem> {
         if !self.placeholders {
             return Vec::new();

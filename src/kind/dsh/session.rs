@@ -137,6 +137,13 @@ impl<'f> SessionReader<'f> {
         self.header.as_ref()
     }
 
+    /// The problems found so far, in line order: a caller that stops at the first error
+    /// (`vcr diff`, as [`parse_session`] does for a log read whole) looks at the new ones
+    /// after each line instead of waiting for [`SessionReader::finish`].
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
     /// Reads the line `number` (its text without the line break, starting at file offset
     /// `start`), passing each body event it holds to `emit`, in order.
     pub fn line<'l>(

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, Result, bail};
 use vcr::diff::{Blob, Options, Snapshot, Summary};
 use vcr::event::{Event, Report};
+use vcr::git::RevFile;
 use vcr::lint::Scanner;
 use vcr::tree::{lexical_absolute, relative};
 
@@ -122,11 +123,28 @@ fn compare_paths(
             ))
         }
         (false, false) => {
+            let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
+            // Two session logs are read a line at a time (issue 12); anything else whole.
+            let streamed = if vcr::kind::streaming() {
+                vcr::diff::compare_log_files(
+                    (&old_name, &old_abs),
+                    (&new_name, &new_abs),
+                    options,
+                    masker,
+                )?
+            } else {
+                None
+            };
+            if let Some(entry) = streamed {
+                cx.reporter.report(&Event::Diff(&entry));
+                let mut summary = Summary::default();
+                summary.add(&entry);
+                return Ok(summary);
+            }
             let read = |p: &Path, shown: &Path| {
                 std::fs::read(p).with_context(|| format!("cannot read {}", shown.display()))
             };
             let (old_bytes, new_bytes) = (read(&old_abs, old)?, read(&new_abs, new)?);
-            let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
             let entry = vcr::diff::compare_files(
                 (&old_name, &old_bytes),
                 (&new_name, &new_bytes),
@@ -182,14 +200,23 @@ fn revision_sides(
         format!("{prefix}/")
     };
     let mut old = Snapshot::new(&format!("{rev}:{shown_prefix}{{}}"));
-    for (path, bytes) in vcr::git::tree_at(&top, rev, &pathspecs)? {
+    for (path, file) in vcr::git::tree_at(&top, rev, &pathspecs)? {
         let rel = if prefix.is_empty() {
             Some(path.as_str())
         } else {
             path.strip_prefix(&shown_prefix)
         };
         if let Some(rel) = rel.filter(|r| !vcr::diff::is_skipped(r)) {
-            old.insert(rel, Blob::Bytes(bytes));
+            // A large file stays in git until its cassette is compared (issue 12).
+            let blob = match file {
+                RevFile::Contents(bytes) => Blob::Bytes(bytes),
+                RevFile::Object { id, size } => Blob::Git {
+                    top: top.clone(),
+                    id,
+                    size,
+                },
+            };
+            old.insert(rel, blob);
         }
     }
     let mut new = Snapshot::new("{}");
