@@ -71,32 +71,6 @@ fn write_log(path: &Path, lines: usize, changed: bool) -> u64 {
     std::fs::metadata(path).unwrap().len()
 }
 
-/// Runs `vcr args...` in `t` and returns its exit code, its stdout and its peak resident
-/// memory in bytes (`wait4` on that child alone).
-#[allow(clippy::zombie_processes)] // reaped by `wait4` below, which measures it
-fn run_measured(t: &TestDir, args: &[&str], env: &[(&str, &str)]) -> (i32, String, u64) {
-    let mut cmd = t.command(args, env);
-    cmd.stdout(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: wait4 fills the status and the struct it is given; the child is ours and not
-    // waited for elsewhere.
-    let usage = unsafe {
-        assert_eq!(libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()), pid);
-        usage.assume_init()
-    };
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (code, stdout, u64::try_from(usage.ru_maxrss).unwrap() << 10)
-}
-
 /// `VCR_DIFF_MEMORY_ENV=VAR=VALUE` runs the measured commands with that variable (to see the
 /// test fail on the whole-file path: `VCR_DIFF_MEMORY_ENV=VCR_TEST_WHOLE_VALUES=1`).
 fn extra_env() -> Vec<(String, String)> {
@@ -116,7 +90,7 @@ fn a_log_twice_as_long_diffs_in_the_same_memory() {
         let t = TestDir::new();
         let size = write_log(&t.path("old/big/session.jsonl"), lines, false);
         write_log(&t.path("new/big/session.jsonl"), lines, true);
-        let (code, stdout, peak) = run_measured(&t, &["diff", "old", "new"], &env);
+        let (code, stdout, peak) = t.vcr_measured(&["diff", "old", "new"], &env);
         assert_eq!(code, 1, "{stdout}");
         assert!(
             stdout.contains("behaviour change big (dsh): stop reason changed"),
@@ -155,7 +129,7 @@ fn a_large_log_in_a_revision_is_streamed_from_git() {
     let folders = TestDir::new();
     write_log(&folders.path("old/big/session.jsonl"), 2 * LINES, false);
     write_log(&folders.path("new/big/session.jsonl"), 2 * LINES, true);
-    let (code, stdout, on_disk) = run_measured(&folders, &["diff", "old", "new"], &env);
+    let (code, stdout, on_disk) = folders.vcr_measured(&["diff", "old", "new"], &env);
     assert_eq!(code, 1, "{stdout}");
 
     let t = TestDir::new();
@@ -165,7 +139,7 @@ fn a_large_log_in_a_revision_is_streamed_from_git() {
     git(&t.root, &["add", "."]);
     git(&t.root, &["commit", "-qm", "recorded"]);
     write_log(&log, 2 * LINES, true);
-    let (code, stdout, peak) = run_measured(&t, &["diff", "--rev", "HEAD"], &env);
+    let (code, stdout, peak) = t.vcr_measured(&["diff", "--rev", "HEAD"], &env);
     eprintln!(
         "vcr diff --rev HEAD, a log of {size} bytes: peak {} KiB (the same logs in folders: {} KiB)",
         peak >> 10,

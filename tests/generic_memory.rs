@@ -27,32 +27,6 @@ hex-length = 16
 write = "compact"
 "#;
 
-/// Runs `vcr args...` in `t` and returns its exit code, its stdout and its peak resident
-/// memory in bytes (`wait4` on that child alone).
-#[allow(clippy::zombie_processes)] // reaped by `wait4` below, which measures it
-fn run_measured(t: &TestDir, args: &[&str]) -> (i32, String, u64) {
-    let mut cmd = t.command(args, &[]);
-    cmd.stdout(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: wait4 fills the status and the struct it is given; the child is ours and not
-    // waited for elsewhere.
-    let usage = unsafe {
-        assert_eq!(libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()), pid);
-        usage.assume_init()
-    };
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (code, stdout, u64::try_from(usage.ru_maxrss).unwrap() << 10)
-}
-
 /// A log of about `size` bytes whose lines (of about 4 KB) carry their right hashes (set by
 /// `vcr rehash` on a hundred distinct requests, then repeated with other turns, which are
 /// not hashed), a leak near the end, and as its last line a stale hash written with spaces:
@@ -103,7 +77,7 @@ fn every_command_reads_a_log_larger_than_the_memory_bound_within_it() {
         (&["normalize"], 0, "1 of 1 cassette normalized"),
         (&["rehash"], 0, "re-keyed"),
     ] {
-        let (got, stdout, peak) = run_measured(&t, args);
+        let (got, stdout, peak) = t.vcr_measured(args, &[]);
         assert_eq!(got, code, "{args:?}: {stdout}");
         assert!(stdout.contains(says), "{args:?}: {stdout}");
         assert!(

@@ -29,32 +29,6 @@ fn large_fixture(t: &TestDir, mb: u32) -> String {
     format!("fixtures/{}", names.remove(0))
 }
 
-/// Runs `vcr args...` in `t` and returns its exit code, its stdout and its peak resident
-/// memory in bytes (`wait4` on that child alone).
-#[allow(clippy::zombie_processes)] // reaped by `wait4` below, which measures it
-fn run_measured(t: &TestDir, args: &[&str]) -> (i32, String, u64) {
-    let mut cmd = t.command(args, &[]);
-    cmd.stdout(std::process::Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdout = String::new();
-    std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
-    let pid = libc::pid_t::try_from(child.id()).unwrap();
-    let mut status = 0;
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-    // SAFETY: wait4 fills the status and the struct it is given; the child is ours and not
-    // waited for elsewhere.
-    let usage = unsafe {
-        assert_eq!(libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()), pid);
-        usage.assume_init()
-    };
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
-    (code, stdout, u64::try_from(usage.ru_maxrss).unwrap() << 10)
-}
-
 #[test]
 fn a_large_fixture_of_stream_events_is_verified_and_normalized_in_three_times_its_size() {
     let t = TestDir::new();
@@ -68,7 +42,7 @@ fn a_large_fixture_of_stream_events_is_verified_and_normalized_in_three_times_it
         ),
         (&["normalize", &rel], "0 of 1 cassette normalized"),
     ] {
-        let (code, stdout, peak) = run_measured(&t, args);
+        let (code, stdout, peak) = t.vcr_measured(args, &[]);
         assert_eq!(code, 0, "{args:?}: {stdout}");
         assert!(stdout.contains(says), "{args:?}: {stdout}");
         assert!(
@@ -97,7 +71,7 @@ fn a_compact_large_fixture_is_rewritten_without_a_copy_in_memory() {
         .expect("python3 runs");
     assert!(compacted.success());
     let size = std::fs::metadata(t.path(&rel)).unwrap().len();
-    let (code, stdout, peak) = run_measured(&t, &["normalize", &rel]);
+    let (code, stdout, peak) = t.vcr_measured(&["normalize", &rel], &[]);
     assert_eq!(code, 0, "{stdout}");
     assert!(stdout.contains("1 of 1 cassette normalized"), "{stdout}");
     let same = std::process::Command::new("cmp")

@@ -86,6 +86,33 @@ impl TestDir {
         self.command_in("", args, env)
     }
 
+    /// Runs `vcr args...` with `env` and returns its exit code, its stdout and its peak
+    /// resident memory in bytes, measured by `wait4` on that child alone (the memory tests of
+    /// issue 12: `getrusage(RUSAGE_CHILDREN)` would also count every earlier child).
+    #[allow(clippy::zombie_processes)] // reaped by `wait4` below, which measures it
+    pub fn vcr_measured(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, u64) {
+        let mut cmd = self.command(args, env);
+        cmd.stdout(std::process::Stdio::piped());
+        let mut child = cmd.spawn().unwrap();
+        let mut stdout = String::new();
+        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
+        let pid = libc::pid_t::try_from(child.id()).unwrap();
+        let mut status = 0;
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+        // SAFETY: wait4 fills the status and the struct it is given; the child is ours and
+        // not waited for elsewhere.
+        let usage = unsafe {
+            assert_eq!(libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()), pid);
+            usage.assume_init()
+        };
+        let code = if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            -1
+        };
+        (code, stdout, u64::try_from(usage.ru_maxrss).unwrap() << 10)
+    }
+
     /// Runs `vcr -C <root>/<rel> args...`: as if started in a folder of the tree.
     pub fn vcr_in(&self, rel: &str, args: &[&str]) -> Run {
         Run::from(self.command_in(rel, args, &[]).output().unwrap())
