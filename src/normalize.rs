@@ -293,101 +293,71 @@ fn rewrite_message(cassette: &Cassette, store: &Store, bytes: &[u8], result: &mu
     }
 }
 
-/// A dsh session log, line by line (issue 12): a first pass compares each line's canonical
-/// form with the file as it streams (hashing what it reads), and only a log that changes is
-/// read again and written to its temporary file line by line, then renamed if the file still
-/// holds what the first pass read. Memory is bounded by the longest line, not the log; the
-/// result is the bytes [`kind::canonicalize`] makes of the whole log.
+/// A dsh session log, line by line (issue 12), through [`rewrite_log`]: each line as
+/// `LineNormalizer` writes it; the problems it finds are known at the end of the pass, and
+/// the first of them is the file's, as on the whole-file path. The result is the bytes
+/// [`kind::canonicalize`] makes of the whole log.
 fn normalize_log(cassette: &Cassette, store: &Store, options: Options) -> FileResult {
-    let mut result = FileResult::new(None);
     let cwd = Some(cassette.dir.cwd.as_str());
-    let open = || -> std::io::Result<LineReader<std::io::BufReader<std::fs::File>>> {
-        let file = std::fs::File::open(&cassette.path)?;
-        Ok(LineReader::new(std::io::BufReader::with_capacity(
-            64 << 10,
-            file,
-        )))
-    };
-    // Pass 1: does it change, and is every line readable?
-    let first = (|| -> std::io::Result<_> {
-        let mut reader = open()?.hashing();
+    rewrite_log(cassette, store, options, &mut |reader, out| {
         let mut normalizer = LineNormalizer::new(&cassette.rel, cwd);
-        let mut difference = FirstDifference::default();
-        let mut out = Vec::new();
+        let mut canonical = Vec::new();
         while let Some(line) = reader.next_line()? {
-            out.clear();
-            normalizer.line(line.text, line.start, line.number, &mut out);
-            difference.feed(line.raw, &out);
+            canonical.clear();
+            normalizer.line(line.text, line.start, line.number, &mut canonical);
+            out(line.raw, &canonical)?;
         }
-        let hash = reader.content_hash().expect("a hashing reader");
-        Ok((normalizer.finish(), difference.finish(), hash))
-    })();
-    let (checked, difference, hash) = match first {
-        Ok(first) => first,
-        Err(e) => {
-            result.error = Some(FileProblem::io(&e));
-            return result;
-        }
-    };
-    if let Err(problems) = checked {
-        // Like the whole-file path: the first problem, and nothing rewritten.
-        let problem = problems.into_iter().next().expect("at least one");
-        result.error = Some(FileProblem::log(problem));
-        return result;
-    }
-    if difference.is_none() {
-        return result;
-    }
-    result.changed = true;
-    if options.check {
-        return result;
-    }
-    // Pass 2: the same lines, written as they are made.
-    let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
-        let mut reader = open()?;
-        let mut normalizer = LineNormalizer::new(&cassette.rel, cwd);
-        let mut out = Vec::new();
-        while let Some(line) = reader.next_line()? {
-            out.clear();
-            normalizer.line(line.text, line.start, line.number, &mut out);
-            w.write_all(&out)?;
-        }
-        Ok(())
-    };
-    match store.replace_file_with(&cassette.path, &mut write, ContentHash::from_bytes(hash)) {
-        Ok(()) => result.written = true,
-        Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
-        Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
-    }
-    result
+        Ok(normalizer.finish().map_err(|problems| {
+            FileProblem::log(problems.into_iter().next().expect("at least one"))
+        }))
+    })
 }
 
-/// A `[[cassettes]]` JSONL log, line by line (issue 12), as [`normalize_log`] does a dsh
-/// log: a first pass parses every record line and compares its canonical form with the file
-/// as it streams (hashing what it reads); only a log that changes is read again and written
-/// to its temporary file line by line, renamed if the file still holds what the first pass
-/// read (and what the second one read: a file that changed between the passes is left as it
-/// is). The result is the bytes `generic::canonical` makes of the whole log, and the first
-/// line that cannot be read is the file's problem there as here.
+/// A `[[cassettes]]` JSONL log, line by line (issue 12), through [`rewrite_log`]: each
+/// record line parsed and written as its entry's writer would (the line itself with
+/// `write = "keep"`); the first line that cannot be read is the file's problem, as on the
+/// whole-file path, whose bytes (`generic::canonical`) the result is.
 fn normalize_generic_log(
     cassette: &Cassette,
     spec: &generic::Spec,
     store: &Store,
     options: Options,
 ) -> FileResult {
+    rewrite_log(cassette, store, options, &mut |reader, out| {
+        canonical_lines(spec, reader, out)
+    })
+}
+
+/// A file read from the start, a line at a time.
+type FileLines = LineReader<std::io::BufReader<std::fs::File>>;
+
+/// One pass over a log: each line to `out` with its canonical form; `Ok(Err(problem))` when
+/// the log cannot be read as its kind (nothing is then rewritten).
+type LinePass<'a> =
+    dyn FnMut(&mut FileLines, &mut LineSink<'_>) -> std::io::Result<Result<(), FileProblem>> + 'a;
+
+/// `normalize` on a log in the memory of its longest line (issue 12): a first pass compares
+/// each line's canonical form with the file as it streams (hashing what it reads); only a log
+/// that changes is read again and written into its temporary file line by line, renamed if
+/// the file still holds what the first pass read. The second pass hashes what it reads too:
+/// a file that changed between the passes is reported as changed meanwhile, not rewritten
+/// from bytes the first pass never checked.
+fn rewrite_log(
+    cassette: &Cassette,
+    store: &Store,
+    options: Options,
+    pass: &mut LinePass<'_>,
+) -> FileResult {
     let mut result = FileResult::new(None);
-    let open = || -> std::io::Result<LineReader<std::io::BufReader<std::fs::File>>> {
+    let open = || -> std::io::Result<FileLines> {
         let file = std::fs::File::open(&cassette.path)?;
-        Ok(LineReader::new(std::io::BufReader::with_capacity(
-            64 << 10,
-            file,
-        )))
+        Ok(LineReader::new(std::io::BufReader::with_capacity(64 << 10, file)).hashing())
     };
     // Pass 1: does it change, and is every line readable?
     let first = (|| -> std::io::Result<_> {
-        let mut reader = open()?.hashing();
+        let mut reader = open()?;
         let mut difference = FirstDifference::default();
-        let read = canonical_lines(spec, &mut reader, &mut |raw, canonical| {
+        let read = pass(&mut reader, &mut |raw, canonical| {
             difference.feed(raw, canonical);
             Ok(())
         })?;
@@ -416,10 +386,8 @@ fn normalize_generic_log(
     // read, or the temporary file holds the canonical form of another file.
     let mut moved = false;
     let mut write = |w: &mut dyn std::io::Write| -> std::io::Result<()> {
-        let mut reader = open()?.hashing();
-        let read = canonical_lines(spec, &mut reader, &mut |_, canonical| {
-            w.write_all(canonical)
-        })?;
+        let mut reader = open()?;
+        let read = pass(&mut reader, &mut |_, canonical| w.write_all(canonical))?;
         if read.is_err() || reader.content_hash() != Some(hash) {
             moved = true;
             return Err(std::io::Error::other("the file changed while it was read"));
