@@ -17,6 +17,8 @@
 //! All texts of a cassette are scanned in one pass over their concatenation (one scan per
 //! file, like the text scan), and each hit is mapped back to the text it sits in.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::finding::Severity;
 use crate::kind::http::body::{self, Leaf};
 use crate::kind::http::{Body, Field, Header, HttpCassette, Matched};
@@ -137,7 +139,12 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
             .match_kind(aho_corasick::MatchKind::LeftmostLongest)
             // A DFA: a few hundred states for these names, each byte one table lookup.
             .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-            .build(FIELD_NAMES.iter().flat_map(|l| l.iter()).map(|n| n.to_ascii_lowercase()))
+            .build(
+                FIELD_NAMES
+                    .iter()
+                    .flat_map(|l| l.iter())
+                    .map(|n| n.to_ascii_lowercase()),
+            )
             .expect("literal names build")
     })
 }
@@ -150,11 +157,45 @@ const FIELD_NAMES: [&[&str]; 2] = [CREDENTIAL_FIELDS, &["secret", "apikey"]];
 /// window stays in the cache, and a large body is not copied whole.
 const NAME_WINDOW: usize = 1 << 16;
 
+/// Whether bodies are searched for field names a lower-cased window at a time and comment
+/// lines are found with `memchr`; see [`set_folded_search`].
+static FOLDED_SEARCH: AtomicBool = AtomicBool::new(true);
+
+/// Testing hook (`VCR_TEST_BYTE_SEARCH=1` in the binary): with `false`, HTTP cassettes are
+/// searched as before issue 12, field names by a DFA without case stepping through every
+/// byte of each body and comment lines by a byte-at-a-time split of the file. The tests run
+/// both over the corpus and compare the findings.
+pub fn set_folded_search(enabled: bool) {
+    FOLDED_SEARCH.store(enabled, Ordering::Relaxed);
+}
+
+fn folded_search() -> bool {
+    FOLDED_SEARCH.load(Ordering::Relaxed)
+}
+
 /// Whether a body names a credential field as a key or parameter: the name whole, between
 /// quotes (escaped or not) or before `=` (`"password":`, `\"token\"`, `&api_key=`), not
 /// inside another word (`max_tokens`). Names are compared without case.
 fn names_a_field(bytes: &[u8]) -> bool {
+    if !folded_search() {
+        return names_a_field_bytewise(bytes);
+    }
     names_a_field_in(bytes, NAME_WINDOW)
+}
+
+/// `names_a_field` as it was searched before (the testing hook's path): a DFA that folds
+/// case, one step per byte.
+fn names_a_field_bytewise(bytes: &[u8]) -> bool {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(FIELD_NAMES.iter().flat_map(|l| l.iter()))
+            .expect("literal names build")
+    });
+    (names.find_iter(bytes)).any(|m| is_field_name_at(bytes, m.start(), m.end()))
 }
 
 /// `names_a_field`, lower-casing `window` bytes at a time. Each window runs on by the
@@ -595,9 +636,19 @@ fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
     let mut found = Vec::new();
     // Lines are found with `memchr` (issue 12): a byte-at-a-time split of every line of every
     // cassette cost more than the scan of the few comment lines there are.
-    let ends = memchr::memchr_iter(b'\n', file).map(|nl| nl + 1);
+    let ends: Box<dyn Iterator<Item = usize>> = if folded_search() {
+        let ends = memchr::memchr_iter(b'\n', file).map(|nl| nl + 1);
+        Box::new(ends.chain((file.last() != Some(&b'\n')).then_some(file.len())))
+    } else {
+        // The testing hook's path: the split this replaced.
+        let mut end = 0;
+        Box::new(file.split_inclusive(|&b| b == b'\n').map(move |line| {
+            end += line.len();
+            end
+        }))
+    };
     let mut start = 0;
-    for end in ends.chain((file.last() != Some(&b'\n')).then_some(file.len())) {
+    for end in ends {
         let line = &file[start..end];
         let line_start = start;
         start = end;
@@ -819,7 +870,15 @@ mod tests {
         let names: Vec<&str> = CREDENTIAL_FIELDS
             .iter()
             .copied()
-            .chain(["secret", "apikey", "max_tokens", "x", "key_id", "TOKEN", "PassWord"])
+            .chain([
+                "secret",
+                "apikey",
+                "max_tokens",
+                "x",
+                "key_id",
+                "TOKEN",
+                "PassWord",
+            ])
             .collect();
         let around = [
             "", "\"", "'", "\\", "&", "?", "\n", " ", "=", ":", "_", "-", "a", "9",
