@@ -384,71 +384,58 @@ pub fn run(
     let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
     let mut names: BTreeMap<(PathBuf, String), Vec<String>> = BTreeMap::new();
     let mut vcrpy: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    // The dsh scenarios are checked whole after the files, on the same cores: as items of
+    // the same parallel run, they fill its tail instead of running one by one once it is
+    // over (issue 12). Their findings still come after every file's.
+    let work: Vec<Work<'_>> = (selection.cassettes.iter().map(Work::File))
+        .chain(selection.scenarios.iter().map(Work::Scenario))
+        .collect();
     par_ordered(
-        &selection.cassettes,
+        &work,
         progress,
-        |cassette| {
-            let staged = options
-                .contents
-                .as_ref()
-                .and_then(|c| c.get(&cassette.path));
-            // Logs are read line by line (issue 12): a log can be far larger than memory.
-            if cassette.kind == CassetteKind::DshSession && cassette.dir.spec.is_none() {
-                return by_lines(cassette, staged, |input| {
-                    check_session_leaks(cassette, input, checks)
-                });
-            }
-            if let Some(spec) = crate::kind::streamed_log(cassette) {
-                return by_lines(cassette, staged, |input| {
-                    check_generic_log(cassette, spec, input, checks)
-                });
-            }
-            let bytes = match staged {
-                Some(bytes) => Ok(bytes.clone()),
-                None => std::fs::read(&cassette.path),
-            };
-            match bytes {
-                Ok(bytes) => check_file(cassette, &bytes, checks),
-                Err(e) => FileResult {
-                    findings: Vec::new(),
-                    http_format: None,
-                    expected_name: None,
-                    problem: Some(FileProblem::io(&e)),
-                },
+        |item| match item {
+            Work::File(cassette) => Done::File(cassette, check_one(cassette, checks, options)),
+            Work::Scenario(scenario) => {
+                let mut found = Vec::new();
+                let stats = check_scenario(scenario, options, checks, &mut found);
+                Done::Scenario(scenario, stats, found)
             }
         },
-        |cassette, result| {
-            if let Some(problem) = result.problem {
-                outcome.problems.push((cassette.rel.clone(), problem));
-                return;
-            }
-            outcome.summary.files += 1;
-            if let Some(format) = result.http_format {
-                *outcome.summary.http.entry(format).or_default() += 1;
-                if format == http::Format::Vcrpy.name() {
-                    vcrpy.insert(cassette.path.clone());
+        |_, done| match done {
+            Done::Scenario(scenario, stats, found) => {
+                findings.extend(found);
+                match stats {
+                    Ok(stats) => outcome.scenarios.push(stats),
+                    Err(problem) => outcome.problems.push((scenario.rel.clone(), problem)),
                 }
             }
-            findings.extend(result.findings);
-            if let Some(name) = result.expected_name {
-                let dir = cassette
-                    .path
-                    .parent()
-                    .map(ToOwned::to_owned)
-                    .unwrap_or_default();
-                names
-                    .entry((dir, name))
-                    .or_default()
-                    .push(cassette.rel.clone());
+            Done::File(cassette, result) => {
+                if let Some(problem) = result.problem {
+                    outcome.problems.push((cassette.rel.clone(), problem));
+                    return;
+                }
+                outcome.summary.files += 1;
+                if let Some(format) = result.http_format {
+                    *outcome.summary.http.entry(format).or_default() += 1;
+                    if format == http::Format::Vcrpy.name() {
+                        vcrpy.insert(cassette.path.clone());
+                    }
+                }
+                findings.extend(result.findings);
+                if let Some(name) = result.expected_name {
+                    let dir = cassette
+                        .path
+                        .parent()
+                        .map(ToOwned::to_owned)
+                        .unwrap_or_default();
+                    names
+                        .entry((dir, name))
+                        .or_default()
+                        .push(cassette.rel.clone());
+                }
             }
         },
     );
-    for scenario in &selection.scenarios {
-        match check_scenario(scenario, options, checks, &mut findings) {
-            Ok(stats) => outcome.scenarios.push(stats),
-            Err(problem) => outcome.problems.push((scenario.rel.clone(), problem)),
-        }
-    }
     collisions(&names, checks, &mut findings);
     if let Some(usage) = &options.usage {
         usage_findings(selection, usage, checks, &mut findings);
@@ -500,6 +487,57 @@ pub fn run(
     outcome.summary.warnings = kept.len() - outcome.summary.errors;
     outcome.findings = kept;
     outcome
+}
+
+/// One unit of `run`'s parallel work.
+enum Work<'s> {
+    /// A selected file.
+    File(&'s Cassette),
+    /// A dsh scenario, checked whole.
+    Scenario(&'s Scenario),
+}
+
+/// What a unit of work gives, with its item.
+enum Done<'s> {
+    File(&'s Cassette, FileResult),
+    Scenario(
+        &'s Scenario,
+        Result<ScenarioStats, FileProblem>,
+        Vec<(Finding, Option<String>)>,
+    ),
+}
+
+/// Every per-file check of one selected file (staged contents, if given, instead of the
+/// working file).
+fn check_one(cassette: &Cassette, checks: &Checks, options: &Options) -> FileResult {
+    let staged = options
+        .contents
+        .as_ref()
+        .and_then(|c| c.get(&cassette.path));
+    // Logs are read line by line (issue 12): a log can be far larger than memory.
+    if cassette.kind == CassetteKind::DshSession && cassette.dir.spec.is_none() {
+        return by_lines(cassette, staged, |input| {
+            check_session_leaks(cassette, input, checks)
+        });
+    }
+    if let Some(spec) = crate::kind::streamed_log(cassette) {
+        return by_lines(cassette, staged, |input| {
+            check_generic_log(cassette, spec, input, checks)
+        });
+    }
+    let bytes = match staged {
+        Some(bytes) => Ok(bytes.clone()),
+        None => std::fs::read(&cassette.path),
+    };
+    match bytes {
+        Ok(bytes) => check_file(cassette, &bytes, checks),
+        Err(e) => FileResult {
+            findings: Vec::new(),
+            http_format: None,
+            expected_name: None,
+            problem: Some(FileProblem::io(&e)),
+        },
+    }
 }
 
 /// Whether a string sits in the key material, and whether its field is kept on purpose.

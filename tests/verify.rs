@@ -1437,6 +1437,46 @@ fn it_exits_2_when_it_cannot_run() {
     t.vcr(&["verify", "--format", "xml"]).code(2);
 }
 
+/// Credential fields in bodies and secrets in comment lines are found as the searches issue
+/// 12 replaced found them (testing hook `VCR_TEST_BYTE_SEARCH=1`): field names in any case,
+/// across the 64 KB windows of a large body, and a credential no detector knows by shape, so
+/// that only the field name makes the body worth reading.
+#[test]
+fn credential_fields_and_comments_are_found_as_the_bytewise_search_found_them() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    t.write("vcr.toml", "[verify]\ntext = [\"cassettes/**/*.yaml\"]\n");
+    let filler = "lorem ipsum dolor sit amet ".repeat(2_430);
+    for (i, name) in ["bot_token", "Session_Token", "ACCESSTOKEN"]
+        .iter()
+        .enumerate()
+    {
+        let body = format!(
+            r#"{{"notes": "{}", "{name}": "Zq8Vw3Lm{i}Tk6Ry1Hp"}}"#,
+            &filler[..filler.len() - 40 * i]
+        );
+        let yaml = format!(
+            "# the old key: {}\ninteractions:\n- request:\n    body: '{body}'\n    headers:\n      Content-Type:\n      - application/json\n    method: POST\n    uri: https://api.example.com/v1/login\n  response:\n    body:\n      string: ok\n    status:\n      code: 200\n",
+            s.anthropic
+        );
+        t.write(&format!("cassettes/login_{i}.yaml"), &yaml);
+    }
+    let args = ["verify", "--format", "json"];
+    let new = t.vcr(&args);
+    let old = t.vcr_with(&args, &[("VCR_TEST_BYTE_SEARCH", "1")]);
+    assert_eq!((&old.code, &old.stdout), (&new.code, &new.stdout));
+    let doc = new.json();
+    let fields = findings(&doc)
+        .iter()
+        .filter(|f| f["id"] == "leak/secret" && f["detector"] == "credential-field")
+        .count();
+    let comments = findings(&doc)
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("in a comment"))
+        .count();
+    assert_eq!((fields, comments), (3, 3), "{doc:#}");
+}
+
 // ---------------------------------------------------------------------------------------
 // Real data
 
@@ -1464,6 +1504,14 @@ fn the_corpus_verifies_without_crashing_and_finds_the_known_leaks() {
         "exit {:?}: {}",
         run.code,
         run.stderr
+    );
+    // The searches issue 12 replaced (testing hook) find the same, byte for byte.
+    let bytewise = &[("VCR_TEST_BYTE_SEARCH", "1")];
+    let old = Run::from(vcr_command(&corpus, &args, bytewise).output().unwrap());
+    assert_eq!((old.code, &old.stderr), (run.code, &run.stderr));
+    assert!(
+        old.stdout == run.stdout,
+        "the findings differ with VCR_TEST_BYTE_SEARCH=1"
     );
     let doc = run.json();
     assert!(

@@ -27,6 +27,10 @@ const FAULT_ENV: [(&str, Fault); 2] = [
 /// `[[cassettes]]` JSONL log whole (see `vcr::kind::set_streaming`).
 const WHOLE_VALUES_ENV: &str = "VCR_TEST_WHOLE_VALUES";
 
+/// Testing hook: `1` searches HTTP cassettes for field names and comment lines as before
+/// issue 12 (see `vcr::lint::http::set_folded_search`).
+const BYTE_SEARCH_ENV: &str = "VCR_TEST_BYTE_SEARCH";
+
 /// Testing hook: a folder where the run waits before its first change to the tree (see
 /// `Store::with_barrier`).
 const BARRIER_ENV: &str = "VCR_TEST_BARRIER";
@@ -103,6 +107,9 @@ impl Context {
         }
         if std::env::var_os(WHOLE_VALUES_ENV).is_some_and(|v| v == "1") {
             vcr::kind::set_streaming(false);
+        }
+        if std::env::var_os(BYTE_SEARCH_ENV).is_some_and(|v| v == "1") {
+            vcr::lint::http::set_folded_search(false);
         }
         Ok((working_dir, project, store))
     }

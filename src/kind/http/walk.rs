@@ -79,13 +79,27 @@ impl<'n> At<'n> {
         }
     }
 
-    /// The path of `key` below this node.
+    /// The path of `key` below this node. Built by hand at its final size: `format!` grows
+    /// its buffer several times, for every field of every cassette (issue 12).
     fn key_path(&self, key: &str) -> String {
         if self.path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{}.{key}", self.path)
+            return key.to_owned();
         }
+        let mut path = String::with_capacity(self.path.len() + 1 + key.len());
+        path.push_str(&self.path);
+        path.push('.');
+        path.push_str(key);
+        path
+    }
+
+    /// The path of the `i`-th item below this node, at its final size (see `key_path`).
+    fn item_path(&self, i: usize) -> String {
+        // `[`, at most 20 digits, `]`.
+        let mut path = String::with_capacity(self.path.len() + 22);
+        path.push_str(&self.path);
+        // Writing to a `String` cannot fail.
+        let _ = std::fmt::Write::write_fmt(&mut path, format_args!("[{i}]"));
+        path
     }
 
     /// The value of `key`, if this is a mapping that holds it and it is not null.
@@ -115,7 +129,7 @@ impl<'n> At<'n> {
         Ok(items
             .iter()
             .enumerate()
-            .map(|(i, node)| self.child(node, format!("{}[{i}]", self.path)))
+            .map(|(i, node)| self.child(node, self.item_path(i)))
             .collect())
     }
 
