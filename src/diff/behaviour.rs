@@ -912,18 +912,27 @@ fn dsh_session(bytes: &[u8], file: &str, name: &str) -> Result<Session, Behaviou
         .calls
         .iter()
         .enumerate()
-        .map(|(i, call)| {
-            let mut model_call = summary_call(&call.summary());
-            model_call.label = label(name, i);
-            model_call.model = models
-                .iter()
-                .rev()
-                .find(|(line, _)| *line <= call.line)
-                .map(|(_, m)| m.clone());
-            model_call
-        })
+        .map(|(i, call)| model_call(call, name, i, models.iter()))
         .collect();
     Ok(Session { request, calls })
+}
+
+/// A derived call as [`Behaviour::dsh`] shows it: its summary, `<log> #<n>`, and the model of
+/// the latest `request/header` at or before its first line (`models`: line and model, in
+/// file order).
+pub(super) fn model_call<'m>(
+    call: &dsh::Call,
+    name: &str,
+    i: usize,
+    models: impl DoubleEndedIterator<Item = &'m (usize, String)>,
+) -> ModelCall {
+    let mut model_call = summary_call(&call.summary());
+    model_call.label = label(name, i);
+    model_call.model = models
+        .rev()
+        .find(|(line, _)| *line <= call.line)
+        .map(|(_, m)| m.clone());
+    model_call
 }
 
 /// The model a `request/header` event's data names (`header.config.model`).

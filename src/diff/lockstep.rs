@@ -23,7 +23,7 @@ use std::io::{self, BufRead};
 
 use super::behaviour::{
     self, BehaviourError, Kind, ModelCall, apply_override, count_field, header_model, label,
-    override_call, summary_call, user_content,
+    model_call, override_call, user_content,
 };
 use super::compare::CallByCall;
 use super::{Blob, Entry, Options, Pair, Snapshot, Status, Unit};
@@ -118,7 +118,7 @@ impl<'f> Log<'f> {
             first_error(&problems[*checked..], file)?;
             if let Some(d) = deriver.take() {
                 d.finish(&mut |call, _| {
-                    calls.push((*handed, model_call(&call, name, *handed, models)));
+                    calls.push((*handed, model_call(&call, name, *handed, models.iter())));
                     *handed += 1;
                 });
             }
@@ -143,7 +143,7 @@ impl<'f> Log<'f> {
             }
             let Some(d) = deriver.as_mut() else { return };
             d.event(&event, place, &mut |call, _| {
-                calls.push((*handed, model_call(&call, name, *handed, models)));
+                calls.push((*handed, model_call(&call, name, *handed, models.iter())));
                 *handed += 1;
             });
             // Every call still to come starts at the open call's line or later: only the
@@ -175,24 +175,6 @@ fn first_error(problems: &[dsh::Problem], file: &str) -> Result<(), LogError> {
         })),
         None => Ok(()),
     }
-}
-
-/// A derived call as [`Behaviour::dsh`](super::Behaviour::dsh) shows it: its summary,
-/// `<log> #<n>`, and the model of the latest `request/header` at or before its first line.
-fn model_call(
-    call: &dsh::Call,
-    name: &str,
-    i: usize,
-    models: &VecDeque<(usize, String)>,
-) -> ModelCall {
-    let mut model_call = summary_call(&call.summary());
-    model_call.label = label(name, i);
-    model_call.model = models
-        .iter()
-        .rev()
-        .find(|(line, _)| *line <= call.line)
-        .map(|(_, m)| m.clone());
-    model_call
 }
 
 /// What `replay.override.json` does to the primary log's calls.
@@ -525,7 +507,7 @@ fn both_sides(
         }
     };
     // Most scenarios of a tree are unchanged: the new side is then not derived again.
-    let same = same_files(old_unit, new_unit, old_side, new_side)?;
+    let same = same_files(old_unit, new_unit, old_side, new_side, false)?;
     let changes = if same {
         drain(&mut old, &old_dir, drop)?;
         Vec::new()
@@ -534,7 +516,7 @@ fn both_sides(
             .map_err(|(is_old, e)| failure(if is_old { &old_dir } else { &new_dir }, e))?
     };
     let equal =
-        changes.is_empty() && (same || canonical_equal(old_unit, new_unit, old_side, new_side)?);
+        changes.is_empty() && (same || same_files(old_unit, new_unit, old_side, new_side, true)?);
     let mut entry = super::entry_of(changes, equal, Kind::Dsh, masker);
     entry.path.clone_from(&new_unit.rel);
     Ok(entry)
@@ -666,43 +648,15 @@ fn lockstep(
     }
 }
 
-/// Whether the two units hold the same files with the same bytes, read a block at a time
-/// (sizes first).
+/// Whether the two units hold the same files with the same bytes (`canonical: false`), or
+/// with the same canonical forms as the whole-file path compares them (`canonical: true`:
+/// the override as JSON, the logs byte for byte); read a block at a time, sizes first.
 fn same_files(
     old: &Unit<'_>,
     new: &Unit<'_>,
     old_side: &Snapshot,
     new_side: &Snapshot,
-) -> Result<bool, Failure> {
-    if old.files.len() != new.files.len() {
-        return Ok(false);
-    }
-    for ((old_name, old_rel, old_blob), (new_name, new_rel, new_blob)) in
-        old.files.iter().zip(&new.files)
-    {
-        if old_name != new_name
-            || !same_bytes(old_blob, new_blob).map_err(|(old, e)| {
-                let shown = if old {
-                    old_side.display(old_rel)
-                } else {
-                    new_side.display(new_rel)
-                };
-                (shown, FileProblem::io(&e))
-            })?
-        {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// Whether the canonical forms of the two units' files are equal, as the whole-file path
-/// compares them: the override as JSON, the logs byte for byte.
-fn canonical_equal(
-    old: &Unit<'_>,
-    new: &Unit<'_>,
-    old_side: &Snapshot,
-    new_side: &Snapshot,
+    canonical: bool,
 ) -> Result<bool, Failure> {
     if old.files.len() != new.files.len() {
         return Ok(false);
@@ -721,7 +675,7 @@ fn canonical_equal(
             };
             (shown, FileProblem::io(&e))
         };
-        let equal = if old_name.ends_with(".json") {
+        let equal = if canonical && old_name.ends_with(".json") {
             let o = old_blob.read().map_err(|e| io(true, e))?;
             let n = new_blob.read().map_err(|e| io(false, e))?;
             o == n || super::canonical(old_name, &o) == super::canonical(new_name, &n)
