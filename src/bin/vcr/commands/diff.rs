@@ -125,16 +125,12 @@ fn compare_paths(
         (false, false) => {
             let (old_name, new_name) = (old.display().to_string(), new.display().to_string());
             // Two session logs are read a line at a time (issue 12); anything else whole.
-            let streamed = if vcr::kind::streaming() {
-                vcr::diff::compare_log_files(
-                    (&old_name, &old_abs),
-                    (&new_name, &new_abs),
-                    options,
-                    masker,
-                )?
-            } else {
-                None
-            };
+            let streamed = vcr::diff::compare_log_files(
+                (&old_name, &old_abs),
+                (&new_name, &new_abs),
+                options,
+                masker,
+            )?;
             if let Some(entry) = streamed {
                 cx.reporter.report(&Event::Diff(&entry));
                 let mut summary = Summary::default();
