@@ -324,9 +324,10 @@ impl Progress for NoProgress {}
 /// window of results however large the tree, and the output is the same whatever the
 /// scheduling. The window slides: a core that finishes an item starts the next one at once,
 /// instead of waiting, as fixed chunks did, for the slowest item of its chunk (on the corpus,
-/// a few files of megabytes left one core idle for a third of the run; issue 12). One worker
-/// per thread of the pool claims items in turn, and the calling thread is woken for batches
-/// of results (see `Window`).
+/// a few files of megabytes left one core idle for a third of the run; issue 12). The calling
+/// thread and one worker per other thread of the pool claim items in turn; the calling thread
+/// hands results over between its own items, and once nothing is left to claim it sleeps
+/// until a batch is ready (see `Window`).
 pub fn par_ordered<T: Sync, R: Send>(
     items: &[T],
     progress: &dyn Progress,
@@ -354,6 +355,7 @@ pub fn par_ordered<T: Sync, R: Send>(
             ),
             emitted: 0,
             main_waits: false,
+            workers_waiting: 0,
             stop: false,
         }),
         main: std::sync::Condvar::new(),
@@ -365,13 +367,23 @@ pub fn par_ordered<T: Sync, R: Send>(
         // Stops the workers however this thread leaves the scope (a panic passed on, or in
         // the sink), so that the scope's wait for them ends.
         let _stop = StopOnDrop(shared);
-        for _ in 0..rayon::current_num_threads() {
+        // The calling thread is one of the workers: with a thread of its own for the sink
+        // beside one per core, the three took turns on two cores, with about a thousand
+        // context switches per whole-tree `verify` against ripgrep's twenty (issue 12).
+        for _ in 1..rayon::current_num_threads() {
             scope.spawn(move |_| shared.work(items, work));
         }
         let mut emitted = 0;
         let mut batch = Vec::new();
         while emitted < items.len() {
-            shared.take_ready(&mut batch);
+            match shared.claim_within(emitted + WINDOW, items.len()) {
+                Some(i) => {
+                    let result = do_item(work, &items[i]);
+                    shared.file(i, result, items.len());
+                    shared.take_ready(&mut batch, false);
+                }
+                None => shared.take_ready(&mut batch, true),
+            }
             for result in batch.drain(..) {
                 match result {
                     Ok(result) => {
@@ -386,10 +398,15 @@ pub fn par_ordered<T: Sync, R: Send>(
     });
 }
 
+/// Runs one item, keeping a panic to pass on in the item's turn.
+fn do_item<T, R>(work: &impl Fn(&T) -> R, item: &T) -> std::thread::Result<R> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(item)))
+}
+
 /// The results `par_ordered`'s workers hand to the calling thread, in a window of `WINDOW`
 /// items from the first not yet handed over. Workers claim items with one atomic counter
-/// and wake the caller only when a batch is ready: a channel message and a pool job per
-/// item cost a tenth of a whole-tree `verify` in thread wake-ups (issue 12).
+/// and wake the caller, when it sleeps, only when a batch is ready: a channel message and a
+/// pool job per item cost a tenth of a whole-tree `verify` in thread wake-ups (issue 12).
 struct Window<R> {
     state: std::sync::Mutex<WindowState<R>>,
     /// Where the calling thread waits for results.
@@ -407,6 +424,8 @@ struct WindowState<R> {
     emitted: usize,
     /// Whether the calling thread sleeps, waiting for a batch.
     main_waits: bool,
+    /// Workers asleep, waiting for room in the window.
+    workers_waiting: usize,
     /// Set when the calling thread leaves: workers claim nothing more.
     stop: bool,
 }
@@ -431,23 +450,41 @@ impl<R: Send> Window<R> {
             {
                 let mut state = self.lock();
                 while !state.stop && i >= state.emitted + WINDOW {
+                    state.workers_waiting += 1;
                     state = self
                         .workers
                         .wait(state)
                         .unwrap_or_else(std::sync::PoisonError::into_inner);
+                    state.workers_waiting -= 1;
                 }
                 if state.stop {
                     return;
                 }
             }
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(item)));
-            let mut state = self.lock();
-            let slot = i - state.emitted;
-            state.ready[slot] = Some(result);
-            if state.main_waits && Self::batch_ready(&state, items.len()) {
-                state.main_waits = false;
-                self.main.notify_one();
-            }
+            let result = do_item(work, item);
+            self.file(i, result, items.len());
+        }
+    }
+
+    /// The calling thread's claim: the next item, if it is below `limit` (the end of the
+    /// window it sees), so that it never waits for room it alone can make.
+    fn claim_within(&self, limit: usize, total: usize) -> Option<usize> {
+        use std::sync::atomic::Ordering;
+        self.next
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < limit.min(total)).then_some(n + 1)
+            })
+            .ok()
+    }
+
+    /// Files item `i`'s result, waking the calling thread if it waits and a batch is ready.
+    fn file(&self, i: usize, result: std::thread::Result<R>, total: usize) {
+        let mut state = self.lock();
+        let slot = i - state.emitted;
+        state.ready[slot] = Some(result);
+        if state.main_waits && Self::batch_ready(&state, total) {
+            state.main_waits = false;
+            self.main.notify_one();
         }
     }
 
@@ -460,10 +497,11 @@ impl<R: Send> Window<R> {
         run > 0 && run >= BATCH.min(left)
     }
 
-    /// Moves the results ready in order into `batch`, waiting until there is a batch.
-    fn take_ready(&self, batch: &mut Vec<std::thread::Result<R>>) {
+    /// Moves the results ready in order into `batch`; with `wait`, waits until there is a
+    /// batch (there is nothing left for the calling thread to claim).
+    fn take_ready(&self, batch: &mut Vec<std::thread::Result<R>>, wait: bool) {
         let mut state = self.lock();
-        while state.ready.front().is_none_or(Option::is_none) {
+        while wait && state.ready.front().is_none_or(Option::is_none) {
             state.main_waits = true;
             state = self
                 .main
@@ -471,13 +509,16 @@ impl<R: Send> Window<R> {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         state.main_waits = false;
+        let before = state.emitted;
         while let Some(Some(_)) = state.ready.front() {
             let result = state.ready.pop_front().flatten().expect("a result");
             batch.push(result);
             state.emitted += 1;
             state.ready.push_back(None);
         }
-        self.workers.notify_all();
+        if state.emitted > before && state.workers_waiting > 0 {
+            self.workers.notify_all();
+        }
     }
 }
 

@@ -1814,3 +1814,38 @@ fn match_on_decides_where_uuids_count() {
     );
     t.vcr(&["verify"]).code(2).stderr_has("nowhere/**");
 }
+
+/// The report is the same whatever the number of threads, the calling thread's own share
+/// included (one thread: it does every item; more: it takes items between batches), over
+/// more files than the window of results held for order (issue 12).
+#[test]
+fn the_report_does_not_depend_on_the_number_of_threads() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    for i in 0..700 {
+        let answer = match i % 97 {
+            0 => format!("the key is {}", s.anthropic),
+            _ => format!("answer {i}"),
+        };
+        let rel = cassette(&t, &[&said(&format!("question {i}"))], &answer);
+        if i % 101 == 5 {
+            let stale = format!("fixtures/{i:06}-abcdef.json");
+            std::fs::rename(t.path(&rel), t.path(&stale)).unwrap();
+        }
+    }
+    let runs: Vec<Value> = ["1", "2", "5"]
+        .iter()
+        .map(|threads| {
+            let run = t.vcr_with(
+                &["verify", "--format", "json"],
+                &[("RAYON_NUM_THREADS", threads)],
+            );
+            run.code(1).json()
+        })
+        .collect();
+    assert_eq!(with_id(&runs[0], "leak/secret").len(), 8, "{:#}", runs[0]);
+    assert_eq!(with_id(&runs[0], "name/stale").len(), 7, "{:#}", runs[0]);
+    assert_eq!(runs[0]["summary"]["files"], 700);
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[0], runs[2]);
+}
