@@ -488,7 +488,6 @@ impl Project {
             self.check_configured_dirs(&mut selection);
             selection.searched = true;
             self.discover(&self.root, &mut dirs, &mut scenario_dirs, &mut selection);
-            self.discover_text(&self.root.clone(), &mut selection);
         }
         let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
         for given in paths {
@@ -515,7 +514,6 @@ impl Project {
             if absolute.is_dir() {
                 selection.searched = true;
                 self.discover(&absolute, &mut dirs, &mut scenario_dirs, &mut selection);
-                self.discover_text(&absolute, &mut selection);
             } else {
                 let kind = absolute
                     .file_name()
@@ -732,7 +730,8 @@ impl Project {
     /// folders named `fixtures` holding a file with a fixture's name) and the dsh scenario
     /// folders (any folder holding a session log or an override, in a `fixtures` folder too;
     /// under the configured `[dsh] scenarios` folders only, when set). The same rules decide
-    /// a file given by name, so a whole-tree run and a run over named files agree.
+    /// a file given by name, so a whole-tree run and a run over named files agree. The globs'
+    /// cassettes are taken on the way (`glob_file`).
     fn discover(
         &self,
         start: &Path,
@@ -759,6 +758,10 @@ impl Project {
                     || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
             });
         let mut last_fixture_dir: Option<PathBuf> = None;
+        // Whether the folder of the previous file is a fixtures folder: asked once a folder.
+        let mut last_dir: Option<(PathBuf, bool)> = None;
+        let globs =
+            self.text_globs.is_some() || !self.generic.is_empty() || !self.http.globs.is_empty();
         for entry in walk {
             match entry {
                 Ok(entry) if entry.file_type().is_dir() => {}
@@ -772,18 +775,31 @@ impl Project {
                     if self.is_dsh_file(dir, entry.path()) {
                         scenarios.insert(dir.to_owned());
                     }
+                    let fixture = entry
+                        .file_name()
+                        .to_str()
+                        .and_then(claude_code::classify)
+                        .is_some()
+                        && match &last_dir {
+                            Some((last, is_fixture_dir)) if last == dir => *is_fixture_dir,
+                            _ => {
+                                let is_fixture_dir = self.is_fixture_dir(dir);
+                                last_dir = Some((dir.to_owned(), is_fixture_dir));
+                                is_fixture_dir
+                            }
+                        };
                     // `list_dir` lists a fixtures folder once its first fixture is seen.
-                    if last_fixture_dir.as_deref() != Some(dir)
+                    if fixture
+                        && last_fixture_dir.as_deref() != Some(dir)
                         && self.config.claude_code.fixtures.is_none()
-                        && entry
-                            .file_name()
-                            .to_str()
-                            .and_then(claude_code::classify)
-                            .is_some()
-                        && self.is_fixture_dir(dir)
                     {
                         last_fixture_dir = Some(dir.to_owned());
                         dirs.push(dir.to_owned());
+                    }
+                    // A fixture is read as one even when a glob selects it too (`select`
+                    // keeps one of the two): matching it would be wasted.
+                    if globs && !fixture && entry.file_type().is_file() {
+                        self.glob_file(entry.path(), selection);
                     }
                 }
                 Err(e) => selection.errors.push(SelectError::Io {
@@ -903,33 +919,23 @@ impl Project {
         })
     }
 
-    /// Adds the files under `start` that `[[cassettes]]` or `[verify] text` globs select.
-    fn discover_text(&self, start: &Path, selection: &mut Selection) {
-        if self.text_globs.is_none() && self.generic.is_empty() && self.http.globs.is_empty() {
+    /// Adds `path`, a file `discover` walked past, if `[[cassettes]]`, `[http] cassettes` or
+    /// `[verify] text` globs select it. The same walk finds both these and the fixture
+    /// folders: a second walk of the tree was a tenth of a whole-tree `verify` (issue 12).
+    fn glob_file(&self, path: &Path, selection: &mut Selection) {
+        // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
+        // `normalize`) leaves its temporary file beside it: ours by its prefix.
+        if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().starts_with(TEMP_PREFIX))
+        {
+            if !selection.stray_temps.iter().any(|p| p == path) {
+                selection.stray_temps.push(path.to_owned());
+            }
             return;
         }
-        let walk = walkdir::WalkDir::new(start)
-            .follow_links(false)
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
-            });
-        for entry in walk.flatten() {
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
-            // `normalize`) leaves its temporary file beside it: ours by its prefix.
-            if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-                if !selection.stray_temps.iter().any(|p| p == entry.path()) {
-                    selection.stray_temps.push(entry.into_path());
-                }
-                continue;
-            }
-            if let Some(cassette) = self.glob_cassette(entry.into_path()) {
-                selection.cassettes.push(cassette);
-            }
+        if let Some(cassette) = self.glob_cassette(path.to_owned()) {
+            selection.cassettes.push(cassette);
         }
     }
 

@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{TestDir, fixture};
+use common::{TestDir, finding_fields, fixture};
 
 #[test]
 fn a_tree_without_cassettes_is_an_error_unless_allowed() {
@@ -197,4 +197,46 @@ fn an_absolute_dash_c_works_when_the_current_folder_is_gone() {
     common::Run::from(out)
         .code(2)
         .stderr_has("cannot read the current directory (give -C an absolute path)");
+}
+
+/// A file in a fixtures folder that a `[verify] text` glob also selects is read once, as a
+/// fixture (its name is checked), while the glob still takes the other files of the folder
+/// and of other folders: the one walk that finds both must not lose either (issue 12).
+#[test]
+fn a_fixture_a_text_glob_selects_is_read_once_as_a_fixture() {
+    let t = TestDir::example("claude-code");
+    let fixtures: Vec<String> = t.files("fixtures").into_keys().collect();
+    std::fs::rename(t.path(&fixtures[0]), t.path("fixtures/aaaaaa-bbbbbb.json")).unwrap();
+    let key =
+        "sk-ant-api03-x7Kq2mZ9vR4tL8wN3bY6cH1jF5dG0sPeQuVaXiOkTlMnBrCzDyEhWgJfUo_q9Yd-8vLxMZ2kTQAA";
+    t.write("fixtures/notes.json", format!("{{\"note\": \"{key}\"}}\n"));
+    t.write("notes/today.json", format!("{{\"note\": \"{key}\"}}\n"));
+    // A fixture's name outside a fixtures folder is only a name: the glob takes it as text.
+    t.write(
+        "notes/cccccc-dddddd.json",
+        format!("{{\"note\": \"{key}\"}}\n"),
+    );
+    t.write(
+        "vcr.toml",
+        "[verify]\ntext = [\"fixtures/*.json\", \"notes/*.json\"]\n",
+    );
+    let run = t.vcr(&["verify", "--format", "json"]);
+    let doc = run.code(1).json();
+    assert_eq!(
+        finding_fields(&doc, &["id", "path"]),
+        [
+            "name/stale fixtures/aaaaaa-bbbbbb.json",
+            "leak/secret fixtures/notes.json",
+            "leak/secret notes/cccccc-dddddd.json",
+            "leak/secret notes/today.json",
+        ],
+        "{doc:#}"
+    );
+    assert_eq!(doc["summary"]["files"], fixtures.len() + 3, "{doc:#}");
+    // The same files named one by one give the same report.
+    let mut named = vec!["verify", "--format", "json"];
+    let paths: Vec<String> = t.files("fixtures").into_keys().collect();
+    named.extend(paths.iter().map(String::as_str));
+    named.extend(["notes/cccccc-dddddd.json", "notes/today.json"]);
+    assert_eq!(t.vcr(&named).json(), doc);
 }
