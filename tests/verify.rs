@@ -1513,6 +1513,14 @@ fn the_corpus_verifies_without_crashing_and_finds_the_known_leaks() {
         old.stdout == run.stdout,
         "the findings differ with VCR_TEST_BYTE_SEARCH=1"
     );
+    // So does every YAML document read through saphyr's events, as before issue 12.
+    let events = &[("VCR_TEST_YAML_EVENTS", "1")];
+    let old = Run::from(vcr_command(&corpus, &args, events).output().unwrap());
+    assert_eq!((old.code, &old.stderr), (run.code, &run.stderr));
+    assert!(
+        old.stdout == run.stdout,
+        "the findings differ with VCR_TEST_YAML_EVENTS=1"
+    );
     let doc = run.json();
     assert!(
         doc["summary"]["files"].as_u64().unwrap() > 1000,

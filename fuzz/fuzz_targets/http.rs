@@ -2,13 +2,15 @@
 //! read: a file is an HTTP cassette, not one, or a read error with an offset inside the text;
 //! reading, linting and scrubbing never panic, overflow the stack or exhaust memory (YAML
 //! aliases, gzip, nested bodies are all bounded), every leak lies at an offset inside the
-//! text, and a scrub that succeeds reads back as a cassette of the same format.
+//! text, and a scrub that succeeds reads back as a cassette of the same format. Any YAML the
+//! one-pass reader takes, saphyr's events read to the same tree (issue 12).
 #![no_main]
 
 use std::path::Path;
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
+use vcr::doc::yaml;
 use vcr::kind::http::{self, scrub};
 use vcr::lint::Scanner;
 
@@ -20,6 +22,15 @@ fuzz_target!(|data: &[u8]| {
     // No sidecars: Playwright's `_file` bodies are looked for in a folder that does not exist.
     let path = Path::new("/nonexistent-vcr-fuzz/recording.har");
     let text = http::decompressed(data);
+    if let Ok(yaml) = std::str::from_utf8(&text)
+        && let Some(fast) = yaml::read_subset(yaml)
+    {
+        assert_eq!(
+            yaml::parse_events(yaml).as_ref(),
+            Ok(&fast),
+            "the one-pass YAML reader and saphyr's events disagree"
+        );
+    }
     match http::read(path, data) {
         Ok(None) => {}
         Err(e) => assert!(e.offset <= text.len(), "error offset past the text"),

@@ -19,10 +19,13 @@
 //! one-element sequence `[Accept]`. Merge keys (`<<`) stay ordinary keys.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span, Tag};
 
 use super::{DocError, MAX_DEPTH, Node, NodeValue, Scalar, Style};
+
+mod fast;
 
 /// Reads a YAML stream's first document (an empty stream is a null scalar).
 ///
@@ -32,6 +35,32 @@ use super::{DocError, MAX_DEPTH, Node, NodeValue, Scalar, Style};
 /// changes no value (a quoted scalar's line breaks fold its leading spaces away), and the
 /// positions are mapped back to the original text.
 pub fn parse(text: &str) -> Result<Node, DocError> {
+    if FAST.load(Ordering::Relaxed)
+        && let Some(node) = read_subset(text)
+    {
+        return Ok(node);
+    }
+    parse_events(text)
+}
+
+/// The tree of a document in the part of YAML recorders write, read in one pass without
+/// saphyr (`None` for any other text): the same tree [`parse_events`] builds, spans
+/// included, at a fraction of the cost (issue 12).
+pub fn read_subset(text: &str) -> Option<Node> {
+    fast::parse(text)
+}
+
+/// Whether [`parse`] tries `fast` first; see [`set_fast`].
+static FAST: AtomicBool = AtomicBool::new(true);
+
+/// Testing hook (`VCR_TEST_YAML_EVENTS=1` in the binary): with `false`, every document is
+/// read through saphyr's events, as before issue 12, so the tests can compare both readers.
+pub fn set_fast(enabled: bool) {
+    FAST.store(enabled, Ordering::Relaxed);
+}
+
+/// [`parse`] through saphyr's events: any YAML, and the errors.
+pub fn parse_events(text: &str) -> Result<Node, DocError> {
     let mut patch = Reindent::default();
     loop {
         let patched = patch.apply(text);
@@ -282,7 +311,8 @@ impl<'t> Builder<'t> {
             match event {
                 Event::DocumentEnd | Event::StreamEnd => break,
                 Event::Scalar(text, style, anchor, tag) => {
-                    let node = self.scalar(text.into_owned(), style, tag.as_deref(), span);
+                    let node =
+                        self.scalar(text.into_owned(), style, tag.as_deref(), anchor != 0, span);
                     root = self.finish(node, anchor);
                 }
                 Event::Alias(id) => {
@@ -316,16 +346,30 @@ impl<'t> Builder<'t> {
         }))
     }
 
-    fn scalar(&self, text: String, style: ScalarStyle, tag: Option<&Tag>, span: Span) -> Node {
+    /// A scalar node; `anchored` when an anchor names it (its span then starts at the
+    /// anchor, as it does at a tag).
+    fn scalar(
+        &self,
+        text: String,
+        style: ScalarStyle,
+        tag: Option<&Tag>,
+        anchored: bool,
+        span: Span,
+    ) -> Node {
         let mut start = self.byte(span.start);
         let mut end = self.byte(span.end).max(start);
-        if tag.is_some() || self.text[start..].starts_with('&') {
+        // Known from the event, not from the text: a block scalar's span may start at its
+        // content, which may itself start with `&` or `!` (issue 12).
+        let properties = tag.is_some() || anchored;
+        if properties {
             start = skip_properties(self.text, start, end);
         }
         if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) {
-            // Without a tag, saphyr starts a block scalar's span at its content, after the
-            // header: the span is to start at the indicator (issue 10).
-            if !self.text[start..].starts_with(['|', '>']) {
+            // Without a tag or anchor, saphyr starts a block scalar's span at its content,
+            // after the header: the span is to start at the indicator (issue 10), even when
+            // the content itself starts with `|` or `>` (issue 12, found by comparing this
+            // reader with `fast`).
+            if !properties {
                 start = block_header(self.text, start).unwrap_or(start);
             }
             // A block scalar's span runs into the indentation of the line after it.
@@ -531,8 +575,19 @@ fn skip_properties(text: &str, start: usize, end: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_DEPTH, Node, NodeValue, Style, parse};
-    use crate::doc::BINARY_TAG;
+    use super::{MAX_DEPTH, Node, NodeValue, Style, parse_events, read_subset};
+    use crate::doc::{BINARY_TAG, DocError};
+
+    /// The text read through saphyr's events; where the one-pass reader takes the text too,
+    /// it must build the same tree, so every case here checks both.
+    #[track_caller]
+    fn parse(text: &str) -> Result<Node, DocError> {
+        let events = parse_events(text);
+        if let Some(fast) = read_subset(text) {
+            assert_eq!(events.as_ref(), Ok(&fast), "the readers differ on {text:?}");
+        }
+        events
+    }
 
     /// The node at `path` (keys and indexes) below `root`.
     #[track_caller]
@@ -634,6 +689,11 @@ mod tests {
         case("s: >2 # note\n\n    x\nn: 1\n", ">2 # note\n\n    x\n");
         case("s: |+\n  x\n\nn: 1\n", "|+\n  x\n\n");
         case("s: &a |\n    x\n", "|\n    x\n");
+        // Content that starts with an indicator is still content.
+        case("s: |\n  |x\nn: 1\n", "|\n  |x\n");
+        case("s: >-\n\n  > x\nn: 1\n", ">-\n\n  > x\n");
+        case("s: |\n  &-\nn: 1\n", "|\n  &-\n");
+        case("s: |\n  !x\nn: 1\n", "|\n  !x\n");
     }
 
     #[test]

@@ -31,6 +31,10 @@ const WHOLE_VALUES_ENV: &str = "VCR_TEST_WHOLE_VALUES";
 /// issue 12 (see `vcr::lint::http::set_folded_search`).
 const BYTE_SEARCH_ENV: &str = "VCR_TEST_BYTE_SEARCH";
 
+/// Testing hook: `1` reads every YAML document through saphyr's events, as before issue 12
+/// (see `vcr::doc::yaml::set_fast`).
+const YAML_EVENTS_ENV: &str = "VCR_TEST_YAML_EVENTS";
+
 /// Testing hook: a folder where the run waits before its first change to the tree (see
 /// `Store::with_barrier`).
 const BARRIER_ENV: &str = "VCR_TEST_BARRIER";
@@ -110,6 +114,9 @@ impl Context {
         }
         if std::env::var_os(BYTE_SEARCH_ENV).is_some_and(|v| v == "1") {
             vcr::lint::http::set_folded_search(false);
+        }
+        if std::env::var_os(YAML_EVENTS_ENV).is_some_and(|v| v == "1") {
+            vcr::doc::yaml::set_fast(false);
         }
         Ok((working_dir, project, store))
     }
