@@ -91,6 +91,11 @@ impl<'t> Reader<'t> {
         memrchr(b'\n', &self.b[..pos]).map_or(0, |i| i + 1)
     }
 
+    /// How many spaces follow `at`.
+    fn spaces_at(&self, at: usize) -> usize {
+        self.b[at..].iter().take_while(|&&c| c == b' ').count()
+    }
+
     fn col(&self, pos: usize) -> usize {
         pos - self.line_start(pos)
     }
@@ -171,9 +176,16 @@ impl<'t> Reader<'t> {
         self.eof().then_some(node)
     }
 
-    fn nest(&mut self) -> Option<()> {
+    /// Runs `read` one level deeper, past `MAX_NEST` not at all. (A `None` from `read` ends
+    /// the whole reading, so the level is given back only on success.)
+    fn nested<T>(&mut self, read: impl FnOnce(&mut Self) -> Option<T>) -> Option<T> {
         self.depth += 1;
-        (self.depth <= MAX_NEST).then_some(())
+        if self.depth > MAX_NEST {
+            return None;
+        }
+        let node = read(self)?;
+        self.depth -= 1;
+        Some(node)
     }
 
     /// A node that starts a line (or follows `- `), in a block whose indentation is
@@ -182,42 +194,41 @@ impl<'t> Reader<'t> {
         if self.document_marker() {
             return None;
         }
-        self.nest()?;
-        let col = self.col(self.pos);
-        let node = match self.peek() {
-            b'-' if blank(self.at(self.pos + 1)) => self.block_seq(col),
-            b'[' | b'{' => {
-                let node = self.flow()?;
-                self.end_of_line()?;
-                Some(node)
-            }
-            b'\'' | b'"' => {
-                let start = self.pos;
-                let node = self.quoted(parent, None)?;
-                if self.peek() == b':' && blank(self.at(self.pos + 1)) {
-                    self.pos = start;
-                    self.block_map(col)
-                } else {
-                    self.after_quoted()?;
+        self.nested(|r| {
+            let col = r.col(r.pos);
+            match r.peek() {
+                b'-' if blank(r.at(r.pos + 1)) => r.block_seq(col),
+                b'[' | b'{' => {
+                    let node = r.flow()?;
+                    r.end_of_line()?;
                     Some(node)
                 }
-            }
-            b'|' | b'>' => self.block_scalar(parent, None),
-            c if !starts_plain(c, self.at(self.pos + 1)) => None,
-            _ => {
-                let start = self.pos;
-                let (_, stop) = self.plain_line(start);
-                if self.at(stop) == b':' {
-                    self.block_map(col)
-                } else {
-                    let node = self.plain(parent, None)?;
-                    self.end_of_line()?;
-                    Some(node)
+                b'\'' | b'"' => {
+                    let start = r.pos;
+                    let node = r.quoted(parent, None)?;
+                    if r.peek() == b':' && blank(r.at(r.pos + 1)) {
+                        r.pos = start;
+                        r.block_map(col)
+                    } else {
+                        r.after_quoted()?;
+                        Some(node)
+                    }
+                }
+                b'|' | b'>' => r.block_scalar(parent, None),
+                c if !starts_plain(c, r.at(r.pos + 1)) => None,
+                _ => {
+                    let start = r.pos;
+                    let (_, stop) = r.plain_line(start);
+                    if r.at(stop) == b':' {
+                        r.block_map(col)
+                    } else {
+                        let node = r.plain(parent, None)?;
+                        r.end_of_line()?;
+                        Some(node)
+                    }
                 }
             }
-        };
-        self.depth -= 1;
-        node
+        })
     }
 
     /// A block mapping whose keys sit at column `indent`; at its first key.
@@ -332,18 +343,11 @@ impl<'t> Reader<'t> {
             if seq_at_indent && col == indent && self.peek() == b'-' && blank(self.at(self.pos + 1))
             {
                 // The first item's first token (a tag included), after its dash.
-                let item = self.pos
-                    + 1
-                    + self.b[self.pos + 1..]
-                        .iter()
-                        .take_while(|&&c| c == b' ')
-                        .count();
+                let item = self.pos + 1 + self.spaces_at(self.pos + 1);
                 if matches!(self.at(item), b'\n' | b'#' | 0) {
                     return None; // the first item on a later line: left to the event path
                 }
-                self.nest()?;
-                let mut node = self.block_seq(indent)?;
-                self.depth -= 1;
+                let mut node = self.nested(|r| r.block_seq(indent))?;
                 if !tagged {
                     node.start = item as u32;
                 }
@@ -354,54 +358,39 @@ impl<'t> Reader<'t> {
         Some(None)
     }
 
-    /// A value that starts on the line of its key (`in_map`) or dash, in a block at `indent`.
+    /// A value that starts on the line of its key (`in_map`) or dash, in a block at `indent`,
+    /// after its tag if it has one.
     fn inline_value(&mut self, indent: usize, in_map: bool) -> Option<Node> {
-        match self.peek() {
-            b'!' => {
-                let tag = self.tag()?;
-                let before = self.pos;
-                self.spaces()?;
-                if self.pos == before && !matches!(self.peek(), b'\n' | 0) {
-                    return None;
-                }
-                match self.peek() {
-                    b'|' | b'>' => self.block_scalar(indent as isize, Some(tag)),
-                    b'\n' | 0 => {
-                        // A tag on a collection is dropped (see the module above).
-                        let node = self.next_lines(indent, in_map, true)?;
-                        node.filter(|n| !matches!(n.value, NodeValue::Scalar(_)))
-                    }
-                    b'[' | b'{' => {
-                        let node = self.flow()?;
-                        self.end_of_line()?;
-                        Some(node)
-                    }
-                    b'\'' | b'"' => {
-                        let node = self.quoted(indent as isize, Some(tag))?;
-                        self.after_quoted()?;
-                        Some(node)
-                    }
-                    c if starts_plain(c, self.at(self.pos + 1)) => {
-                        let node = self.plain(indent as isize, Some(tag))?;
-                        self.end_of_line()?;
-                        Some(node)
-                    }
-                    _ => None,
-                }
+        let tag = if self.peek() == b'!' {
+            let tag = self.tag()?;
+            let before = self.pos;
+            self.spaces()?;
+            if matches!(self.peek(), b'\n' | 0) {
+                // A tag on a collection is dropped (see the module above).
+                let node = self.next_lines(indent, in_map, true)?;
+                return node.filter(|n| !matches!(n.value, NodeValue::Scalar(_)));
             }
-            b'|' | b'>' => self.block_scalar(indent as isize, None),
+            if self.pos == before {
+                return None;
+            }
+            Some(tag)
+        } else {
+            None
+        };
+        match self.peek() {
+            b'|' | b'>' => self.block_scalar(indent as isize, tag),
             b'[' | b'{' => {
                 let node = self.flow()?;
                 self.end_of_line()?;
                 Some(node)
             }
             b'\'' | b'"' => {
-                let node = self.quoted(indent as isize, None)?;
+                let node = self.quoted(indent as isize, tag)?;
                 self.after_quoted()?;
                 Some(node)
             }
             c if starts_plain(c, self.at(self.pos + 1)) => {
-                let node = self.plain(indent as isize, None)?;
+                let node = self.plain(indent as isize, tag)?;
                 self.end_of_line()?;
                 Some(node)
             }
@@ -445,28 +434,25 @@ impl<'t> Reader<'t> {
     /// sequence, or a value.
     fn seq_item(&mut self, indent: usize) -> Option<Node> {
         let col = self.col(self.pos);
-        self.nest()?;
-        let node = match self.peek() {
-            b'-' if blank(self.at(self.pos + 1)) => self.block_seq(col),
+        self.nested(|r| match r.peek() {
+            b'-' if blank(r.at(r.pos + 1)) => r.block_seq(col),
             b'\'' | b'"' => {
-                if self.quoted_key_follows() {
-                    self.block_map(col)
+                if r.quoted_key_follows() {
+                    r.block_map(col)
                 } else {
-                    self.inline_value(indent, false)
+                    r.inline_value(indent, false)
                 }
             }
-            c if starts_plain(c, self.at(self.pos + 1)) => {
-                let (_, stop) = self.plain_line(self.pos);
-                if self.at(stop) == b':' {
-                    self.block_map(col)
+            c if starts_plain(c, r.at(r.pos + 1)) => {
+                let (_, stop) = r.plain_line(r.pos);
+                if r.at(stop) == b':' {
+                    r.block_map(col)
                 } else {
-                    self.inline_value(indent, false)
+                    r.inline_value(indent, false)
                 }
             }
-            _ => self.inline_value(indent, false),
-        };
-        self.depth -= 1;
-        node
+            _ => r.inline_value(indent, false),
+        })
     }
 
     /// Whether the quoted scalar at the reader is followed by `: ` (it is then a key).
@@ -530,7 +516,7 @@ impl<'t> Reader<'t> {
         let mut indent = None;
         let mut probe = line;
         while probe < self.b.len() {
-            let first = probe + self.b[probe..].iter().take_while(|&&c| c == b' ').count();
+            let first = probe + self.spaces_at(probe);
             match self.at(first) {
                 b'\n' => probe = first + 1,
                 b'\t' | 0 => return None,
@@ -550,7 +536,7 @@ impl<'t> Reader<'t> {
             if line >= self.b.len() {
                 break self.b.len();
             }
-            let spaces = self.b[line..].iter().take_while(|&&c| c == b' ').count();
+            let spaces = self.spaces_at(line);
             let first = line + spaces;
             match self.at(first) {
                 b'\n' => {
@@ -655,11 +641,7 @@ impl<'t> Reader<'t> {
                     if self.eof() || self.document_marker() {
                         return None;
                     }
-                    if breaks == 0 {
-                        text.push(' ');
-                    } else {
-                        text.extend(std::iter::repeat_n('\n', breaks));
-                    }
+                    fold(&mut text, breaks);
                 }
             }
         }
@@ -687,10 +669,7 @@ impl<'t> Reader<'t> {
 
     /// Whether a `---` or `...` line starts at the reader (in column 0).
     fn document_marker(&self) -> bool {
-        let rest = &self.b[self.pos..];
-        self.col(self.pos) == 0
-            && (rest.starts_with(b"---") || rest.starts_with(b"..."))
-            && blank(self.at(self.pos + 3))
+        self.col(self.pos) == 0 && self.document_marker_at(self.pos)
     }
 
     /// The character a double-quoted escape stands for; the reader is past its backslash.
@@ -762,7 +741,7 @@ impl<'t> Reader<'t> {
             let mut line = stop + 1;
             let mut breaks = 0;
             let first = loop {
-                let spaces = self.b[line..].iter().take_while(|&&c| c == b' ').count();
+                let spaces = self.spaces_at(line);
                 match self.at(line + spaces) {
                     b'\n' => {
                         breaks += 1;
@@ -787,11 +766,7 @@ impl<'t> Reader<'t> {
             if self.at(line_stop) == b':' {
                 return None;
             }
-            if breaks == 0 {
-                text.push(' ');
-            } else {
-                text.extend(std::iter::repeat_n('\n', breaks));
-            }
+            fold(&mut text, breaks);
             text.push_str(&self.s[first..line_end]);
             end = line_end;
             stop = line_stop;
@@ -800,6 +775,7 @@ impl<'t> Reader<'t> {
         Some(scalar(start, end, text, Style::Plain, tag))
     }
 
+    /// Whether `---` or `...` followed by a blank starts at `at`.
     fn document_marker_at(&self, at: usize) -> bool {
         let rest = &self.b[at..];
         (rest.starts_with(b"---") || rest.starts_with(b"...")) && blank(self.at(at + 3))
@@ -807,60 +783,60 @@ impl<'t> Reader<'t> {
 
     /// A flow collection on one line: `[...]` or `{...}` of scalars and flow collections.
     fn flow(&mut self) -> Option<Node> {
-        self.nest()?;
-        let start = self.pos;
-        let map = self.peek() == b'{';
-        let close = if map { b'}' } else { b']' };
-        self.pos += 1;
-        let mut items = Vec::new();
-        let mut entries = Vec::new();
-        self.spaces()?;
-        if self.peek() == close {
-            self.pos += 1;
-        } else {
-            loop {
-                let item = self.flow_item()?;
-                self.spaces()?;
-                if map {
-                    if !(self.peek() == b':' && blank(self.at(self.pos + 1)))
-                        || item.end - item.start > MAX_KEY
-                    {
-                        return None;
-                    }
-                    self.pos += 1;
-                    self.spaces()?;
-                    let value = self.flow_item()?;
-                    self.spaces()?;
-                    entries.push((item, value));
-                } else {
-                    items.push(item);
-                }
-                match self.peek() {
-                    b',' => {
-                        self.pos += 1;
-                        self.spaces()?;
-                        if self.peek() == close {
-                            return None; // a trailing comma: left to the event path
+        self.nested(|r| {
+            let start = r.pos;
+            let map = r.peek() == b'{';
+            let close = if map { b'}' } else { b']' };
+            r.pos += 1;
+            let mut items = Vec::new();
+            let mut entries = Vec::new();
+            r.spaces()?;
+            if r.peek() == close {
+                r.pos += 1;
+            } else {
+                loop {
+                    let item = r.flow_item()?;
+                    r.spaces()?;
+                    if map {
+                        if !(r.peek() == b':' && blank(r.at(r.pos + 1)))
+                            || item.end - item.start > MAX_KEY
+                        {
+                            return None;
                         }
+                        r.pos += 1;
+                        r.spaces()?;
+                        let value = r.flow_item()?;
+                        r.spaces()?;
+                        entries.push((item, value));
+                    } else {
+                        items.push(item);
                     }
-                    c if c == close => {
-                        self.pos += 1;
-                        break;
+                    match r.peek() {
+                        b',' => {
+                            r.pos += 1;
+                            r.spaces()?;
+                            if r.peek() == close {
+                                return None; // a trailing comma: left to the event path
+                            }
+                        }
+                        c if c == close => {
+                            r.pos += 1;
+                            break;
+                        }
+                        _ => return None,
                     }
-                    _ => return None,
                 }
             }
-        }
-        self.depth -= 1;
-        let value = if map {
-            NodeValue::Map(entries)
-        } else {
-            NodeValue::Seq(items)
-        };
-        Some(Node {
-            start: start as u32,
-            end: self.pos as u32,
-            value,
+            let value = if map {
+                NodeValue::Map(entries)
+            } else {
+                NodeValue::Seq(items)
+            };
+            Some(Node {
+                start: start as u32,
+                end: r.pos as u32,
+                value,
+            })
         })
     }
 
@@ -912,6 +888,16 @@ impl<'t> Reader<'t> {
             }
             _ => None,
         }
+    }
+}
+
+/// Joins a scalar's next line to `text` as YAML folds lines: one line break is a space,
+/// more are that many minus one line feeds (`breaks` counts the empty lines between).
+fn fold(text: &mut String, breaks: usize) {
+    if breaks == 0 {
+        text.push(' ');
+    } else {
+        text.extend(std::iter::repeat_n('\n', breaks));
     }
 }
 
