@@ -134,6 +134,13 @@ fn the_subset_reader_agrees_on_each_shape_or_leaves_it() {
         // Psych's document end after a block that keeps its line breaks.
         "---\nbody:\n  string: |+\n    data: 1\n\n    data: 2\n\nrecorded_with: VCR 6.4.0\n...\n",
         "k: payment=(self \"https://a\"\n  \"https://b\") - [x]\n",
+        // Polly's HAR through js-yaml: folded `>` blocks, lines of text joined by spaces,
+        // empty lines kept as line breaks, each chomping.
+        "a: >\n  folded\n",
+        "text: >+\n  one\n  two\n\n  three\n\n\n  four\n\n\nnext: >-\n  x\n  \n\n  y\nlast: >\n\n  after\n  empty\n",
+        "- !!binary >\n  aGk=\n  aGk=\n- >-\n    a  b  \n    c\n",
+        // More-indented lines (a space or a tab first) keep the line breaks around them.
+        "a: >\n  text\n    code\n\n    more\n  text\n  and\n\n  \ttab\n  end\n",
     ];
     for text in taken {
         assert!(agrees(text, text), "not taken: {text:?}");
@@ -141,7 +148,7 @@ fn the_subset_reader_agrees_on_each_shape_or_leaves_it() {
     let left = [
         "a: &x 1\nb: *x\n",
         "? complex\n: key\n",
-        "a: >\n  folded\n",
+        "a: >2\n   x\n",
         "a: [1,\n  2]\n",
         "a:\r\n  b\r\n",
         "\ta: 1\n",

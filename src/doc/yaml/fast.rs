@@ -1,12 +1,13 @@
 //! The YAML that recorders write, read without `saphyr-parser`'s event stream.
 //!
-//! PyYAML (vcrpy), Psych (Ruby VCR) and yaml.v3 (go-vcr) write a small part of YAML: block
-//! mappings and sequences, plain and quoted scalars folded over lines, `|` blocks (base64
-//! under `!!binary`), a few tags and one-line flow collections. On the corpus, saphyr's
+//! PyYAML (vcrpy), Psych (Ruby VCR), yaml.v3 (go-vcr) and js-yaml (Polly's HAR) write a small
+//! part of YAML: block mappings and sequences, plain and quoted scalars folded over lines, `|`
+//! and `>` blocks (base64 under `!!binary`, event streams), a few tags and one-line flow
+//! collections. On the corpus, saphyr's
 //! general scanner was a third of `vcr verify`'s time over real cassettes (issue 12). This
 //! reader takes that part in one pass over the bytes and builds the same [`Node`]s as the
-//! event path, spans included; anything else (anchors, aliases, complex keys, folded `>`
-//! blocks, multi-line flow collections, tabs as indentation, CR line endings, a construct it
+//! event path, spans included; anything else (anchors, aliases, complex keys, indentation
+//! indicators such as `|2`, multi-line flow collections, tabs as indentation, CR line endings, a construct it
 //! is unsure of) makes it give up with `None`, and the caller reads the text with saphyr,
 //! which then also reports any error. The tests hold the two to the same trees on every YAML
 //! file of the corpus, and the `http` fuzz target on whatever it finds.
@@ -485,13 +486,11 @@ impl<'t> Reader<'t> {
         plain.then(|| format!("{handle}{suffix}"))
     }
 
-    /// A `|` block scalar at the reader, in a block at `parent`; its span runs from the
+    /// A `|` or `>` block scalar at the reader, in a block at `parent`; its span runs from the
     /// indicator to the start of the line that ends it, as the event path's does.
     fn block_scalar(&mut self, parent: isize, tag: Option<String>) -> Option<Node> {
         let start = self.pos;
-        if self.peek() != b'|' {
-            return None; // folded `>` is left to the event path
-        }
+        let folded = self.peek() == b'>';
         self.pos += 1;
         #[derive(PartialEq)]
         enum Chomp {
@@ -532,6 +531,7 @@ impl<'t> Reader<'t> {
         }
         let mut text = String::new();
         let mut breaks = 0usize; // line breaks after the last content line
+        let mut spaced_before = false; // whether the last content line was more indented
         let stop = loop {
             if line >= self.b.len() {
                 break self.b.len();
@@ -553,14 +553,26 @@ impl<'t> Reader<'t> {
                     break self.b.len();
                 }
                 _ if spaces < indent => break line,
-                _ => {
+                c => {
                     let end = self.line_end(first);
                     if end >= self.b.len() {
                         return None; // a last line without its line break
                     }
-                    if !text.is_empty() || breaks > 0 {
+                    // A folded block joins two lines of text into one, with a space when no
+                    // empty line is between them (each empty line is then a line break, the
+                    // break itself is not); a more-indented line, which starts with a space
+                    // or a tab, keeps the line breaks around it.
+                    let spaced = spaces > indent || c == b'\t';
+                    if folded && !text.is_empty() && !spaced && !spaced_before {
+                        if breaks == 1 {
+                            text.push(' ');
+                        } else {
+                            text.extend(std::iter::repeat_n('\n', breaks - 1));
+                        }
+                    } else if !text.is_empty() || breaks > 0 {
                         text.extend(std::iter::repeat_n('\n', breaks));
                     }
+                    spaced_before = spaced;
                     // Content lines are joined by their line breaks: one is pending.
                     text.push_str(&self.s[line + indent..end]);
                     breaks = 1;
@@ -578,7 +590,12 @@ impl<'t> Reader<'t> {
         }
         self.pos = stop;
         let end = start + self.s[start..stop].trim_end_matches([' ', '\t']).len();
-        Some(scalar(start, end, text, Style::Literal, tag))
+        let style = if folded {
+            Style::Folded
+        } else {
+            Style::Literal
+        };
+        Some(scalar(start, end, text, style, tag))
     }
 
     /// A single- or double-quoted scalar at the reader, folded as YAML folds it, in a block at
