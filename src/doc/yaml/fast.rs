@@ -3,14 +3,14 @@
 //! PyYAML (vcrpy), Psych (Ruby VCR), yaml.v3 (go-vcr) and js-yaml (Polly's HAR) write a small
 //! part of YAML: block mappings and sequences, plain and quoted scalars folded over lines, `|`
 //! and `>` blocks (base64 under `!!binary`, event streams), a few tags and one-line flow
-//! collections. On the corpus, saphyr's
-//! general scanner was a third of `vcr verify`'s time over real cassettes (issue 12). This
-//! reader takes that part in one pass over the bytes and builds the same [`Node`]s as the
-//! event path, spans included; anything else (anchors, aliases, complex keys, indentation
-//! indicators such as `|2`, multi-line flow collections, tabs as indentation, CR line endings, a construct it
-//! is unsure of) makes it give up with `None`, and the caller reads the text with saphyr,
-//! which then also reports any error. The tests hold the two to the same trees on every YAML
-//! file of the corpus, and the `http` fuzz target on whatever it finds.
+//! collections. On the corpus, saphyr's general scanner was a third of `vcr verify`'s time
+//! over real cassettes (issue 12). This reader takes that part in one pass over the bytes and
+//! builds the same [`Node`]s as the event path, spans included; anything else (anchors,
+//! aliases, complex keys, indentation indicators such as `|2`, multi-line flow collections,
+//! tabs as indentation, CR line endings, a construct it is unsure of) makes it give up with
+//! `None`, and the caller reads the text with saphyr, which then also reports any error. The
+//! tests hold the two to the same trees on every YAML file of the corpus, and the `http` fuzz
+//! target on whatever it finds.
 
 use memchr::{memchr, memchr2, memchr3, memrchr};
 
