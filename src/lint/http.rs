@@ -585,7 +585,9 @@ pub fn check(
         file,
         scanner,
         context: Vec::new(),
-        joined: String::new(),
+        // The texts are most of the file (decoded bodies may be more): one allocation
+        // instead of a doubling series, each copying what was joined so far.
+        joined: String::with_capacity(file.len()),
         texts: Vec::new(),
         bodies: Vec::new(),
         named: Vec::new(),
