@@ -261,15 +261,46 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
-    let mut out = Vec::new();
-    let decoder = flate2::read::MultiGzDecoder::new(bytes);
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(decoder, MAX_INFLATED + 1),
-        &mut out,
-    )
-    .ok()?;
-    // A crafted file that inflates past any cassette is not read (it stays text).
-    (out.len() as u64 <= MAX_INFLATED).then_some(out)
+    let limit = MAX_INFLATED as usize;
+    // The inflated data is read into parts that are never regrown: a vector growing by
+    // doubling copies what it holds each time, and the allocator keeps both copies for a
+    // while (a bomb's 64 MiB read peaked at three times that, issue 12). The first part
+    // is as large as the trailer says the data is (modulo 4 GiB; the last member's only),
+    // so that what gzip writers record is read into one allocation; each further part is
+    // as large as all before it. A wrong size only costs more parts.
+    let size = bytes
+        .last_chunk::<4>()
+        .map_or(0, |size| u32::from_le_bytes(*size) as usize);
+    let mut decoder = flate2::read::MultiGzDecoder::new(bytes);
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0;
+    let mut next = size.clamp(1 << 16, limit + 1);
+    loop {
+        let mut part = Vec::with_capacity(next);
+        let read = std::io::Read::read_to_end(
+            &mut std::io::Read::take(&mut decoder, next as u64),
+            &mut part,
+        )
+        .ok()?;
+        total += read;
+        parts.push(part);
+        // A crafted file that inflates past any cassette is not read (it stays text).
+        if total > limit {
+            return None;
+        }
+        if read < next {
+            break;
+        }
+        next = total.min(limit + 1 - total);
+    }
+    if parts.len() == 1 {
+        return parts.pop();
+    }
+    let mut out = Vec::with_capacity(total);
+    for part in parts {
+        out.extend_from_slice(&part);
+    }
+    Some(out)
 }
 
 /// The most a compressed cassette may inflate to: far above any real one (the corpus's
@@ -465,5 +496,56 @@ mod testing {
         );
         let rest = &text[error.offset..];
         assert!(rest.starts_with(at), "{text}: at {rest:?}, not {at:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Over several members (the trailer gives the last one's size only, so the first part
+    /// is too small), the inflated bytes are whole; past the limit, nothing is inflated,
+    /// whatever the trailer says.
+    #[test]
+    fn gzip_is_inflated_whole_in_parts_and_not_past_the_limit() {
+        let same = |got: Option<Vec<u8>>, want: &[u8]| got.is_some_and(|got| got == want);
+        let data: Vec<u8> = (0..300_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let gzip = compress(&data).unwrap();
+        assert!(same(gunzip(&gzip), &data));
+        // A trailer that does not match is an error of the gzip reader: the file stays text.
+        let mut lying = gzip.clone();
+        let at = lying.len() - 4;
+        lying[at..].copy_from_slice(&7u32.to_le_bytes());
+        assert_eq!(gunzip(&lying), None);
+        // Two members: the trailer gives the last one's size only.
+        let mut two = compress(&data).unwrap();
+        two.extend(compress(b"tail").unwrap());
+        let mut both = data.clone();
+        both.extend(b"tail");
+        assert!(same(gunzip(&two), &both));
+        // The first member small, the second large: many parts.
+        let mut many = compress(b"head").unwrap();
+        many.extend(compress(&data).unwrap());
+        many.extend(compress(b"tail").unwrap());
+        let mut all = b"head".to_vec();
+        all.extend(&data);
+        all.extend(b"tail");
+        assert!(same(gunzip(&many), &all));
+        assert!(same(gunzip(&compress(b"").unwrap()), b""));
+        assert_eq!(gunzip(b"not gzip"), None);
+        // One byte more than the limit, whatever the trailer says.
+        let over = compress(&vec![b' '; MAX_INFLATED as usize + 1]).unwrap();
+        assert!(gunzip(&over).is_none());
+        let mut small_trailer = over.clone();
+        let at = small_trailer.len() - 4;
+        small_trailer[at..].copy_from_slice(&0u32.to_le_bytes());
+        assert!(gunzip(&small_trailer).is_none());
+        let exactly = compress(&vec![b' '; MAX_INFLATED as usize]).unwrap();
+        assert_eq!(
+            gunzip(&exactly).map(|v| v.len()),
+            Some(MAX_INFLATED as usize)
+        );
     }
 }
