@@ -280,11 +280,11 @@ enum Side {
 
 /// One text of the cassette, where it came from and what it means. Its characters are in the
 /// buffer every text is joined into; its path is built only if something is found in it.
-struct Text {
+struct Text<'a> {
     /// Where it is in the joined buffer.
     start: usize,
     end: usize,
-    path: TextPath,
+    path: TextPath<'a>,
     /// The scalar of its own it was read from (a field, a node of a body stored as data):
     /// where a leak is placed exactly when the scalar holds the text as written. Checked only
     /// for texts a leak is found in.
@@ -301,10 +301,13 @@ struct Text {
     interaction: usize,
 }
 
-/// The readable path of a text: written out (a URL, a header), or the `ordinal`-th leaf of
-/// the `body`-th body, found again by walking that body when a leak needs it.
-enum TextPath {
-    Written(String),
+/// The readable path of a text, built only for a text a leak is found in (building one for
+/// every URL and header cost more than finding nothing in them, issue 12): a field's own path
+/// (a URL), a header's, or the `ordinal`-th leaf of the `body`-th body, found again by walking
+/// that body.
+enum TextPath<'a> {
+    Field(&'a str),
+    Header { path: &'a str, name: &'a str },
     Leaf { body: usize, ordinal: usize },
 }
 
@@ -357,13 +360,13 @@ struct Collect<'a> {
     /// kept for what an echo or an id handed out earlier is looked up in.
     context: Vec<(usize, Side, &'a [u8])>,
     joined: String,
-    texts: Vec<Text>,
+    texts: Vec<Text<'a>>,
     bodies: Vec<BodyAt<'a>>,
     named: Vec<HttpLeak>,
 }
 
 impl<'a> Collect<'a> {
-    fn push(&mut self, text: &str, mut item: Text) {
+    fn push(&mut self, text: &str, mut item: Text<'a>) {
         item.start = self.joined.len();
         self.joined.push_str(text);
         item.end = self.joined.len();
@@ -375,7 +378,7 @@ impl<'a> Collect<'a> {
     fn field(
         &mut self,
         field: &Field,
-        path: String,
+        path: TextPath<'a>,
         side: Side,
         interaction: usize,
         matched: bool,
@@ -384,7 +387,7 @@ impl<'a> Collect<'a> {
         let item = Text {
             start: 0,
             end: 0,
-            path: TextPath::Written(path),
+            path,
             own: field.at.map(|a| a as usize),
             anchor: field.at.map(|a| a as usize),
             side,
@@ -404,19 +407,7 @@ impl<'a> Collect<'a> {
         for header in headers {
             let name = header.name.as_str();
             let value = &header.value;
-            // HAR and httprr keep headers in a list: the path says `headers[2].value`, the
-            // finding must say which header that is.
-            let path = || {
-                if value
-                    .path
-                    .to_ascii_lowercase()
-                    .contains(&name.to_ascii_lowercase())
-                {
-                    value.path.clone()
-                } else {
-                    format!("{} ({name})", value.path)
-                }
-            };
+            let path = || header_path(&value.path, name);
             if is_one_of(name, CREDENTIAL_HEADERS) {
                 if let Some(hit) = credential::named("credential-header", name, &value.text, 4) {
                     self.named
@@ -450,7 +441,11 @@ impl<'a> Collect<'a> {
                 }
                 continue;
             }
-            self.field(value, path(), side, interaction, matched, place);
+            let path = TextPath::Header {
+                path: &value.path,
+                name,
+            };
+            self.field(value, path, side, interaction, matched, place);
         }
     }
 
@@ -597,7 +592,7 @@ pub fn check(
         let url = &request.url;
         c.field(
             url,
-            url.path.clone(),
+            TextPath::Field(&url.path),
             Side::Request,
             i,
             matched.url,
@@ -707,6 +702,21 @@ fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static s
     }
 }
 
+/// A header's readable path. HAR and httprr keep headers in a list: the path says
+/// `headers[2].value`, the finding must say which header that is.
+fn header_path(path: &str, name: &str) -> String {
+    let names_it = name.is_empty()
+        || path
+            .as_bytes()
+            .windows(name.len())
+            .any(|w| w.eq_ignore_ascii_case(name.as_bytes()));
+    if names_it {
+        path.to_owned()
+    } else {
+        format!("{path} ({name})")
+    }
+}
+
 fn is_one_of(name: &str, list: &[&str]) -> bool {
     list.iter().any(|n| n.eq_ignore_ascii_case(name))
 }
@@ -772,9 +782,10 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
             .or(text.anchor);
         hit.end = hit.end - hit.start + local;
         hit.start = local;
-        let path = match &text.path {
-            TextPath::Written(path) => path.clone(),
-            TextPath::Leaf { body, ordinal } => c.bodies[*body].leaf_path(*ordinal),
+        let path = match text.path {
+            TextPath::Field(path) => path.to_owned(),
+            TextPath::Header { path, name } => header_path(path, name),
+            TextPath::Leaf { body, ordinal } => c.bodies[body].leaf_path(ordinal),
         };
         leaks.push(HttpLeak {
             hit,
@@ -848,6 +859,20 @@ mod tests {
     //! reader. The recorders' own cassettes are checked end to end in `tests/http_recorders.rs`.
 
     use super::*;
+
+    /// A header's path names it once: written out when the path already says it (in any
+    /// case), added after a list's `headers[2].value`.
+    #[test]
+    fn a_header_path_names_its_header() {
+        let path = "interactions[0].request.headers.X-Trace[0]";
+        assert_eq!(header_path(path, "x-trace"), path);
+        assert_eq!(
+            header_path("log.entries[1].request.headers[2].value", "X-Trace"),
+            "log.entries[1].request.headers[2].value (X-Trace)"
+        );
+        assert_eq!(header_path("[0].headers", ""), "[0].headers");
+        assert_eq!(header_path("h", "longer than h"), "h (longer than h)");
+    }
 
     /// The leftmost-longest search of the field names, over a lower-cased copy a window at a
     /// time, finds a name at a boundary exactly when every overlapping match without case
