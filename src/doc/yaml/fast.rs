@@ -594,11 +594,7 @@ impl<'t> Reader<'t> {
                     // or a tab, keeps the line breaks around it.
                     let spaced = spaces > indent || c == b'\t';
                     if folded && !text.is_empty() && !spaced && !spaced_before {
-                        if breaks == 1 {
-                            text.push(' ');
-                        } else {
-                            text.extend(std::iter::repeat_n('\n', breaks - 1));
-                        }
+                        fold(&mut text, breaks - 1);
                     } else if !text.is_empty() || breaks > 0 {
                         text.extend(std::iter::repeat_n('\n', breaks));
                     }

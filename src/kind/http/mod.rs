@@ -296,11 +296,7 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
     if parts.len() == 1 {
         return parts.pop();
     }
-    let mut out = Vec::with_capacity(total);
-    for part in parts {
-        out.extend_from_slice(&part);
-    }
-    Some(out)
+    Some(parts.concat())
 }
 
 /// The most a compressed cassette may inflate to: far above any real one (the corpus's
