@@ -200,6 +200,43 @@ fn the_switch_and_a_usage_log_turn_the_guess_off() {
     assert!(found.iter().all(|(p, _)| !p.ends_with("test_ruby.yaml")));
 }
 
+/// The `use_cassette` guess reads the same modules whether `verify` walked the whole tree
+/// (it then takes the `.py` files the selection's walk met) or was given a folder (it walks
+/// for them): never those of a virtual environment, installed packages or hidden files.
+#[test]
+fn the_use_cassette_guess_reads_the_same_modules_however_the_tree_was_walked() {
+    let t = project();
+    let names_beta = "import vcr\n\ndef test_b():\n    with vcr.use_cassette(\"tests/fixtures/vcr_cassettes/beta.yaml\"):\n        pass\n";
+    for skipped in [
+        "venv/lib/test_b.py",
+        "lib/site-packages/pkg/test_b.py",
+        "lib/dist-packages/test_b.py",
+        "tests/.test_b.py",
+        ".tox/test_b.py",
+        "node_modules/pkg/test_b.py",
+    ] {
+        t.write(skipped, names_beta);
+    }
+    let beta_is_orphan = |args: &[&str]| {
+        orphans(&t, args)
+            .iter()
+            .any(|(p, _)| p == "tests/fixtures/vcr_cassettes/beta.yaml")
+    };
+    for args in [
+        &["verify", "--format", "json"][..],
+        &["verify", "--format", "json", "tests"][..],
+    ] {
+        assert!(beta_is_orphan(args), "{args:?}");
+    }
+    t.write("scripts/record_b.py", names_beta);
+    for args in [
+        &["verify", "--format", "json"][..],
+        &["verify", "--format", "json", "tests"][..],
+    ] {
+        assert!(!beta_is_orphan(args), "{args:?}");
+    }
+}
+
 /// The corpus holds cassettes without their tests: no guess may call them orphans.
 #[test]
 fn the_corpus_has_no_static_orphans() {

@@ -165,9 +165,41 @@ fn skipped(name: &str) -> bool {
         )
 }
 
+/// The `.py` files under `root` outside the `skipped` folders: those of `listed`, a walk's
+/// list of every `.py` file under `root` (one that skipped at most what `skipped` skips),
+/// else those a walk of `root` finds.
+fn python_modules(root: &Path, listed: Option<&[PathBuf]>) -> Vec<PathBuf> {
+    let Some(listed) = listed else {
+        let walk = walkdir::WalkDir::new(root)
+            .follow_links(false)
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !skipped(&e.file_name().to_string_lossy()));
+        return walk
+            .flatten()
+            .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|e| e == "py"))
+            .map(walkdir::DirEntry::into_path)
+            .collect();
+    };
+    listed
+        .iter()
+        .filter(|path| {
+            let rel = path.strip_prefix(root).unwrap_or(path);
+            !rel.components()
+                .any(|c| skipped(&c.as_os_str().to_string_lossy()))
+        })
+        .cloned()
+        .collect()
+}
+
 /// The cassettes of `cassettes` (vcrpy cassettes, absolute paths under `root`) that the
 /// naming of pytest-recording and vcrpy's `use_cassette` calls say no test uses, in order.
-pub fn orphans(root: &Path, cassettes: &[&Cassette]) -> Vec<Guess> {
+/// `python_files` are the `.py` files under `root` when a walk of it has listed them
+/// already (the selection's); `None` walks `root` for them.
+pub fn orphans(
+    root: &Path,
+    cassettes: &[&Cassette],
+    python_files: Option<&[PathBuf]>,
+) -> Vec<Guess> {
     if cassettes.is_empty() {
         return Vec::new();
     }
@@ -184,7 +216,7 @@ pub fn orphans(root: &Path, cassettes: &[&Cassette]) -> Vec<Guess> {
             Judged::NotMine => rest.push(*cassette),
         }
     }
-    guesses.extend(use_cassette(root, &rest));
+    guesses.extend(use_cassette(root, &rest, python_files));
     guesses.sort_by(|a, b| a.rel.cmp(&b.rel));
     guesses
 }
@@ -292,21 +324,18 @@ fn pytest_recording(root: &Path, cassette: &Cassette, modules: &mut Modules) -> 
 }
 
 /// Cassettes in folders that literal `use_cassette` paths name, that none of them names.
-fn use_cassette(root: &Path, cassettes: &[&Cassette]) -> Vec<Guess> {
+fn use_cassette(
+    root: &Path,
+    cassettes: &[&Cassette],
+    python_files: Option<&[PathBuf]>,
+) -> Vec<Guess> {
     if cassettes.is_empty() {
         return Vec::new();
     }
     let mut modules: BTreeMap<String, Module> = BTreeMap::new();
-    let walk = walkdir::WalkDir::new(root)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !skipped(&e.file_name().to_string_lossy()));
-    for entry in walk.flatten() {
-        if entry.file_type().is_file()
-            && entry.path().extension().is_some_and(|e| e == "py")
-            && let Some(module) = Module::read(entry.path())
-        {
-            modules.insert(crate::tree::relative(root, entry.path()), module);
+    for path in &python_modules(root, python_files) {
+        if let Some(module) = Module::read(path) {
+            modules.insert(crate::tree::relative(root, path), module);
         }
     }
     if modules.values().any(|m| m.dynamic_use_cassette) {

@@ -448,7 +448,8 @@ pub fn run(
         let vcrpy: Vec<&Cassette> = (selection.cassettes.iter())
             .filter(|c| vcrpy.contains(&c.path))
             .collect();
-        for guess in crate::usage::naming::orphans(root, &vcrpy) {
+        for guess in crate::usage::naming::orphans(root, &vcrpy, selection.python_files.as_deref())
+        {
             let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
             push(checks, &mut findings, finding, None);
         }
