@@ -134,7 +134,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             vcr::verify::MaxAge::parse(age, now).map_err(|e| anyhow::anyhow!("--max-age: {e}"))?;
         checks = checks.with_max_age(max_age);
     }
-    let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress());
+    let mut outcome = vcr::verify::run(&selection, &checks, &options, cx.progress());
     for (path, problem) in &outcome.problems {
         problem.report(path, cx.report());
     }
@@ -156,9 +156,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             calls: scenario.calls,
         });
     }
-    for finding in &outcome.findings {
-        cx.report().report(&Event::Finding(finding));
-    }
+    cx.reporter.findings(std::mem::take(&mut outcome.findings));
     let s = &outcome.summary;
     let http = if outcome.summary.http.is_empty() {
         String::new()
