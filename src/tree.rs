@@ -533,7 +533,7 @@ impl Project {
                         // A scenario is checked whole: one changed log selects its folder.
                         scenario_dirs.extend(scenario.map(Path::to_owned));
                     }
-                    None => match self.glob_cassette(absolute.clone()) {
+                    None => match self.glob_cassette(&absolute) {
                         Some(cassette) => selection.cassettes.push(cassette),
                         None => selection.ignored.push(self.rel(&absolute)),
                     },
@@ -735,7 +735,7 @@ impl Project {
     /// folders (any folder holding a session log or an override, in a `fixtures` folder too;
     /// under the configured `[dsh] scenarios` folders only, when set). The same rules decide
     /// a file given by name, so a whole-tree run and a run over named files agree. The globs'
-    /// cassettes are taken on the way (`glob_file`).
+    /// cassettes are taken on the way (`meet`).
     fn discover(
         &self,
         start: &Path,
@@ -754,69 +754,56 @@ impl Project {
                 }
             }
         }
-        let walk = walkdir::WalkDir::new(start)
-            .follow_links(false)
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
-            });
-        let mut last_fixture_dir: Option<PathBuf> = None;
-        // Whether the folder of the previous file is a fixtures folder: asked once a folder.
-        let mut last_dir: Option<(PathBuf, bool)> = None;
         let globs =
             self.text_globs.is_some() || !self.generic.is_empty() || !self.http.globs.is_empty();
-        let mut python_files = (start == self.root).then(Vec::new);
-        for entry in walk {
-            match entry {
-                Ok(entry) if entry.file_type().is_dir() => {}
-                Ok(entry) if entry.file_type().is_symlink() => {
-                    selection.links.push(self.rel(entry.path()));
+        let whole_root = start == self.root;
+        let met = walk(start, &is_skipped_dir, &|path, file_type| {
+            self.meet(path, file_type, globs, whole_root)
+        });
+        let mut python_files = whole_root.then(Vec::new);
+        let mut last_fixture_dir: Option<PathBuf> = None;
+        for met in met {
+            let (path, what) = match met {
+                Ok(MetFile { path, what }) => (path, what),
+                Err((path, e)) => {
+                    selection.errors.push(SelectError::Io {
+                        path: self.rel(&path),
+                        message: e.to_string(),
+                    });
+                    continue;
                 }
-                Ok(entry) => {
-                    let Some(dir) = entry.path().parent() else {
-                        continue;
-                    };
-                    if self.is_dsh_file(dir, entry.path()) {
-                        scenarios.insert(dir.to_owned());
-                    }
-                    let fixture = entry
-                        .file_name()
-                        .to_str()
-                        .and_then(claude_code::classify)
-                        .is_some()
-                        && match &last_dir {
-                            Some((last, is_fixture_dir)) if last == dir => *is_fixture_dir,
-                            _ => {
-                                let is_fixture_dir = self.is_fixture_dir(dir);
-                                last_dir = Some((dir.to_owned(), is_fixture_dir));
-                                is_fixture_dir
-                            }
-                        };
-                    // `list_dir` lists a fixtures folder once its first fixture is seen.
-                    if fixture
-                        && last_fixture_dir.as_deref() != Some(dir)
-                        && self.config.claude_code.fixtures.is_none()
-                    {
-                        last_fixture_dir = Some(dir.to_owned());
-                        dirs.push(dir.to_owned());
-                    }
-                    // A fixture is read as one even when a glob selects it too (`select`
-                    // keeps one of the two): matching it would be wasted.
-                    if globs && !fixture && entry.file_type().is_file() {
-                        self.glob_file(entry.path(), selection);
-                    }
-                    if let Some(python_files) = &mut python_files
-                        && entry.file_type().is_file()
-                        && entry.path().extension().is_some_and(|e| e == "py")
-                    {
-                        python_files.push(entry.into_path());
-                    }
+            };
+            let Met::File {
+                dsh,
+                fixture,
+                globbed,
+                python,
+            } = what
+            else {
+                selection.links.push(self.rel(&path));
+                continue;
+            };
+            let dir = path.parent().unwrap_or(&path);
+            if dsh {
+                scenarios.insert(dir.to_owned());
+            }
+            // `list_dir` lists a fixtures folder once its first fixture is seen.
+            if fixture
+                && last_fixture_dir.as_deref() != Some(dir)
+                && self.config.claude_code.fixtures.is_none()
+            {
+                last_fixture_dir = Some(dir.to_owned());
+                dirs.push(dir.to_owned());
+            }
+            match globbed {
+                Some(Globbed::Cassette(cassette)) => selection.cassettes.push(cassette),
+                Some(Globbed::Temp) if !selection.stray_temps.contains(&path) => {
+                    selection.stray_temps.push(path.clone());
                 }
-                Err(e) => selection.errors.push(SelectError::Io {
-                    path: e.path().map_or_else(String::new, |p| self.rel(p)),
-                    message: e.to_string(),
-                }),
+                Some(Globbed::Temp) | None => {}
+            }
+            if let (true, Some(python_files)) = (python, &mut python_files) {
+                python_files.push(path);
             }
         }
         if python_files.is_some() {
@@ -905,8 +892,8 @@ impl Project {
 
     /// The generic or text cassette at `path`, if `[[cassettes]]` or `[verify] text` select
     /// it (the first `[[cassettes]]` entry whose glob matches wins; then text globs).
-    fn glob_cassette(&self, path: PathBuf) -> Option<Cassette> {
-        let rel = self.rel(&path);
+    fn glob_cassette(&self, path: &Path) -> Option<Cassette> {
+        let rel = self.rel(path);
         let spec = self.generic.iter().find(|spec| spec.matches(&rel));
         let http = spec.is_none() && self.http.find(&rel).is_some();
         if spec.is_none() && !http && !self.is_text_cassette(&rel) {
@@ -922,7 +909,7 @@ impl Project {
                 cwd: String::new(),
                 spec: spec.cloned(),
             }),
-            path,
+            path: path.to_owned(),
             kind: if spec.is_some() {
                 CassetteKind::Generic
             } else if http {
@@ -933,24 +920,58 @@ impl Project {
         })
     }
 
-    /// Adds `path`, a file `discover` walked past, if `[[cassettes]]`, `[http] cassettes` or
-    /// `[verify] text` globs select it. The same walk finds both these and the fixture
-    /// folders: a second walk of the tree was a tenth of a whole-tree `verify` (issue 12).
-    fn glob_file(&self, path: &Path, selection: &mut Selection) {
-        // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
-        // `normalize`) leaves its temporary file beside it: ours by its prefix.
-        if path
+    /// What a file (or link) `discover`'s walk met is, decided on the core that read its
+    /// folder: a dsh scenario file, a Claude Code fixture, a cassette the `[[cassettes]]`,
+    /// `[http] cassettes` or `[verify] text` globs select (when `globs`; the same walk finds
+    /// both these and the fixture folders: a second walk of the tree was a tenth of a
+    /// whole-tree `verify`, issue 12), a Python file (when `python`), or nothing.
+    fn meet(
+        &self,
+        path: PathBuf,
+        file_type: std::fs::FileType,
+        globs: bool,
+        python: bool,
+    ) -> Option<MetFile> {
+        if file_type.is_symlink() {
+            return Some(MetFile {
+                path,
+                what: Met::Link,
+            });
+        }
+        let dir = path.parent()?;
+        let dsh = self.is_dsh_file(dir, &path);
+        let fixture = path
             .file_name()
-            .is_some_and(|name| name.to_string_lossy().starts_with(TEMP_PREFIX))
-        {
-            if !selection.stray_temps.iter().any(|p| p == path) {
-                selection.stray_temps.push(path.to_owned());
+            .and_then(|n| n.to_str())
+            .and_then(claude_code::classify)
+            .is_some()
+            && self.is_fixture_dir(dir);
+        // A fixture is read as one even when a glob selects it too (`select` keeps one of
+        // the two): matching it would be wasted.
+        let globbed = if globs && !fixture && file_type.is_file() {
+            // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
+            // `normalize`) leaves its temporary file beside it: ours by its prefix.
+            if path
+                .file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with(TEMP_PREFIX))
+            {
+                Some(Globbed::Temp)
+            } else {
+                self.glob_cassette(&path).map(Globbed::Cassette)
             }
-            return;
-        }
-        if let Some(cassette) = self.glob_cassette(path.to_owned()) {
-            selection.cassettes.push(cassette);
-        }
+        } else {
+            None
+        };
+        let python = python && file_type.is_file() && path.extension().is_some_and(|e| e == "py");
+        (dsh || fixture || globbed.is_some() || python).then_some(MetFile {
+            path,
+            what: Met::File {
+                dsh,
+                fixture,
+                globbed,
+                python,
+            },
+        })
     }
 
     /// Lists the cassettes (and stray temporary files) directly in a fixtures folder.
@@ -998,6 +1019,84 @@ fn cassette_kind(kind: FileKind) -> CassetteKind {
         FileKind::Message => CassetteKind::ClaudeCodeMessage,
         FileKind::TokenCount => CassetteKind::ClaudeCodeTokenCount,
     }
+}
+
+/// A file (or link) `discover`'s walk met, and what it is.
+struct MetFile {
+    path: PathBuf,
+    what: Met,
+}
+
+enum Met {
+    /// A symbolic link: never followed, reported.
+    Link,
+    File {
+        /// A dsh scenario file: its folder is a scenario.
+        dsh: bool,
+        /// A Claude Code fixture in a fixtures folder.
+        fixture: bool,
+        /// What the globs make of it.
+        globbed: Option<Globbed>,
+        /// A Python file, for the static orphan guess (`Selection::python_files`).
+        python: bool,
+    },
+}
+
+/// A file the globs select, or a temporary file beside such cassettes.
+enum Globbed {
+    Cassette(Cassette),
+    Temp,
+}
+
+/// A folder that could not be read, or one of its entries.
+type WalkError = (PathBuf, std::io::Error);
+
+/// What `visit` makes of each file and link under `dir` (links are never followed; folders
+/// are not visited), with the folders that could not be read, in the order `walkdir` gives
+/// them: a folder's entries as the system lists them, each subfolder's tree in its place.
+/// Folders whose name `skip` accepts are not entered.
+///
+/// The folders are read on every core and `visit` runs on the core that read the file's
+/// folder: on one thread, the walk that selects a whole tree was a twentieth of a
+/// whole-tree `verify` over the corpus, with a core idle (issue 12).
+fn walk<R: Send>(
+    dir: &Path,
+    skip: &(dyn Fn(&str) -> bool + Sync),
+    visit: &(dyn Fn(PathBuf, std::fs::FileType) -> Option<R> + Sync),
+) -> Vec<Result<R, WalkError>> {
+    use rayon::prelude::*;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return vec![Err((dir.to_owned(), e))],
+    };
+    let listed: Vec<Result<(PathBuf, std::fs::FileType), WalkError>> = entries
+        .map(|entry| {
+            let entry = entry.map_err(|e| (dir.to_owned(), e))?;
+            let path = entry.path();
+            match entry.file_type() {
+                Ok(file_type) => Ok((path, file_type)),
+                Err(e) => Err((path, e)),
+            }
+        })
+        .collect();
+    listed
+        .into_par_iter()
+        .map(|entry| match entry {
+            Ok((path, file_type)) if file_type.is_dir() => {
+                if path
+                    .file_name()
+                    .is_some_and(|name| skip(&name.to_string_lossy()))
+                {
+                    Vec::new()
+                } else {
+                    walk(&path, skip, visit)
+                }
+            }
+            Ok((path, file_type)) => visit(path, file_type).map(Ok).into_iter().collect(),
+            Err(e) => vec![Err(e)],
+        })
+        .flatten()
+        .collect()
 }
 
 fn is_skipped_dir(name: &str) -> bool {
@@ -1073,6 +1172,74 @@ mod tests {
             relative(root, Path::new("/p/fixtures/a\\b.json")),
             "fixtures/a\\b.json"
         );
+    }
+
+    /// The walk `discover` selects with meets what walkdir meets, in walkdir's order, on
+    /// every core: files and links (not followed) in place, skipped folders left out.
+    #[cfg(unix)]
+    #[test]
+    fn the_parallel_walk_meets_files_in_walkdirs_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let mut n = 0;
+        for folder in [
+            "",
+            "a",
+            "a/b",
+            "a/b/c",
+            "d",
+            "node_modules/x",
+            ".git",
+            "e/.hidden",
+            "f",
+        ] {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+            for _ in 0..7 {
+                n += 1;
+                std::fs::write(root.join(folder).join(format!("{n}.txt")), "x").unwrap();
+            }
+        }
+        for i in 0..300 {
+            std::fs::create_dir_all(root.join(format!("many/{i}/deeper"))).unwrap();
+            std::fs::write(root.join(format!("many/{i}/deeper/f")), "x").unwrap();
+        }
+        std::os::unix::fs::symlink(root.join("a"), root.join("d/link-to-a")).unwrap();
+        std::os::unix::fs::symlink(root.join("nowhere"), root.join("f/dangling")).unwrap();
+        let expected: Vec<PathBuf> = walkdir::WalkDir::new(root)
+            .into_iter()
+            .filter_entry(|e| {
+                e.depth() == 0
+                    || !(e.file_type().is_dir() && is_skipped_dir(&e.file_name().to_string_lossy()))
+            })
+            .map(Result::unwrap)
+            .filter(|e| !e.file_type().is_dir())
+            .map(walkdir::DirEntry::into_path)
+            .collect();
+        let met: Vec<PathBuf> = walk(root, &is_skipped_dir, &|path, _| Some(path))
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(met, expected);
+        assert_eq!(met.len(), 7 * 6 + 300 + 2, "{met:#?}");
+        // What `visit` declines is left out, in order.
+        let even: Vec<PathBuf> = walk(root, &is_skipped_dir, &|path, file_type| {
+            (file_type.is_file() && path.to_string_lossy().ends_with("2.txt")).then_some(path)
+        })
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+        let expected: Vec<&PathBuf> = expected
+            .iter()
+            .filter(|p| p.to_string_lossy().ends_with("2.txt"))
+            .collect();
+        assert_eq!(even.iter().collect::<Vec<_>>(), expected);
+        // A folder that cannot be read is met as an error with its path, once.
+        let missing = root.join("missing");
+        let met = walk(&missing, &is_skipped_dir, &|path, _| Some(path));
+        let [Err((path, e))] = met.as_slice() else {
+            panic!("{met:?}");
+        };
+        assert_eq!((path, e.kind()), (&missing, std::io::ErrorKind::NotFound));
     }
 
     #[test]
