@@ -231,6 +231,9 @@ enum Judged {
 #[derive(Default)]
 struct Modules {
     read: HashMap<PathBuf, Option<Module>>,
+    /// Whether a folder holds test modules, by folder: asked once per cassette, and a
+    /// folder's cassettes are many (the corpus's were 2 ms of a 200 ms `verify`, issue 12).
+    holds_tests: HashMap<PathBuf, bool>,
 }
 
 impl Modules {
@@ -239,6 +242,20 @@ impl Modules {
             .entry(path.to_owned())
             .or_insert_with(|| Module::read(path))
             .as_ref()
+    }
+
+    /// Whether `dir` holds test modules (`test_*.py`, `*_test.py`).
+    fn holds_tests(&mut self, dir: &Path) -> bool {
+        *self.holds_tests.entry(dir.to_owned()).or_insert_with(|| {
+            std::fs::read_dir(dir).is_ok_and(|entries| {
+                entries.flatten().any(|e| {
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    name.ends_with(".py")
+                        && (name.starts_with("test_") || name.ends_with("_test.py"))
+                })
+            })
+        })
     }
 
     /// Whether a `conftest.py` in `dir` or a folder above it (up to `root`) is opaque.
@@ -279,14 +296,7 @@ fn pytest_recording(root: &Path, cassette: &Cassette, modules: &mut Modules) -> 
     else {
         return Judged::NotMine;
     };
-    let holds_tests = std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-        })
-    });
-    if !holds_tests || modules.conftest_opaque(root, dir) {
+    if !modules.holds_tests(dir) || modules.conftest_opaque(root, dir) {
         return Judged::NotMine;
     }
     let module_path = dir.join(format!("{module_name}.py"));
