@@ -17,7 +17,7 @@
 
 use aho_corasick::{AhoCorasick, Input, MatchKind, packed};
 use memchr::memmem;
-use regex_automata::meta::Regex;
+use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, util::syntax};
 
 use super::detectors::{CREDENTIAL_KEYS, DETECTORS};
@@ -277,7 +277,21 @@ pub(super) struct Anchors {
     longest: usize,
     /// This machine's paths that do not begin with `/` (those the `/` rule covers).
     machine: Vec<memmem::Finder<'static>>,
+    /// Which `Anchors` this is, for the search caches each thread keeps (`CACHES`).
+    id: u64,
 }
+
+thread_local! {
+    /// This thread's search caches for the groups' regexes of the last few `Anchors` it
+    /// searched with (by `Anchors::id`). `Regex::search` takes a cache from the regex's own
+    /// pool, which every thread but the first reaches through a mutex: 1.4% of a whole-tree
+    /// `verify` over the corpus, the calling thread and the worker taking turns (issue 12).
+    static CACHES: std::cell::RefCell<Vec<(u64, Vec<Cache>)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many `Anchors` a thread keeps caches for: one in a run, a few in tests.
+const CACHED_ANCHORS: usize = 4;
 
 /// ASCII case folding that vectorizes: letters become lower case; other bytes change too
 /// (`_` becomes DEL, CR becomes `-`), but literals are folded the same way, so the folded
@@ -424,6 +438,7 @@ impl Anchors {
             .filter(|p| !p.starts_with('/'))
             .map(|p| memmem::Finder::new(p.as_bytes()).into_owned())
             .collect();
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         Some(Anchors {
             groups,
             rules,
@@ -432,6 +447,7 @@ impl Anchors {
             keys,
             longest,
             machine,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 
@@ -441,6 +457,30 @@ impl Anchors {
     /// match. Also the detectors found not to match there.
     pub(super) fn first_match<'a>(
         &self,
+        bytes: &[u8],
+        start: usize,
+        spans: impl Iterator<Item = &'a Span>,
+    ) -> (Option<(usize, usize)>, Detectors) {
+        CACHES.with_borrow_mut(|caches| {
+            let at = match caches.iter().position(|(id, _)| *id == self.id) {
+                Some(at) => at,
+                None => {
+                    if caches.len() == CACHED_ANCHORS {
+                        caches.remove(0);
+                    }
+                    let mine = self.groups.iter().map(|g| g.regex.create_cache()).collect();
+                    caches.push((self.id, mine));
+                    caches.len() - 1
+                }
+            };
+            self.first_match_with(&mut caches[at].1, bytes, start, spans)
+        })
+    }
+
+    /// `first_match`, with this thread's caches for the groups' regexes.
+    fn first_match_with<'a>(
+        &self,
+        caches: &mut [Cache],
         bytes: &[u8],
         start: usize,
         spans: impl Iterator<Item = &'a Span>,
@@ -459,10 +499,13 @@ impl Anchors {
                 continue;
             }
             searched |= bit;
-            let Some(group) = self.groups.get(usize::from(span.group)) else {
+            let (Some(group), Some(cache)) = (
+                self.groups.get(usize::from(span.group)),
+                caches.get_mut(usize::from(span.group)),
+            ) else {
                 continue;
             };
-            let winner = group.regex.search(&input).and_then(|m| {
+            let winner = group.regex.search_with(cache, &input).and_then(|m| {
                 let index = *group.patterns.get(m.pattern().as_usize())?;
                 Some((index, m.end()))
             });

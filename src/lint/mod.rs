@@ -685,6 +685,34 @@ mod tests {
         assert_eq!(&text[temp.start..temp.end], b"/tmp/\xff\xff\xff/run.log");
     }
 
+    /// Each thread keeps search caches for a few scanners only: scanners used in turn, more
+    /// of them than it keeps, each still finds what its own patterns match, whether its
+    /// caches were kept or made again.
+    #[test]
+    fn scanners_used_in_turn_each_search_with_their_own_patterns() {
+        // Of different lengths, so that the regexes, and their caches, differ in shape.
+        let paths: Vec<String> = (0..6)
+            .map(|i| format!("D:\\Builds\\{}agent{i}", "sub\\".repeat(i)))
+            .collect();
+        let scanners: Vec<Scanner> = paths
+            .iter()
+            .map(|p| Scanner::new(&[("working directory", p.as_str())]))
+            .collect();
+        let text: String = paths.iter().map(|p| format!("at {p}\\x.log;\n")).collect();
+        for _ in 0..3 {
+            for (scanner, path) in scanners.iter().zip(&paths) {
+                let machine: Vec<String> = scanner
+                    .scan(text.as_bytes())
+                    .into_iter()
+                    .filter(|h| h.detector == MACHINE_PATH)
+                    .map(|h| h.text)
+                    .collect();
+                assert_eq!(machine.len(), 1, "{path}: {machine:?}");
+                assert!(machine[0].starts_with(path.as_str()), "{path}: {machine:?}");
+            }
+        }
+    }
+
     #[test]
     fn temp_paths_end_before_trailing_punctuation() {
         let hits = Scanner::new(&[]).scan(b"(see /tmp/build/out.log), then /tmp/a.");
