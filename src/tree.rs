@@ -549,8 +549,22 @@ impl Project {
             self.list_dir(&fixture_dir, &mut selection);
             by_dir.insert(dir, fixture_dir);
         }
-        for dir in scenario_dirs {
-            self.list_scenario(dir, &mut selection);
+        // Each scenario folder is read on its own core (the corpus has a hundred and fifty).
+        let scenarios: Vec<Result<ListedScenario, SelectError>> = {
+            use rayon::prelude::*;
+            let dirs: Vec<PathBuf> = scenario_dirs.into_iter().collect();
+            dirs.into_par_iter()
+                .map(|dir| self.list_scenario(dir))
+                .collect()
+        };
+        for listed in scenarios {
+            match listed {
+                Ok((scenario, cassettes)) => {
+                    selection.cassettes.extend(cassettes);
+                    selection.scenarios.push(scenario);
+                }
+                Err(e) => selection.errors.push(e),
+            }
         }
         for (path, kind) in files {
             let parent = path.parent().map(Path::to_owned).unwrap_or_default();
@@ -836,18 +850,12 @@ impl Project {
         }
     }
 
-    /// Adds a scenario folder and its session logs and override.
-    fn list_scenario(&self, dir: PathBuf, selection: &mut Selection) {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                selection.errors.push(SelectError::Io {
-                    path: self.rel(&dir),
-                    message: e.to_string(),
-                });
-                return;
-            }
-        };
+    /// A scenario folder and its session logs and override.
+    fn list_scenario(&self, dir: PathBuf) -> Result<ListedScenario, SelectError> {
+        let entries = std::fs::read_dir(&dir).map_err(|e| SelectError::Io {
+            path: self.rel(&dir),
+            message: e.to_string(),
+        })?;
         let scenario = Arc::new(FixtureDir {
             path: dir.clone(),
             rules: Arc::new(RuleSet::default()),
@@ -856,6 +864,7 @@ impl Project {
             cwd: self.dsh_cwd(),
             spec: None,
         });
+        let mut cassettes = Vec::new();
         for entry in entries.flatten() {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
@@ -871,17 +880,18 @@ impl Project {
                 continue;
             };
             let path = entry.path();
-            selection.cassettes.push(Cassette {
+            cassettes.push(Cassette {
                 rel: self.rel(&path),
                 path,
                 kind,
                 dir: Arc::clone(&scenario),
             });
         }
-        selection.scenarios.push(Scenario {
+        let scenario = Scenario {
             rel: self.rel(&dir),
             path: dir,
-        });
+        };
+        Ok((scenario, cassettes))
     }
 
     fn is_text_cassette(&self, rel: &str) -> bool {
@@ -1020,6 +1030,9 @@ fn cassette_kind(kind: FileKind) -> CassetteKind {
         FileKind::TokenCount => CassetteKind::ClaudeCodeTokenCount,
     }
 }
+
+/// A dsh scenario and the cassettes of its folder.
+type ListedScenario = (Scenario, Vec<Cassette>);
 
 /// A file (or link) `discover`'s walk met, and what it is.
 struct MetFile {
