@@ -113,7 +113,14 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     } else {
         args.paths.clone()
     };
-    let selection = cx.select_checked(&paths, args.allow_empty)?;
+    // The scanner's regexes are built while the tree is walked: both take a millisecond or
+    // more, and the walk leaves cores idle (issue 12).
+    let (selection, checks) = rayon::join(
+        || cx.select_checked(&paths, args.allow_empty),
+        || Checks::new(&cx.project, &cx.machine_paths()),
+    );
+    let selection = selection?;
+    let mut checks = checks?;
     if !args.usage_log.is_empty() {
         let mut usage = Usage::default();
         for log in &args.usage_log {
@@ -125,7 +132,6 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         options.baseline = Some(Baseline::load(&cx.working_dir.join(path))?);
     }
     options.dsh_cwd = Some(cx.project.dsh_cwd());
-    let mut checks = Checks::new(&cx.project, &cx.machine_paths())?;
     if let Some(age) = &args.max_age {
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
