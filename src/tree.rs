@@ -15,7 +15,7 @@ use crate::kind::{dsh, generic};
 use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
 
 mod walk;
-use walk::walk;
+pub(crate) use walk::walk;
 
 /// Folders never searched for fixtures: version control, dependencies, vcr's own state.
 const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
@@ -777,7 +777,7 @@ impl Project {
         let met = walk(start, &is_skipped_dir, &|path, file_type| {
             self.meet(path, file_type, globs, whole_root)
         });
-        let mut python_files = whole_root.then(Vec::new);
+        let mut python_files = Vec::new();
         let mut last_fixture_dir: Option<PathBuf> = None;
         for met in met {
             let (path, what) = match met {
@@ -819,12 +819,12 @@ impl Project {
                 }
                 Some(Globbed::Temp) | None => {}
             }
-            if let (true, Some(python_files)) = (python, &mut python_files) {
+            if python {
                 python_files.push(path);
             }
         }
-        if python_files.is_some() {
-            selection.python_files = python_files;
+        if whole_root {
+            selection.python_files = Some(python_files);
         }
     }
 

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// A folder that could not be read, or one of its entries.
-pub(super) type WalkError = (PathBuf, std::io::Error);
+pub(crate) type WalkError = (PathBuf, std::io::Error);
 
 /// What `visit` makes of each file and link under `dir` (links are never followed; folders
 /// are not visited), with the folders that could not be read, in the order `walkdir` gives
@@ -13,7 +13,7 @@ pub(super) type WalkError = (PathBuf, std::io::Error);
 /// The folders are read on every core and `visit` runs on the core that read the file's
 /// folder: on one thread, the walk that selects a whole tree was a twentieth of a
 /// whole-tree `verify` over the corpus, with a core idle (issue 12).
-pub(super) fn walk<R: Send>(
+pub(crate) fn walk<R: Send>(
     dir: &Path,
     skip: &(dyn Fn(&str) -> bool + Sync),
     visit: &(dyn Fn(PathBuf, std::fs::FileType) -> Option<R> + Sync),

@@ -170,14 +170,13 @@ fn skipped(name: &str) -> bool {
 /// else those a walk of `root` finds.
 fn python_modules(root: &Path, listed: Option<&[PathBuf]>) -> Vec<PathBuf> {
     let Some(listed) = listed else {
-        let walk = walkdir::WalkDir::new(root)
-            .follow_links(false)
+        let python = |path: PathBuf, file_type: std::fs::FileType| {
+            let name = path.file_name()?.to_string_lossy();
+            (file_type.is_file() && name.ends_with(".py") && !skipped(&name)).then_some(path)
+        };
+        return crate::tree::walk(root, &skipped, &python)
             .into_iter()
-            .filter_entry(|e| e.depth() == 0 || !skipped(&e.file_name().to_string_lossy()));
-        return walk
             .flatten()
-            .filter(|e| e.file_type().is_file() && e.path().extension().is_some_and(|e| e == "py"))
-            .map(walkdir::DirEntry::into_path)
             .collect();
     };
     listed

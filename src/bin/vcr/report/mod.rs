@@ -288,28 +288,20 @@ fn findings_document(
         parts[0].extend_from_slice(b"[]");
     } else {
         parts[0].extend_from_slice(b"[\n");
-        let last = findings.len() - 1;
-        parts.par_extend(
-            findings
-                .par_chunks(FINDINGS_CHUNK)
-                .enumerate()
-                .map(|(i, chunk)| {
-                    let mut text = Vec::with_capacity(chunk.len() * 512);
-                    for (j, finding) in chunk.iter().enumerate() {
-                        write_finding(&mut text, finding);
-                        if i * FINDINGS_CHUNK + j != last {
-                            text.extend_from_slice(b",\n");
-                        }
-                    }
-                    text
-                }),
-        );
+        parts.par_extend(findings.par_chunks(FINDINGS_CHUNK).map(|chunk| {
+            let mut text = Vec::with_capacity(chunk.len() * 512);
+            for finding in chunk {
+                write_finding(&mut text, finding);
+                text.extend_from_slice(b",\n");
+            }
+            text
+        }));
+        // The last finding's `,\n` becomes the array's end.
+        let last = parts.last_mut().expect("findings make a chunk");
+        last.truncate(last.len() - 2);
+        last.extend_from_slice(b"\n  ]");
     }
-    let mut tail = b"\n  ]".to_vec();
-    if findings.is_empty() {
-        tail.clear();
-    }
-    tail.extend_from_slice(b",\n  \"summary\": ");
+    let mut tail = b",\n  \"summary\": ".to_vec();
     pretty(&mut tail, summary, b"  ");
     tail.extend_from_slice(b"\n}");
     parts.push(tail);
@@ -340,16 +332,17 @@ fn write_finding(out: &mut Vec<u8>, finding: &Finding) {
         vcr::finding::Severity::Error => "error",
         vcr::finding::Severity::Warning => "warning",
     };
-    let string = |out: &mut Vec<u8>, key: &[u8], value: &str| {
+    let key = |out: &mut Vec<u8>, key: &[u8]| {
         out.extend_from_slice(b",\n      \"");
         out.extend_from_slice(key);
         out.extend_from_slice(b"\": ");
+    };
+    let string = |out: &mut Vec<u8>, name: &[u8], value: &str| {
+        key(out, name);
         vcr::json::write_string(&vcr::json::Str::new(value), out);
     };
-    let number = |out: &mut Vec<u8>, key: &[u8], value: usize| {
-        out.extend_from_slice(b",\n      \"");
-        out.extend_from_slice(key);
-        out.extend_from_slice(b"\": ");
+    let number = |out: &mut Vec<u8>, name: &[u8], value: usize| {
+        key(out, name);
         write!(out, "{value}").expect("a vector takes every write");
     };
     out.extend_from_slice(b"    {\n      \"id\": ");
@@ -380,29 +373,14 @@ fn write_finding(out: &mut Vec<u8>, finding: &Finding) {
 /// top level becomes the same value printed nested. JSON text never holds a raw line break
 /// inside a string (it is escaped), so every `\n` ends a line of the layout.
 fn indent_lines(out: &mut Vec<u8>, start: usize, indent: &[u8]) {
-    let breaks = memchr::memchr_iter(b'\n', &out[start..]).count();
-    if breaks == 0 {
-        return;
-    }
-    let old_len = out.len();
-    out.resize(old_len + breaks * indent.len(), 0);
-    // From the end, so that every byte moves once.
-    let (mut read, mut write) = (old_len, out.len());
-    while read > start {
-        let line_start = memchr::memrchr(b'\n', &out[start..read]).map_or(start, |i| start + i + 1);
-        let len = read - line_start;
-        out.copy_within(line_start..read, write - len);
-        write -= len;
-        read = line_start;
-        if read > start {
-            write -= indent.len();
-            out[write..write + indent.len()].copy_from_slice(indent);
-            write -= 1;
-            read -= 1;
-            out[write] = b'\n';
+    let text = out.split_off(start);
+    for (i, line) in text.split(|&b| b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+            out.extend_from_slice(indent);
         }
+        out.extend_from_slice(line);
     }
-    debug_assert_eq!(read, write);
 }
 
 /// Appends `value` pretty-printed, nested at `indent`.
