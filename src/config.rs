@@ -44,8 +44,8 @@ pub struct ConfigFile {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct HttpConfig {
     /// Globs, relative to the project root, of HTTP cassettes, each optionally with what the
-    /// recorder matches requests by. Without it, the well-known folders
-    /// ([`DEFAULT_HTTP_CASSETTES`]).
+    /// recorder matches requests by. They add to the well-known folders
+    /// ([`DEFAULT_HTTP_CASSETTES`]) and to discovery by content, never replace them.
     pub cassettes: Option<Vec<HttpCassettes>>,
     /// What `vcr normalize` scrubs out of HTTP cassettes (`[http.scrub]`).
     pub scrub: Option<HttpScrubConfig>,
@@ -157,8 +157,9 @@ impl HttpCassettes {
     }
 }
 
-/// Where HTTP cassettes live when `[http] cassettes` does not say: the folders vcrpy,
-/// pytest-recording, Ruby VCR, Polly.js and go-vcr users keep them in.
+/// The folders vcrpy, pytest-recording, Ruby VCR and Polly.js users keep cassettes in: their
+/// files are read as possible HTTP cassettes whatever their first bytes show (linted as text
+/// when no reader knows them); elsewhere, discovery goes by content.
 pub const DEFAULT_HTTP_CASSETTES: &[&str] = &[
     "**/cassettes/**",
     "**/__recordings__/**",

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::config::{ClaudeCodeSettings, ConfigError, ConfigFile, Env, Overrides};
 use crate::kind::claude_code::{self, FileKind, Version};
-use crate::kind::{dsh, generic};
+use crate::kind::{dsh, generic, http};
 use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
 
 mod walk;
@@ -43,9 +43,9 @@ pub enum CassetteKind {
     /// A cassette of a format vcr does not parse, selected by `[verify] text` globs: linted
     /// for leaks as text only (or by structure, when its content is an HTTP cassette).
     Text,
-    /// A file `[http] cassettes` (or its default folders) selects: read by structure when it
-    /// is an HTTP cassette (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback), else
-    /// linted as text. Never rewritten or renamed.
+    /// A possible HTTP cassette: selected by `[http] cassettes`, a well-known cassette folder,
+    /// or its content ([`http::sniff`]). Read by structure when it is one (vcrpy, Ruby VCR,
+    /// go-vcr, HAR, httprr, nock, talkback), else linted as text. Never renamed.
     Http,
 }
 
@@ -195,6 +195,9 @@ pub struct Selection {
     pub searched: bool,
     /// Symbolic links met while searching (never followed), relative to the root.
     pub links: Vec<String>,
+    /// The folders searched, as the user gave them (the project root for the whole tree):
+    /// what "no cassette found" names.
+    pub searched_dirs: Vec<String>,
     /// The Python files (`*.py`) the walk of the whole root met, when it walked it: the
     /// static orphan guess reads the project's test modules, and walking the tree a second
     /// time for them cost a twentieth of a whole-tree `verify` (issue 12).
@@ -209,9 +212,13 @@ impl Selection {
         if !self.searched || !self.cassettes.is_empty() {
             return None;
         }
+        let searched = if self.searched_dirs.is_empty() {
+            root.display().to_string()
+        } else {
+            self.searched_dirs.join(", ")
+        };
         let mut text = format!(
-            "no cassette found under {}: vcr looked for Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files), DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`) and the files `[[cassettes]]` and `[verify] text` globs select",
-            root.display()
+            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every `.yaml`, `.yml`, `.json`, `.json5`, `.har` and `.httprr` file (and their `.gz`): vcrpy and pytest-recording, Ruby VCR, go-vcr, HAR (Polly.js, Playwright), httprr, nock and talkback; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
         );
         if !self.links.is_empty() {
             let shown: Vec<String> = self
@@ -250,13 +257,16 @@ pub struct Project {
     http: HttpGlobs,
 }
 
-/// The globs that select HTTP cassettes, each with its `match-on`.
+/// The globs that select HTTP cassettes, each with its `match-on`: the configured ones
+/// first (their `match-on` wins), then the well-known cassette folders, which configuration
+/// adds to and never replaces (issue 21). Files none selects are still found by content
+/// ([`crate::kind::http::sniff`]).
 #[derive(Debug)]
 struct HttpGlobs {
     globs: Vec<(globset::GlobMatcher, Option<Vec<String>>)>,
-    /// Whether these are the defaults (nothing configured): a default folder that holds no
-    /// cassette is not an error, and only files with a cassette's extension are taken.
-    default: bool,
+    /// How many of `globs`, from the first, are configured: one that holds no cassette is an
+    /// error; the defaults take only files with a cassette's extension.
+    configured: usize,
 }
 
 /// Extensions of the files the default HTTP folders are searched for.
@@ -271,18 +281,8 @@ impl HttpGlobs {
                 .map(|g| g.compile_matcher())
                 .map_err(|e| format!("`http.cassettes`: invalid glob `{glob}`: {}", e.kind()))
         };
-        let Some(entries) = config else {
-            let globs = crate::config::DEFAULT_HTTP_CASSETTES
-                .iter()
-                .map(|glob| compile(glob).map(|m| (m, None)))
-                .collect::<Result<_, _>>()?;
-            return Ok(HttpGlobs {
-                globs,
-                default: true,
-            });
-        };
         let mut globs = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
+        for (i, entry) in config.unwrap_or_default().iter().enumerate() {
             if let Some(bad) = entry.match_on().and_then(|names| {
                 names
                     .iter()
@@ -298,18 +298,20 @@ impl HttpGlobs {
                 entry.match_on().map(<[String]>::to_vec),
             ));
         }
-        Ok(HttpGlobs {
-            globs,
-            default: false,
-        })
+        let configured = globs.len();
+        for glob in crate::config::DEFAULT_HTTP_CASSETTES {
+            globs.push((compile(glob)?, None));
+        }
+        Ok(HttpGlobs { globs, configured })
     }
 
     /// The first entry that selects `rel`.
     fn find(&self, rel: &str) -> Option<usize> {
-        if self.default && !HTTP_EXTENSIONS.iter().any(|ext| rel.ends_with(ext)) {
-            return None;
-        }
-        self.globs.iter().position(|(glob, _)| glob.is_match(rel))
+        let candidate = HTTP_EXTENSIONS.iter().any(|ext| rel.ends_with(ext));
+        self.globs
+            .iter()
+            .enumerate()
+            .position(|(i, (glob, _))| (i < self.configured || candidate) && glob.is_match(rel))
     }
 }
 
@@ -494,6 +496,9 @@ impl Project {
             // `discover` adds the configured folders that can be used; the others are errors.
             self.check_configured_dirs(&mut selection);
             selection.searched = true;
+            selection
+                .searched_dirs
+                .push(self.root.display().to_string());
             self.discover(&self.root, &mut dirs, &mut scenario_dirs, &mut selection);
         }
         let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
@@ -520,6 +525,7 @@ impl Project {
             }
             if absolute.is_dir() {
                 selection.searched = true;
+                selection.searched_dirs.push(shown);
                 self.discover(&absolute, &mut dirs, &mut scenario_dirs, &mut selection);
             } else {
                 let kind = absolute
@@ -536,7 +542,7 @@ impl Project {
                         // A scenario is checked whole: one changed log selects its folder.
                         scenario_dirs.extend(scenario.map(Path::to_owned));
                     }
-                    None => match self.glob_cassette(&absolute) {
+                    None => match self.glob_cassette(&absolute, true) {
                         Some(cassette) => selection.cassettes.push(cassette),
                         None => selection.ignored.push(self.rel(&absolute)),
                     },
@@ -696,8 +702,14 @@ impl Project {
                 ));
             }
         }
-        if !self.http.default {
-            for (i, (glob, _)) in self.http.globs.iter().enumerate() {
+        {
+            for (i, (glob, _)) in self
+                .http
+                .globs
+                .iter()
+                .enumerate()
+                .take(self.http.configured)
+            {
                 let found = selection
                     .cassettes
                     .iter()
@@ -771,8 +783,8 @@ impl Project {
                 }
             }
         }
-        let globs =
-            self.text_globs.is_some() || !self.generic.is_empty() || !self.http.globs.is_empty();
+        // Every file is offered to the globs and to the content sniff (issue 21).
+        let globs = true;
         let whole_root = start == self.root;
         let met = walk(start, &is_skipped_dir, &|path, file_type| {
             self.meet(path, file_type, globs, whole_root)
@@ -903,13 +915,26 @@ impl Project {
             .is_some_and(|globs| globs.is_match(rel))
     }
 
-    /// The generic or text cassette at `path`, if `[[cassettes]]` or `[verify] text` select
-    /// it (the first `[[cassettes]]` entry whose glob matches wins; then text globs).
-    fn glob_cassette(&self, path: &Path) -> Option<Cassette> {
+    /// The generic, HTTP or text cassette at `path`: what `[[cassettes]]` (the first entry
+    /// whose glob matches wins), `[http] cassettes` and the well-known cassette folders, or
+    /// `[verify] text` select; else, a file whose head shows an HTTP cassette's shape
+    /// ([`http::sniff`]): any file `named` on the command line, a file of the walk with a
+    /// cassette's extension. Coverage is a property of content (issue 21).
+    fn glob_cassette(&self, path: &Path, named: bool) -> Option<Cassette> {
         let rel = self.rel(path);
         let spec = self.generic.iter().find(|spec| spec.matches(&rel));
-        let http = spec.is_none() && self.http.find(&rel).is_some();
-        if spec.is_none() && !http && !self.is_text_cassette(&rel) {
+        let globbed = spec.is_none() && self.http.find(&rel).is_some();
+        let text = spec.is_none() && !globbed && self.is_text_cassette(&rel);
+        let http = globbed
+            || (spec.is_none()
+                && !text
+                && (named
+                    || path
+                        .file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(http::sniff::is_candidate_name))
+                && http::sniff::sniff_file(path));
+        if spec.is_none() && !http && !text {
             return None;
         }
         Some(Cassette {
@@ -970,7 +995,7 @@ impl Project {
             {
                 Some(Globbed::Temp)
             } else {
-                self.glob_cassette(&path).map(Globbed::Cassette)
+                self.glob_cassette(&path, false).map(Globbed::Cassette)
             }
         } else {
             None

@@ -338,6 +338,15 @@ pub struct Summary {
     /// Files read as HTTP cassettes, per format (`"vcrpy": 12`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub http: BTreeMap<&'static str, usize>,
+    /// Files selected as possible HTTP cassettes (by a cassette folder, `[http] cassettes`
+    /// or their content) that no reader knows the shape of: linted as text only. Nothing
+    /// goes unread in silence (issue 21); `Outcome::as_text` names them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub as_text: usize,
+    /// Files named on the command line (or staged) that are no cassette of any known kind:
+    /// not read. Counted so that a hook that passed them says so (issue 21).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_cassettes: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -355,6 +364,8 @@ pub struct Outcome {
     pub summary: Summary,
     /// Each dsh scenario checked, with its sessions and derived calls (`verify -v`).
     pub scenarios: Vec<ScenarioStats>,
+    /// The files counted in `Summary::as_text`, in path order (`verify -v` lists them).
+    pub as_text: Vec<String>,
 }
 
 /// What a dsh scenario holds, as the harness would load it.
@@ -419,6 +430,9 @@ pub fn run(
                     return;
                 }
                 outcome.summary.files += 1;
+                if result.http_format.is_none() && cassette.kind == CassetteKind::Http {
+                    outcome.as_text.push(cassette.rel.clone());
+                }
                 if let Some(format) = result.http_format {
                     *outcome.summary.http.entry(format).or_default() += 1;
                     if format == http::Format::Vcrpy.name() {
@@ -490,6 +504,8 @@ pub fn run(
         .filter(|f| f.severity == Severity::Error)
         .count();
     outcome.summary.warnings = kept.len() - outcome.summary.errors;
+    outcome.summary.as_text = outcome.as_text.len();
+    outcome.summary.not_cassettes = selection.ignored.len();
     outcome.findings = kept;
     outcome
 }

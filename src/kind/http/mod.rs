@@ -19,6 +19,7 @@ mod httprr;
 mod nock;
 mod ruby_vcr;
 pub mod scrub;
+pub mod sniff;
 mod talkback;
 mod time;
 mod vcrpy;

@@ -187,6 +187,41 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             s.accepted
         ));
     }
+    // Nothing goes unread in silence (issue 21): what was only linted as text, and what was
+    // named but is no cassette, is counted; `-v` lists both.
+    for path in &outcome.as_text {
+        cx.report().report(&Event::Skipped {
+            path,
+            reason: "linted as text: no reader knows its shape",
+        });
+    }
+    let mut not_read = Vec::new();
+    if s.as_text > 0 {
+        not_read.push(format!(
+            "{} linted as text (no HTTP reader knows {})",
+            count(s.as_text, "file"),
+            if s.as_text == 1 {
+                "its shape"
+            } else {
+                "their shapes"
+            }
+        ));
+    }
+    if s.not_cassettes > 0 {
+        not_read.push(format!(
+            "{} {} not {}",
+            count(s.not_cassettes, "named file"),
+            if s.not_cassettes == 1 { "is" } else { "are" },
+            if s.not_cassettes == 1 {
+                "a cassette"
+            } else {
+                "cassettes"
+            }
+        ));
+    }
+    if !not_read.is_empty() {
+        line.push_str(&format!("; {} (-v lists them)", not_read.join(", ")));
+    }
     cx.reporter.finish_findings(s, &line);
     Ok(if s.errors > 0 {
         Outcome::Findings

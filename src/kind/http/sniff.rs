@@ -1,0 +1,324 @@
+//! Whether a file is worth reading as an HTTP cassette, from its first bytes.
+//!
+//! Coverage is a property of content, not of folder names (issue 21): a go-vcr cassette in
+//! `fixtures/`, a talkback tape in `tapes/` or a nock recording in `test/recording/` must be
+//! read wherever it lives. Reading every `.json` and `.yaml` file of a monorepo whole to
+//! find out would cost far more than the walk, so the walk reads each candidate's head
+//! ([`HEAD`] bytes, inflated for `.gz`) and keeps it when that head shows a recorder's
+//! top-level shape; [`super::read`] then decides, on the whole file, as it does for every
+//! other selected file. The shapes are the ones each reader's `matches` accepts, seen from
+//! their first keys, which every recorder writes first (vcrpy's `interactions`, Ruby VCR's
+//! `http_interactions`, HAR's `log`, talkback's `meta`, nock's list of `scope`s).
+
+use std::io::Read;
+use std::path::Path;
+
+/// How much of a file the sniff reads.
+pub const HEAD: usize = 8 << 10;
+
+/// The extensions of the files discovery sniffs (each also with `.gz` after it).
+pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "json5", "har", "httprr"];
+
+/// Whether a file name has one of [`EXTENSIONS`], or one of them followed by `.gz`.
+pub fn is_candidate_name(name: &str) -> bool {
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    name.rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && EXTENSIONS.contains(&ext))
+}
+
+/// Whether the file at `path` looks like an HTTP cassette of a format vcr reads, from its
+/// first [`HEAD`] bytes (inflated when they are gzip). `false` when it cannot be read: the
+/// command that reads it whole reports that.
+pub fn sniff_file(path: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(HEAD);
+    let mut raw = file.take(HEAD as u64);
+    if raw.read_to_end(&mut head).is_err() {
+        return false;
+    }
+    if head.starts_with(&[0x1f, 0x8b]) {
+        // The rest of the compressed file, as much as its first HEAD inflated bytes need.
+        let file = raw.into_inner();
+        let stream = std::io::Cursor::new(head).chain(file);
+        let mut inflated = Vec::with_capacity(HEAD);
+        // A stream cut short still gives what it inflated so far.
+        let _ = flate2::read::MultiGzDecoder::new(stream)
+            .take(HEAD as u64)
+            .read_to_end(&mut inflated);
+        return sniff(&inflated);
+    }
+    sniff(&head)
+}
+
+/// Whether `head`, the start of a file (possibly cut anywhere), shows the top-level shape of
+/// an HTTP cassette: httprr's magic line; a JSON (or JSON5) object whose top-level keys
+/// include `interactions`, `http_interactions`, `requests`, or `log` holding `entries` or
+/// `creator`, or whose first key is talkback's `meta`; a JSON list whose first item has
+/// nock's `scope` or vcrpy's `request` and `response`; YAML with those top-level keys, or a
+/// top-level list of `- request:` items.
+pub fn sniff(head: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(head);
+    if text.starts_with("httprr trace v1\n") || text.starts_with("httprr trace v1\r\n") {
+        return true;
+    }
+    if super::talkback::looks_like(&text) {
+        return true;
+    }
+    let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return json_keys(trimmed.as_bytes()).is_cassette();
+    }
+    yaml_keys(&text).is_cassette()
+}
+
+/// The keys a head shows: the top-level object's (or, for a list, its first item's), and
+/// whether a `log` key holds `entries` or `creator`.
+#[derive(Debug, Default)]
+struct Keys {
+    list: bool,
+    top: Vec<String>,
+    har_log: bool,
+}
+
+impl Keys {
+    fn has(&self, key: &str) -> bool {
+        self.top.iter().any(|k| k == key)
+    }
+
+    fn is_cassette(&self) -> bool {
+        if self.list {
+            return self.has("scope") || (self.has("request") && self.has("response"));
+        }
+        self.has("interactions")
+            || self.has("http_interactions")
+            || self.has("requests")
+            || (self.has("log") && self.har_log)
+    }
+}
+
+/// The keys of a JSON head, read with a small scanner that only tracks strings and nesting
+/// (the head may be cut anywhere, and need not be valid past it).
+fn json_keys(bytes: &[u8]) -> Keys {
+    let mut keys = Keys {
+        list: bytes.first() == Some(&b'['),
+        ..Keys::default()
+    };
+    // The depth of the keys that count: 1 in an object, 2 in a list's first item.
+    let wanted = if keys.list { 2 } else { 1 };
+    let mut depth = 0usize;
+    // Under the top-level `log` key: its own keys are at the next depth.
+    let mut in_log = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = i.min(bytes.len());
+                let after = bytes[(i + 1).min(bytes.len())..]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace());
+                if after == Some(&b':') {
+                    let key = String::from_utf8_lossy(&bytes[start..end]).into_owned();
+                    if depth == wanted {
+                        in_log = key == "log";
+                        keys.top.push(key);
+                    } else if depth == wanted + 1
+                        && in_log
+                        && matches!(key.as_str(), "entries" | "creator")
+                    {
+                        keys.har_log = true;
+                    }
+                }
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                // A list's first item ended: its keys are all that count.
+                if keys.list && depth == 1 {
+                    break;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    keys
+}
+
+/// The top-level keys of a YAML head (lines at column 0; `- key:` for a top-level list's
+/// first item), and whether an indented `entries:` or `creator:` follows `log:`.
+fn yaml_keys(text: &str) -> Keys {
+    let mut keys = Keys::default();
+    let mut in_log = false;
+    for line in text.lines() {
+        if line.starts_with('#') || line.starts_with("---") || line.trim().is_empty() {
+            continue;
+        }
+        if let Some(item) = line.strip_prefix("- ") {
+            if keys.top.is_empty() {
+                keys.list = true;
+            }
+            if let Some((key, _)) = item.split_once(':') {
+                keys.top.push(unquote(key).to_owned());
+            }
+            continue;
+        }
+        if line.starts_with(' ') {
+            if in_log {
+                let key = line.trim_start().split(':').next().unwrap_or_default();
+                if matches!(unquote(key), "entries" | "creator") {
+                    keys.har_log = true;
+                }
+            } else if keys.list
+                && let Some((key, _)) = line.trim_start().split_once(':')
+            {
+                // The rest of a top-level list item's keys, at its first indentation.
+                if line.len() - line.trim_start().len() == 2 {
+                    keys.top.push(unquote(key).to_owned());
+                }
+            }
+            continue;
+        }
+        if keys.list {
+            // A second top-level item or key after a list: the first item is done.
+            break;
+        }
+        if let Some((key, _)) = line.split_once(':') {
+            let key = unquote(key);
+            in_log = key == "log";
+            keys.top.push(key.to_owned());
+        }
+    }
+    keys
+}
+
+fn unquote(key: &str) -> &str {
+    let key = key.trim();
+    key.strip_prefix('"')
+        .and_then(|k| k.strip_suffix('"'))
+        .or_else(|| key.strip_prefix('\'').and_then(|k| k.strip_suffix('\'')))
+        .unwrap_or(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[track_caller]
+    fn case(text: &str, expected: bool) {
+        assert_eq!(sniff(text.as_bytes()), expected, "{text}");
+    }
+
+    #[test]
+    fn recorders_shapes_are_cassettes() {
+        // vcrpy (PyYAML, sorted keys), its JSON and old list, langchain-aws.
+        case(
+            "interactions:\n- request:\n    body: null\n    method: GET\n",
+            true,
+        );
+        case("{\n    \"interactions\": [\n        {\n", true);
+        case(
+            "- request:\n    method: GET\n  response:\n    status: {}\n",
+            true,
+        );
+        case(
+            "[{\"request\": {\"method\": \"GET\"}, \"response\": {}}]",
+            true,
+        );
+        case("requests:\n- !!binary |\n  abc\nresponses:\n", true);
+        // Ruby VCR, YAML and JSON.
+        case("---\nhttp_interactions:\n- request:\n", true);
+        case("{\"http_interactions\":[{\"request\":{}}]}", true);
+        // go-vcr v1, v2, unversioned.
+        case("---\nversion: 1\ninteractions:\n- request:\n", true);
+        case("---\nversion: 2\ninteractions:\n- id: 0\n", true);
+        case(
+            "---\n- request:\n    body: \"\"\n    url: http://x/\n  response:\n",
+            true,
+        );
+        // HAR: Polly JSON and YAML, Playwright.
+        case(
+            "{\n  \"log\": {\n    \"_recordingName\": \"r\",\n    \"creator\": {",
+            true,
+        );
+        case(
+            "log:\n  _recordingName: r\n  creator:\n    name: Polly.JS\n",
+            true,
+        );
+        case("{\"log\":{\"version\":\"1.2\",\"entries\":[", true);
+        // nock, talkback, httprr.
+        case(
+            "[\n  {\n    \"scope\": \"https://api.github.com:443\",",
+            true,
+        );
+        case("{\n  meta: {\n    createdAt: '2017-09-10'", true);
+        case("httprr trace v1\n123 456\n", true);
+        // A head cut inside the first key's name still shows nothing; cut after it, it does.
+        case("{\"interac", false);
+        case("{\"interactions\": [{\"request\": {\"body\": \"cut", true);
+    }
+
+    #[test]
+    fn other_files_are_not() {
+        case(
+            "{\"name\": \"pkg\", \"version\": \"1.0.0\", \"dependencies\": {}}",
+            false,
+        );
+        case("{\"compilerOptions\": {\"log\": true}}", false);
+        // A `log` setting is no HAR without entries or a creator.
+        case("log:\n  level: debug\n", false);
+        case("{\"log\": {\"level\": \"debug\"}}", false);
+        // Keys below the top level do not count.
+        case("{\"data\": {\"interactions\": []}}", false);
+        case("spec:\n  interactions:\n  - a\n", false);
+        case("name: CI\non: push\njobs:\n  test:\n", false);
+        case("[1, 2, 3]", false);
+        case("[{\"id\": 1, \"request\": \"x\"}]", false);
+        case("- name: a\n  value: b\n", false);
+        case("", false);
+        case("plain text", false);
+    }
+
+    #[test]
+    fn candidate_names() {
+        for name in [
+            "a.yaml",
+            "a.yml",
+            "a.json",
+            "a.json5",
+            "a.har",
+            "a.httprr",
+            "a.yaml.gz",
+            "a.httprr.gz",
+        ] {
+            assert!(is_candidate_name(name), "{name}");
+        }
+        for name in [
+            "a.py", "a.gz", "a.tar.gz", "yaml", ".yaml", "a.jsonl", "a.txt",
+        ] {
+            assert!(!is_candidate_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn gzip_heads_are_inflated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.yaml.gz");
+        let mut text = String::from("interactions:\n");
+        for i in 0..5000 {
+            text.push_str(&format!("- request: {{uri: 'http://x/{i}'}}\n"));
+        }
+        std::fs::write(&path, super::super::compress(text.as_bytes()).unwrap()).unwrap();
+        assert!(sniff_file(&path));
+        let other = dir.path().join("o.json.gz");
+        std::fs::write(&other, super::super::compress(b"{\"a\": 1}").unwrap()).unwrap();
+        assert!(!sniff_file(&other));
+        assert!(!sniff_file(&dir.path().join("missing.yaml")));
+    }
+}

@@ -1,0 +1,157 @@
+//! Every cassette, with no configuration (issue 21): HTTP cassettes found by content wherever
+//! they live, files named on the command line read by content, and what was not read counted.
+
+mod common;
+
+use common::{TestDir, finding_fields};
+
+/// A credential no placeholder rule accepts (random letters, nothing fake in it).
+const KEY: &str = "sk-proj-Qm7vT2xLp9RkW4nZc8HbY3fJ6sDg1AeUoPiKtNrVw5";
+
+fn go_vcr() -> String {
+    format!(
+        "---\nversion: 2\ninteractions:\n- id: 0\n  request:\n    proto: HTTP/1.1\n    body: \"\"\n    form: {{}}\n    headers:\n      Authorization:\n      - Bearer {KEY}\n    url: https://golang.org/\n    method: GET\n  response:\n    proto: HTTP/2.0\n    headers: {{}}\n    body: hello\n    status: 200 OK\n    code: 200\n    duration: 1ms\n"
+    )
+}
+
+fn talkback() -> String {
+    format!(
+        "{{\n  meta: {{\n    createdAt: '2024-01-02T03:04:05.000Z',\n    host: 'https://api.example.test',\n  }},\n  req: {{\n    url: '/v1/items',\n    method: 'GET',\n    headers: {{\n      authorization: 'Bearer {KEY}',\n    }},\n    body: '',\n  }},\n  res: {{\n    status: 200,\n    headers: {{}},\n    body: 'ok',\n  }},\n}}\n"
+    )
+}
+
+fn nock() -> String {
+    format!(
+        "[\n  {{\n    \"scope\": \"https://api.example.test:443\",\n    \"method\": \"POST\",\n    \"path\": \"/login\",\n    \"body\": {{\"password\": \"{KEY}\"}},\n    \"status\": 200,\n    \"response\": {{\"ok\": true}}\n  }}\n]\n"
+    )
+}
+
+/// The issue's case: cassettes of go-vcr, talkback and nock in folders no default glob
+/// names were never read, so their credentials passed the gate.
+#[test]
+fn cassettes_are_found_by_content_wherever_they_live() {
+    let t = TestDir::new();
+    t.write("examples/fixtures/golang-org.yaml", go_vcr());
+    t.write("test/integration/fixtures/deep/er/x.yaml", go_vcr());
+    t.write("server/tapes/auth.json5", talkback());
+    t.write("test/unit/recording/login.json", nock());
+    // Files of the same extensions that are no cassette stay unread.
+    t.write(
+        "package.json",
+        "{\"name\": \"app\", \"version\": \"1.0.0\"}\n",
+    );
+    t.write(".github/workflows/ci.yml", "name: CI\non: push\n");
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(
+        doc["summary"]["http"],
+        serde_json::json!({"go-vcr": 2, "nock": 1, "talkback": 1}),
+        "{doc}"
+    );
+    assert_eq!(doc["summary"]["files"], 4, "{doc}");
+    let secrets: Vec<String> = finding_fields(&doc, &["id", "path"])
+        .into_iter()
+        .filter(|f| f.starts_with("leak/secret"))
+        .collect();
+    assert_eq!(
+        secrets,
+        [
+            "leak/secret examples/fixtures/golang-org.yaml",
+            "leak/secret server/tapes/auth.json5",
+            "leak/secret test/integration/fixtures/deep/er/x.yaml",
+            "leak/secret test/unit/recording/login.json",
+        ],
+        "{doc}"
+    );
+    // A folder given by name is searched by content too.
+    t.vcr(&["verify", "test/integration/fixtures"])
+        .code(1)
+        .stdout_has("checked 1 file (1 go-vcr read as HTTP cassettes)");
+}
+
+/// pre-commit passes file names: a named cassette no glob selects was skipped, and the hook
+/// said `Passed` over a leaked key.
+#[test]
+fn named_files_are_read_by_content_and_the_rest_are_counted() {
+    let t = TestDir::new();
+    t.write("examples/fixtures/golang-org.yaml", go_vcr());
+    t.write("main.go", "package main\n");
+    t.write("README.md", "# app\n");
+    t.vcr(&["verify", "examples/fixtures/golang-org.yaml"])
+        .code(1)
+        .stdout_has("leak/secret")
+        .stdout_has("checked 1 file (1 go-vcr read as HTTP cassettes)");
+    // Only non-cassettes named: a pass that says what it did not read.
+    t.vcr(&["verify", "main.go", "README.md"])
+        .code(0)
+        .stdout_has("2 named files are not cassettes (-v lists them)");
+    t.vcr(&["-v", "verify", "main.go", "README.md"])
+        .stdout_has("main.go: not a cassette vcr knows");
+    let doc = t
+        .vcr(&[
+            "verify",
+            "--format",
+            "json",
+            "main.go",
+            "examples/fixtures/golang-org.yaml",
+        ])
+        .json();
+    assert_eq!(doc["summary"]["not_cassettes"], 1, "{doc}");
+    assert_eq!(doc["summary"]["files"], 1, "{doc}");
+}
+
+/// Configuring `[http] cassettes` used to replace the default folders: cassettes checked a
+/// moment before were no longer checked.
+#[test]
+fn configured_http_globs_add_to_discovery() {
+    let t = TestDir::new();
+    t.write("tests/cassettes/a.yaml", go_vcr());
+    t.write("spec/vcr/b.yaml", go_vcr());
+    t.write(
+        "vcr.toml",
+        "[http]\ncassettes = [{ glob = \"spec/vcr/**\", match-on = [\"method\", \"uri\"] }]\n",
+    );
+    let doc = t.vcr(&["verify", "--format", "json"]).json();
+    assert_eq!(
+        doc["summary"]["http"],
+        serde_json::json!({"go-vcr": 2}),
+        "{doc}"
+    );
+    // A configured glob that selects nothing is still an error.
+    t.write("vcr.toml", "[http]\ncassettes = [\"nowhere/**\"]\n");
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("`[http] cassettes` entry `nowhere/**` selects nothing");
+}
+
+/// A file that looks like a cassette but that no reader knows is linted as text, and said.
+#[test]
+fn cassette_looking_files_no_reader_knows_are_counted() {
+    let t = TestDir::new();
+    t.write(
+        "tests/cassettes/odd.json",
+        "{\"interactions\": \"none yet\"}\n",
+    );
+    t.write("tests/cassettes/a.yaml", go_vcr());
+    t.vcr(&["verify"])
+        .stdout_has("1 file linted as text (no HTTP reader knows its shape) (-v lists them)");
+    t.vcr(&["-v", "verify"])
+        .stdout_has("tests/cassettes/odd.json: linted as text");
+    let doc = t.vcr(&["verify", "--format", "json"]).json();
+    assert_eq!(doc["summary"]["as_text"], 1, "{doc}");
+}
+
+/// "No cassette found" named the project root instead of the folder given, and said nothing
+/// of HTTP cassettes.
+#[test]
+fn no_cassette_found_names_the_folder_and_every_format() {
+    let t = TestDir::new();
+    t.write("sdk/test/data/notes.yaml", "title: not a cassette\n");
+    t.vcr(&["verify", "sdk/test"])
+        .code(2)
+        .stderr_has("no cassette found under sdk/test:")
+        .stderr_has("go-vcr")
+        .stderr_has("nock and talkback")
+        .stderr_has("[verify] text");
+}
