@@ -783,11 +783,9 @@ impl Project {
                 }
             }
         }
-        // Every file is offered to the globs and to the content sniff (issue 21).
-        let globs = true;
         let whole_root = start == self.root;
         let met = walk(start, &is_skipped_dir, &|path, file_type| {
-            self.meet(path, file_type, globs, whole_root)
+            self.meet(path, file_type, whole_root)
         });
         let mut python_files = Vec::new();
         let mut last_fixture_dir: Option<PathBuf> = None;
@@ -960,16 +958,11 @@ impl Project {
 
     /// What a file (or link) `discover`'s walk met is, decided on the core that read its
     /// folder: a dsh scenario file, a Claude Code fixture, a cassette the `[[cassettes]]`,
-    /// `[http] cassettes` or `[verify] text` globs select (when `globs`; the same walk finds
-    /// both these and the fixture folders: a second walk of the tree was a tenth of a
-    /// whole-tree `verify`, issue 12), a Python file (when `python`), or nothing.
-    fn meet(
-        &self,
-        path: PathBuf,
-        file_type: std::fs::FileType,
-        globs: bool,
-        python: bool,
-    ) -> Option<MetFile> {
+    /// `[http] cassettes` or `[verify] text` globs or its content select (every file is
+    /// offered to them, issue 21; the same walk finds both these and the fixture folders: a
+    /// second walk of the tree was a tenth of a whole-tree `verify`, issue 12), a Python
+    /// file (when `python`), or nothing.
+    fn meet(&self, path: PathBuf, file_type: std::fs::FileType, python: bool) -> Option<MetFile> {
         if file_type.is_symlink() {
             return Some(MetFile {
                 path,
@@ -986,7 +979,7 @@ impl Project {
             && self.is_fixture_dir(dir);
         // A fixture is read as one even when a glob selects it too (`select` keeps one of
         // the two): matching it would be wasted.
-        let globbed = if globs && !fixture && file_type.is_file() {
+        let globbed = if !fixture && file_type.is_file() {
             // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
             // `normalize`) leaves its temporary file beside it: ours by its prefix.
             if path

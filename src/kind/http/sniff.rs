@@ -60,10 +60,7 @@ pub fn sniff_file(path: &Path) -> bool {
 /// top-level list of `- request:` items.
 pub fn sniff(head: &[u8]) -> bool {
     let text = String::from_utf8_lossy(head);
-    if text.starts_with("httprr trace v1\n") || text.starts_with("httprr trace v1\r\n") {
-        return true;
-    }
-    if super::talkback::looks_like(&text) {
+    if super::httprr::is_httprr(&text) || super::talkback::looks_like(&text) {
         return true;
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
