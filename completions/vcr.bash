@@ -65,7 +65,7 @@ _vcr() {
 
     case "${cmd}" in
         vcr)
-            opts="-C -q -v -h -V --config --color --platform --quiet --verbose --generate --help --version verify normalize rehash diff record prune help"
+            opts="-C -q -v -h -V --config --color --platform --no-ignore --quiet --verbose --generate --help --version verify normalize rehash diff record prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -99,7 +99,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__diff)
-            opts="-C -q -v -h --rev --textconv --full --format --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --rev --textconv --full --format --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -253,7 +253,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__normalize)
-            opts="-C -q -v -h --check --diff --format --allow-empty --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --check --diff --format --allow-empty --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -287,7 +287,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__prune)
-            opts="-C -q -v -h --usage-log --delete --include-untracked --format --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --usage-log --delete --include-untracked --format --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -325,7 +325,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__record)
-            opts="-C -q -v -h --only --format --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --only --format --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -363,7 +363,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__rehash)
-            opts="-n -C -q -v -h --dry-run --format --allow-empty --config --color --platform --quiet --verbose --help"
+            opts="-n -C -q -v -h --dry-run --format --allow-empty --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -397,7 +397,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__verify)
-            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --max-age --allow-empty --list-detectors --config --color --platform --quiet --verbose --help"
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --max-age --allow-empty --list-detectors --show-files --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

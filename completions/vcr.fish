@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_vcr_global_optspecs
-    string join \n C= config= color= platform= q/quiet v/verbose generate= h/help V/version
+    string join \n C= config= color= platform= no-ignore q/quiet v/verbose generate= h/help V/version
 end
 
 function __fish_vcr_needs_command
@@ -36,6 +36,7 @@ complete-bash\t'Completions for bash'
 complete-zsh\t'Completions for zsh'
 complete-fish\t'Completions for fish'
 complete-powershell\t'Completions for PowerShell'"
+complete -c vcr -n "__fish_vcr_needs_command" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_needs_command" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_needs_command" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -65,6 +66,8 @@ windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l staged -d 'Check what is staged for commit (read from git\'s index)'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l allow-empty -d 'Pass when no cassette is found (by default an empty tree is an error: nothing checked is not a pass)'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l list-detectors -d 'List the leak detectors (the names `-v` prints and `[[verify.allow]] detector` takes) and exit'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l show-files -d 'List the files vcr would read, one per line (as `rg --files` does), and exit; `-v` adds those git ignores'
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -80,6 +83,7 @@ windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l check -d 'Write nothing; exit 1 if any cassette would change'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l diff -d 'Print the unified diff of each change'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l allow-empty -d 'Succeed when no cassette is found (by default an empty tree is an error)'
+complete -c vcr -n "__fish_vcr_using_subcommand normalize" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand normalize" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -94,6 +98,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l platform -d 'Whose pa
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s n -l dry-run -d 'Show the plan; change nothing'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l allow-empty -d 'Succeed when no cassette is found (by default an empty tree is an error)'
+complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -109,6 +114,7 @@ never\t'Never'"
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l full -d 'Add the unified diff of the canonical forms (secrets masked)'
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -122,6 +128,7 @@ always\t'Always'
 never\t'Never'"
 complete -c vcr -n "__fish_vcr_using_subcommand record" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand record" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_using_subcommand record" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand record" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand record" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -137,6 +144,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand prune" -l platform -d 'Whose pat
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -l delete -d 'Delete the orphans (default: list them)'
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -l include-untracked -d 'Also delete orphans git does not track (git cannot bring them back)'
+complete -c vcr -n "__fish_vcr_using_subcommand prune" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -s h -l help -d 'Print help (see more with \'--help\')'

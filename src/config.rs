@@ -37,6 +37,13 @@ pub struct ConfigFile {
     pub record: RecordConfig,
     /// HTTP cassettes (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback).
     pub http: HttpConfig,
+    /// Globs, relative to the project root, of files and folders no command reads when it
+    /// walks the tree (as ruff names it). Files named on the command line are still read.
+    pub exclude: Vec<String>,
+    /// Globs of files read by their content whatever their name or extension: as the
+    /// cassette their content shows, else linted as text (`[verify] text`, the older
+    /// spelling, lints as text only).
+    pub extend_include: Vec<String>,
 }
 
 /// The `[http]` table.
@@ -394,6 +401,8 @@ impl Env for ProcessEnv {
 pub struct Overrides {
     /// `--platform`.
     pub platform: Option<Platform>,
+    /// `--no-ignore`: walks select files git ignores too.
+    pub no_ignore: bool,
 }
 
 /// The machine-dependent settings of Claude Code trees, after layering.
@@ -578,6 +587,7 @@ mod tests {
 
         let cli = Overrides {
             platform: Some(Platform::Windows),
+            ..Overrides::default()
         };
         let s = ClaudeCodeSettings::resolve(&file, root, &env, &cli).unwrap();
         assert_eq!(s.platform, Platform::Windows);

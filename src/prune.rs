@@ -199,6 +199,47 @@ pub fn plan(selection: &Selection, usage: &Usage, tracked: Option<&BTreeSet<Path
     }
 }
 
+/// A run that read cassettes of one folder only, while orphans lie outside it: in a
+/// monorepo, one suite's run judged against every suite's cassettes. Said before the
+/// orphans are listed (issue 21).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PartialRun {
+    /// The deepest folder holding every cassette the sources read, relative to the root.
+    pub folder: String,
+    /// How many orphans lie outside it.
+    pub outside: usize,
+}
+
+/// Whether the usage read cassettes of one folder below the root only while some orphans
+/// lie outside it.
+pub fn partial_run(plan: &Plan, usage: &Usage) -> Option<PartialRun> {
+    let mut common: Option<Vec<&str>> = None;
+    for path in usage.used() {
+        if path.starts_with('/') || path.split('/').any(|part| part == "..") {
+            continue;
+        }
+        let mut parts: Vec<&str> = path.split('/').collect();
+        parts.pop();
+        common = Some(match common {
+            None => parts,
+            Some(common) => common
+                .into_iter()
+                .zip(parts)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    let folder = common.filter(|c| !c.is_empty())?.join("/");
+    let inside = format!("{folder}/");
+    let outside = plan
+        .orphans
+        .iter()
+        .filter(|o| !o.path.starts_with(&inside))
+        .count();
+    (outside > 0).then_some(PartialRun { folder, outside })
+}
+
 /// Why these sources cannot be pruned from, if they cannot. `run` is the command vcr ran,
 /// if it ran one.
 pub fn refusal(plan: &Plan, usage: &Usage, run: Option<&Finished>, root: &Path) -> Option<Refusal> {

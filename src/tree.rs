@@ -15,10 +15,7 @@ use crate::kind::{dsh, generic, http};
 use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
 
 mod walk;
-pub(crate) use walk::walk;
-
-/// Folders never searched for fixtures: version control, dependencies, vcr's own state.
-const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
+pub(crate) use walk::{Policy, is_skipped_name, walk};
 
 /// The name of the folder Claude Code writes its fixtures to.
 pub const FIXTURES_DIR: &str = "fixtures";
@@ -50,6 +47,19 @@ pub enum CassetteKind {
 }
 
 impl CassetteKind {
+    /// The kind's name in machine-readable output (`verify --show-files --format json`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CassetteKind::ClaudeCodeMessage => "claude-code",
+            CassetteKind::ClaudeCodeTokenCount => "claude-code-token-count",
+            CassetteKind::Generic => "generic",
+            CassetteKind::DshSession => "dsh-session",
+            CassetteKind::DshOverride => "dsh-override",
+            CassetteKind::Text => "text",
+            CassetteKind::Http => "http",
+        }
+    }
+
     /// Whether the file's name is a hash of its contents (and can be re-keyed).
     pub fn is_content_addressed(self) -> bool {
         matches!(
@@ -202,6 +212,9 @@ pub struct Selection {
     /// static orphan guess reads the project's test modules, and walking the tree a second
     /// time for them cost a twentieth of a whole-tree `verify` (issue 12).
     pub python_files: Option<Vec<PathBuf>>,
+    /// Cassettes the walk left out because git ignores them (`--no-ignore` reads them),
+    /// relative to the root, sorted: counted, never skipped in silence (issue 21).
+    pub git_ignored: Vec<String>,
 }
 
 impl Selection {
@@ -233,6 +246,21 @@ impl Selection {
                 shown.join(", ")
             ));
         }
+        if let Some(first) = self.git_ignored.first() {
+            text.push_str(&format!(
+                "; it left out {} git ignores, such as `{first}` (--no-ignore reads {})",
+                if self.git_ignored.len() == 1 {
+                    "1 cassette".to_owned()
+                } else {
+                    format!("{} cassettes", self.git_ignored.len())
+                },
+                if self.git_ignored.len() == 1 {
+                    "it"
+                } else {
+                    "them"
+                }
+            ));
+        }
         text.push_str(
             "; nothing checked is not a pass (give the right folder, or --allow-empty to accept an empty tree)",
         );
@@ -255,6 +283,13 @@ pub struct Project {
     generic: Vec<Arc<generic::Spec>>,
     /// `[http] cassettes` (or the default folders), compiled, in order.
     http: HttpGlobs,
+    /// `exclude`: paths no walk enters or selects.
+    exclude: Option<globset::GlobSet>,
+    /// `extend-include`: files read by their content whatever their name, linted as text
+    /// when no reader knows them.
+    extend_include: Option<globset::GlobSet>,
+    /// `--no-ignore`: files git ignores are selected too.
+    no_ignore: bool,
 }
 
 /// The globs that select HTTP cassettes, each with its `match-on`: the configured ones
@@ -394,8 +429,19 @@ impl Project {
                     message,
                 }
             })?;
+        let compile = |key: &str, globs: &[String]| {
+            compile_globs(globs).map_err(|message| ConfigError::Verify {
+                path: config_path.clone(),
+                message: format!("`{key}`: {message}"),
+            })
+        };
+        let exclude = compile("exclude", &config_file.exclude)?;
+        let extend_include = compile("extend-include", &config_file.extend_include)?;
         let project = Project {
             http,
+            exclude,
+            extend_include,
+            no_ignore: overrides.no_ignore,
             root,
             config_path,
             config: config_file,
@@ -413,6 +459,11 @@ impl Project {
     /// The project root, absolute and canonical.
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Whether walks select files git ignores too (`--no-ignore`).
+    pub fn no_ignore(&self) -> bool {
+        self.no_ignore
     }
 
     /// The configuration file in use, if any.
@@ -604,6 +655,8 @@ impl Project {
         selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
         selection.scenarios.sort_by(|a, b| a.rel.cmp(&b.rel));
         selection.ignored.sort();
+        selection.git_ignored.sort();
+        selection.git_ignored.dedup();
         if paths.is_empty() {
             self.check_configured_selects(&mut selection);
         }
@@ -723,8 +776,16 @@ impl Project {
                 }
             }
         }
-        if let Some(globs) = &self.text_globs {
-            let mut matched = vec![false; self.config.verify.text.len()];
+        for (key, globs, listed) in [
+            ("`[verify] text`", &self.text_globs, &self.config.verify.text),
+            (
+                "`extend-include`",
+                &self.extend_include,
+                &self.config.extend_include,
+            ),
+        ] {
+            let Some(globs) = globs else { continue };
+            let mut matched = vec![false; listed.len()];
             for cassette in selection
                 .cassettes
                 .iter()
@@ -734,10 +795,10 @@ impl Project {
                     matched[i] = true;
                 }
             }
-            for (glob, matched) in self.config.verify.text.iter().zip(matched) {
+            for (glob, matched) in listed.iter().zip(matched) {
                 if !matched {
                     selection.selects_nothing.push(nothing(
-                        "`[verify] text`",
+                        key,
                         glob.clone(),
                         "no file matches it (globs are relative to the project root)",
                     ));
@@ -784,8 +845,21 @@ impl Project {
             }
         }
         let whole_root = start == self.root;
-        let met = walk(start, &is_skipped_dir, &|path, file_type| {
-            self.meet(path, file_type, whole_root)
+        let excluded = |path: &Path| {
+            self.exclude
+                .as_ref()
+                .is_some_and(|globs| globs.is_match(self.rel(path)))
+        };
+        let policy = Policy {
+            gitignore: !self.no_ignore,
+            exclude: self.exclude.is_some().then_some(&excluded),
+        };
+        let met = walk(start, policy, &|path, file_type, ignored| {
+            if ignored {
+                self.meet_ignored(path, file_type)
+            } else {
+                self.meet(path, file_type, whole_root)
+            }
         });
         let mut python_files = Vec::new();
         let mut last_fixture_dir: Option<PathBuf> = None;
@@ -800,15 +874,21 @@ impl Project {
                     continue;
                 }
             };
-            let Met::File {
-                dsh,
-                fixture,
-                globbed,
-                python,
-            } = what
-            else {
-                selection.links.push(self.rel(&path));
-                continue;
+            let (dsh, fixture, globbed, python) = match what {
+                Met::File {
+                    dsh,
+                    fixture,
+                    globbed,
+                    python,
+                } => (dsh, fixture, globbed, python),
+                Met::Link => {
+                    selection.links.push(self.rel(&path));
+                    continue;
+                }
+                Met::Ignored => {
+                    selection.git_ignored.push(self.rel(&path));
+                    continue;
+                }
             };
             let dir = path.parent().unwrap_or(&path);
             if dsh {
@@ -916,22 +996,31 @@ impl Project {
     /// The generic, HTTP or text cassette at `path`: what `[[cassettes]]` (the first entry
     /// whose glob matches wins), `[http] cassettes` and the well-known cassette folders, or
     /// `[verify] text` select; else, a file whose head shows an HTTP cassette's shape
-    /// ([`http::sniff`]): any file `named` on the command line, a file of the walk with a
-    /// cassette's extension. Coverage is a property of content (issue 21).
+    /// ([`http::sniff`]): any file `named` on the command line or `extend-include` selects
+    /// (linted as text when it shows none), a file of the walk with a cassette's extension.
+    /// Coverage is a property of content (issue 21).
     fn glob_cassette(&self, path: &Path, named: bool) -> Option<Cassette> {
         let rel = self.rel(path);
         let spec = self.generic.iter().find(|spec| spec.matches(&rel));
         let globbed = spec.is_none() && self.http.find(&rel).is_some();
-        let text = spec.is_none() && !globbed && self.is_text_cassette(&rel);
+        let included = spec.is_none()
+            && !globbed
+            && self
+                .extend_include
+                .as_ref()
+                .is_some_and(|globs| globs.is_match(&rel));
+        let text = spec.is_none() && !globbed && !included && self.is_text_cassette(&rel);
         let http = globbed
             || (spec.is_none()
                 && !text
                 && (named
+                    || included
                     || path
                         .file_name()
                         .and_then(|n| n.to_str())
                         .is_some_and(http::sniff::is_candidate_name))
                 && http::sniff::sniff_file(path));
+        let text = text || (included && !http);
         if spec.is_none() && !http && !text {
             return None;
         }
@@ -1005,6 +1094,31 @@ impl Project {
         })
     }
 
+    /// What a file git ignores would have been: [`Met::Ignored`] when `meet` would have
+    /// selected it (a cassette, a fixture, a scenario file), else nothing.
+    fn meet_ignored(&self, path: PathBuf, file_type: std::fs::FileType) -> Option<MetFile> {
+        if !file_type.is_file() {
+            return None;
+        }
+        let would = match self.meet(path, file_type, false)? {
+            MetFile {
+                path,
+                what:
+                    Met::File {
+                        dsh,
+                        fixture,
+                        globbed,
+                        ..
+                    },
+            } => (dsh || fixture || matches!(globbed, Some(Globbed::Cassette(_)))).then_some(path),
+            MetFile { .. } => None,
+        };
+        would.map(|path| MetFile {
+            path,
+            what: Met::Ignored,
+        })
+    }
+
     /// Lists the cassettes (and stray temporary files) directly in a fixtures folder.
     fn list_dir(&self, dir: &Arc<FixtureDir>, selection: &mut Selection) {
         let entries = match std::fs::read_dir(&dir.path) {
@@ -1064,6 +1178,8 @@ struct MetFile {
 enum Met {
     /// A symbolic link: never followed, reported.
     Link,
+    /// A file git ignores that would have been selected: counted.
+    Ignored,
     File {
         /// A dsh scenario file: its folder is a scenario.
         dsh: bool,
@@ -1080,10 +1196,6 @@ enum Met {
 enum Globbed {
     Cassette(Cassette),
     Temp,
-}
-
-fn is_skipped_dir(name: &str) -> bool {
-    (name.starts_with('.') && name != ".") || SKIPPED_DIRS.contains(&name)
 }
 
 /// `path` relative to `root`, `/`-separated on every platform (a backslash in a Unix file

@@ -84,8 +84,9 @@ pub struct Usage {
 }
 
 impl Usage {
-    /// Adds the records of the log at `log`, resolving relative paths against `root`.
-    pub fn read_log(&mut self, log: &Path, root: &Path) -> Result<(), UsageError> {
+    /// Adds the records of the log at `log`, resolving relative paths against `from`, the
+    /// folder the harness ran in; paths are kept relative to the project `root`.
+    pub fn read_log(&mut self, log: &Path, from: &Path, root: &Path) -> Result<(), UsageError> {
         let text = std::fs::read_to_string(log).map_err(|source| UsageError::Read {
             path: log.to_owned(),
             source,
@@ -107,14 +108,15 @@ impl Usage {
             } else {
                 (trimmed.to_owned(), UsageEvent::Hit)
             };
-            self.add(root, &path, event);
+            self.add(from, root, &path, event);
         }
         Ok(())
     }
 
-    /// Adds one record.
-    pub fn add(&mut self, root: &Path, path: &str, event: UsageEvent) {
-        let absolute = crate::tree::lexical_absolute(&root.join(path));
+    /// Adds one record: `path` is taken from `from` when relative, and kept relative to
+    /// the project `root` when inside it.
+    pub fn add(&mut self, from: &Path, root: &Path, path: &str, event: UsageEvent) {
+        let absolute = crate::tree::lexical_absolute(&from.join(path));
         let path = match absolute.strip_prefix(root) {
             Ok(_) => crate::tree::relative(root, &absolute),
             Err(_) => absolute.to_string_lossy().into_owned(),
@@ -558,7 +560,15 @@ mod tests {
         )
         .unwrap();
         let mut usage = Usage::default();
-        usage.read_log(&log, &root).unwrap();
+        usage.read_log(&log, &root, &root).unwrap();
+        // A harness run in a subfolder logs paths relative to it.
+        let mut from_sub = Usage::default();
+        std::fs::write(&log, "cassettes/e.yaml\n").unwrap();
+        from_sub.read_log(&log, &root.join("pkg"), &root).unwrap();
+        assert_eq!(
+            from_sub.used().into_iter().collect::<Vec<_>>(),
+            ["pkg/cassettes/e.yaml"]
+        );
         assert_eq!(
             usage.used().into_iter().collect::<Vec<_>>(),
             ["fixtures/a.json", "fixtures/b.json", "fixtures/d.json"]
@@ -574,7 +584,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("usage.log");
         std::fs::write(&log, "fixtures/a.json\n{\"path\": \"fixtures/b.js").unwrap();
-        let err = Usage::default().read_log(&log, dir.path()).unwrap_err();
+        let err = Usage::default()
+            .read_log(&log, dir.path(), dir.path())
+            .unwrap_err();
         assert!(
             err.to_string().contains("usage.log:2: not a usage record"),
             "{err}"

@@ -155,3 +155,72 @@ fn no_cassette_found_names_the_folder_and_every_format() {
         .stderr_has("nock and talkback")
         .stderr_has("[verify] text");
 }
+
+/// The tree is read as git would commit it: what git ignores is left out but counted (and
+/// read with `--no-ignore`), environments and dependencies are never read, hidden folders
+/// are, and a file named on the command line is read whatever ignores it.
+#[test]
+fn what_git_ignores_is_counted_and_environments_are_never_read() {
+    let t = TestDir::new();
+    common::git(&t.root, &["init", "-q"]);
+    t.write(".gitignore", "build/\n*.local.yaml\n");
+    t.write("build/cassettes/copied.yaml", go_vcr());
+    t.write("tests/fixtures/mine.local.yaml", go_vcr());
+    t.write(".venv/pyvenv.cfg", "home = /usr/bin\n");
+    t.write(".venv/lib/python3.12/site-packages/x/cassettes/y.yaml", go_vcr());
+    t.write("env/conda-meta/history", "");
+    t.write("env/pkgs/cassettes/z.yaml", go_vcr());
+    t.write("go.mod", "module example.test/app\n");
+    t.write("vendor/example.test/dep/fixtures/d.yaml", go_vcr());
+    let clean = go_vcr().replace(KEY, "<REDACTED>");
+    t.write(".ci/cassettes/hidden.yaml", &clean);
+    let run = t.vcr(&["verify"]);
+    run.code(0)
+        .stdout_has("checked 1 file (1 go-vcr read as HTTP cassettes)")
+        .stdout_has("2 cassettes ignored by git (--no-ignore reads them) (-v lists them)");
+    t.vcr(&["-v", "verify"])
+        .stdout_has("build/cassettes/copied.yaml: ignored by git");
+    let doc = t.vcr(&["verify", "--format", "json"]).json();
+    assert_eq!(doc["summary"]["git_ignored"], 2, "{doc}");
+    // `--no-ignore` reads them; environments and dependencies stay unread.
+    let doc = t.vcr(&["--no-ignore", "verify", "--format", "json"]).json();
+    assert_eq!(doc["summary"]["files"], 3, "{doc}");
+    assert_eq!(doc["summary"]["errors"], 2, "{doc}");
+    // A named file is read, ignored or not (a force-added file pre-commit passes).
+    t.vcr(&["verify", "tests/fixtures/mine.local.yaml"])
+        .code(1)
+        .stdout_has("leak/secret");
+    // When all a search finds is ignored, "no cassette found" says where they went.
+    t.vcr(&["verify", "build"]).code(1);
+    std::fs::remove_dir_all(t.path(".ci")).unwrap();
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("it left out 2 cassettes git ignores, such as `build/cassettes/copied.yaml` (--no-ignore reads them)");
+}
+
+/// `exclude` narrows every walk; `extend-include` widens discovery to files of any name,
+/// read as the cassette their content shows, else linted as text; a glob that selects
+/// nothing is an error.
+#[test]
+fn exclude_and_extend_include_narrow_and_widen_discovery() {
+    let t = TestDir::new();
+    t.write("legacy/cassettes/old.yaml", go_vcr());
+    t.write("tests/recorded/login.cassette", go_vcr());
+    t.write("tests/recorded/notes.cassette", format!("token {KEY}\n"));
+    t.write(
+        "vcr.toml",
+        "exclude = [\"legacy\"]\nextend-include = [\"tests/recorded/*.cassette\"]\n",
+    );
+    let doc = t.vcr(&["verify", "--format", "json"]).json();
+    assert_eq!(doc["summary"]["files"], 2, "{doc}");
+    assert_eq!(doc["summary"]["http"], serde_json::json!({"go-vcr": 1}), "{doc}");
+    let paths: Vec<String> = finding_fields(&doc, &["path"]);
+    assert!(paths.iter().all(|p| !p.starts_with("legacy/")), "{doc}");
+    assert!(paths.contains(&"tests/recorded/notes.cassette".to_owned()), "{doc}");
+    // A named file is read even when excluded.
+    t.vcr(&["verify", "legacy/cassettes/old.yaml"]).code(1);
+    t.write("vcr.toml", "extend-include = [\"nowhere/*.cassette\"]\n");
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("`extend-include` entry `nowhere/*.cassette` selects nothing");
+}

@@ -171,6 +171,70 @@ fn a_computed_use_cassette_path_stops_the_use_cassette_guesses() {
         "{found:?}"
     );
     assert_eq!(found.len(), 5, "{found:?}");
+    // The summary says what turned the guess off, and -v says it per file.
+    t.vcr(&["verify"]).stdout_has("no orphan guess for ");
+    t.vcr(&["-v", "verify"])
+        .stdout_has("calls `use_cassette` with a computed path")
+        .stdout_has("tests/moved/conftest.py: sets `vcr_cassette_dir`: no orphan guess for 1 cassette")
+        .stdout_has("tests/dynamic/test_dyn.py: sets `default_cassette_name`");
+}
+
+/// pytest-vcr names a test's cassette `<dir>/cassettes/<Class.>test_name.yaml`, in no
+/// module folder; a `conftest.py` hook that only registers a matcher moves nothing.
+#[test]
+fn pytest_vcr_naming_and_a_matcher_only_hook() {
+    let t = TestDir::new();
+    t.write(
+        "tests/test_weather.py",
+        "import pytest\n\n@pytest.mark.vcr()\ndef test_today():\n    pass\n\nclass TestCity:\n    @pytest.mark.vcr()\n    def test_paris(self):\n        pass\n",
+    )
+    .write(
+        "tests/conftest.py",
+        "def pytest_recording_configure(config, vcr):\n    vcr.register_matcher(\"body\", lambda a, b: True)\n",
+    )
+    .write("tests/test_other.py", "import vcr\n\ndef test_x():\n    pass\n");
+    for name in [
+        "test_today",
+        "TestCity.test_paris",
+        "test_yesterday",
+        "TestCity.test_rome",
+    ] {
+        t.write(&format!("tests/cassettes/{name}.yaml"), VCRPY);
+    }
+    // A flat folder whose tests use no `vcr` mark or fixture is another harness's.
+    t.write("other/test_plain.py", "def test_gone():\n    pass\n")
+        .write("other/cassettes/test_missing.yaml", VCRPY);
+    let found = orphans(&t, &["verify", "--format", "json"]);
+    let paths: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "tests/cassettes/TestCity.test_rome.yaml",
+            "tests/cassettes/test_yesterday.yaml",
+        ],
+        "{found:#?}"
+    );
+    assert_eq!(
+        found[1].1,
+        "no test `test_yesterday` in the test modules of `tests/` (a guess from pytest-vcr's naming; `vcr prune -- pytest` decides from a run)"
+    );
+    // A literal path anywhere names a cassette.
+    t.write(
+        "scripts/replay.py",
+        "import vcr\nvcr.use_cassette(\"tests/cassettes/test_yesterday.yaml\")\n",
+    );
+    let found = orphans(&t, &["verify", "--format", "json"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    // A conftest that moves cassettes turns the guess off, and the summary says why (the
+    // script's literal path would still judge the folder it names).
+    std::fs::remove_file(t.path("scripts/replay.py")).unwrap();
+    t.write(
+        "tests/conftest.py",
+        "import pytest\n\n@pytest.fixture\ndef vcr_cassette_dir():\n    return \"recorded\"\n",
+    );
+    assert_eq!(orphans(&t, &["verify", "--format", "json"]), []);
+    t.vcr(&["verify"])
+        .stdout_has("no orphan guess for 2 cassettes (`tests/conftest.py` sets `vcr_cassette_dir`)");
 }
 
 #[test]
@@ -202,16 +266,17 @@ fn the_switch_and_a_usage_log_turn_the_guess_off() {
 
 /// The `use_cassette` guess reads the same modules whether `verify` walked the whole tree
 /// (it then takes the `.py` files the selection's walk met) or was given a folder (it walks
-/// for them): never those of a virtual environment, installed packages or hidden files.
+/// for them): never those of a virtual environment (known by its `pyvenv.cfg`), installed
+/// packages or test-environment folders.
 #[test]
 fn the_use_cassette_guess_reads_the_same_modules_however_the_tree_was_walked() {
     let t = project();
     let names_beta = "import vcr\n\ndef test_b():\n    with vcr.use_cassette(\"tests/fixtures/vcr_cassettes/beta.yaml\"):\n        pass\n";
+    t.write("env/pyvenv.cfg", "home = /usr/bin\n");
     for skipped in [
-        "venv/lib/test_b.py",
+        "env/lib/test_b.py",
         "lib/site-packages/pkg/test_b.py",
         "lib/dist-packages/test_b.py",
-        "tests/.test_b.py",
         ".tox/test_b.py",
         "node_modules/pkg/test_b.py",
     ] {

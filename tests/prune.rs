@@ -396,3 +396,57 @@ fn http_cassettes_are_never_pruned() {
     let verify = vcr(&t, &["verify", "tests/cassettes/test_models.yaml"]);
     verify.code(0).stdout_has("1 vcrpy read as HTTP cassettes");
 }
+
+/// In a monorepo, a suite's test command runs in its own folder (where its harness logs
+/// paths from), `prune PATH` judges that suite's cassettes only, and a run that read one
+/// folder's cassettes says so before it lists the other suites' as orphans (issue 21).
+#[test]
+fn a_suites_run_is_judged_in_its_own_folder() {
+    let t = TestDir::new();
+    t.write("vcr.toml", "");
+    let mut suites = Vec::new();
+    for suite in ["a", "b"] {
+        let mut names = Vec::new();
+        for i in 0..2 {
+            let (name, text) = fixture(&[&format!("\"{suite} {i}\"")], &format!("answer {i}"));
+            t.write(&format!("pkg/{suite}/fixtures/{name}"), text);
+            names.push(name);
+        }
+        suites.push(names);
+    }
+    // Suite a's harness, run from its folder, logs the one cassette it reads relative to it.
+    t.write(
+        "pkg/a/test.sh",
+        format!(
+            "set -e\necho \"fixtures/{}\" >> \"$VCR_USAGE_LOG\"\n",
+            suites[0][0]
+        ),
+    );
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-q", "-m", "suites"]);
+    let run = |args: &[&str]| {
+        let mut cmd = t.command_in("pkg/a", args, &[]);
+        isolate_git(&mut cmd);
+        Run::from(cmd.output().unwrap())
+    };
+    let alone = run(&["prune", ".", "--", "sh", "test.sh"]);
+    alone
+        .code(0)
+        .stdout_has(&format!("pkg/a/fixtures/{}", suites[0][1]))
+        .stdout_has("1 orphan");
+    assert!(!alone.stdout.contains("pkg/b/"), "{}", alone.stdout);
+    assert!(!alone.stderr.contains("note: the run read"), "{}", alone.stderr);
+    // The whole tree against one suite's run: the note comes first, then every orphan.
+    let whole = run(&["prune", "--format", "json", "--", "sh", "test.sh"]);
+    whole
+        .code(0)
+        .stderr_has("note: the run read cassettes under `pkg/a/fixtures/` only; 2 orphans listed below lie outside it");
+    let doc = whole.json();
+    assert_eq!(
+        doc["summary"]["partial_run"],
+        serde_json::json!({"folder": "pkg/a/fixtures", "outside": 2}),
+        "{doc}"
+    );
+    assert_eq!(doc["summary"]["orphans"], 3, "{doc}");
+}

@@ -31,9 +31,6 @@ use crate::kind::dsh;
 use crate::lint::Scanner;
 use crate::tree::FIXTURES_DIR;
 
-/// Folders never read: dependencies, build output (hidden folders are skipped too).
-const SKIPPED_DIRS: [&str; 3] = ["node_modules", "target", "__pycache__"];
-
 /// The endings of files that may be HTTP cassettes (vcrpy and Ruby VCR YAML or JSON, HAR,
 /// httprr, nock JSON, talkback JSON5, gzip-compressed YAML): such a file is read, and is a
 /// cassette when its content is one ([`crate::kind::http::read`]).
@@ -161,35 +158,27 @@ impl Snapshot {
         self.files.iter().map(|(k, v)| (k.as_str(), v))
     }
 
-    /// Adds every file under `dir` as `<prefix>/<path under dir>`. Symbolic links are not
-    /// followed; hidden folders, `node_modules`, `target` and `__pycache__` are skipped, as
-    /// they are when a revision is read ([`is_skipped`]).
-    pub fn add_dir(&mut self, dir: &Path, prefix: &str) -> Result<(), DiffError> {
-        let walk = walkdir::WalkDir::new(dir)
-            .follow_links(false)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| {
-                e.depth() == 0
-                    || !(e.file_type().is_dir() && skipped_dir(&e.file_name().to_string_lossy()))
-            });
-        for entry in walk {
-            let entry = entry.map_err(|e| DiffError::Walk {
-                path: e.path().map_or_else(|| dir.to_owned(), Path::to_owned),
-                source: e
-                    .into_io_error()
-                    .unwrap_or_else(|| std::io::Error::other("loop")),
-            })?;
-            if !entry.file_type().is_file() {
-                continue;
-            }
-            let rel = crate::tree::relative(dir, entry.path());
+    /// Adds every file under `dir` as `<prefix>/<path under dir>`, leaving out what every
+    /// command's walk leaves out ([`crate::tree::walk`]: version control, dependencies,
+    /// environments, caches, and what git ignores unless `no_ignore`). Symbolic links are
+    /// not followed. A git revision leaves out the same folders by name ([`is_skipped`]).
+    pub fn add_dir(&mut self, dir: &Path, prefix: &str, no_ignore: bool) -> Result<(), DiffError> {
+        let policy = crate::tree::Policy {
+            gitignore: !no_ignore,
+            exclude: None,
+        };
+        let met = crate::tree::walk(dir, policy, &|path, file_type, ignored| {
+            (file_type.is_file() && !ignored).then_some(path)
+        });
+        for path in met {
+            let path = path.map_err(|(path, source)| DiffError::Walk { path, source })?;
+            let rel = crate::tree::relative(dir, &path);
             let rel = if prefix.is_empty() {
                 rel
             } else {
                 format!("{prefix}/{rel}")
             };
-            self.insert(&rel, Blob::File(entry.into_path()));
+            self.insert(&rel, Blob::File(path));
         }
         Ok(())
     }
@@ -203,17 +192,13 @@ impl Snapshot {
     }
 }
 
-fn skipped_dir(name: &str) -> bool {
-    (name.starts_with('.') && name != "." && name != "..") || SKIPPED_DIRS.contains(&name)
-}
-
-/// Whether a relative path lies in a folder `vcr diff` never reads (hidden folders,
-/// `node_modules`, `target`, `__pycache__`): the same rule for a folder walk and for the
-/// files of a git revision, so that neither side sees what the other cannot.
+/// Whether a relative path of a git revision lies in a folder no walk enters, by its name
+/// (version control, `.vcr`, `node_modules`, `site-packages`, ...): the folders of a
+/// revision cannot be looked into for the files that mark an environment or a cache.
 pub fn is_skipped(rel: &str) -> bool {
     let mut parts: Vec<&str> = rel.split('/').collect();
     parts.pop();
-    parts.into_iter().any(skipped_dir)
+    parts.into_iter().any(crate::tree::is_skipped_name)
 }
 
 /// How a comparison runs.
@@ -992,7 +977,10 @@ mod tests {
     fn skipped_folders_match_the_walk() {
         assert!(is_skipped(".git/fixtures/aaaaaa.json"));
         assert!(is_skipped("node_modules/x/fixtures/aaaaaa.json"));
+        assert!(is_skipped("a/.vcr/stash/aaaaaa.json"));
         assert!(!is_skipped("fixtures/aaaaaa.json"));
         assert!(!is_skipped(".hidden-file.json"));
+        // Hidden folders are read: git commits them.
+        assert!(!is_skipped(".github/cassettes/a.yaml"));
     }
 }

@@ -347,6 +347,10 @@ pub struct Summary {
     /// not read. Counted so that a hook that passed them says so (issue 21).
     #[serde(skip_serializing_if = "is_zero")]
     pub not_cassettes: usize,
+    /// Cassettes the walk left out because git ignores them (`--no-ignore` reads them):
+    /// counted, so that a rule that hides cassettes is seen (issue 21).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub git_ignored: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -366,6 +370,11 @@ pub struct Outcome {
     pub scenarios: Vec<ScenarioStats>,
     /// The files counted in `Summary::as_text`, in path order (`verify -v` lists them).
     pub as_text: Vec<String>,
+    /// The cassettes counted in `Summary::git_ignored`, in path order (`verify -v`).
+    pub git_ignored: Vec<String>,
+    /// The files that turned the static orphan guess off for some cassettes, with why: the
+    /// summary says so, so that a guess that judged nothing is not read as "no orphans".
+    pub guess_off: Vec<crate::usage::naming::Off>,
 }
 
 /// What a dsh scenario holds, as the harness would load it.
@@ -462,11 +471,13 @@ pub fn run(
         let vcrpy: Vec<&Cassette> = (selection.cassettes.iter())
             .filter(|c| vcrpy.contains(&c.path))
             .collect();
-        for guess in crate::usage::naming::orphans(root, &vcrpy, selection.python_files.as_deref())
-        {
+        let guesses =
+            crate::usage::naming::orphans(root, &vcrpy, selection.python_files.as_deref());
+        for guess in guesses.orphans {
             let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
             push(checks, &mut findings, finding, None);
         }
+        outcome.guess_off = guesses.off;
     }
     let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
     for (finding, raw) in findings {
@@ -506,6 +517,8 @@ pub fn run(
     outcome.summary.warnings = kept.len() - outcome.summary.errors;
     outcome.summary.as_text = outcome.as_text.len();
     outcome.summary.not_cassettes = selection.ignored.len();
+    outcome.summary.git_ignored = selection.git_ignored.len();
+    outcome.git_ignored.clone_from(&selection.git_ignored);
     outcome.findings = kept;
     outcome
 }

@@ -75,6 +75,10 @@ pub(crate) struct GlobalArgs {
     #[arg(long, value_name = "PLATFORM", global = true)]
     pub(crate) platform: Option<PlatformArg>,
 
+    /// Read files git ignores too (.gitignore, .git/info/exclude, global excludes).
+    #[arg(long, global = true)]
+    pub(crate) no_ignore: bool,
+
     /// Say less: only errors.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub(crate) quiet: bool,

@@ -93,6 +93,7 @@ impl Context {
                 PlatformArg::Unix => Platform::Unix,
                 PlatformArg::Windows => Platform::Windows,
             }),
+            no_ignore: global.no_ignore,
         };
         let project = Project::open(
             &working_dir,

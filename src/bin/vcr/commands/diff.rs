@@ -109,8 +109,8 @@ fn compare_paths(
         (true, true) => {
             let mut old_side = Snapshot::new(&format!("{}/{{}}", old.display()));
             let mut new_side = Snapshot::new(&format!("{}/{{}}", new.display()));
-            old_side.add_dir(&old_abs, "")?;
-            new_side.add_dir(&new_abs, "")?;
+            old_side.add_dir(&old_abs, "", cx.project.no_ignore())?;
+            new_side.add_dir(&new_abs, "", cx.project.no_ignore())?;
             // The folders given may be fixtures folders themselves.
             options.fixture_dirs.push(String::new());
             Ok(vcr::diff::run(
@@ -217,12 +217,12 @@ fn revision_sides(
     }
     let mut new = Snapshot::new("{}");
     if rels.is_empty() {
-        new.add_dir(root, "")?;
+        new.add_dir(root, "", cx.project.no_ignore())?;
     }
     for rel in &rels {
         let path = root.join(rel);
         if path.is_dir() {
-            new.add_dir(&path, rel)?;
+            new.add_dir(&path, rel, cx.project.no_ignore())?;
             options.fixture_dirs.push(rel.clone());
         } else if path.is_file() {
             new.insert(rel, Blob::File(path));

@@ -16,15 +16,21 @@ use crate::context::Context;
 ///
 /// The usage comes from logs (`--usage-log`, one line per cassette lookup: a path or
 /// `{"path": ..., "event": "hit" | "miss" | "write"}`), from a test command run after `--`
-/// (with `VCR_USAGE_LOG` set to a fresh log, its output scanned for missing-fixture
-/// messages and, on Linux, the tree watched for file opens), or both. HTTP cassettes are
-/// judged per recorder format: only formats the sources read a cassette of. Nothing is
+/// (run in the current folder, with `VCR_USAGE_LOG` set to a fresh log, its output scanned
+/// for missing-fixture messages and, on Linux, the tree watched for file opens), or both.
+/// Given PATHs (a suite's folder in a monorepo), only their cassettes are judged; a run
+/// that read the cassettes of one folder only says so before it lists orphans elsewhere.
+/// HTTP cassettes are judged per recorder format: only formats the sources read a cassette of. Nothing is
 /// listed or deleted (exit 2) when the command failed or was interrupted, a lookup missed
 /// (the seeds' and the HTTP recorders' missing-cassette messages), or the sources name no
 /// cassette of the tree. Exit codes: 0 done (whatever the dry run lists),
 /// 2 refused or could not run.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
+    /// Judge only the cassettes under these folders or of these files (default: the tree).
+    #[arg(value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
     /// Usage logs of test runs (repeatable; CI shards and other OSes are combined).
     #[arg(long, value_name = "FILE")]
     pub(crate) usage_log: Vec<PathBuf>,
@@ -58,6 +64,9 @@ struct Summary<'a> {
     /// HTTP cassettes of a recorder format the run read none of: never orphans.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     not_judged: Vec<NotJudgedSummary<'a>>,
+    /// The run read the cassettes of this folder only, and orphans lie outside it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    partial_run: Option<vcr::prune::PartialRun>,
 }
 
 /// One recorder format `prune` did not judge.
@@ -84,7 +93,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     if !args.delete {
         cx.check_interrupted()?;
     }
-    let selection = cx.select(&[])?;
+    let selection = cx.select(&args.paths)?;
     if args.delete {
         cx.remove_stray_temps(&selection)?;
     }
@@ -92,7 +101,11 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let read = args.delete.then(|| vcr::prune::read(&selection));
     let mut usage = Usage::default();
     for log in &args.usage_log {
-        usage.read_log(&cx.working_dir.join(log), cx.project.root())?;
+        usage.read_log(
+            &cx.working_dir.join(log),
+            cx.project.root(),
+            cx.project.root(),
+        )?;
     }
     let run = match args.command.is_empty() {
         true => None,
@@ -118,6 +131,15 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         Some(read) => vcr::prune::delete(&cx.store, &deletable, read)?,
         None => Default::default(),
     };
+    let partial = vcr::prune::partial_run(&plan, &usage);
+    if let Some(partial) = &partial {
+        cx.reporter.err(&format!(
+            "note: the run read cassettes under `{folder}/` only; {outside} listed below {lie} outside it, where it may not have run a test (`vcr prune {folder} ...` judges that folder alone)",
+            folder = partial.folder,
+            outside = count(partial.outside, "orphan"),
+            lie = if partial.outside == 1 { "lies" } else { "lie" },
+        ));
+    }
     let kept = |orphan: &Orphan| orphan.files.iter().any(|f| applied.skipped(f).is_some());
     for skipped in &applied.skipped {
         cx.report().report(&Event::Changed {
@@ -154,6 +176,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
                 paths: &n.cassettes,
             })
             .collect(),
+        partial_run: partial,
     };
     let mut line = if args.delete {
         format!(

@@ -15,9 +15,11 @@ use crate::report::Verbosity;
 /// The variable that names the usage log a harness appends to.
 pub(crate) const USAGE_LOG_ENV: &str = "VCR_USAGE_LOG";
 
-/// Runs `argv` in the project root with `env` added and a fresh usage log, watching
-/// `watch`; adds everything the run said to `usage`. With `json` output the command's
-/// stdout goes to stderr too, so vcr's stdout stays one JSON document.
+/// Runs `argv` in the current folder (where the user would have run it, `-C` honoured; in a
+/// monorepo, one suite's folder) with `env` added and a fresh usage log, watching `watch`;
+/// adds everything the run said to `usage`, relative paths taken from that folder. With
+/// `json` output the command's stdout goes to stderr too, so vcr's stdout stays one JSON
+/// document.
 pub(crate) fn run(
     cx: &Context,
     argv: &[String],
@@ -37,6 +39,7 @@ pub(crate) fn run(
         log.path().to_string_lossy().into_owned(),
     ));
     let root = cx.project.root();
+    let dir = std::fs::canonicalize(&cx.working_dir).unwrap_or_else(|_| root.to_owned());
     if cx.reporter.verbosity() >= Verbosity::Verbose {
         // Values are masked: `[record] env` may hold a token, and -v output lands in CI logs.
         let masker = vcr::lint::Scanner::new(&[]);
@@ -52,7 +55,7 @@ pub(crate) fn run(
     }
     let spec = Spec {
         argv,
-        dir: root,
+        dir: &dir,
         env: &env,
         watch,
     };
@@ -62,13 +65,13 @@ pub(crate) fn run(
     let out: &mut (dyn std::io::Write + Send) = if json { &mut stderr2 } else { &mut stdout };
     let finished = exec::run(spec, out, &mut stderr)?;
     if log.path().exists() {
-        usage.read_log(log.path(), root)?;
+        usage.read_log(log.path(), &dir, root)?;
     }
     for path in &finished.opened {
-        usage.add(root, &path.to_string_lossy(), UsageEvent::Hit);
+        usage.add(&dir, root, &path.to_string_lossy(), UsageEvent::Hit);
     }
     for path in &finished.missing {
-        usage.add(root, path, UsageEvent::Miss);
+        usage.add(&dir, root, path, UsageEvent::Miss);
     }
     for line in &finished.unnamed_misses {
         usage.add_unnamed_miss(line);

@@ -59,6 +59,55 @@ pub(crate) struct Args {
     /// and exit.
     #[arg(long, conflicts_with_all = ["paths", "staged", "baseline", "write_baseline", "usage_log"])]
     pub(crate) list_detectors: bool,
+
+    /// List the files vcr would read, one per line (as `rg --files` does), and exit; `-v`
+    /// adds those git ignores.
+    #[arg(long, conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors"])]
+    pub(crate) show_files: bool,
+}
+
+/// `vcr verify --show-files`: what the selection reads, without reading it. Ignored
+/// cassettes are listed in JSON and, with `-v`, as skipped.
+fn show_files(cx: &Context, args: &Args) -> Result<Outcome> {
+    let selection = cx.select(&args.paths)?;
+    if cx.reporter.output() == Output::Json {
+        #[derive(serde::Serialize)]
+        struct File<'a> {
+            path: &'a str,
+            kind: &'static str,
+        }
+        #[derive(serde::Serialize)]
+        struct Document<'a> {
+            version: u32,
+            files: Vec<File<'a>>,
+            git_ignored: &'a [String],
+        }
+        let document = Document {
+            version: 1,
+            files: selection
+                .cassettes
+                .iter()
+                .map(|c| File {
+                    path: &c.rel,
+                    kind: c.kind.name(),
+                })
+                .collect(),
+            git_ignored: &selection.git_ignored,
+        };
+        cx.reporter
+            .out(&serde_json::to_string_pretty(&document).expect("JSON serializes"));
+        return Ok(Outcome::Clean);
+    }
+    for cassette in &selection.cassettes {
+        cx.reporter.out(&cassette.rel);
+    }
+    for path in &selection.git_ignored {
+        cx.report().report(&Event::Skipped {
+            path,
+            reason: "ignored by git (--no-ignore reads it)",
+        });
+    }
+    Ok(Outcome::Clean)
 }
 
 /// `vcr verify --list-detectors`: needs no project, so it works where `vcr.toml` is broken.
@@ -91,6 +140,9 @@ pub(crate) fn list_detectors(reporter: &Reporter) {
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
+    if args.show_files {
+        return show_files(cx, args);
+    }
     cx.announce()?;
     cx.check_interrupted()?;
     let mut options = Options::default();
@@ -124,7 +176,11 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     if !args.usage_log.is_empty() {
         let mut usage = Usage::default();
         for log in &args.usage_log {
-            usage.read_log(&cx.working_dir.join(log), cx.project.root())?;
+            usage.read_log(
+                &cx.working_dir.join(log),
+                cx.project.root(),
+                cx.project.root(),
+            )?;
         }
         options.usage = Some(usage);
     }
@@ -195,6 +251,12 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             reason: "linted as text: no reader knows its shape",
         });
     }
+    for path in &outcome.git_ignored {
+        cx.report().report(&Event::Skipped {
+            path,
+            reason: "ignored by git (--no-ignore reads it)",
+        });
+    }
     let mut not_read = Vec::new();
     if s.as_text > 0 {
         not_read.push(format!(
@@ -216,6 +278,38 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
                 "a cassette"
             } else {
                 "cassettes"
+            }
+        ));
+    }
+    if s.git_ignored > 0 {
+        not_read.push(format!(
+            "{} ignored by git (--no-ignore reads {})",
+            count(s.git_ignored, "cassette"),
+            if s.git_ignored == 1 { "it" } else { "them" }
+        ));
+    }
+    for off in &outcome.guess_off {
+        cx.report().report(&Event::Skipped {
+            path: &off.path,
+            reason: &format!(
+                "{}: no orphan guess for {} it may move or rename",
+                off.reason,
+                count(off.cassettes, "cassette")
+            ),
+        });
+    }
+    if let Some(first) = outcome.guess_off.first() {
+        let cassettes: usize = outcome.guess_off.iter().map(|o| o.cassettes).sum();
+        let more = outcome.guess_off.len() - 1;
+        not_read.push(format!(
+            "no orphan guess for {} (`{}` {}{})",
+            count(cassettes, "cassette"),
+            first.path,
+            first.reason,
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
             }
         ));
     }
