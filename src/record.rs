@@ -12,6 +12,10 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
+mod mode;
+
+pub use mode::{How, HttpRecording, RecorderMode, http_recording};
+
 use crate::config::ConfigFile;
 use crate::store::ContentHash;
 use crate::tree::{Cassette, Selection};

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 use anyhow::{Result, anyhow, bail};
 use vcr::event::{Event, NoProgress, Report};
 use vcr::exec::Finished;
-use vcr::record::{Change, Siblings, Snapshot};
+use vcr::record::{Change, How, HttpRecording, Siblings, Snapshot};
 use vcr::store::stash::{Replaced, Unstashed};
 use vcr::usage::Usage;
 use vcr::verify::{Checks, Options};
@@ -14,12 +14,16 @@ use vcr::verify::{Checks, Options};
 use super::{Outcome, count, test_run};
 use crate::cli::Format;
 use crate::context::Context;
+use crate::report::Verbosity;
 
 /// Run the test suite in record mode and keep only what a green run recorded.
 ///
-/// The command runs in the project root with the record environment (`VCR_RECORD=1` for
+/// The command runs in the current folder with the record environment (`VCR_RECORD=1` for
 /// Claude Code trees, `DSH_SNAPSHOT=record` for dsh, or `[record] env` in vcr.toml) and
-/// `VCR_USAGE_LOG`. With `--only`, the matching cassettes are first moved aside under
+/// `VCR_USAGE_LOG`. HTTP recorders are put in record mode where they can be from outside the
+/// test code (pytest-recording's `--record-mode=once`, pytest-vcr's `--vcr-record=once`,
+/// `NOCK_BACK_MODE=record`); where they cannot and their default only replays (httprr,
+/// Playwright), vcr says what to pass, and a run that recorded nothing is an error. With `--only`, the matching cassettes are first moved aside under
 /// `.vcr/stash/` so the harness records them again; if the command fails or is interrupted
 /// (SIGINT and SIGTERM are passed on to it), or vcr is killed, they are put back (by this
 /// run, or by the next mutating one). After a green run the new and changed cassettes are
@@ -54,6 +58,9 @@ struct Summary {
     touched: usize,
     /// Files a failed run added, changed or removed, left as it left them.
     left_behind: usize,
+    /// The tree's HTTP recorders and how each was put in record mode.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    recorders: Vec<vcr::record::RecorderMode>,
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
@@ -63,7 +70,15 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     cx.remove_stray_temps(&selection)?;
     let before = Snapshot::take(&selection);
     let siblings = Siblings::take(&selection);
-    let env = vcr::record::record_env(&selection, cx.project.config());
+    let mut env = vcr::record::record_env(&selection, cx.project.config());
+    let http = http_recording(cx, &selection, &args.command, &env);
+    for (key, value) in &http.env {
+        if !env.iter().any(|(k, _)| k == key) {
+            env.push((key.clone(), value.clone()));
+        }
+    }
+    let mut command = args.command.clone();
+    command.extend(http.args.iter().cloned());
     let chosen =
         vcr::record::matching(&selection, &args.only).map_err(|e| anyhow!("--only: {e}"))?;
     if !args.only.is_empty() && chosen.is_empty() {
@@ -104,8 +119,9 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
                 before: &before,
                 siblings: &siblings,
                 started: SystemTime::now(),
+                http: &http,
             };
-            match test_run::run(cx, &args.command, &env, &[], json, &mut Usage::default())? {
+            match test_run::run(cx, &command, &env, &[], json, &mut Usage::default())? {
                 finished if finished.succeeded() => keep(cx, &run),
                 finished => put_back(cx, &run, &finished),
             }
@@ -125,6 +141,8 @@ struct Run<'a> {
     /// When the command started: files in folders new to the tree count as written by the
     /// run from then on.
     started: SystemTime,
+    /// How the tree's HTTP recorders were put in record mode.
+    http: &'a HttpRecording,
 }
 
 impl Run<'_> {
@@ -241,6 +259,7 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     let mut summary = Summary {
         changes: changed,
         touched: touched.len(),
+        recorders: run.http.recorders.clone(),
         ..Summary::default()
     };
     if !recorded.is_empty() {
@@ -259,6 +278,26 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
         }
         summary.errors = outcome.summary.errors;
         summary.warnings = outcome.summary.warnings;
+    }
+    // A run that recorded nothing, with a recorder vcr could not switch, could not have.
+    let config_env = cx.project.config().record.env.is_some();
+    if changed.added + changed.changed + changed.removed == 0 && !config_env {
+        let cannot: Vec<String> = run
+            .http
+            .cannot()
+            .map(|r| format!("{}: {}", r.recorder, http_how(&r.how)))
+            .collect();
+        if !cannot.is_empty() {
+            bail!(
+                "nothing was recorded, and vcr could not put {} in record mode; {}",
+                if cannot.len() == 1 {
+                    "this recorder"
+                } else {
+                    "these recorders"
+                },
+                cannot.join("; ")
+            );
+        }
     }
     let line = format!(
         "recorded: {} added, {} changed, {} removed, {} unchanged{}{}; {}, {} in what was recorded",
@@ -285,6 +324,56 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// How the tree's HTTP recorders are put in record mode, said before the run: what vcr
+/// added (always), what it cannot set (a warning), what the test code decides (with `-v`).
+fn http_recording(
+    cx: &Context,
+    selection: &vcr::tree::Selection,
+    argv: &[String],
+    env: &[(String, String)],
+) -> HttpRecording {
+    let dir = std::fs::canonicalize(&cx.working_dir).unwrap_or_else(|_| cx.working_dir.clone());
+    let env_get = |key: &str| {
+        env.iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(key).ok())
+    };
+    let http = vcr::record::http_recording(selection, cx.project.root(), &dir, argv, &env_get);
+    for recorder in &http.recorders {
+        let line = match &recorder.example {
+            Some(example) => format!(
+                "{} ({} such as `{example}`): {}",
+                recorder.recorder,
+                count(recorder.cassettes, "cassette"),
+                http_how(&recorder.how)
+            ),
+            None => format!("{}: {}", recorder.recorder, http_how(&recorder.how)),
+        };
+        match recorder.how {
+            How::Cannot(_) => cx.reporter.err(&format!("warning: {line}")),
+            How::Set(_) if cx.reporter.verbosity() > Verbosity::Quiet => {
+                cx.reporter.err(&format!("note: {line}"));
+            }
+            How::Given(_) | How::InCode(_) if cx.reporter.verbosity() >= Verbosity::Verbose => {
+                cx.reporter.err(&format!("note: {line}"));
+            }
+            How::Set(_) | How::Given(_) | How::InCode(_) => {}
+        }
+    }
+    http
+}
+
+/// A recorder's record mode in words.
+fn http_how(how: &How) -> String {
+    match how {
+        How::Set(what) => what.clone(),
+        How::Given(what) => format!("the command sets `{what}` itself"),
+        How::InCode(what) => format!("its record mode is in the test code: {what}"),
+        How::Cannot(what) => (*what).to_owned(),
+    }
 }
 
 /// Passes events on, except `normalize`'s stale-name notices: `record` re-keys right after,

@@ -1,0 +1,203 @@
+//! `vcr record` on trees of HTTP cassettes (issue 21): the recorders are put in record mode
+//! where that can be done from outside the test code, and a run that could not have
+//! recorded is never a success.
+//!
+//! pytest-recording replays only unless pytest is given `--record-mode`, so a `vcr record --
+//! pytest` that did not pass it would replay, record nothing and claim so: these tests run
+//! the real plugin (from `tests/recorders/install`) against the test server. nock reads
+//! `NOCK_BACK_MODE` when it loads: a real node process shows the mode nock took. httprr has
+//! no switch vcr can set, so a run over its cassettes that recorded nothing is an error that
+//! says what to pass.
+
+mod common;
+
+use std::process::Command;
+
+use common::TestDir;
+use common::recorders::{Recorder, available, installed, programs, python};
+use common::scenario::Scenario;
+use common::server::{Received, Server};
+
+/// The pytest-recording project of `tests/recorders/python`: one test under
+/// `@pytest.mark.vcr`, its cassette `tests/cassettes/test_scenario/test_scenario.yaml`.
+fn pytest_project() -> TestDir {
+    let t = TestDir::new();
+    for file in ["scenario.py", "test_scenario.py"] {
+        let source = programs().join("python").join(file);
+        t.write(&format!("tests/{file}"), std::fs::read(source).unwrap());
+    }
+    t
+}
+
+const CASSETTE: &str = "tests/cassettes/test_scenario/test_scenario.yaml";
+
+/// Runs `vcr args... -- python -m pytest ...` in `t` over `scenario` (`args` ending in `--`:
+/// through `sh -c`): against a
+/// fresh server, or, given the URL of one that is gone, with nothing listening there (only
+/// a cassette can answer). Returns the run, the scenario's URL and what the server received.
+fn record_with_pytest(
+    t: &TestDir,
+    scenario: &Scenario,
+    args: &[&str],
+    gone: Option<&str>,
+) -> (common::Run, String, Vec<Received>) {
+    let harness = TestDir::new();
+    let server = gone
+        .is_none()
+        .then(|| Server::start_with(scenario.answers()));
+    let base_url = match &server {
+        Some(server) => server.base_url(),
+        None => gone.unwrap().to_owned(),
+    };
+    harness.write("scenario.json", scenario.to_json(&base_url));
+    let pytest = format!(
+        "{} -m pytest -q -p no:cacheprovider tests/test_scenario.py",
+        python().display()
+    );
+    let mut argv: Vec<&str> = args.to_vec();
+    // `sh -c` stands for a runner (`make test`, `tox`): pytest is not the command itself.
+    match args.last() {
+        Some(&"--") => argv.extend(["sh", "-c", &pytest]),
+        _ => {
+            argv.push("--");
+            argv.extend(pytest.split(' '));
+        }
+    }
+    let scenario_file = harness.path("scenario.json");
+    let mut cmd = t.command(
+        &argv,
+        &[
+            ("RECORDER_SCENARIO", scenario_file.to_str().unwrap()),
+            ("PYTHONDONTWRITEBYTECODE", "1"),
+        ],
+    );
+    without_proxy(&mut cmd);
+    let run = common::Run::from(cmd.output().unwrap());
+    let received = server.map(Server::stop).unwrap_or_default();
+    (run, base_url, received)
+}
+
+/// The server is on 127.0.0.1: no proxy may stand between.
+fn without_proxy(cmd: &mut Command) {
+    for key in ["http_proxy", "https_proxy", "all_proxy"] {
+        cmd.env_remove(key).env_remove(key.to_ascii_uppercase());
+    }
+}
+
+#[test]
+fn pytest_recording_records_a_missing_cassette_and_records_again_with_only() {
+    if !available(Recorder::PytestRecording) {
+        return;
+    }
+    let t = pytest_project();
+    // Where the plugin is declared, vcr knows which option puts it in record mode.
+    t.write("requirements-dev.txt", "pytest-recording==0.15.0\n");
+    let scenario = Scenario::clean();
+    let (run, url, received) = record_with_pytest(&t, &scenario, &["record"], None);
+    run.code(0)
+        .stderr_has("note: pytest-recording: `--record-mode=once` added to the command")
+        .stdout_has("recorded: 1 added");
+    assert_eq!(received.len(), 3, "the run recorded against the server");
+    assert!(t.exists(CASSETTE), "{:?}", t.files("tests").keys());
+
+    // Again, with the server gone: the cassette is there, so pytest replays it.
+    let (run, _, _) = record_with_pytest(&t, &scenario, &["record"], Some(&url));
+    run.code(0).stdout_has("recorded: 0 added, 0 changed");
+
+    // `--only` moves it aside: recorded again from a server.
+    let (run, _, received) = record_with_pytest(
+        &t,
+        &scenario,
+        &["record", "--only", "tests/cassettes/**"],
+        None,
+    );
+    run.code(0);
+    assert_eq!(received.len(), 3, "{}{}", run.stdout, run.stderr);
+    assert!(t.exists(CASSETTE));
+
+    // Behind a runner, the option goes to pytest through `PYTEST_ADDOPTS`.
+    std::fs::remove_file(t.path(CASSETTE)).unwrap();
+    let (run, _, received) = record_with_pytest(&t, &scenario, &["record", "--"], None);
+    run.code(0)
+        .stderr_has("`--record-mode=once` added to `PYTEST_ADDOPTS`")
+        .stdout_has("recorded: 1 added");
+    assert_eq!(received.len(), 3);
+}
+
+#[test]
+fn pytest_recording_without_its_option_fails_instead_of_claiming_nothing_changed() {
+    if !available(Recorder::PytestRecording) {
+        return;
+    }
+    // The plugin is declared nowhere vcr looks: it cannot add the option, and the plugin's
+    // default (`none`) cannot record the missing cassette. The run fails, and says so.
+    let t = pytest_project();
+    let scenario = Scenario::clean();
+    let (run, _, received) = record_with_pytest(&t, &scenario, &["record"], None);
+    assert_ne!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    assert!(received.is_empty(), "{received:?}");
+    assert!(run.stderr.contains("not recorded") || run.stdout.contains("not recorded"));
+}
+
+/// An httprr trace as httprr writes it: the magic line, then `N M` and a raw request of N
+/// bytes and a raw response of M bytes.
+fn httprr_trace() -> String {
+    let request = "GET http://127.0.0.1/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+    format!(
+        "httprr trace v1\n{} {}\n{request}{response}",
+        request.len(),
+        response.len()
+    )
+}
+
+#[test]
+fn httprr_needs_its_flag_and_a_run_that_recorded_nothing_says_so() {
+    let t = TestDir::new();
+    t.write("pkg/testdata/models.httprr", httprr_trace());
+    // `true` stands for a `go test` that replayed: green, nothing written.
+    let run = t.vcr(&["record", "--", "true"]);
+    run.code(2)
+        .stderr_has("warning: httprr (1 cassette such as `pkg/testdata/models.httprr`)")
+        .stderr_has("nothing was recorded, and vcr could not put this recorder in record mode")
+        .stderr_has("-httprecord=.");
+    // The command names the flag: vcr trusts it, and nothing recorded is then an answer.
+    t.vcr(&["record", "--", "true", "-httprecord=."])
+        .code(0)
+        .stdout_has("recorded: 0 added, 0 changed, 0 removed, 1 unchanged");
+    // So does a `[record] env` of the project's own.
+    t.write("vcr.toml", "[record]\nenv = { RECORD = \"1\" }\n");
+    t.vcr(&["record", "--", "true"]).code(0);
+}
+
+#[test]
+fn nock_takes_record_mode_from_the_variable_vcr_sets() {
+    if !available(Recorder::Nock) {
+        return;
+    }
+    let t = TestDir::new();
+    t.write(
+        "package.json",
+        "{\n  \"devDependencies\": { \"nock\": \"14.0.9\" }\n}\n",
+    )
+    .write(
+        "mode.js",
+        "const nock = require('nock');\nconsole.log(`nock back mode: ${nock.back.currentMode}`);\n",
+    );
+    let node_modules = installed().join("node/node_modules");
+    let node_path = node_modules.to_str().unwrap();
+    t.vcr_with(
+        &["record", "--", "node", "mode.js"],
+        &[("NODE_PATH", node_path)],
+    )
+    .code(0)
+    .stderr_has("note: nock: `NOCK_BACK_MODE=record` added to the environment")
+    .stdout_has("nock back mode: record");
+    // A mode the user set is theirs.
+    t.vcr_with(
+        &["record", "--", "node", "mode.js"],
+        &[("NODE_PATH", node_path), ("NOCK_BACK_MODE", "wild")],
+    )
+    .code(0)
+    .stdout_has("nock back mode: wild");
+}
