@@ -777,7 +777,11 @@ impl Project {
             }
         }
         for (key, globs, listed) in [
-            ("`[verify] text`", &self.text_globs, &self.config.verify.text),
+            (
+                "`[verify] text`",
+                &self.text_globs,
+                &self.config.verify.text,
+            ),
             (
                 "`extend-include`",
                 &self.extend_include,

@@ -167,7 +167,10 @@ fn what_git_ignores_is_counted_and_environments_are_never_read() {
     t.write("build/cassettes/copied.yaml", go_vcr());
     t.write("tests/fixtures/mine.local.yaml", go_vcr());
     t.write(".venv/pyvenv.cfg", "home = /usr/bin\n");
-    t.write(".venv/lib/python3.12/site-packages/x/cassettes/y.yaml", go_vcr());
+    t.write(
+        ".venv/lib/python3.12/site-packages/x/cassettes/y.yaml",
+        go_vcr(),
+    );
     t.write("env/conda-meta/history", "");
     t.write("env/pkgs/cassettes/z.yaml", go_vcr());
     t.write("go.mod", "module example.test/app\n");
@@ -213,10 +216,17 @@ fn exclude_and_extend_include_narrow_and_widen_discovery() {
     );
     let doc = t.vcr(&["verify", "--format", "json"]).json();
     assert_eq!(doc["summary"]["files"], 2, "{doc}");
-    assert_eq!(doc["summary"]["http"], serde_json::json!({"go-vcr": 1}), "{doc}");
+    assert_eq!(
+        doc["summary"]["http"],
+        serde_json::json!({"go-vcr": 1}),
+        "{doc}"
+    );
     let paths: Vec<String> = finding_fields(&doc, &["path"]);
     assert!(paths.iter().all(|p| !p.starts_with("legacy/")), "{doc}");
-    assert!(paths.contains(&"tests/recorded/notes.cassette".to_owned()), "{doc}");
+    assert!(
+        paths.contains(&"tests/recorded/notes.cassette".to_owned()),
+        "{doc}"
+    );
     // A named file is read even when excluded.
     t.vcr(&["verify", "legacy/cassettes/old.yaml"]).code(1);
     t.write("vcr.toml", "extend-include = [\"nowhere/*.cassette\"]\n");

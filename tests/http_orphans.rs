@@ -175,7 +175,9 @@ fn a_computed_use_cassette_path_stops_the_use_cassette_guesses() {
     t.vcr(&["verify"]).stdout_has("no orphan guess for ");
     t.vcr(&["-v", "verify"])
         .stdout_has("calls `use_cassette` with a computed path")
-        .stdout_has("tests/moved/conftest.py: sets `vcr_cassette_dir`: no orphan guess for 1 cassette")
+        .stdout_has(
+            "tests/moved/conftest.py: sets `vcr_cassette_dir`: no orphan guess for 1 cassette",
+        )
         .stdout_has("tests/dynamic/test_dyn.py: sets `default_cassette_name`");
 }
 
@@ -233,8 +235,9 @@ fn pytest_vcr_naming_and_a_matcher_only_hook() {
         "import pytest\n\n@pytest.fixture\ndef vcr_cassette_dir():\n    return \"recorded\"\n",
     );
     assert_eq!(orphans(&t, &["verify", "--format", "json"]), []);
-    t.vcr(&["verify"])
-        .stdout_has("no orphan guess for 2 cassettes (`tests/conftest.py` sets `vcr_cassette_dir`)");
+    t.vcr(&["verify"]).stdout_has(
+        "no orphan guess for 2 cassettes (`tests/conftest.py` sets `vcr_cassette_dir`)",
+    );
 }
 
 #[test]

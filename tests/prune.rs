@@ -436,7 +436,11 @@ fn a_suites_run_is_judged_in_its_own_folder() {
         .stdout_has(&format!("pkg/a/fixtures/{}", suites[0][1]))
         .stdout_has("1 orphan");
     assert!(!alone.stdout.contains("pkg/b/"), "{}", alone.stdout);
-    assert!(!alone.stderr.contains("note: the run read"), "{}", alone.stderr);
+    assert!(
+        !alone.stderr.contains("note: the run read"),
+        "{}",
+        alone.stderr
+    );
     // The whole tree against one suite's run: the note comes first, then every orphan.
     let whole = run(&["prune", "--format", "json", "--", "sh", "test.sh"]);
     whole

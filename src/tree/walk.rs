@@ -146,7 +146,10 @@ fn walk_dir<R: Send>(
             let is_dir = file_type.is_dir();
             let ignored = ignored || rules.ignores(&path, is_dir);
             if !is_dir {
-                return visit(path, file_type, ignored).map(Ok).into_iter().collect();
+                return visit(path, file_type, ignored)
+                    .map(Ok)
+                    .into_iter()
+                    .collect();
             }
             let name = path.file_name().map(|n| n.to_string_lossy());
             if name.is_some_and(|name| is_skipped_name(&name) || beside_manifest.contains(&&*name))
@@ -194,11 +197,7 @@ impl Rules {
             .take_while(|a| a.starts_with(top))
             .collect();
         for folder in below.into_iter().rev() {
-            rules = rules.entering(
-                folder,
-                folder == top,
-                folder.join(".gitignore").is_file(),
-            );
+            rules = rules.entering(folder, folder == top, folder.join(".gitignore").is_file());
         }
         rules
     }
@@ -408,10 +407,13 @@ mod tests {
         write(root, "tests/keep/.gitignore", "!*.log.json\n");
         write(root, "tests/keep/kept.log.json", "x");
         write(root, "scratch.yaml", "x");
-        let mut seen = met(root, Policy {
-            gitignore: true,
-            exclude: None,
-        });
+        let mut seen = met(
+            root,
+            Policy {
+                gitignore: true,
+                exclude: None,
+            },
+        );
         seen.sort();
         let ignored: Vec<&str> = seen
             .iter()
@@ -427,21 +429,30 @@ mod tests {
             ]
         );
         // The rules of the folders above a folder given by name hold in it.
-        let below = met(&root.join("tests/cassettes"), Policy {
-            gitignore: true,
-            exclude: None,
-        });
-        assert!(below.contains(&("run.log.json".to_owned(), true)), "{below:?}");
+        let below = met(
+            &root.join("tests/cassettes"),
+            Policy {
+                gitignore: true,
+                exclude: None,
+            },
+        );
+        assert!(
+            below.contains(&("run.log.json".to_owned(), true)),
+            "{below:?}"
+        );
         assert!(below.contains(&("b.yaml".to_owned(), false)), "{below:?}");
         // `--no-ignore`: nothing is ignored.
         assert!(met(root, Policy::default()).iter().all(|(_, i)| !i));
         // Outside a repository the rules do not hold.
         std::fs::remove_dir_all(root.join(".git")).unwrap();
         assert!(
-            met(root, Policy {
-                gitignore: true,
-                exclude: None,
-            })
+            met(
+                root,
+                Policy {
+                    gitignore: true,
+                    exclude: None,
+                }
+            )
             .iter()
             .all(|(_, i)| !i)
         );
@@ -455,10 +466,13 @@ mod tests {
         write(root, "legacy/cassettes/a.yaml", "x");
         write(root, "tests/cassettes/b.yaml", "x");
         let excluded = |path: &Path| path.ends_with("legacy");
-        let seen = met(root, Policy {
-            gitignore: false,
-            exclude: Some(&excluded),
-        });
+        let seen = met(
+            root,
+            Policy {
+                gitignore: false,
+                exclude: Some(&excluded),
+            },
+        );
         assert_eq!(seen, [("tests/cassettes/b.yaml".to_owned(), false)]);
     }
 }

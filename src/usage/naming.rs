@@ -214,11 +214,7 @@ fn python_modules(root: &Path, listed: Option<&[PathBuf]>) -> Vec<PathBuf> {
 /// naming of pytest-recording and vcrpy's `use_cassette` calls say no test uses, in order.
 /// `python_files` are the `.py` files under `root` when a walk of it has listed them
 /// already (the selection's); `None` walks `root` for them.
-pub fn orphans(
-    root: &Path,
-    cassettes: &[&Cassette],
-    python_files: Option<&[PathBuf]>,
-) -> Guesses {
+pub fn orphans(root: &Path, cassettes: &[&Cassette], python_files: Option<&[PathBuf]>) -> Guesses {
     let mut guesses = Guesses::default();
     if cassettes.is_empty() {
         return guesses;
@@ -422,13 +418,7 @@ fn test_present<'a>(stem: &str, modules: impl IntoIterator<Item = &'a Module>) -
 /// `<dir>/cassettes/<Class.>test_name.yaml`, pytest-vcr's naming, judged against the test
 /// modules of `<dir>` that use the `vcr` mark or fixture (without one, the folder is some
 /// other harness's).
-fn pytest_vcr(
-    root: &Path,
-    dir: &Path,
-    file: &str,
-    stem: &str,
-    modules: &mut Modules,
-) -> Judged {
+fn pytest_vcr(root: &Path, dir: &Path, file: &str, stem: &str, modules: &mut Modules) -> Judged {
     if !file.ends_with(".yaml") {
         return Judged::NotMine;
     }
@@ -573,9 +563,6 @@ mod tests {
             opaque("@pytest.fixture\ndef vcr_cassette_dir():\n    return 'x'\n").as_deref(),
             Some("sets `vcr_cassette_dir`")
         );
-        assert_eq!(
-            opaque("from x import *\n").as_deref(),
-            Some("imports `*`")
-        );
+        assert_eq!(opaque("from x import *\n").as_deref(), Some("imports `*`"));
     }
 }
