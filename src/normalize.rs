@@ -480,6 +480,10 @@ fn scrub_one(
         }
     };
     let text = http::decompressed(&bytes);
+    // Whether the file is gzip: `http::read` is given the inflated text, so its own
+    // `compressed` is false; a compressed file is written back compressed (a `.httprr.gz`
+    // written as plain text under its name is one Go's httprr cannot open).
+    let compressed = matches!(text, std::borrow::Cow::Owned(_));
     let read = match http::read(&cassette.path, &text) {
         Ok(Some(read)) => read,
         Ok(None) => {
@@ -559,7 +563,7 @@ fn scrub_one(
     if scrubbed.text.as_slice() == text.as_ref() {
         return result;
     }
-    let new = if read.compressed {
+    let new = if compressed {
         match http::compress(&scrubbed.text) {
             Ok(gz) => gz,
             Err(e) => {

@@ -763,3 +763,85 @@ fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// The file at `path` inflated by Python's `gzip` module, a reader vcr shares no code with
+/// (it checks the CRC and size trailer as Go's `gzip.Reader` does); `None` when it is not
+/// gzip or does not inflate.
+fn gunzip_with_python(path: &std::path::Path) -> Option<Vec<u8>> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import gzip, sys; sys.stdout.buffer.write(gzip.open(sys.argv[1]).read())",
+        ])
+        .arg(path)
+        .output()
+        .expect("python3 runs");
+    out.status.success().then_some(out.stdout)
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut encoder, bytes).unwrap();
+    encoder.finish().unwrap()
+}
+
+/// Regression (issue 25): a scrubbed `.httprr.gz` was written back as plain text under its
+/// `.gz` name, which Go's httprr opens with a gzip reader and cannot replay. It is written
+/// back compressed, its record lengths true for the new bytes.
+#[test]
+fn a_scrubbed_httprr_gz_stays_gzip_with_true_lengths() {
+    let t = common::TestDir::new();
+    let request = "GET http://api.example.com/v1/models HTTP/1.1\r\nHost: api.example.com\r\nAuthorization: Bearer sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH\r\n\r\n";
+    let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+    let trace = format!(
+        "httprr trace v1\n{} {}\n{request}{response}",
+        request.len(),
+        response.len()
+    );
+    t.write("testdata/models.httprr.gz", gzip(trace.as_bytes()));
+    t.vcr(&["verify"]).code(1).stdout_has("leak/secret");
+    t.vcr(&["normalize"]).code(0);
+
+    let inflated = gunzip_with_python(&t.path("testdata/models.httprr.gz"))
+        .expect("the scrubbed .httprr.gz is gzip");
+    let text = String::from_utf8(inflated).unwrap();
+    assert!(!text.contains("sk-proj-"), "{text}");
+    // The trace as httprr reads it: the magic line, `N M`, then exactly N + M bytes.
+    let rest = text.strip_prefix("httprr trace v1\n").expect("magic line");
+    let (lengths, records) = rest.split_once('\n').unwrap();
+    let (n, m) = lengths.split_once(' ').unwrap();
+    let (n, m): (usize, usize) = (n.parse().unwrap(), m.parse().unwrap());
+    assert_eq!(records.len(), n + m, "{text}");
+    assert!(records[..n].starts_with("GET ") && records[..n].ends_with("\r\n\r\n"));
+    assert_eq!(&records[n..], response);
+    t.vcr(&["verify"]).code(0);
+}
+
+/// The same for a vcrpy `.yaml.gz` (langchain-aws's persister gzips vcrpy's YAML): the
+/// cassette real vcrpy recorded, gzipped, scrubbed, is still gzip that PyYAML loads, with no
+/// credential left.
+#[test]
+fn a_scrubbed_yaml_gz_stays_gzip_and_loads() {
+    let Some(recorded) = record(Recorder::Vcrpy, Scenario::leaky()) else {
+        return;
+    };
+    let t = &recorded.dir;
+    let plain = t.path("cassettes/leaky.yaml");
+    let gz = t.path("cassettes/leaky.yaml.gz");
+    std::fs::write(&gz, gzip(&std::fs::read(&plain).unwrap())).unwrap();
+    std::fs::remove_file(&plain).unwrap();
+    t.vcr(&["normalize"]).code(0);
+    let inflated = gunzip_with_python(&gz).expect("the scrubbed .yaml.gz is gzip");
+    let text = String::from_utf8(inflated).unwrap();
+    for (place, secret) in &recorded.scenario.secrets {
+        assert!(!text.contains(secret.as_str()), "{place} left in:\n{text}");
+    }
+    let loaded = common::TestDir::new();
+    loaded.write("leaky.yaml", &text);
+    if let Some(doc) = loaders::load(Loader::PyYaml, &loaded.path("leaky.yaml")) {
+        assert!(doc["interactions"].as_array().is_some_and(|i| !i.is_empty()));
+    }
+    // The scrub replaces credentials; the scenario's home paths are left for review.
+    let run = t.vcr(&["verify"]);
+    assert!(!run.stdout.contains("leak/secret"), "{}", run.stdout);
+}
