@@ -480,6 +480,22 @@ fn scrub_one(
         }
     };
     let text = http::decompressed(&bytes);
+    if matches!(text, std::borrow::Cow::Borrowed(_))
+        && let Some((_, why)) = http::inflate_problem(&bytes)
+    {
+        // Never rewrite what cannot be read whole.
+        result.http = Some(HttpResult {
+            read: true,
+            ..HttpResult::default()
+        });
+        result.error = Some(FileProblem {
+            id: "parse",
+            line: None,
+            column: None,
+            message: format!("a compressed cassette vcr cannot read: {why}"),
+        });
+        return result;
+    }
     // Whether the file is gzip: `http::read` is given the inflated text, so its own
     // `compressed` is false; a compressed file is written back compressed (a `.httprr.gz`
     // written as plain text under its name is one Go's httprr cannot open).

@@ -839,9 +839,76 @@ fn a_scrubbed_yaml_gz_stays_gzip_and_loads() {
     let loaded = common::TestDir::new();
     loaded.write("leaky.yaml", &text);
     if let Some(doc) = loaders::load(Loader::PyYaml, &loaded.path("leaky.yaml")) {
-        assert!(doc["interactions"].as_array().is_some_and(|i| !i.is_empty()));
+        assert!(
+            doc["interactions"]
+                .as_array()
+                .is_some_and(|i| !i.is_empty())
+        );
     }
     // The scrub replaces credentials; the scenario's home paths are left for review.
     let run = t.vcr(&["verify"]);
     assert!(!run.stdout.contains("leak/secret"), "{}", run.stdout);
+}
+
+/// Regression (issue 25): a compressed cassette that does not inflate (cut short, garbage
+/// after it, a wrong size or checksum trailer, past the 64 MiB vcr reads) was "checked 1
+/// file: 0 errors". Each is a `parse` error that says why, what did inflate is still
+/// scanned, `normalize` leaves it as it is, and none is called "linted as text".
+#[test]
+fn a_compressed_cassette_that_does_not_inflate_is_an_error() {
+    let yaml = "interactions:\n- request:\n    body: null\n    headers:\n      Authorization:\n      - Bearer sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdEFGH\n    method: GET\n    uri: https://api.example.com/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n";
+    let whole = gzip(yaml.as_bytes());
+    let mut wrong_size = whole.clone();
+    *wrong_size.last_mut().unwrap() ^= 0xff;
+    let mut garbage = whole.clone();
+    garbage.extend_from_slice(b"garbage!");
+    let mut bomb = yaml.as_bytes().to_vec();
+    bomb.resize(yaml.len() + (65 << 20), b' ');
+    let cases = [
+        (
+            "cut.yaml.gz",
+            whole[..whole.len() - 12].to_vec(),
+            "does not inflate",
+        ),
+        ("garbage.yaml.gz", garbage, "does not inflate"),
+        ("size.yaml.gz", wrong_size, "does not inflate"),
+        ("bomb.yaml.gz", gzip(&bomb), "inflates past 64 MiB"),
+    ];
+    let t = common::TestDir::new();
+    for (name, bytes, _) in &cases {
+        t.write(&format!("cassettes/{name}"), bytes);
+    }
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    for (name, _, why) in &cases {
+        let rel = format!("cassettes/{name}");
+        let of_file: Vec<&Value> = doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["path"] == rel.as_str())
+            .collect();
+        assert!(
+            of_file
+                .iter()
+                .any(|e| e["id"] == "parse" && e["message"].as_str().unwrap().contains(why)),
+            "{rel}: {of_file:#?}"
+        );
+        // What inflated before the problem still shows the key.
+        assert!(
+            of_file.iter().any(|e| e["id"] == "leak/secret"),
+            "{rel}: {of_file:#?}"
+        );
+    }
+    assert_eq!(
+        doc["summary"]["as_text"].as_u64().unwrap_or(0),
+        0,
+        "{doc:#}"
+    );
+    let before = t.files("cassettes");
+    t.vcr(&["normalize"])
+        .code(2)
+        .stderr_has("a compressed cassette vcr cannot read");
+    assert!(t.files("cassettes") == before, "normalize rewrote one");
 }

@@ -29,6 +29,7 @@ pub(super) fn by_lines(
     .unwrap_or_else(|e| FileResult {
         findings: Vec::new(),
         http_format: None,
+        http_unreadable: false,
         expected_name: None,
         problem: Some(FileProblem::io(&e)),
     })
@@ -58,6 +59,7 @@ pub(super) fn check_session_leaks(
     Ok(FileResult {
         findings,
         http_format: None,
+        http_unreadable: false,
         expected_name: None,
         problem: None,
     })
@@ -182,6 +184,7 @@ pub(super) fn check_generic_log(
     Ok(FileResult {
         findings,
         http_format: None,
+        http_unreadable: false,
         expected_name: None,
         problem: None,
     })

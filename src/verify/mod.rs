@@ -392,6 +392,8 @@ struct FileResult {
     findings: Vec<(Finding, Option<String>)>,
     /// The HTTP format the file was read as.
     http_format: Option<&'static str>,
+    /// An HTTP cassette that could not be read (a `parse` error): not "linted as text".
+    http_unreadable: bool,
     /// The name the harness would look up, for content-addressed cassettes.
     expected_name: Option<String>,
     problem: Option<FileProblem>,
@@ -439,7 +441,10 @@ pub fn run(
                     return;
                 }
                 outcome.summary.files += 1;
-                if result.http_format.is_none() && cassette.kind == CassetteKind::Http {
+                if result.http_format.is_none()
+                    && !result.http_unreadable
+                    && cassette.kind == CassetteKind::Http
+                {
                     outcome.as_text.push(cassette.rel.clone());
                 }
                 if let Some(format) = result.http_format {
@@ -568,6 +573,7 @@ fn check_one(cassette: &Cassette, checks: &Checks, options: &Options) -> FileRes
         Err(e) => FileResult {
             findings: Vec::new(),
             http_format: None,
+            http_unreadable: false,
             expected_name: None,
             problem: Some(FileProblem::io(&e)),
         },
@@ -591,6 +597,7 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
     let mut result = FileResult {
         findings: Vec::new(),
         http_format: None,
+        http_unreadable: false,
         expected_name: None,
         problem: None,
     };
@@ -797,6 +804,29 @@ fn crlf_only(bytes: &[u8], same: impl FnOnce(&[u8]) -> bool) -> bool {
 fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) -> bool {
     // Inflated once (`.yaml.gz`, `.httprr.gz`): the reader and the positions use the text.
     let text = http::decompressed(bytes);
+    if matches!(text, std::borrow::Cow::Borrowed(_))
+        && let Some((inflated, why)) = http::inflate_problem(bytes)
+    {
+        let finding = Finding::new(
+            "parse",
+            Severity::Error,
+            &cassette.rel,
+            format!("a compressed cassette vcr cannot read: {why}"),
+        );
+        push(checks, &mut result.findings, finding, None);
+        result.http_unreadable = true;
+        // What did inflate is still scanned.
+        let hits = checks.scanner.scan(&inflated);
+        leak_findings(
+            cassette,
+            &inflated,
+            &hits,
+            None,
+            checks,
+            &mut result.findings,
+        );
+        return true;
+    }
     let read = match http::read(&cassette.path, &text) {
         Ok(None) => return false,
         Ok(Some(mut read)) => {
@@ -812,6 +842,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             )
             .at(Some(Position::locate(&text, e.offset)));
             push(checks, &mut result.findings, finding, None);
+            result.http_unreadable = true;
             // What can be read of it is still linted, as text (inflated, if it was gzip).
             let hits = checks.scanner.scan(&text);
             leak_findings(cassette, &text, &hits, None, checks, &mut result.findings);

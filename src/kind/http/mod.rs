@@ -300,6 +300,29 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
     Some(parts.concat())
 }
 
+/// Why `bytes`, which open as gzip, could not be inflated ([`decompressed`] gave them back
+/// as they are), with what did inflate before the problem (at most [`MAX_INFLATED`] bytes):
+/// a compressed cassette that cannot be read is an error, never a pass, and what can be
+/// read of it is still scanned. `None` when `bytes` are no gzip or inflate whole.
+pub fn inflate_problem(bytes: &[u8]) -> Option<(Vec<u8>, String)> {
+    if !bytes.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
+    let mut inflated = Vec::new();
+    let mut decoder =
+        std::io::Read::take(flate2::read::MultiGzDecoder::new(bytes), MAX_INFLATED + 1);
+    let why = match std::io::Read::read_to_end(&mut decoder, &mut inflated) {
+        Ok(_) if inflated.len() as u64 > MAX_INFLATED => format!(
+            "it inflates past {} MiB, the most vcr reads of a compressed cassette",
+            MAX_INFLATED >> 20
+        ),
+        Ok(_) => return None,
+        Err(e) => format!("gzip data that does not inflate ({e})"),
+    };
+    inflated.truncate(MAX_INFLATED as usize);
+    Some((inflated, why))
+}
+
 /// The most a compressed cassette may inflate to: far above any real one (the corpus's
 /// largest `.yaml.gz` inflates to under 1 MB), far below what exhausts a machine.
 const MAX_INFLATED: u64 = 64 << 20;
