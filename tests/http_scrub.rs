@@ -912,3 +912,38 @@ fn a_compressed_cassette_that_does_not_inflate_is_an_error() {
         .stderr_has("a compressed cassette vcr cannot read");
     assert!(t.files("cassettes") == before, "normalize rewrote one");
 }
+
+/// Regression (issue 25): a PEM private key found in a body kept its whole body after the
+/// scrub; only the `BEGIN` line was replaced. The block is replaced to its `END` line, in
+/// a text body and in JSON inside a body string alike.
+#[test]
+fn a_private_key_is_scrubbed_whole() {
+    let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA PRIVATE KEY-----\n";
+    let cassette = |body: &str| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/keys\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+            serde_json::to_string(body).unwrap()
+        )
+    };
+    let t = common::TestDir::new();
+    t.write(
+        "cassettes/text.yaml",
+        cassette(&format!("the deploy key: {key}")),
+    )
+    .write(
+        "cassettes/json.yaml",
+        cassette(&json!({"note": "deploy key", "data": key}).to_string()),
+    );
+    t.vcr(&["verify"])
+        .code(1)
+        .stdout_has("a private key leaked");
+    t.vcr(&["normalize"]).code(0);
+    for rel in ["cassettes/text.yaml", "cassettes/json.yaml"] {
+        let text = t.read(rel);
+        for line in key.lines() {
+            assert!(!text.contains(line), "{rel} keeps `{line}`:\n{text}");
+        }
+        assert!(text.contains("REDACTED_PRIVATE_KEY"), "{text}");
+    }
+    t.vcr(&["verify"]).code(0);
+}

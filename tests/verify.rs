@@ -1683,8 +1683,8 @@ fn http_date(at: std::time::SystemTime) -> String {
 }
 
 /// A compressed cassette that inflates past any real one is not inflated in full: `vcr` reads
-/// at most 64 MiB of it and leaves it as text, instead of exhausting memory (issue 9), and
-/// holds those 64 MiB once, whatever its trailer says (issue 12).
+/// at most 64 MiB of it, instead of exhausting memory (issue 9), and holds those 64 MiB
+/// once, whatever its trailer says (issue 12). It is a `parse` error, never a pass (issue 25).
 #[test]
 fn a_gzip_bomb_among_http_cassettes_is_not_inflated() {
     let t = TestDir::new();
@@ -1709,9 +1709,20 @@ fn a_gzip_bomb_among_http_cassettes_is_not_inflated() {
     liar[at..].copy_from_slice(&[0; 4]);
     std::fs::write(t.path("tests/cassettes/liar.yaml.gz"), liar).unwrap();
     let (run, doc) = verify_json(&t, &[]);
-    run.code(0);
+    run.code(1);
     assert_eq!(doc["summary"]["files"], 2, "{doc:#}");
-    assert_eq!(findings(&doc), &[] as &[Value]);
+    let found = findings(&doc);
+    assert_eq!(found.len(), 2, "{doc:#}");
+    for f in found {
+        assert_eq!(f["id"], "parse");
+        assert!(
+            f["message"]
+                .as_str()
+                .unwrap()
+                .contains("inflates past 64 MiB"),
+            "{f}"
+        );
+    }
     // The largest child this test process has waited for stayed well below the 300 MiB the
     // bomb would take inflated (the other tests' runs of `vcr` and Python take a few MiB).
     let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();

@@ -257,7 +257,7 @@ impl Scanner {
             if hit.start < copied {
                 continue;
             }
-            let Some((end, shown)) = shown(&hit, bytes) else {
+            let Some((end, shown)) = shown(&hit) else {
                 continue;
             };
             if !text.is_char_boundary(hit.start) || !text.is_char_boundary(end) {
@@ -293,10 +293,11 @@ impl Scanner {
 
 /// What an output that shows contents prints in place of `hit`, and where the replaced text
 /// ends; `None` for what findings show whole.
-fn shown(hit: &Hit, bytes: &[u8]) -> Option<(usize, String)> {
+fn shown(hit: &Hit) -> Option<(usize, String)> {
     let kind = DETECTORS.iter().find(|d| d.name == hit.detector)?.kind;
     match kind {
-        Kind::PrivateKey => Some((private_key_end(bytes, hit.end), hit.masked.clone())),
+        // The hit spans the block already.
+        Kind::PrivateKey => Some((hit.end, hit.masked.clone())),
         // The finding shows the whole URL; the hit is its password.
         Kind::UrlCredentials => Some((hit.end, mask(&hit.text))),
         Kind::UserHome => {
@@ -458,8 +459,12 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             .then(|| hit(start, end, detector.label.into(), false, mask(&s)))
         }
         Kind::PrivateKey => {
-            let s = lossy(text);
-            Some(hit(start, end, detector.label.into(), false, s))
+            // The hit is the whole block, to its `-----END ...-----` line: the `BEGIN` line
+            // alone is no secret, and a scrub that replaced only it left the key's body
+            // (issue 25). Findings show the `BEGIN` line.
+            let begin = lossy(text);
+            let end = private_key_end(bytes, end);
+            Some(hit(start, end, detector.label.into(), false, begin))
         }
         Kind::UrlCredentials => {
             // Offsets are counted in bytes: text that is not UTF-8 grows when made lossy.

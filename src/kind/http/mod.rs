@@ -308,7 +308,9 @@ pub fn inflate_problem(bytes: &[u8]) -> Option<(Vec<u8>, String)> {
     if !bytes.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
-    let mut inflated = Vec::new();
+    // Reserved whole (pages are only taken as they are written): a growing vector would
+    // hold two copies of a bomb's 64 MiB while it moves them.
+    let mut inflated = Vec::with_capacity(MAX_INFLATED as usize + 1);
     let mut decoder =
         std::io::Read::take(flate2::read::MultiGzDecoder::new(bytes), MAX_INFLATED + 1);
     let why = match std::io::Read::read_to_end(&mut decoder, &mut inflated) {
