@@ -726,6 +726,17 @@ fn same_but_placeholders(before: &Value, after: &Value, path: &str) -> Result<()
                 None => path.to_owned(),
             };
             for (key, value) in a {
+                // go-vcr's own length follows its body: it may change, to the new length.
+                if key == "content_length" && value != &b[key] {
+                    let body = b.get("body").and_then(Value::as_str).map(str::len);
+                    if body.is_some_and(|n| b[key].as_u64() == Some(n as u64)) {
+                        continue;
+                    }
+                    return Err(format!(
+                        "{named}/{key}: {value} became {}, not the body's length",
+                        b[key]
+                    ));
+                }
                 same_but_placeholders(value, &b[key], &format!("{named}/{key}"))?;
             }
             Ok(())
@@ -946,4 +957,45 @@ fn a_private_key_is_scrubbed_whole() {
         assert!(text.contains("REDACTED_PRIVATE_KEY"), "{text}");
     }
     t.vcr(&["verify"]).code(0);
+}
+
+/// Regression (issue 25): go-vcr's own `content_length` stayed at the old length after the
+/// scrub changed a body (as `Content-Length` did not). Both say the new length, and
+/// `content_length` stays a number, which go-vcr reads into an `int64` (yaml.v2 is the
+/// oracle).
+#[test]
+fn go_vcr_content_length_says_the_scrubbed_length() {
+    let body = r#"{"token":"sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd"}"#;
+    let n = body.len();
+    let cassette = format!(
+        "---\nversion: 2\ninteractions:\n- id: 0\n  request:\n    proto: HTTP/1.1\n    content_length: {n}\n    host: api.example.com\n    body: '{body}'\n    form: {{}}\n    headers:\n      Content-Type:\n      - application/json\n    url: https://api.example.com/v1/login\n    method: POST\n  response:\n    proto: HTTP/1.1\n    content_length: {n}\n    uncompressed: false\n    body: '{body}'\n    headers:\n      Content-Length:\n      - \"{n}\"\n    status: 200 OK\n    code: 200\n    duration: 1ms\n"
+    );
+    let t = common::TestDir::new();
+    t.write("fixtures/login.yaml", &cassette);
+    t.vcr(&["normalize"]).code(0);
+    let text = t.read("fixtures/login.yaml");
+    assert!(!text.contains("sk-proj-"), "{text}");
+    let Some(doc) = loaders::load(Loader::GoYaml, &t.path("fixtures/login.yaml")) else {
+        return;
+    };
+    let interaction = &doc["interactions"][0];
+    for side in ["request", "response"] {
+        let scrubbed = interaction[side]["body"].as_str().unwrap();
+        assert_ne!(scrubbed.len(), n);
+        assert_eq!(
+            interaction[side]["content_length"],
+            json!(scrubbed.len()),
+            "{side}: {text}"
+        );
+    }
+    assert_eq!(
+        interaction["response"]["headers"]["Content-Length"][0],
+        json!(
+            interaction["response"]["body"]
+                .as_str()
+                .unwrap()
+                .len()
+                .to_string()
+        )
+    );
 }

@@ -598,6 +598,10 @@ struct Doc<'t> {
     /// An httprr trace: no quoting, record lengths to write again.
     raw: bool,
     scalars: BTreeMap<u32, Node>,
+    /// A body's own length field, by the body scalar's offset: go-vcr writes the request's
+    /// and the response's `content_length` beside their `body`, and, like `Content-Length`,
+    /// it must say the new length when the body changes (issue 25).
+    lengths: BTreeMap<u32, Node>,
 }
 
 impl<'t> Doc<'t> {
@@ -628,6 +632,7 @@ impl<'t> Doc<'t> {
             (root, dialect)
         };
         let mut scalars = BTreeMap::new();
+        let mut lengths = BTreeMap::new();
         let mut stack = vec![root];
         while let Some(node) = stack.pop() {
             match node.value {
@@ -638,6 +643,18 @@ impl<'t> Doc<'t> {
                 }
                 NodeValue::Seq(items) => stack.extend(items),
                 NodeValue::Map(entries) => {
+                    let value_of = |key: &str| {
+                        entries.iter().find_map(|(k, v)| {
+                            (k.as_scalar().is_some_and(|k| k.text == key)
+                                && v.as_scalar().is_some())
+                            .then_some(v)
+                        })
+                    };
+                    if let (Some(body), Some(length)) =
+                        (value_of("body"), value_of("content_length"))
+                    {
+                        lengths.insert(body.start, length.clone());
+                    }
                     for (_, v) in entries {
                         stack.push(v);
                     }
@@ -649,6 +666,7 @@ impl<'t> Doc<'t> {
             dialect,
             raw: false,
             scalars,
+            lengths,
         })
     }
 
@@ -697,6 +715,7 @@ impl<'t> Doc<'t> {
             dialect: Dialect::Json,
             raw: true,
             scalars,
+            lengths: BTreeMap::new(),
         }
     }
 
@@ -1028,6 +1047,40 @@ impl Ctx<'_> {
                         &wire.len().to_string(),
                         vec!["Content-Length".into()],
                     )?;
+                }
+            }
+            // And the format's own length field beside the body (go-vcr's `content_length`).
+            if let Some(length) = self.doc.lengths.get(&node.start)
+                && length
+                    .as_scalar()
+                    .is_some_and(|l| l.text.trim() == bytes.len().to_string())
+            {
+                let path = field
+                    .path
+                    .strip_suffix(".body")
+                    .map_or_else(|| field.path.clone(), |p| format!("{p}.content_length"));
+                let new = wire.len().to_string();
+                if length
+                    .as_scalar()
+                    .is_some_and(|l| l.style == crate::doc::Style::Plain)
+                {
+                    // A number stays a number (Go reads it into an int64): its digits are
+                    // written as they are, not as a string.
+                    let edit = Edit {
+                        start: length.start as usize,
+                        end: length.end as usize,
+                        text: new,
+                    };
+                    plan.edits.insert(
+                        edit.start,
+                        Planned {
+                            edit,
+                            path,
+                            rules: vec!["content_length".into()],
+                        },
+                    );
+                } else {
+                    self.plan_node(plan, length, &path, &new, vec!["content_length".into()]);
                 }
             }
         }
