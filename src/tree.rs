@@ -298,10 +298,14 @@ pub struct Project {
 /// ([`crate::kind::http::sniff`]).
 #[derive(Debug)]
 struct HttpGlobs {
+    /// The configured entries, in order: one that holds no cassette is an error.
     globs: Vec<(globset::GlobMatcher, Option<Vec<String>>)>,
-    /// How many of `globs`, from the first, are configured: one that holds no cassette is an
-    /// error; the defaults take only files with a cassette's extension.
+    /// How many of `globs` are configured (all of them).
     configured: usize,
+    /// The well-known folders, in one matcher (every file of the walk meets them; six
+    /// matchers one after another were a twentieth of a monorepo's discovery, issue 21).
+    /// They take only files with a cassette's extension.
+    defaults: globset::GlobSet,
 }
 
 /// Extensions of the files the default HTTP folders are searched for.
@@ -334,19 +338,28 @@ impl HttpGlobs {
             ));
         }
         let configured = globs.len();
-        for glob in crate::config::DEFAULT_HTTP_CASSETTES {
-            globs.push((compile(glob)?, None));
-        }
-        Ok(HttpGlobs { globs, configured })
+        let defaults: Vec<String> = crate::config::DEFAULT_HTTP_CASSETTES
+            .iter()
+            .map(|g| (*g).to_owned())
+            .collect();
+        let defaults = compile_globs(&defaults)?.expect("the defaults are not empty");
+        Ok(HttpGlobs {
+            globs,
+            configured,
+            defaults,
+        })
     }
 
-    /// The first entry that selects `rel`.
+    /// The first configured entry that selects `rel`, or `configured` when only the
+    /// well-known folders do.
     fn find(&self, rel: &str) -> Option<usize> {
-        let candidate = HTTP_EXTENSIONS.iter().any(|ext| rel.ends_with(ext));
         self.globs
             .iter()
-            .enumerate()
-            .position(|(i, (glob, _))| (i < self.configured || candidate) && glob.is_match(rel))
+            .position(|(glob, _)| glob.is_match(rel))
+            .or_else(|| {
+                let candidate = HTTP_EXTENSIONS.iter().any(|ext| rel.ends_with(ext));
+                (candidate && self.defaults.is_match(rel)).then_some(self.configured)
+            })
     }
 }
 
@@ -1004,6 +1017,21 @@ impl Project {
     /// (linted as text when it shows none), a file of the walk with a cassette's extension.
     /// Coverage is a property of content (issue 21).
     fn glob_cassette(&self, path: &Path, named: bool) -> Option<Cassette> {
+        // Without globs of any file name, a file the walk meets is a cassette only with a
+        // cassette's extension (a well-known folder's or the sniff's): the rest (most of a monorepo) is dropped before its relative
+        // path is made (that string was a thirteenth of discovery, issue 21).
+        if !named
+            && self.generic.is_empty()
+            && self.http.configured == 0
+            && self.extend_include.is_none()
+            && self.text_globs.is_none()
+            && !path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|name| HTTP_EXTENSIONS.iter().any(|ext| name.ends_with(ext)))
+        {
+            return None;
+        }
         let rel = self.rel(path);
         let spec = self.generic.iter().find(|spec| spec.matches(&rel));
         let globbed = spec.is_none() && self.http.find(&rel).is_some();

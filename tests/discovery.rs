@@ -234,3 +234,34 @@ fn exclude_and_extend_include_narrow_and_widen_discovery() {
         .code(2)
         .stderr_has("`extend-include` entry `nowhere/*.cassette` selects nothing");
 }
+
+/// A Pact contract (`consumer`, `provider`, `interactions`) is no recording: not selected by
+/// the walk and, named, not read as a vcrpy cassette (it was a `parse` error of each, which
+/// failed `verify` in every repository with Pact tests).
+#[test]
+fn pact_contracts_are_not_cassettes() {
+    let t = TestDir::new();
+    let pact = r#"{
+  "consumer": {"name": "web"},
+  "provider": {"name": "billing"},
+  "interactions": [
+    {"description": "a bill", "request": {"method": "GET", "path": "/bills/1"},
+     "response": {"status": 200, "body": {"id": 1}}}
+  ],
+  "metadata": {"pactSpecification": {"version": "2.0.0"}}
+}
+"#;
+    t.write("packages/web/pacts/web-billing.json", pact)
+        .write("tests/cassettes/real.yaml", "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.com/\n  response:\n    body:\n      string: ok\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n");
+    let run = t.vcr(&["verify", "--show-files"]);
+    run.code(0);
+    assert!(!run.stdout.contains("pacts"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("tests/cassettes/real.yaml"),
+        "{}",
+        run.stdout
+    );
+    t.vcr(&["verify", "packages/web/pacts/web-billing.json"])
+        .code(0)
+        .stdout_has("1 named file is not a cassette");
+}

@@ -114,12 +114,13 @@ fn walk_dir<R: Send>(
             }
         })
         .collect();
-    let has = |name: &str| {
-        listed
-            .iter()
-            .flatten()
-            .any(|(path, _)| path.file_name().is_some_and(|n| n == name))
-    };
+    // The names, taken once: markers and manifests are asked about some ten times a folder.
+    let names: Vec<&std::ffi::OsStr> = listed
+        .iter()
+        .flatten()
+        .filter_map(|(path, _)| path.file_name())
+        .collect();
+    let has = |name: &str| names.iter().any(|n| *n == name);
     if !given && MARKERS.iter().any(|marker| has(marker)) {
         return Vec::new();
     }

@@ -455,13 +455,13 @@ fn pytest_vcr(root: &Path, dir: &Path, file: &str, stem: &str, modules: &mut Mod
 
 /// Every `.py` file of the tree, read, by path relative to `root`.
 fn read_modules(root: &Path, python_files: Option<&[PathBuf]>) -> BTreeMap<String, Module> {
-    let mut modules: BTreeMap<String, Module> = BTreeMap::new();
-    for path in &python_modules(root, python_files) {
-        if let Some(module) = Module::read(path) {
-            modules.insert(crate::tree::relative(root, path), module);
-        }
-    }
-    modules
+    use rayon::prelude::*;
+    // Read on every core: a monorepo's thousands of `.py` files, read one after another,
+    // were 0.7 s of a 1.5 s `verify` (issue 25).
+    python_modules(root, python_files)
+        .par_iter()
+        .filter_map(|path| Some((crate::tree::relative(root, path), Module::read(path)?)))
+        .collect()
 }
 
 /// Cassettes in folders that literal `use_cassette` paths name, that none of them names;

@@ -27,7 +27,7 @@ mod walk;
 
 use std::path::Path;
 
-use crate::doc::{DocError, Node};
+use crate::doc::{DocError, Node, NodeValue};
 
 pub use time::{format_date, recorded_time};
 
@@ -358,6 +358,18 @@ fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError>
         };
         crate::doc::yaml::parse(text).map_err(|e| ReadError::from_doc(format, e))?
     };
+    // A Pact contract (`consumer`, `provider`, `interactions`) holds the requests a consumer
+    // expects, not recordings: it is no cassette, whatever keys it shares with one.
+    if let NodeValue::Map(entries) = &root.value {
+        let has = |key: &str| {
+            entries
+                .iter()
+                .any(|(k, _)| k.as_scalar().is_some_and(|k| k.text == key))
+        };
+        if has("consumer") && has("provider") {
+            return Ok(None);
+        }
+    }
     let cassette = if vcrpy::matches(&root) {
         vcrpy::read(&root)?
     } else if ruby_vcr::matches(&root) {

@@ -33,14 +33,21 @@ pub fn sniff_file(path: &Path) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let mut head = Vec::with_capacity(HEAD);
-    let mut raw = file.take(HEAD as u64);
-    if raw.read_to_end(&mut head).is_err() {
-        return false;
-    }
+    // One `read`: a regular file gives what it has up to the size asked, so a short read is
+    // its end (a second call to see the end was a sixth of a monorepo's discovery, whose
+    // files are mostly smaller than HEAD, issue 21).
+    let mut buffer = [0u8; HEAD];
+    let mut file = file;
+    let n = loop {
+        match file.read(&mut buffer) {
+            Ok(n) => break n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    };
+    let head = &buffer[..n];
     if head.starts_with(&[0x1f, 0x8b]) {
         // The rest of the compressed file, as much as its first HEAD inflated bytes need.
-        let file = raw.into_inner();
         let stream = std::io::Cursor::new(head).chain(file);
         let mut inflated = Vec::with_capacity(HEAD);
         // A stream cut short still gives what it inflated so far.
@@ -49,7 +56,7 @@ pub fn sniff_file(path: &Path) -> bool {
             .read_to_end(&mut inflated);
         return sniff(&inflated);
     }
-    sniff(&head)
+    sniff(head)
 }
 
 /// Whether `head`, the start of a file (possibly cut anywhere), shows the top-level shape of
@@ -59,7 +66,15 @@ pub fn sniff_file(path: &Path) -> bool {
 /// nock's `scope` or vcrpy's `request` and `response`; YAML with those top-level keys, or a
 /// top-level list of `- request:` items.
 pub fn sniff(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
+    // A head cut inside a character is read up to it, without a copy (every candidate file
+    // of the tree comes here).
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(e) if e.error_len().is_none() => {
+            std::borrow::Cow::Borrowed(std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or(""))
+        }
+        Err(_) => String::from_utf8_lossy(head),
+    };
     if super::httprr::is_httprr(&text) || super::talkback::looks_like(&text) {
         return true;
     }
@@ -87,6 +102,11 @@ impl Keys {
     fn is_cassette(&self) -> bool {
         if self.list {
             return self.has("scope") || (self.has("request") && self.has("response"));
+        }
+        // A Pact contract (`consumer`, `provider`, `interactions`) describes requests a
+        // consumer expects, not recordings: no recorder writes those keys.
+        if self.has("consumer") && self.has("provider") {
+            return false;
         }
         self.has("interactions")
             || self.has("http_interactions")
@@ -210,6 +230,22 @@ mod tests {
     #[track_caller]
     fn case(text: &str, expected: bool) {
         assert_eq!(sniff(text.as_bytes()), expected, "{text}");
+    }
+
+    #[test]
+    fn a_pact_contract_and_a_head_cut_in_a_character_are_judged_right() {
+        // Pact's consumer-driven contracts share `interactions` with vcrpy; no recorder
+        // writes `consumer` and `provider` beside it.
+        case(
+            "{\"consumer\": {\"name\": \"web\"}, \"provider\": {\"name\": \"api\"}, \"interactions\": [",
+            false,
+        );
+        // A head cut inside a character still shows its keys.
+        let mut head = "interactions:\n- request:\n    body: caf\u{e9}"
+            .as_bytes()
+            .to_vec();
+        head.pop();
+        assert!(sniff(&head));
     }
 
     #[test]
