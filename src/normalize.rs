@@ -561,7 +561,12 @@ fn scrub_one(
     outcome.replaced = scrubbed
         .replaced
         .into_iter()
-        .map(|r| (Position::locate(&text, r.offset), r))
+        // In offset order, located incrementally: counting lines from the start for each
+        // value made a scrub of many credentials quadratic (issue 25).
+        .map({
+            let mut locator = crate::lint::Locator::new(&text);
+            move |r| (locator.locate(r.offset), r)
+        })
         .collect();
     outcome.interference = scrubbed.interference;
     result.http = Some(outcome);

@@ -68,6 +68,32 @@ pub struct Edit {
 /// (PyYAML: 76 columns and a final line break; yaml.v2: 70 columns, a final line break when
 /// there is more than one line; Psych: one line); the tag stays.
 pub fn scalar(source: &str, node: &Node, value: &str, dialect: Dialect) -> Edit {
+    scalar_in(source, &Facts::of(source), node, value, dialect)
+}
+
+/// What the writer of a whole file did that every edit of it follows: whether it wrote
+/// ASCII only, escaped non-ASCII characters (Python's `ensure_ascii`), escaped `/`. Found once
+/// per file: found again for each edit, a scrub of many values was quadratic (issue 25).
+#[derive(Debug, Clone, Copy)]
+pub struct Facts {
+    ascii: bool,
+    escapes_non_ascii: bool,
+    escaped_slash: bool,
+}
+
+impl Facts {
+    /// The facts of `source`.
+    pub fn of(source: &str) -> Facts {
+        Facts {
+            ascii: source.is_ascii(),
+            escapes_non_ascii: escapes_non_ascii(source),
+            escaped_slash: source.contains("\\/"),
+        }
+    }
+}
+
+/// [`scalar`], with the facts of `source` found already.
+pub fn scalar_in(source: &str, facts: &Facts, node: &Node, value: &str, dialect: Dialect) -> Edit {
     debug_assert!(
         node.start <= node.end && node.end as usize <= source.len(),
         "a scalar of the source"
@@ -82,10 +108,10 @@ pub fn scalar(source: &str, node: &Node, value: &str, dialect: Dialect) -> Edit 
         Dialect::Json => Edit {
             start,
             end,
-            text: json_literal(source, &source[start..end], value),
+            text: json_literal(facts, &source[start..end], value),
         },
         Dialect::PyYaml | Dialect::Psych | Dialect::GoYaml => {
-            yaml_scalar(source, start, end, scalar, value, dialect)
+            yaml_scalar(source, facts, start, end, scalar, value, dialect)
         }
     }
 }
@@ -106,14 +132,14 @@ pub fn apply(source: &str, edits: &mut [Edit]) -> String {
 }
 
 /// A JSON (or JSON5) string literal for `value`, escaped as the `original` literal's file is.
-fn json_literal(source: &str, original: &str, value: &str) -> String {
+fn json_literal(facts: &Facts, original: &str, value: &str) -> String {
     let quote = if original.starts_with('\'') {
         '\''
     } else {
         '"'
     };
-    let ascii = escapes_non_ascii(source);
-    let slash = source.contains("\\/");
+    let ascii = facts.escapes_non_ascii;
+    let slash = facts.escaped_slash;
     let mut out = String::with_capacity(value.len() + 2);
     out.push(quote);
     for c in value.chars() {
@@ -176,7 +202,13 @@ struct Place<'s> {
 }
 
 impl<'s> Place<'s> {
-    fn new(source: &'s str, start: usize, end: usize, dialect: Dialect) -> Place<'s> {
+    fn new(
+        source: &'s str,
+        facts: &Facts,
+        start: usize,
+        end: usize,
+        dialect: Dialect,
+    ) -> Place<'s> {
         let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
         let line_break = match source.find('\n') {
             Some(i) if source[..i].ends_with('\r') => "\r\n",
@@ -189,7 +221,7 @@ impl<'s> Place<'s> {
             line_start,
             column: source[line_start..start].chars().count(),
             line_break,
-            unicode: !(dialect == Dialect::PyYaml && source.is_ascii()),
+            unicode: !(dialect == Dialect::PyYaml && facts.ascii),
         }
     }
 
@@ -313,13 +345,14 @@ impl<'s> Place<'s> {
 /// The edit of a YAML scalar.
 fn yaml_scalar(
     source: &str,
+    facts: &Facts,
     start: usize,
     end: usize,
     scalar: Option<&Scalar>,
     value: &str,
     dialect: Dialect,
 ) -> Edit {
-    let place = Place::new(source, start, end, dialect);
+    let place = Place::new(source, facts, start, end, dialect);
     let style = scalar.map_or(Style::DoubleQuoted, |s| s.style);
     // A tag decides the type: only the syntax limits a plain scalar.
     let tagged = scalar.is_some_and(|s| s.tag.is_some());

@@ -804,22 +804,26 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
 /// characters, shown after the full value) folds into the finding of the full value.
 fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
     leaks.sort_by_key(|l| l.offset);
-    let secrets: Vec<String> = leaks
+    // Sorted, so the values a text is a prefix of follow it: the first value after it tells
+    // (a search of every value for each leak was quadratic in the leaks of a file, issue 25).
+    let secrets: std::collections::BTreeSet<String> = leaks
         .iter()
         .filter(|l| l.hit.family == LeakFamily::Secret)
         .map(|l| l.hit.text.clone())
         .collect();
+    let holds_longer = |text: &str| {
+        use std::ops::Bound;
+        secrets
+            .range::<str, _>((Bound::Excluded(text), Bound::Unbounded))
+            .next()
+            .is_some_and(|next| next.starts_with(text))
+    };
     let mut kept: Vec<HttpLeak> = Vec::with_capacity(leaks.len());
     let mut first: std::collections::HashMap<(LeakFamily, String, &'static str), usize> =
         std::collections::HashMap::new();
     for leak in leaks {
         let text = &leak.hit.text;
-        if leak.hit.family == LeakFamily::Secret
-            && text.len() >= 8
-            && secrets
-                .iter()
-                .any(|full| full.len() > text.len() && full.starts_with(text.as_str()))
-        {
+        if leak.hit.family == LeakFamily::Secret && text.len() >= 8 && holds_longer(text) {
             continue;
         }
         // Per place: a value the request sent and the response echoed is two findings, the
