@@ -182,3 +182,43 @@ fn broken_cassettes_are_errors_with_their_position() {
     let text = "version: 2\nsteps:\n  - run: make\n";
     assert_eq!(http::read(Path::new("ci.yaml"), text.as_bytes()), Ok(None));
 }
+
+/// What vcrpy loads, vcr reads (issue 25): a request body aiohttp recorded as a mapping (was
+/// a `parse` error, so its key was never scrubbed), a merge key, a tab inside a quoted scalar.
+/// Each is read as vcrpy; the key in the mapping is found and scrubbed, and the result still
+/// holds a mapping.
+#[test]
+fn what_vcrpy_loads_is_read() {
+    let tail = "    headers: {}\n    method: POST\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: ok\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n";
+    let t = common::TestDir::new();
+    t.write(
+        "cassettes/aiohttp.yaml",
+        format!("interactions:\n- request:\n    body:\n      model: gpt-4o\n      api_key: sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd\n{tail}"),
+    )
+    .write(
+        "cassettes/merge.yaml",
+        format!("base: &base\n  body: null\ninteractions:\n- request:\n    <<: *base\n{tail}"),
+    )
+    .write(
+        "cassettes/tab.yaml",
+        format!("interactions:\n- request:\n    body: \"a\tb\"\n{tail}"),
+    );
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(doc["summary"]["http"]["vcrpy"], 3, "{doc:#}");
+    let ids: Vec<(&str, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["id"].as_str().unwrap()))
+        .collect();
+    assert_eq!(ids, [("cassettes/aiohttp.yaml", "leak/secret")]);
+    t.vcr(&["normalize"]).code(0);
+    let scrubbed = t.read("cassettes/aiohttp.yaml");
+    assert!(
+        scrubbed.contains("    body:\n      model: gpt-4o\n      api_key: REDACTED_API_KEY\n"),
+        "{scrubbed}"
+    );
+    t.vcr(&["verify"]).code(0);
+}

@@ -60,7 +60,45 @@ pub fn set_fast(enabled: bool) {
 }
 
 /// [`parse`] through saphyr's events: any YAML, and the errors.
+///
+/// A byte-order mark inside the text is content to libyaml and PyYAML (`a: m<BOM>b` loads
+/// as `m<BOM>b`), and an error to saphyr; the fast reader agrees with the loaders. So, for
+/// saphyr, each inner mark is swapped for a private-use character of the same length that no
+/// other character of the text is, and swapped back in the tree (the fuzz target found the
+/// two readers disagreeing, issue 25).
 pub fn parse_events(text: &str) -> Result<Node, DocError> {
+    const BOM: char = '\u{feff}';
+    const STAND_IN: char = '\u{e000}';
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    if body.contains(BOM) && !text.contains(STAND_IN) {
+        let lead = &text[..text.len() - body.len()];
+        let swapped = format!("{lead}{}", body.replace(BOM, &STAND_IN.to_string()));
+        let mut node = parse_events_as_is(&swapped)?;
+        swap_back(&mut node, STAND_IN, BOM);
+        return Ok(node);
+    }
+    parse_events_as_is(text)
+}
+
+/// Every scalar of `node` (keys too) with `from` written as `to`.
+fn swap_back(node: &mut Node, from: char, to: char) {
+    match &mut node.value {
+        NodeValue::Scalar(scalar) => {
+            if scalar.text.contains(from) {
+                scalar.text = scalar.text.replace(from, &to.to_string());
+            }
+        }
+        NodeValue::Seq(items) => items.iter_mut().for_each(|n| swap_back(n, from, to)),
+        NodeValue::Map(entries) => {
+            for (k, v) in entries {
+                swap_back(k, from, to);
+                swap_back(v, from, to);
+            }
+        }
+    }
+}
+
+fn parse_events_as_is(text: &str) -> Result<Node, DocError> {
     let mut patch = Reindent::default();
     loop {
         let patched = patch.apply(text);
@@ -577,6 +615,24 @@ fn skip_properties(text: &str, start: usize, end: usize) -> usize {
 mod tests {
     use super::{MAX_DEPTH, Node, NodeValue, Style, parse_events, read_subset};
     use crate::doc::{BINARY_TAG, DocError};
+
+    #[test]
+    fn a_byte_order_mark_inside_a_scalar_is_content_to_both_readers() {
+        // PyYAML (C and Python loaders) and Psych load these with the mark in the value.
+        for text in [
+            "a: m\u{feff}b\n",
+            "a: \u{feff}b\n",
+            "- m\u{feff}b\n",
+            "\u{feff}a: m\u{feff}b\n",
+            "k: 'q\u{feff}'\n",
+        ] {
+            let node = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
+            assert!(
+                format!("{node:?}").contains("\\u{feff}"),
+                "{text:?}: {node:?}"
+            );
+        }
+    }
 
     /// The text read through saphyr's events; where the one-pass reader takes the text too,
     /// it must build the same tree, so every case here checks both.

@@ -115,7 +115,18 @@ fn request(r: &At<'_>) -> Result<Request, ReadError> {
         headers: r.headers_in("headers")?,
         body: match r.get("parsed_body") {
             Some(parsed) => Some(parsed.body_data()),
-            None => r.get("body").map_or(Ok(None), |b| body(&b))?,
+            // aiohttp's recorded `data=` mapping or a list: what the client sent, parsed.
+            None => match r.get("body") {
+                Some(b) if b.node.as_seq().is_some() => Some(b.body_data()),
+                Some(b)
+                    if b.node.as_map().is_some_and(|m| !m.is_empty())
+                        && b.node.get("string").is_none() =>
+                {
+                    Some(b.body_data())
+                }
+                Some(b) => body(&b)?,
+                None => None,
+            },
         },
     })
 }
