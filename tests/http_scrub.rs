@@ -71,10 +71,11 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         .1;
 
     let loader = match recorder {
-        Recorder::Vcrpy | Recorder::PytestRecording => Loader::PyYaml,
+        Recorder::Vcrpy | Recorder::PytestRecording | Recorder::PytestVcr => Loader::PyYaml,
         Recorder::RubyVcr => Loader::Psych,
         Recorder::GoVcr => Loader::GoYaml,
         Recorder::Polly | Recorder::Nock => Loader::Json,
+        Recorder::Talkback => unreachable!("no loader reads talkback's JSON5 tapes"),
     };
     let cassette_paths: Vec<std::path::PathBuf> = recorded
         .cassettes()
@@ -127,11 +128,13 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         assert_eq!(affected[0]["what"], "query parameter `api_key`");
         assert_eq!(affected[0]["interaction"], 0);
         let expected = match recorder {
-            Recorder::Vcrpy | Recorder::PytestRecording => "filter_query_parameters",
+            Recorder::Vcrpy | Recorder::PytestRecording | Recorder::PytestVcr => {
+                "filter_query_parameters"
+            }
             Recorder::RubyVcr => "filter_sensitive_data(\"REDACTED_API_KEY\")",
             Recorder::GoVcr => "SetMatcher",
             Recorder::Nock => "filteringPath",
-            Recorder::Polly => unreachable!(),
+            Recorder::Polly | Recorder::Talkback => unreachable!(),
         };
         assert!(
             affected[0]["setting"].as_str().unwrap().contains(expected),
@@ -997,5 +1000,77 @@ fn go_vcr_content_length_says_the_scrubbed_length() {
                 .len()
                 .to_string()
         )
+    );
+}
+
+/// Regression (issue 25): what the readers do not take into the interactions was never
+/// scanned: the first value of a JSON key given twice (`JSON.parse` keeps the last), a
+/// second YAML document, a HAR entry's `comment`. Each credential there is a `leak/secret`
+/// "outside the interactions"; `normalize` scrubs the one in a scalar it can rewrite (the
+/// comment) and says which it cannot reach (exit 2), never a silent pass.
+#[test]
+fn credentials_outside_the_interactions_are_found() {
+    // Keys of a real shape (a run of one character would be a placeholder).
+    let key = |c: char| format!("sk-proj-{c}Q7vLm2XkP9rTz4NwB8sYd3HfJ6gVc1RbE5uK0pA");
+    let t = common::TestDir::new();
+    t.write(
+        "recordings/dup.json",
+        format!(
+            r#"[{{"scope":"https://api.example.com:443","method":"POST","path":"/v1/a","body":{{"note":"x"}},"status":200,"response":{{"token":"{}","token":"none"}},"rawHeaders":[]}}]"#,
+            key('a')
+        ),
+    )
+    .write(
+        "cassettes/two.yaml",
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n---\nleftover: {}\n",
+            key('b')
+        ),
+    )
+    .write(
+        "recordings/comment.har",
+        json!({"log": {"version": "1.2", "creator": {"name": "Polly.JS", "version": "6"},
+            "entries": [{"startedDateTime": "2025-01-01T00:00:00.000Z", "time": 1,
+                "comment": format!("debugged with {}", key('c')),
+                "request": {"method": "GET", "url": "https://api.example.com/", "httpVersion": "HTTP/1.1",
+                    "cookies": [], "headers": [], "queryString": [], "headersSize": -1, "bodySize": -1},
+                "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [],
+                    "headers": [], "content": {"size": 2, "mimeType": "text/plain", "text": "ok"},
+                    "headersSize": -1, "bodySize": -1, "redirectURL": ""},
+                "cache": {}, "timings": {"send": 0, "wait": 1, "receive": 0}}]}})
+        .to_string(),
+    );
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    let mut found: Vec<(&str, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["path"].as_str().unwrap(),
+                f["pointer"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [
+            ("cassettes/two.yaml", "(outside the interactions)"),
+            ("recordings/comment.har", "(outside the interactions)"),
+            ("recordings/dup.json", "(outside the interactions)"),
+        ],
+        "{doc:#}"
+    );
+    let run = t.vcr(&["normalize"]);
+    run.code(2)
+        .stderr_has("cassettes/two.yaml: a credential is still there after the scrub")
+        .stderr_has("recordings/dup.json: a credential is still there after the scrub");
+    assert!(!t.read("recordings/comment.har").contains("sk-proj-"));
+    assert!(
+        t.read("cassettes/two.yaml").contains(&key('b')),
+        "left as it was"
     );
 }

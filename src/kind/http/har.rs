@@ -49,6 +49,7 @@ pub(super) fn read(root: &Node, path: &Path) -> Result<HttpCassette, ReadError> 
         format: Format::Har,
         interactions,
         compressed: false,
+        outside: Vec::new(),
     })
 }
 

@@ -41,6 +41,7 @@ pub(super) fn read(text: &str) -> Result<HttpCassette, ReadError> {
         format: Format::Httprr,
         interactions,
         compressed: false,
+        outside: Vec::new(),
     })
 }
 

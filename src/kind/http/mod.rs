@@ -199,6 +199,11 @@ pub struct HttpCassette {
     /// Whether the file was gzip-compressed (`.yaml.gz`, `.httprr.gz`): positions are then
     /// in the decompressed text.
     pub compressed: bool,
+    /// The byte ranges of the (decompressed) text that no interaction holds: the scalars the
+    /// reader did not take (a value a duplicated JSON key hides, a HAR `comment`, a
+    /// recorder's fields of its own) and what follows the first YAML document. The leak
+    /// check scans them too: everything in the file is scanned (issue 25).
+    pub outside: Vec<(u32, u32)>,
 }
 
 /// Why a file that is an HTTP cassette could not be read.
@@ -370,7 +375,7 @@ fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError>
             return Ok(None);
         }
     }
-    let cassette = if vcrpy::matches(&root) {
+    let mut cassette = if vcrpy::matches(&root) {
         vcrpy::read(&root)?
     } else if ruby_vcr::matches(&root) {
         ruby_vcr::read(&root)?
@@ -385,7 +390,110 @@ fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError>
     } else {
         return Ok(None);
     };
+    cassette.outside = outside(&cassette, &root, text);
     Ok(Some(cassette))
+}
+
+/// The ranges of `text` that no interaction of `cassette` holds: every scalar value of
+/// `root` that starts where no field the reader took does and lies in no body it kept as
+/// data, and the text between the scalars (syntax, or what no node holds).
+fn outside(cassette: &HttpCassette, root: &Node, text: &str) -> Vec<(u32, u32)> {
+    let mut taken: Vec<u32> = Vec::new();
+    let mut data: Vec<(u32, u32)> = Vec::new();
+    let mut field = |f: &Field| {
+        if let Some(at) = f.at {
+            taken.push(at);
+        }
+    };
+    for interaction in &cassette.interactions {
+        let request = &interaction.request;
+        field(&request.method);
+        field(&request.url);
+        let response = interaction.response.as_ref();
+        let headers = request
+            .headers
+            .iter()
+            .chain(response.into_iter().flat_map(|r| r.headers.iter()));
+        for header in headers {
+            field(&header.value);
+        }
+        let bodies = request
+            .body
+            .iter()
+            .chain(response.and_then(|r| r.body.as_ref()));
+        for body in bodies {
+            match body {
+                Body::Bytes { field: f, .. } => field(f),
+                Body::Data { node, .. } => data.push((node.start, node.end)),
+            }
+        }
+        if let Some(recorded) = &interaction.recorded_at {
+            field(recorded);
+        }
+    }
+    taken.sort_unstable();
+    data.sort_unstable();
+    let in_data = |start: u32| {
+        let i = data.partition_point(|&(s, _)| s <= start);
+        i > 0 && start < data[i - 1].1
+    };
+    let mut out = Vec::new();
+    // Every scalar's span, keys too: what lies between them is syntax, or text no node
+    // holds (the value of a JSON key given twice, which `JSON.parse` drops; a comment; a
+    // second YAML document).
+    // In document order, so the spans come sorted (a sort was a fortieth of `verify`).
+    fn walk(node: &Node, spans: &mut Vec<(u32, u32)>, untaken: &mut dyn FnMut(&Node)) {
+        match &node.value {
+            NodeValue::Scalar(_) => {
+                if node.start != u32::MAX && node.end != u32::MAX {
+                    spans.push((node.start, node.end));
+                    untaken(node);
+                }
+            }
+            NodeValue::Seq(items) => items.iter().for_each(|n| walk(n, spans, untaken)),
+            NodeValue::Map(entries) => {
+                for (k, v) in entries {
+                    if k.start != u32::MAX && k.end != u32::MAX {
+                        spans.push((k.start, k.end));
+                    }
+                    walk(v, spans, untaken);
+                }
+            }
+        }
+    }
+    let mut spans = Vec::new();
+    walk(root, &mut spans, &mut |node| {
+        if taken.binary_search(&node.start).is_err() && !in_data(node.start) {
+            out.push((node.start, node.end));
+        }
+    });
+    if !spans.is_sorted() {
+        // Aliases point back.
+        spans.sort_unstable();
+    }
+    let mut at = 0;
+    for (start, end) in spans {
+        if start > at {
+            out.push((at, start));
+        }
+        at = at.max(end);
+    }
+    if (at as usize) < text.len() {
+        out.push((at, text.len() as u32));
+    }
+    // Merged, and only what is long enough to hold a credential (the shortest is 8 bytes).
+    if !out.is_sorted() {
+        out.sort_unstable();
+    }
+    let mut merged: Vec<(u32, u32)> = Vec::with_capacity(out.len());
+    for (start, end) in out {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged.retain(|(start, end)| end - start >= 8);
+    merged
 }
 
 /// The format a JSON text that did not parse was meant to be, judged by the keys it holds:

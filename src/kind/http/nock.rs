@@ -46,6 +46,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
         format: Format::Nock,
         interactions,
         compressed: false,
+        outside: Vec::new(),
     })
 }
 

@@ -339,7 +339,19 @@ impl Scrubber<'_> {
         let defaults = SubList::new(self.default_subs(cassette, file, match_on));
         let plan = Plan::new(self, cassette, text, &defaults, match_on)?;
         if plan.edits.is_empty() {
-            return Ok(unchanged(file));
+            // Credentials the plan found no scalar for (what follows the first YAML
+            // document, the value a duplicated JSON key hides) are still there: say so.
+            let mut left = unchanged(file);
+            if !defaults.is_empty() {
+                left.remaining = crate::lint::http::check(cassette, file, self.scanner, match_on)
+                    .into_iter()
+                    .filter(|leak| {
+                        leak.hit.family == crate::lint::LeakFamily::Secret && (self.reported)(leak)
+                    })
+                    .map(|leak| leak.path)
+                    .collect();
+            }
+            return Ok(left);
         }
         let mut edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
         let lengths = plan.doc_lengths;

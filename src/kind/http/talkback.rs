@@ -66,6 +66,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
             recorded_at: meta.get("createdAt").map(|c| c.field()).transpose()?,
         }],
         compressed: false,
+        outside: Vec::new(),
     })
 }
 

@@ -69,6 +69,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
         format: Format::Vcrpy,
         interactions,
         compressed: false,
+        outside: Vec::new(),
     })
 }
 
@@ -695,9 +696,11 @@ responses:
             "interactions[0].request.body is not valid base64",
             "'@@@'",
         );
+        // A request body that is a mapping is what aiohttp sent (read as data); a response
+        // body is always `{string: ...}`.
         case(
-            "interactions:\n- request:\n    method: GET\n    uri: http://x/\n    body: {data: x}\n  response: {}\n",
-            "interactions[0].request.body has no `string`",
+            "interactions:\n- request:\n    method: GET\n    uri: http://x/\n  response:\n    body: {data: x}\n",
+            "interactions[0].response.body has no `string`",
             "{data: x}",
         );
         case(

@@ -31,6 +31,7 @@ pub(super) fn cassette(
         format,
         interactions,
         compressed: false,
+        outside: Vec::new(),
     })
 }
 
