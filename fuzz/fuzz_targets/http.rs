@@ -6,17 +6,14 @@
 //! one-pass reader takes, saphyr's events read to the same tree (issue 12).
 #![no_main]
 
-use std::path::Path;
-use std::sync::LazyLock;
+mod default_scrub;
 
+use std::path::Path;
+
+use default_scrub::SCANNER;
 use libfuzzer_sys::fuzz_target;
 use vcr::doc::yaml;
-use vcr::kind::http::{self, scrub};
-use vcr::lint::Scanner;
-
-static SCANNER: LazyLock<Scanner> = LazyLock::new(|| Scanner::new(&[]));
-static RULES: LazyLock<scrub::Rules> =
-    LazyLock::new(|| scrub::Rules::new(None).expect("the defaults compile"));
+use vcr::kind::http;
 
 fuzz_target!(|data: &[u8]| {
     // No sidecars: Playwright's `_file` bodies are looked for in a folder that does not exist.
@@ -46,14 +43,7 @@ fuzz_target!(|data: &[u8]| {
                     assert!(offset <= text.len(), "leak offset past the text");
                 }
             }
-            let scrubber = scrub::Scrubber {
-                rules: &RULES,
-                scanner: &SCANNER,
-                user_rules: None,
-                reported: &|_| true,
-            };
-            let match_on = cassette.format.default_match_on();
-            if let Ok(scrubbed) = scrubber.scrub(&cassette, &text, match_on) {
+            if let Ok(scrubbed) = default_scrub::scrub(&cassette, &text) {
                 let again = http::read(path, &scrubbed.text);
                 assert!(
                     matches!(again, Ok(Some(ref c)) if c.format == cassette.format),

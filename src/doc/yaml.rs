@@ -63,18 +63,21 @@ pub fn set_fast(enabled: bool) {
 ///
 /// A byte-order mark inside the text is content to libyaml and PyYAML (`a: m<BOM>b` loads
 /// as `m<BOM>b`), and an error to saphyr; the fast reader agrees with the loaders. So, for
-/// saphyr, each inner mark is swapped for a private-use character of the same length that no
-/// other character of the text is, and swapped back in the tree (the fuzz target found the
+/// saphyr, each inner mark is swapped for a private-use character of the same length that the
+/// text does not hold, and swapped back in the tree (the fuzz target found the
 /// two readers disagreeing, issue 25).
 pub fn parse_events(text: &str) -> Result<Node, DocError> {
     const BOM: char = '\u{feff}';
-    const STAND_IN: char = '\u{e000}';
     let body = text.strip_prefix(BOM).unwrap_or(text);
-    if body.contains(BOM) && !text.contains(STAND_IN) {
+    // A private-use character (three bytes, as the mark is) that the text does not hold.
+    let stand_in = ('\u{e000}'..='\u{f8ff}').find(|c| !text.contains(*c));
+    if body.contains(BOM)
+        && let Some(stand_in) = stand_in
+    {
         let lead = &text[..text.len() - body.len()];
-        let swapped = format!("{lead}{}", body.replace(BOM, &STAND_IN.to_string()));
+        let swapped = format!("{lead}{}", body.replace(BOM, &stand_in.to_string()));
         let mut node = parse_events_as_is(&swapped)?;
-        swap_back(&mut node, STAND_IN, BOM);
+        swap_back(&mut node, stand_in, BOM);
         return Ok(node);
     }
     parse_events_as_is(text)
@@ -490,8 +493,12 @@ impl<'t> Builder<'t> {
         // past a comment); a block one where its last child does (its end event sits at the
         // next token).
         let bracket = self.byte(span.start);
+        let at_bracket = matches!(self.text.as_bytes().get(bracket), Some(b']' | b'}'));
         let end = match last_end {
-            Some(end) if !frame.flow => end,
+            // saphyr starts a block sequence whose first item is a flow collection at that
+            // item's bracket (`-  [t]`): its end event, not its start, tells (the fuzz target
+            // found the two readers disagreeing, issue 25).
+            Some(end) if !frame.flow || !at_bracket => end,
             _ if matches!(self.text.as_bytes().get(bracket), Some(b']' | b'}')) => {
                 bracket as u32 + 1
             }
@@ -617,6 +624,13 @@ mod tests {
     use crate::doc::{BINARY_TAG, DocError};
 
     #[test]
+    fn a_block_sequence_of_a_flow_collection_ends_where_both_readers_say() {
+        // saphyr starts the block sequence at the `[`; it still ends at its item's end.
+        let node = parse("z[ ~:\n-  [t] \n").unwrap();
+        assert_eq!(node.end, 12, "{node:?}");
+    }
+
+    #[test]
     fn a_byte_order_mark_inside_a_scalar_is_content_to_both_readers() {
         // PyYAML (C and Python loaders) and Psych load these with the mark in the value.
         for text in [
@@ -625,6 +639,8 @@ mod tests {
             "- m\u{feff}b\n",
             "\u{feff}a: m\u{feff}b\n",
             "k: 'q\u{feff}'\n",
+            // At a line's start, and beside the first stand-in (found by the fuzz target).
+            "e1:\n\u{feff}xxx *(-\u{e000}:\n",
         ] {
             let node = parse(text).unwrap_or_else(|e| panic!("{text:?}: {e:?}"));
             assert!(
