@@ -1,7 +1,8 @@
 //! HTTP cassettes written by the recorders themselves (issue 9): vcrpy, pytest-recording,
-//! Ruby VCR with webmock, go-vcr, Polly and nock record two scenarios against a server the
-//! test starts (`tests/common/scenario.rs`), replay them with the server stopped, and
-//! `vcr verify` reads what they wrote.
+//! pytest-vcr, Ruby VCR with webmock, go-vcr, Polly, nock and talkback record two scenarios
+//! against a server the test starts (`tests/common/scenario.rs`), replay them with the server
+//! stopped, and `vcr verify` reads what they wrote, with no `vcr.toml`: it finds them by
+//! their content (issue 21; `tests/recorder_folders.rs` moves them to other folders).
 //!
 //! `*::records_and_replays` prove the cassettes are real: the recorder's own replay answers
 //! every request from them. `*::verify_*` hold `vcr verify` to the issue: each planted
@@ -44,37 +45,57 @@ macro_rules! recorder_tests {
     )*};
 }
 
-// Each recorder's own naming: `*` stands for Polly's hash of the recording name.
+// Each recorder's own naming: `*` stands for Polly's hash of the recording name and for
+// talkback's tape number (a time in ms).
 recorder_tests! {
     vcrpy: Recorder::Vcrpy, "cassettes/leaky.yaml";
     pytest_recording: Recorder::PytestRecording, "tests/cassettes/test_scenario/test_scenario.yaml";
+    pytest_vcr: Recorder::PytestVcr, "tests/cassettes/test_scenario.yaml";
     ruby_vcr: Recorder::RubyVcr, "cassettes/leaky.yml";
     go_vcr: Recorder::GoVcr, "cassettes/leaky.yaml";
     polly: Recorder::Polly, "cassettes/leaky_*/recording.har";
     nock: Recorder::Nock, "cassettes/leaky.json";
+    talkback: Recorder::Talkback, "cassettes/unnamed-*.json5";
 }
 
 /// Records the leaky scenario, replays it with the server stopped (which rewrites nothing),
-/// then replays it from a cassette with one answer changed and without its cassette, which
+/// then replays it from a cassette with one answer changed and without that cassette, which
 /// must both fail: the replay answers come from the cassette and are checked.
 fn records_and_replays(recorder: Recorder, cassette: &str) {
     let Some(recorded) = record(recorder, Scenario::leaky()) else {
         return;
     };
     let cassettes = recorded.cassettes();
-    assert_eq!(cassettes.len(), 1, "{cassettes:?}");
+    // One cassette for the scenario; talkback writes a tape per request.
+    let expected = if recorder == Recorder::Talkback {
+        recorded.scenario.exchanges.len()
+    } else {
+        1
+    };
+    assert_eq!(cassettes.len(), expected, "{cassettes:?}");
     let (head, tail) = cassette.split_once('*').unwrap_or((cassette, ""));
     assert!(
-        cassettes[0].starts_with(head) && cassettes[0].ends_with(tail),
+        cassettes
+            .iter()
+            .all(|c| c.starts_with(head) && c.ends_with(tail)),
         "{} wrote {cassettes:?}, expected {cassette}",
         recorder.name()
     );
-    let text = String::from_utf8_lossy(&recorded.dir.files("")[&cassettes[0]]).into_owned();
+    let files = recorded.dir.files("");
     let host = recorded.base_url.trim_start_matches("http://");
-    assert!(
-        text.contains(host),
-        "the cassette names the server:\n{text}"
-    );
+    for cassette in &cassettes {
+        let text = String::from_utf8_lossy(&files[cassette]);
+        assert!(
+            text.contains(host),
+            "the cassette names the server:\n{text}"
+        );
+    }
+    // The cassette with the `models` answer, which says `system`.
+    let cassette = cassettes
+        .iter()
+        .find(|c| String::from_utf8_lossy(&files[*c]).contains("system"))
+        .expect("a cassette holds the models answer");
+    let text = String::from_utf8_lossy(&files[cassette]).into_owned();
 
     let before = recorded.dir.files("");
     replay(&recorded).code(0);
@@ -87,7 +108,7 @@ fn records_and_replays(recorder: Recorder, cassette: &str) {
     // One recorded answer changed (same length, so no header disagrees): the replay says so.
     let tampered = text.replace("system", "sistem");
     assert_ne!(tampered, text);
-    recorded.dir.write(&cassettes[0], &tampered);
+    recorded.dir.write(cassette, &tampered);
     let run = replay(&recorded);
     assert_ne!(
         run.code,
@@ -103,7 +124,7 @@ fn records_and_replays(recorder: Recorder, cassette: &str) {
         run.stderr
     );
 
-    std::fs::remove_file(recorded.dir.path(&cassettes[0])).unwrap();
+    std::fs::remove_file(recorded.dir.path(cassette)).unwrap();
     let run = replay(&recorded);
     assert_ne!(
         run.code,
@@ -115,11 +136,9 @@ fn records_and_replays(recorder: Recorder, cassette: &str) {
     );
 }
 
-/// Runs `vcr verify --format json` over the cassettes the recorder wrote.
+/// Runs `vcr verify --format json` over the project the recorder wrote into, with no
+/// `vcr.toml`: the cassettes are found by their content (issue 21).
 fn verify(recorded: &Recorded) -> (common::Run, Value) {
-    recorded
-        .dir
-        .write("vcr.toml", "[verify]\ntext = [\"**/cassettes/**\"]\n");
     let run = recorded.dir.vcr(&["verify", "--format", "json"]);
     let doc = run.json();
     (run, doc)
@@ -127,12 +146,16 @@ fn verify(recorded: &Recorded) -> (common::Run, Value) {
 
 /// A finding's `pointer`, lower-cased (recorders spell header names differently), with
 /// nock's keys read as the side they belong to (`reqheaders`, a definition's `path` and
-/// `body` are the request's, `rawHeaders` the response's).
+/// `body` are the request's, `rawHeaders` the response's), and talkback's `req` and `res`
+/// spelled out.
 fn pointer(f: &Value) -> String {
-    f["pointer"]
-        .as_str()
-        .unwrap_or("")
-        .to_ascii_lowercase()
+    let pointer = f["pointer"].as_str().unwrap_or("").to_ascii_lowercase();
+    let pointer = match pointer.split_once('.') {
+        Some(("req", rest)) => format!("request.{rest}"),
+        Some(("res", rest)) => format!("response.{rest}"),
+        _ => pointer,
+    };
+    pointer
         .replace("reqheaders", "request.headers")
         .replace("rawheaders", "response.headers")
         .replace("].path", "].request.path")
@@ -229,11 +252,12 @@ fn assert_read_by_structure(doc: &Value, recorder: Recorder) {
     let read: u64 = formats.values().map(|n| n.as_u64().unwrap()).sum();
     assert_eq!(read, doc["summary"]["files"].as_u64().unwrap(), "{doc:#}");
     let expected = match recorder {
-        Recorder::Vcrpy | Recorder::PytestRecording => "vcrpy",
+        Recorder::Vcrpy | Recorder::PytestRecording | Recorder::PytestVcr => "vcrpy",
         Recorder::RubyVcr => "Ruby VCR",
         Recorder::GoVcr => "go-vcr",
         Recorder::Polly => "HAR",
         Recorder::Nock => "nock",
+        Recorder::Talkback => "talkback",
     };
     assert!(
         formats.contains_key(expected),

@@ -220,6 +220,39 @@ fn the_readme_local_hook_runs_the_installed_vcr() {
     assert!(!refused.ok, "the leak went through:\n{}", refused.all);
     assert!(refused.all.contains("leak/path"), "{}", refused.all);
     assert_eq!(commits(&env, &project), 1);
+
+    // Issue 21: a go-vcr cassette where go-vcr's users keep them, with no `vcr.toml` saying
+    // so, staged alone: the hook reads it by content and refuses its key; scrubbed by
+    // `vcr normalize`, it goes through.
+    write(&project, &rel, text.as_bytes());
+    let cassette = "test/integration/fixtures/login.yaml";
+    write(
+        &project,
+        cassette,
+        b"---\nversion: 2\ninteractions:\n- id: 0\n  request:\n    proto: HTTP/1.1\n    content_length: 0\n    body: \"\"\n    form: {}\n    headers:\n      Authorization:\n      - Bearer sk-proj-Q7vLm2XkP9rTz4NwB8sYd3HfJ6gVc1RbE5uK0pA\n    url: https://api.example.com/v1/models\n    method: GET\n  response:\n    proto: HTTP/1.1\n    content_length: 2\n    body: '{}'\n    headers: {}\n    status: 200 OK\n    code: 200\n    duration: 1ms\n",
+    );
+    git(&env, &project, &["add", "-A"]);
+    let refused = commit("Record the login test");
+    assert!(!refused.ok, "the go-vcr key went through:\n{}", refused.all);
+    for needle in [cassette, "leak/secret"] {
+        assert!(refused.all.contains(needle), "{needle}:\n{}", refused.all);
+    }
+    let normalized = run(
+        env.command(env!("CARGO_BIN_EXE_vcr"))
+            .arg("-C")
+            .arg(&project)
+            .args(["normalize", cassette]),
+        &project,
+    );
+    assert!(normalized.ok, "{}", normalized.all);
+    git(&env, &project, &["add", "-A"]);
+    let accepted = commit("Record the login test");
+    assert!(
+        accepted.ok,
+        "the scrubbed cassette was refused:\n{}",
+        accepted.all
+    );
+    assert_eq!(commits(&env, &project), 2);
 }
 
 /// Where a JSON string value of a `text` field starts, in vcr's normalized layout.

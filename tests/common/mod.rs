@@ -134,6 +134,24 @@ impl TestDir {
 pub fn vcr_command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
     cmd.arg("-C").arg(dir).args(args);
+    clean_env(&mut cmd, env);
+    cmd
+}
+
+/// Runs `vcr args...` started in `dir`, with no `-C`, as the pre-commit framework and git
+/// hooks run it from the repository's root: the clean environment of [`vcr_command`], and
+/// no `GIT_*` variables of the caller's ([`isolate_git`]).
+pub fn vcr_at(dir: &Path, args: &[&str]) -> Run {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
+    cmd.current_dir(dir).args(args);
+    clean_env(&mut cmd, &[]);
+    isolate_git(&mut cmd);
+    Run::from(cmd.output().unwrap())
+}
+
+/// Removes the caller's `VCR_*`, `CLAUDE_CONFIG_DIR` and `NO_COLOR` from `cmd`, sets
+/// `HOME=/home/tester`, then `env`.
+fn clean_env(cmd: &mut Command, env: &[(&str, &str)]) {
     for (key, _) in std::env::vars() {
         if key.starts_with("VCR_") || key == "CLAUDE_CONFIG_DIR" || key == "NO_COLOR" {
             cmd.env_remove(key);
@@ -143,7 +161,6 @@ pub fn vcr_command(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Command {
     for (key, value) in env {
         cmd.env(key, value);
     }
-    cmd
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {

@@ -1,11 +1,15 @@
-//! Real recorders write the HTTP cassettes of the tests (issue 9): vcrpy, pytest-recording,
-//! Ruby VCR (webmock), go-vcr, Polly and nock, each run as a child process by a small
-//! program in `tests/recorders/` against the test's own server ([`super::server`]).
+//! Real recorders write the HTTP cassettes of the tests (issues 9 and 21): vcrpy,
+//! pytest-recording, pytest-vcr, Ruby VCR (webmock), go-vcr, Polly, nock and talkback, each
+//! run as a child process by a small program in `tests/recorders/` against the test's own
+//! server ([`super::server`]).
 //!
 //! [`record`] starts the server, runs the program in record mode and returns the project
-//! folder holding the cassettes; [`replay`] runs the same program in replay mode with the
-//! server stopped, so a request the cassette does not answer fails. Each program checks
-//! every answer it gets against what the server sends, in both modes.
+//! folder holding the cassettes, in `cassettes/` (the pytest plugins: `tests/cassettes/`,
+//! their default beside the test module); [`record_into`] records into a folder of the test's
+//! choosing, as a project that keeps its cassettes elsewhere does. [`replay`] runs the same
+//! program in replay mode with the server stopped, so a request the cassette does not answer
+//! fails. Each program checks every answer it gets against what the server sends, in both
+//! modes.
 //!
 //! A recorder that is not installed makes [`record`] say so on stderr and return `None`;
 //! with `VCR_REQUIRE_RECORDERS=1` (CI) it panics instead. `tests/recorders/install`
@@ -28,6 +32,10 @@ pub const REQUIRE: &str = "VCR_REQUIRE_RECORDERS";
 /// Where Debian's Go packages keep their sources (`golang-github-dnaeon-go-vcr-dev`).
 const DEBIAN_GOPATH: &str = "/usr/share/gocode";
 
+/// Where pytest-recording and pytest-vcr put cassettes unless told otherwise: `cassettes/`
+/// beside the test module, which the tests put at `tests/test_scenario.py`.
+pub const PYTEST_DEFAULT_FOLDER: &str = "tests/cassettes";
+
 /// A recorder, as the tests drive it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recorder {
@@ -35,6 +43,9 @@ pub enum Recorder {
     Vcrpy,
     /// pytest-recording's `@pytest.mark.vcr`, in a pytest run, with `requests`.
     PytestRecording,
+    /// pytest-vcr's `@pytest.mark.vcr`, the same test in a pytest run of its own venv
+    /// (pytest-recording refuses to run beside it).
+    PytestVcr,
     /// Ruby VCR hooked into webmock, with `Net::HTTP`.
     RubyVcr,
     /// go-vcr's `recorder` as an `http.RoundTripper`.
@@ -43,6 +54,8 @@ pub enum Recorder {
     Polly,
     /// `nock.back`.
     Nock,
+    /// talkback, a recording proxy between the client (node's `http.request`) and the server.
+    Talkback,
 }
 
 /// Record or replay.
@@ -64,8 +77,11 @@ impl Mode {
 /// A scenario a recorder recorded: the project folder, and what the server received.
 pub struct Recorded {
     pub recorder: Recorder,
-    /// The project: the cassettes (under a `cassettes/` folder) and, for pytest, the tests.
+    /// The project: the cassettes (under [`Recorded::folder`]) and, for pytest, the tests.
     pub dir: TestDir,
+    /// The folder the cassettes were recorded into, relative to the project (`cassettes`,
+    /// `spec/fixtures/vcr_cassettes`, ...).
+    pub folder: String,
     /// What was recorded; [`replay`] sends its requests and checks the answers against it.
     pub scenario: Scenario,
     /// The server's URL, which the replay asks again.
@@ -77,13 +93,10 @@ pub struct Recorded {
 }
 
 impl Recorded {
-    /// The cassette files the recorder wrote (paths relative to the project), sorted.
+    /// The cassette files the recorder wrote (paths relative to the project), sorted: every
+    /// file under [`Recorded::folder`], whatever the recorder names them.
     pub fn cassettes(&self) -> Vec<String> {
-        self.dir
-            .files("")
-            .into_keys()
-            .filter(|rel| rel.split('/').any(|part| part == "cassettes"))
-            .collect()
+        self.dir.files(&self.folder).into_keys().collect()
     }
 }
 
@@ -92,11 +105,28 @@ impl Recorder {
         match self {
             Recorder::Vcrpy => "vcrpy",
             Recorder::PytestRecording => "pytest-recording",
+            Recorder::PytestVcr => "pytest-vcr",
             Recorder::RubyVcr => "Ruby VCR",
             Recorder::GoVcr => "go-vcr",
             Recorder::Polly => "Polly",
             Recorder::Nock => "nock",
+            Recorder::Talkback => "talkback",
         }
+    }
+
+    /// The folder [`record`] records into, relative to the project.
+    fn usual_folder(self) -> &'static str {
+        if self.is_pytest() {
+            PYTEST_DEFAULT_FOLDER
+        } else {
+            "cassettes"
+        }
+    }
+
+    /// Whether the recorder is a pytest plugin: a test module runs the scenario and the
+    /// plugin names the cassette.
+    fn is_pytest(self) -> bool {
+        matches!(self, Recorder::PytestRecording | Recorder::PytestVcr)
     }
 
     /// Why the recorder cannot run here, with how to install it; `None` when it can.
@@ -111,6 +141,17 @@ impl Recorder {
                     format!(
                         "{} cannot import vcr, pytest_recording and requests; {install}",
                         python().display()
+                    )
+                })
+            }
+            Recorder::PytestVcr => {
+                let imports = Command::new(pytest_vcr_python())
+                    .args(["-c", "import vcr, pytest_vcr, requests"])
+                    .output();
+                (!succeeded(imports)).then(|| {
+                    format!(
+                        "{} cannot import vcr, pytest_vcr and requests; {install}",
+                        pytest_vcr_python().display()
                     )
                 })
             }
@@ -132,11 +173,11 @@ impl Recorder {
                     )
                 })
             }
-            Recorder::Polly | Recorder::Nock => {
-                let package = if self == Recorder::Polly {
-                    "@pollyjs/core"
-                } else {
-                    "nock"
+            Recorder::Polly | Recorder::Nock | Recorder::Talkback => {
+                let package = match self {
+                    Recorder::Polly => "@pollyjs/core",
+                    Recorder::Nock => "nock",
+                    _ => "talkback",
                 };
                 let node = Command::new("node").arg("--version").output();
                 let installed = node_modules().join(package).join("package.json").is_file();
@@ -151,10 +192,11 @@ impl Recorder {
     }
 
     /// The command that runs the recorder's program in `mode` over `scenario_file`, in the
-    /// project `project`.
-    fn command(self, mode: Mode, project: &Path, scenario_file: &Path) -> Command {
+    /// project `project`, with the cassettes in `folder` (relative to the project; the pytest
+    /// plugins learn it from the project's `conftest.py`, see [`record_into`]).
+    fn command(self, mode: Mode, project: &Path, folder: &str, scenario_file: &Path) -> Command {
         let programs = programs();
-        let cassettes = project.join("cassettes");
+        let cassettes = project.join(folder);
         let mut cmd = match self {
             Recorder::Vcrpy => {
                 let mut cmd = Command::new(python());
@@ -173,17 +215,29 @@ impl Recorder {
                     .env("RECORDER_SCENARIO", scenario_file);
                 cmd
             }
+            Recorder::PytestVcr => {
+                let record_mode = match mode {
+                    Mode::Record => "once",
+                    Mode::Replay => "none",
+                };
+                let mut cmd = Command::new(pytest_vcr_python());
+                cmd.args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+                    .arg(format!("--vcr-record={record_mode}"))
+                    .arg("tests/test_scenario.py")
+                    .env("RECORDER_SCENARIO", scenario_file);
+                cmd
+            }
             Recorder::RubyVcr => {
                 let mut cmd = Command::new("ruby");
                 cmd.arg(programs.join("ruby/ruby_vcr.rb"));
                 cmd
             }
             Recorder::GoVcr => Command::new(go_program()),
-            Recorder::Polly | Recorder::Nock => {
-                let script = if self == Recorder::Polly {
-                    "node/polly.js"
-                } else {
-                    "node/nock_back.js"
+            Recorder::Polly | Recorder::Nock | Recorder::Talkback => {
+                let script = match self {
+                    Recorder::Polly => "node/polly.js",
+                    Recorder::Nock => "node/nock_back.js",
+                    _ => "node/talkback.js",
                 };
                 let mut cmd = Command::new("node");
                 cmd.arg(programs.join(script))
@@ -191,7 +245,7 @@ impl Recorder {
                 cmd
             }
         };
-        if self != Recorder::PytestRecording {
+        if !self.is_pytest() {
             cmd.arg(mode.arg()).arg(scenario_file).arg(&cassettes);
         }
         cmd.current_dir(project).env("PYTHONDONTWRITEBYTECODE", "1");
@@ -203,18 +257,33 @@ impl Recorder {
     }
 }
 
-/// Records `scenario` with `recorder` against a fresh server; `None` (after saying so on
-/// stderr) when the recorder is not installed. Panics when the program fails, or when the
-/// server did not receive each request of the scenario once, as the scenario sends it.
+/// Records `scenario` with `recorder` against a fresh server into `cassettes/` (the pytest
+/// plugins: their default, `tests/cassettes/`); see [`record_into`].
 pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
+    record_into(recorder, scenario, recorder.usual_folder())
+}
+
+/// Records `scenario` with `recorder` against a fresh server, into `folder` (relative to the
+/// project); `None` (after saying so on stderr) when the recorder is not installed. Panics
+/// when the program fails, or when the server did not receive each request of the scenario
+/// once, as the scenario sends it.
+///
+/// The programs take the folder as an argument. The pytest plugins put cassettes beside the
+/// test module (`tests/cassettes/`, [`PYTEST_DEFAULT_FOLDER`]); for any other folder the
+/// project gets the `conftest.py` their documentation shows, which overrides the
+/// `vcr_cassette_dir` fixture.
+pub fn record_into(recorder: Recorder, scenario: Scenario, folder: &str) -> Option<Recorded> {
     if !available(recorder) {
         return None;
     }
     let dir = TestDir::new();
-    if recorder == Recorder::PytestRecording {
+    if recorder.is_pytest() {
         for file in ["scenario.py", "test_scenario.py"] {
             let source = programs().join("python").join(file);
             dir.write(&format!("tests/{file}"), std::fs::read(source).unwrap());
+        }
+        if folder != PYTEST_DEFAULT_FOLDER {
+            dir.write("tests/conftest.py", cassette_dir_conftest(folder));
         }
     }
     let harness = TestDir::new();
@@ -222,7 +291,12 @@ pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
     let base_url = server.base_url();
     harness.write("scenario.json", scenario.to_json(&base_url));
     let run = run_for_at_most(
-        recorder.command(Mode::Record, &dir.root, &harness.path("scenario.json")),
+        recorder.command(
+            Mode::Record,
+            &dir.root,
+            folder,
+            &harness.path("scenario.json"),
+        ),
         recorder,
     );
     let received = server.stop();
@@ -262,6 +336,7 @@ pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
     Some(Recorded {
         recorder,
         dir,
+        folder: folder.to_owned(),
         scenario,
         base_url,
         received,
@@ -285,6 +360,28 @@ pub fn available(recorder: Recorder) -> bool {
     false
 }
 
+/// A `conftest.py` for `tests/` that moves the pytest plugins' cassettes to `folder` at the
+/// project root: the `vcr_cassette_dir` override that pytest-recording and pytest-vcr
+/// document.
+fn cassette_dir_conftest(folder: &str) -> String {
+    // A JSON string is a Python string literal too.
+    let folder = serde_json::to_string(folder).unwrap();
+    format!(
+        r#"import os
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def vcr_cassette_dir():
+    """The cassettes are kept in {folder} at the project root."""
+    return os.path.join(ROOT, {folder})
+"#
+    )
+}
+
 /// Replays what `recorded` holds with its recorder, the server stopped: the program asks
 /// the requests of `recorded.scenario` again and checks the answers the cassettes give
 /// against it (a test that rewrites an answer in the cassettes changes it there too).
@@ -294,7 +391,7 @@ pub fn replay(recorded: &Recorded) -> Run {
     run_for_at_most(
         recorded
             .recorder
-            .command(Mode::Replay, &recorded.dir.root, &file),
+            .command(Mode::Replay, &recorded.dir.root, &recorded.folder, &file),
         recorded.recorder,
     )
 }
@@ -312,7 +409,7 @@ pub fn replay_with(recorded: &Recorded, filters: serde_json::Value) -> Run {
     run_for_at_most(
         recorded
             .recorder
-            .command(Mode::Replay, &recorded.dir.root, &file),
+            .command(Mode::Replay, &recorded.dir.root, &recorded.folder, &file),
         recorded.recorder,
     )
 }
@@ -382,6 +479,12 @@ pub fn installed() -> PathBuf {
 /// The Python of the installed recorders (vcrpy, pytest-recording, requests).
 pub fn python() -> PathBuf {
     installed().join("venv/bin/python")
+}
+
+/// The Python of pytest-vcr (with vcrpy and requests), a venv of its own: pytest-recording
+/// refuses to run where pytest-vcr is installed.
+pub fn pytest_vcr_python() -> PathBuf {
+    installed().join("venv-pytest-vcr/bin/python")
 }
 
 fn node_modules() -> PathBuf {

@@ -1,8 +1,11 @@
-"""pytest-recording: one test that performs the scenario under `@pytest.mark.vcr`.
+"""pytest-recording and pytest-vcr: one test that performs the scenario under
+`@pytest.mark.vcr`, which both plugins read.
 
-Its cassette is `cassettes/test_scenario/test_scenario.yaml` beside this file (the plugin's
-naming). `pytest --record-mode=once` records it, `pytest --record-mode=none` replays it. The
-scenario file is named by the `RECORDER_SCENARIO` environment variable.
+Its cassette is beside this file, named as each plugin names it: pytest-recording's
+`cassettes/test_scenario/test_scenario.yaml` (`--record-mode=once` records it,
+`--record-mode=none` replays it), pytest-vcr's `cassettes/test_scenario.yaml`
+(`--vcr-record=once`, `--vcr-record=none`). A `conftest.py` that overrides `vcr_cassette_dir`
+moves it. The scenario file is named by the `RECORDER_SCENARIO` environment variable.
 """
 
 import os
