@@ -159,7 +159,7 @@ impl Snapshot {
     }
 
     /// Adds every file under `dir` as `<prefix>/<path under dir>`, leaving out what every
-    /// command's walk leaves out ([`crate::tree::walk`]: version control, dependencies,
+    /// command's walk leaves out (`tree::walk`: version control, dependencies,
     /// environments, caches, and what git ignores unless `no_ignore`). Symbolic links are
     /// not followed. A git revision leaves out the same folders by name ([`is_skipped`]).
     pub fn add_dir(&mut self, dir: &Path, prefix: &str, no_ignore: bool) -> Result<(), DiffError> {

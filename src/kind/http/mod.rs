@@ -306,7 +306,7 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Why `bytes`, which open as gzip, could not be inflated ([`decompressed`] gave them back
-/// as they are), with what did inflate before the problem (at most [`MAX_INFLATED`] bytes):
+/// as they are), with what did inflate before the problem (at most 64 MiB):
 /// a compressed cassette that cannot be read is an error, never a pass, and what can be
 /// read of it is still scanned. `None` when `bytes` are no gzip or inflate whole.
 pub fn inflate_problem(bytes: &[u8]) -> Option<(Vec<u8>, String)> {
