@@ -1006,8 +1006,7 @@ fn go_vcr_content_length_says_the_scrubbed_length() {
 /// Regression (issue 25): what the readers do not take into the interactions was never
 /// scanned: the first value of a JSON key given twice (`JSON.parse` keeps the last), a
 /// second YAML document, a HAR entry's `comment`. Each credential there is a `leak/secret`
-/// "outside the interactions"; `normalize` scrubs the one in a scalar it can rewrite (the
-/// comment) and says which it cannot reach (exit 2), never a silent pass.
+/// "outside the interactions", and `normalize` replaces it where it was found.
 #[test]
 fn credentials_outside_the_interactions_are_found() {
     // Keys of a real shape (a run of one character would be a placeholder).
@@ -1064,13 +1063,20 @@ fn credentials_outside_the_interactions_are_found() {
         ],
         "{doc:#}"
     );
-    let run = t.vcr(&["normalize"]);
-    run.code(2)
-        .stderr_has("cassettes/two.yaml: a credential is still there after the scrub")
-        .stderr_has("recordings/dup.json: a credential is still there after the scrub");
-    assert!(!t.read("recordings/comment.har").contains("sk-proj-"));
+    // Each replaced where the scan found it; the files still read as before.
+    t.vcr(&["normalize"]).code(0);
+    for rel in [
+        "cassettes/two.yaml",
+        "recordings/comment.har",
+        "recordings/dup.json",
+    ] {
+        let text = t.read(rel);
+        assert!(!text.contains("sk-proj-"), "{rel}:\n{text}");
+        assert!(text.contains("REDACTED_OPENAI_KEY"), "{rel}:\n{text}");
+    }
     assert!(
-        t.read("cassettes/two.yaml").contains(&key('b')),
-        "left as it was"
+        t.read("cassettes/two.yaml")
+            .ends_with("---\nleftover: REDACTED_OPENAI_KEY\n")
     );
+    t.vcr(&["verify"]).code(0);
 }

@@ -627,6 +627,9 @@ pub fn check(
     fold(leaks)
 }
 
+/// The readable path of a leak outside the interactions.
+pub const OUTSIDE: &str = "(outside the interactions)";
+
 /// Credentials (provider keys, tokens, JWTs, private keys, passwords in URLs, credential
 /// fields) in the parts of the file the readers do not take into the interactions
 /// ([`HttpCassette::outside`]): the value a duplicated JSON key hides, a second YAML document,
@@ -713,7 +716,7 @@ fn outside(
             hit,
             severity: Severity::Error,
             offset: Some(at),
-            path: "(outside the interactions)".to_owned(),
+            path: OUTSIDE.to_owned(),
             place: " outside the interactions its recorder replays",
             repeats: 0,
         });

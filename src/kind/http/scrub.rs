@@ -336,8 +336,35 @@ impl Scrubber<'_> {
         let Ok(text) = std::str::from_utf8(file) else {
             return Ok(unchanged(file));
         };
-        let defaults = SubList::new(self.default_subs(cassette, file, match_on));
-        let plan = Plan::new(self, cassette, text, &defaults, match_on)?;
+        let (defaults, outside) = self.default_subs(cassette, file, match_on);
+        let defaults = SubList::new(defaults);
+        let mut plan = Plan::new(self, cassette, text, &defaults, match_on)?;
+        // A credential outside the interactions is replaced where the scan found it, byte for
+        // byte: a placeholder of letters and `_` is valid wherever the value stood (a JSON
+        // string a duplicated key hides, a second YAML document).
+        for (offset, old, new, rule) in outside {
+            let end = offset + old.len();
+            let overlaps = plan
+                .edits
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, planned)| planned.edit.end > offset);
+            if overlaps || file.get(offset..end) != Some(old.as_bytes()) {
+                continue;
+            }
+            plan.edits.insert(
+                offset,
+                Planned {
+                    edit: Edit {
+                        start: offset,
+                        end,
+                        text: new,
+                    },
+                    path: "(outside the interactions)".to_owned(),
+                    rules: vec![rule],
+                },
+            );
+        }
         if plan.edits.is_empty() {
             // Credentials the plan found no scalar for (what follows the first YAML
             // document, the value a duplicated JSON key hides) are still there: say so.
@@ -403,17 +430,35 @@ impl Scrubber<'_> {
         })
     }
 
-    /// The default set: every secret `verify` reports, each value with its placeholder.
-    fn default_subs(&self, cassette: &HttpCassette, file: &[u8], match_on: &[&str]) -> Vec<Sub> {
+    /// The default set: every secret `verify` reports, each value with its placeholder; and
+    /// those found outside the interactions, with their offsets (value, placeholder, rule).
+    #[allow(clippy::type_complexity)]
+    fn default_subs(
+        &self,
+        cassette: &HttpCassette,
+        file: &[u8],
+        match_on: &[&str],
+    ) -> (Vec<Sub>, Vec<(usize, String, String, String)>) {
         if !self.rules.defaults {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
         let leaks = crate::lint::http::check(cassette, file, self.scanner, match_on);
         let mut subs: Vec<Sub> = Vec::new();
+        let mut outside = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for leak in leaks {
             if leak.hit.family != crate::lint::LeakFamily::Secret || !(self.reported)(&leak) {
                 continue;
+            }
+            if leak.path == crate::lint::http::OUTSIDE
+                && let Some(offset) = leak.offset
+            {
+                outside.push((
+                    offset,
+                    leak.hit.text.clone(),
+                    placeholder(leak.hit.detector),
+                    format!("default ({})", leak.hit.detector),
+                ));
             }
             if !seen.insert(leak.hit.text.clone()) {
                 continue;
@@ -438,7 +483,7 @@ impl Scrubber<'_> {
         }
         // The longest first: a token that holds another is replaced whole.
         subs.sort_by_key(|s| std::cmp::Reverse(s.old.len()));
-        subs
+        (subs, outside)
     }
 }
 
