@@ -23,8 +23,9 @@ use crate::report::Verbosity;
 /// `VCR_USAGE_LOG`. HTTP recorders are put in record mode where they can be from outside the
 /// test code (pytest-recording's `--record-mode=once`, pytest-vcr's `--vcr-record=once`,
 /// `NOCK_BACK_MODE=record`); where they cannot and their default only replays (httprr,
-/// Playwright), vcr says what to pass, and a run that recorded nothing is an error. With `--only`, the matching cassettes are first moved aside under
-/// `.vcr/stash/` so the harness records them again; if the command fails or is interrupted
+/// Playwright), vcr says what to pass, and a run that recorded nothing is an error. With
+/// `--only`, the matching cassettes are first moved aside under `.vcr/stash/` so the harness
+/// records them again; if the command fails or is interrupted
 /// (SIGINT and SIGTERM are passed on to it), or vcr is killed, they are put back (by this
 /// run, or by the next mutating one). After a green run the new and changed cassettes are
 /// normalized, re-keyed and verified. Exit codes: the command's own if it failed, else 1 if
