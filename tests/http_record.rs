@@ -139,6 +139,21 @@ fn pytest_recording_without_its_option_fails_instead_of_claiming_nothing_changed
     assert!(run.stderr.contains("not recorded") || run.stdout.contains("not recorded"));
 }
 
+#[test]
+fn a_failed_run_over_go_vcr_cassettes_says_where_the_record_mode_is_set() {
+    // `false` stands for a `go test` whose recorder replays only and failed on the cassette
+    // `--only` moved aside.
+    let t = TestDir::new();
+    t.write(
+        "fixtures/models.yaml",
+        "---\nversion: 2\ninteractions:\n- id: 0\n  request:\n    body: \"\"\n    form: {}\n    headers: {}\n    url: https://api.example.com/v1/models\n    method: GET\n  response:\n    body: '{}'\n    headers: {}\n    status: 200 OK\n    code: 200\n    duration: 1ms\n",
+    );
+    t.vcr(&["record", "--only", "fixtures/*", "--", "false"])
+        .code(1)
+        .stderr_has("note: if go-vcr did not record a missing cassette, set its record mode: the recorder's mode in the test code");
+    assert!(t.exists("fixtures/models.yaml"), "put back");
+}
+
 /// An httprr trace as httprr writes it: the magic line, then `N M` and a raw request of N
 /// bytes and a raw response of M bytes.
 fn httprr_trace() -> String {

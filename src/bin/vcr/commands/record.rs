@@ -160,6 +160,16 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
         "the test command {}; nothing recorded was normalized, cassettes moved aside are put back",
         finished.describe()
     ));
+    // A recorder that replays only fails on the cassette it does not find: where its mode is
+    // the test code's, say where to set it (said with `-v` only before the run).
+    for recorder in &run.http.recorders {
+        if let How::InCode(how) = &recorder.how {
+            cx.reporter.err(&format!(
+                "note: if {} did not record a missing cassette, set its record mode: {how}",
+                recorder.recorder
+            ));
+        }
+    }
     let done = cx.store.unstash(Replaced::Keep)?;
     cx.report_unstashed(done.as_deref().unwrap_or_default());
     // What the run left in the tree: new or rewritten cassettes in the harness's raw form
