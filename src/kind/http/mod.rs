@@ -189,6 +189,20 @@ pub struct Interaction {
     pub recorded_at: Option<Field>,
 }
 
+impl Interaction {
+    /// The request's headers, then the response's.
+    pub fn headers(&self) -> impl Iterator<Item = &Header> {
+        let response = self.response.iter().flat_map(|r| &r.headers);
+        self.request.headers.iter().chain(response)
+    }
+
+    /// The request's body, then the response's.
+    pub fn bodies(&self) -> impl Iterator<Item = &Body> {
+        let response = self.response.as_ref().and_then(|r| r.body.as_ref());
+        self.request.body.iter().chain(response)
+    }
+}
+
 /// A cassette read by structure.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HttpCassette {
@@ -406,22 +420,12 @@ fn outside(cassette: &HttpCassette, root: &Node, text: &str) -> Vec<(u32, u32)> 
         }
     };
     for interaction in &cassette.interactions {
-        let request = &interaction.request;
-        field(&request.method);
-        field(&request.url);
-        let response = interaction.response.as_ref();
-        let headers = request
-            .headers
-            .iter()
-            .chain(response.into_iter().flat_map(|r| r.headers.iter()));
-        for header in headers {
+        field(&interaction.request.method);
+        field(&interaction.request.url);
+        for header in interaction.headers() {
             field(&header.value);
         }
-        let bodies = request
-            .body
-            .iter()
-            .chain(response.and_then(|r| r.body.as_ref()));
-        for body in bodies {
+        for body in interaction.bodies() {
             match body {
                 Body::Bytes { field: f, .. } => field(f),
                 Body::Data { node, .. } => data.push((node.start, node.end)),

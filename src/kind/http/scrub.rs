@@ -38,7 +38,7 @@ use crate::lint::http::HttpLeak;
 use crate::rules::{RuleSet, Scope};
 
 use super::body::{self, Content, Leaf};
-use super::{Body, Field, Format, Header, HttpCassette, Matched};
+use super::{Body, Field, Format, Header, HttpCassette, Interaction, Matched};
 
 /// The compiled `[http.scrub]` table.
 #[derive(Debug, Clone, Default)]
@@ -336,20 +336,24 @@ impl Scrubber<'_> {
         let Ok(text) = std::str::from_utf8(file) else {
             return Ok(unchanged(file));
         };
-        let (defaults, outside) = self.default_subs(cassette, file, match_on);
-        let defaults = SubList::new(defaults);
+        let Defaults {
+            subs,
+            outside,
+            reported,
+        } = self.default_subs(cassette, file, match_on);
+        let defaults = SubList::new(subs);
         let mut plan = Plan::new(self, cassette, text, &defaults, match_on)?;
         // A credential outside the interactions is replaced where the scan found it, byte for
         // byte: a placeholder of letters and `_` is valid wherever the value stood (a JSON
         // string a duplicated key hides, a second YAML document).
-        for (offset, old, new, rule) in outside {
-            let end = offset + old.len();
+        for (offset, sub) in outside {
+            let end = offset + sub.old.len();
             let overlaps = plan
                 .edits
                 .range(..end)
                 .next_back()
                 .is_some_and(|(_, planned)| planned.edit.end > offset);
-            if overlaps || file.get(offset..end) != Some(old.as_bytes()) {
+            if overlaps || file.get(offset..end) != Some(sub.old.as_bytes()) {
                 continue;
             }
             plan.edits.insert(
@@ -358,27 +362,20 @@ impl Scrubber<'_> {
                     edit: Edit {
                         start: offset,
                         end,
-                        text: new,
+                        text: sub.new,
                     },
-                    path: "(outside the interactions)".to_owned(),
-                    rules: vec![rule],
+                    path: crate::lint::http::OUTSIDE.to_owned(),
+                    rules: vec![sub.rule],
                 },
             );
         }
         if plan.edits.is_empty() {
-            // Credentials the plan found no scalar for (what follows the first YAML
-            // document, the value a duplicated JSON key hides) are still there: say so.
-            let mut left = unchanged(file);
-            if !defaults.is_empty() {
-                left.remaining = crate::lint::http::check(cassette, file, self.scanner, match_on)
-                    .into_iter()
-                    .filter(|leak| {
-                        leak.hit.family == crate::lint::LeakFamily::Secret && (self.reported)(leak)
-                    })
-                    .map(|leak| leak.path)
-                    .collect();
-            }
-            return Ok(left);
+            // Nothing could be planned: every credential found is still there (what follows
+            // the first YAML document in an escaped form, say). Say so.
+            return Ok(Scrubbed {
+                remaining: reported,
+                ..unchanged(file)
+            });
         }
         let mut edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
         let lengths = plan.doc_lengths;
@@ -430,35 +427,30 @@ impl Scrubber<'_> {
         })
     }
 
-    /// The default set: every secret `verify` reports, each value with its placeholder; and
-    /// those found outside the interactions, with their offsets (value, placeholder, rule).
-    #[allow(clippy::type_complexity)]
-    fn default_subs(
-        &self,
-        cassette: &HttpCassette,
-        file: &[u8],
-        match_on: &[&str],
-    ) -> (Vec<Sub>, Vec<(usize, String, String, String)>) {
+    /// The default set: every secret `verify` reports, each value with its placeholder.
+    fn default_subs(&self, cassette: &HttpCassette, file: &[u8], match_on: &[&str]) -> Defaults {
+        let mut defaults = Defaults::default();
         if !self.rules.defaults {
-            return (Vec::new(), Vec::new());
+            return defaults;
         }
         let leaks = crate::lint::http::check(cassette, file, self.scanner, match_on);
-        let mut subs: Vec<Sub> = Vec::new();
-        let mut outside = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for leak in leaks {
             if leak.hit.family != crate::lint::LeakFamily::Secret || !(self.reported)(&leak) {
                 continue;
             }
+            defaults.reported.push(leak.path.clone());
+            let rule = format!("default ({})", leak.hit.detector);
             if leak.path == crate::lint::http::OUTSIDE
                 && let Some(offset) = leak.offset
             {
-                outside.push((
-                    offset,
-                    leak.hit.text.clone(),
-                    placeholder(leak.hit.detector),
-                    format!("default ({})", leak.hit.detector),
-                ));
+                let sub = Sub {
+                    old: leak.hit.text.clone(),
+                    new: placeholder(leak.hit.detector),
+                    how: How::Whole,
+                    rule: rule.clone(),
+                };
+                defaults.outside.push((offset, sub));
             }
             if !seen.insert(leak.hit.text.clone()) {
                 continue;
@@ -468,7 +460,7 @@ impl Scrubber<'_> {
             } else {
                 leak.hit.detector.to_owned()
             };
-            subs.push(Sub {
+            defaults.subs.push(Sub {
                 old: leak.hit.text.clone(),
                 new: placeholder(&name),
                 // A short value (a password) could be part of other text by chance: it is
@@ -478,13 +470,26 @@ impl Scrubber<'_> {
                 } else {
                     How::Whole
                 },
-                rule: format!("default ({})", leak.hit.detector),
+                rule,
             });
         }
         // The longest first: a token that holds another is replaced whole.
-        subs.sort_by_key(|s| std::cmp::Reverse(s.old.len()));
-        (subs, outside)
+        defaults
+            .subs
+            .sort_by_key(|s| std::cmp::Reverse(s.old.len()));
+        defaults
     }
+}
+
+/// What the default set replaces in one cassette.
+#[derive(Default)]
+struct Defaults {
+    /// Every value to replace wherever it stands, the longest first.
+    subs: Vec<Sub>,
+    /// The values found outside the interactions, each with its offset in the file.
+    outside: Vec<(usize, Sub)>,
+    /// The readable path of every credential found (what is left if nothing can be written).
+    reported: Vec<String>,
 }
 
 /// How long a value must be to be replaced inside other text, not only where it stands
@@ -651,10 +656,7 @@ impl Plan {
             let bodies: std::collections::HashSet<u32> = cassette
                 .interactions
                 .iter()
-                .flat_map(|i| {
-                    let response = i.response.as_ref().and_then(|r| r.body.as_ref());
-                    i.request.body.iter().chain(response)
-                })
+                .flat_map(Interaction::bodies)
                 .filter_map(|body| match body {
                     Body::Bytes { field, .. } => field.at,
                     Body::Data { .. } => None,
@@ -822,21 +824,11 @@ impl<'t> Doc<'t> {
             }
         };
         for interaction in &cassette.interactions {
-            let request = &interaction.request;
-            add(&request.url);
-            let response = interaction.response.as_ref();
-            let headers = request
-                .headers
-                .iter()
-                .chain(response.into_iter().flat_map(|r| &r.headers));
-            for header in headers {
+            add(&interaction.request.url);
+            for header in interaction.headers() {
                 add(&header.value);
             }
-            let bodies = request
-                .body
-                .iter()
-                .chain(response.and_then(|r| r.body.as_ref()));
-            for body in bodies {
+            for body in interaction.bodies() {
                 if let Body::Bytes { field, .. } = body {
                     add(field);
                 }
