@@ -322,13 +322,14 @@ struct BodyAt<'a> {
 }
 
 impl BodyAt<'_> {
-    /// Walks the body (decoding it again) and gives the path of its `ordinal`-th leaf.
-    fn leaf_path(&self, ordinal: usize) -> String {
-        let mut found = String::new();
+    /// Walks the body once (decoding it again) and gives the paths of its leaves numbered
+    /// `ordinals` (sorted), in that order.
+    fn leaf_paths(&self, ordinals: &[usize]) -> Vec<String> {
+        let mut found = Vec::with_capacity(ordinals.len());
         let mut i = 0;
         let mut visit = |leaf: &Leaf<'_>, base: &str, described: &str| {
-            if i == ordinal {
-                found = leaf_path(base, described, leaf.path);
+            while found.len() < ordinals.len() && ordinals[found.len()] == i {
+                found.push(leaf_path(base, described, leaf.path));
             }
             i += 1;
         };
@@ -342,6 +343,8 @@ impl BodyAt<'_> {
                 body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, ""));
             }
         }
+        // A walk gives the leaves the first one gave; should it not, no leak loses its place.
+        found.resize(ordinals.len(), String::new());
         found
     }
 }
@@ -728,29 +731,47 @@ fn is_one_of(name: &str, list: &[&str]) -> bool {
 
 /// Scans every text in one pass over their concatenation and turns hits into leaks by
 /// where they sit.
+///
+/// Everything a hit needs to be judged is looked up once, not per hit (issue 25: a cassette of
+/// 30,000 home folders in gzip'd response bodies took 10 s): the texts of one interaction by a
+/// binary search (they are pushed in interaction order), the first response that holds each
+/// request id by one search over every response, and the paths of body leaves by one walk of
+/// each body that holds a leak.
 fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
     let hits = scanner.scan(c.joined.as_bytes());
     if hits.is_empty() {
         return;
     }
     let text_of = |t: &Text| &c.joined[t.start..t.end];
-    // Whether a text of the interactions `which` accepts, on `side`, holds `needle`.
-    let holds = |which: &dyn Fn(usize) -> bool, side: Side, needle: &str| {
-        c.texts
+    // What each interaction's request holds, for echoes of a home folder in its response.
+    let request_holds = |interaction: usize, needle: &str| {
+        let first = c.texts.partition_point(|t| t.interaction < interaction);
+        let last = c.texts.partition_point(|t| t.interaction <= interaction);
+        c.texts[first..last]
             .iter()
-            .any(|t| which(t.interaction) && t.side == side && text_of(t).contains(needle))
+            .any(|t| t.side == Side::Request && text_of(t).contains(needle))
             || c.context.iter().any(|(i, s, bytes)| {
-                which(*i) && *s == side && memchr::memmem::find(bytes, needle.as_bytes()).is_some()
+                *i == interaction
+                    && *s == Side::Request
+                    && memchr::memmem::find(bytes, needle.as_bytes()).is_some()
             })
     };
-    // What each interaction's request holds, for echoes of a home folder in its response.
-    let request_holds =
-        |interaction: usize, needle: &str| holds(&|i| i == interaction, Side::Request, needle);
-    let earlier_response_holds =
-        |interaction: usize, needle: &str| holds(&|i| i < interaction, Side::Response, needle);
+    let volatile = |hit: &Hit, text: &Text| {
+        matches!(hit.family, LeakFamily::Uuid | LeakFamily::Timestamp)
+            && text.side == Side::Request
+            && text.matched
+    };
+    let text_at = |hit: &Hit| &c.texts[c.texts.partition_point(|t| t.start <= hit.start) - 1];
+    // The first interaction whose response holds each id or time a matched request sent.
+    let handed_out = first_responses(
+        c,
+        hits.iter()
+            .filter(|hit| volatile(hit, text_at(hit)))
+            .map(|hit| hit.text.as_str()),
+    );
+    let mut pending: Vec<(HttpLeak, &Text)> = Vec::new();
     for mut hit in hits {
-        let i = c.texts.partition_point(|t| t.start <= hit.start) - 1;
-        let text = &c.texts[i];
+        let text = text_at(&hit);
         let local = hit.start - text.start;
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
@@ -771,10 +792,10 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
             LeakFamily::Uuid | LeakFamily::Timestamp => {
                 // An id a server handed out earlier in the recording (`/servers/<uuid>`)
                 // replays as recorded: only one the client made up changes between runs.
-                if text.side == Side::Request
-                    && text.matched
-                    && !earlier_response_holds(text.interaction, &hit.text)
-                {
+                let earlier = handed_out
+                    .get(hit.text.as_str())
+                    .is_some_and(|&first| first < text.interaction);
+                if volatile(&hit, text) && !earlier {
                     Severity::Error
                 } else {
                     continue;
@@ -790,17 +811,73 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
         let path = match text.path {
             TextPath::Field(path) => path.to_owned(),
             TextPath::Header { path, name } => header_path(path, name),
-            TextPath::Leaf { body, ordinal } => c.bodies[body].leaf_path(ordinal),
+            // Named below, one walk per body.
+            TextPath::Leaf { .. } => String::new(),
         };
-        leaks.push(HttpLeak {
+        let leak = HttpLeak {
             hit,
             severity,
             offset,
             path,
             place: text.place,
             repeats: 0,
-        });
+        };
+        pending.push((leak, text));
     }
+    let mut wanted: Vec<(usize, usize, usize)> = pending
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, text))| match text.path {
+            TextPath::Leaf { body, ordinal } => Some((body, ordinal, i)),
+            _ => None,
+        })
+        .collect();
+    wanted.sort_unstable();
+    for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+        let ordinals: Vec<usize> = group.iter().map(|&(_, ordinal, _)| ordinal).collect();
+        let paths = c.bodies[group[0].0].leaf_paths(&ordinals);
+        for (&(_, _, i), path) in group.iter().zip(paths) {
+            pending[i].0.path = path;
+        }
+    }
+    leaks.extend(pending.into_iter().map(|(leak, _)| leak));
+}
+
+/// For each of `needles`, the first interaction whose response holds it (in a text or in a
+/// body read as plain text): one search of every response for all of them at once.
+fn first_responses<'n>(
+    c: &Collect<'_>,
+    needles: impl Iterator<Item = &'n str>,
+) -> std::collections::HashMap<String, usize> {
+    let mut needles: Vec<&str> = needles.collect();
+    needles.sort_unstable();
+    needles.dedup();
+    let mut first = std::collections::HashMap::new();
+    if needles.is_empty() {
+        return first;
+    }
+    let Ok(searcher) = aho_corasick::AhoCorasick::new(&needles) else {
+        return first;
+    };
+    let responses = c
+        .texts
+        .iter()
+        .filter(|t| t.side == Side::Response)
+        .map(|t| (t.interaction, &c.joined.as_bytes()[t.start..t.end]))
+        .chain(
+            c.context
+                .iter()
+                .filter(|(_, side, _)| *side == Side::Response)
+                .map(|&(i, _, bytes)| (i, bytes)),
+        );
+    for (interaction, bytes) in responses {
+        for found in searcher.find_overlapping_iter(bytes) {
+            let entry = first.entry(needles[found.pattern().as_usize()].to_owned());
+            let slot = entry.or_insert(interaction);
+            *slot = (*slot).min(interaction);
+        }
+    }
+    first
 }
 
 /// One finding per leaked value: a recording repeats a credential in every request, and a
@@ -1149,6 +1226,45 @@ mod tests {
         let created = exchange(&accept, URL, "null", &body);
         let fetched = exchange(&accept, &format!("{URL}/{uuid}"), "null", "ok");
         assert!(ids(&format!("{created}{fetched}")).is_empty());
+    }
+
+    #[test]
+    fn each_leak_is_judged_by_its_own_interaction_and_named_by_its_own_leaf() {
+        let json = header("Content-Type", "application/json");
+        let uuid = "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a";
+        // The second request sends an id only a later response hands out: it was made up.
+        let sent = exchange(&json, URL, r#"'{"path": "/home/dana/a.csv"}'"#, "ok");
+        let listed = exchange(
+            &json,
+            &format!("{URL}/{uuid}"),
+            "null",
+            r#"'{"files": ["/home/dana/a.csv", "/home/kofi/b.csv", "/home/ines/c.csv"]}'"#,
+        );
+        let created = exchange(&json, URL, "null", &format!("'{{\"id\": \"{uuid}\"}}'"));
+        let found: Vec<(&str, Severity, String)> = leaks(&format!("{sent}{listed}{created}"))
+            .into_iter()
+            .map(|l| (l.0, l.1, l.2))
+            .collect();
+        let body = "interactions[1].response.body.string (json)";
+        assert_eq!(
+            found,
+            [
+                (
+                    "leak/path",
+                    Severity::Error,
+                    "interactions[0].request.body (json) /path".to_owned()
+                ),
+                (
+                    "leak/uuid",
+                    Severity::Error,
+                    "interactions[1].request.uri".to_owned()
+                ),
+                // Echoed, but by another interaction than the one that sent it.
+                ("leak/path", Severity::Warning, format!("{body} /files/0")),
+                ("leak/path", Severity::Warning, format!("{body} /files/1")),
+                ("leak/path", Severity::Warning, format!("{body} /files/2")),
+            ],
+        );
     }
 
     #[test]
