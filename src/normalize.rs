@@ -451,14 +451,56 @@ fn write_changed(
     }
     result.changed = true;
     if let Some(masker) = masker {
-        let diff = unified_diff(&cassette.rel, old, new);
-        result.diff = Some(masker.mask(&diff));
+        let diff = masker.mask(&unified_diff(&cassette.rel, old, new));
+        // A HAR's sidecars' diffs, when there are, come after it.
+        let sidecars = result.diff.take().unwrap_or_default();
+        result.diff = Some(diff + &sidecars);
     }
     if !options.check {
         match store.replace_file(&cassette.path, new, ContentHash::of(old)) {
             Ok(()) => result.written = true,
             Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
             Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
+        }
+    }
+}
+
+/// Writes the scrubbed sidecar bodies of a Playwright HAR (before the HAR, see
+/// `scrub::Sidecar`), each only if it still holds what the scrub read; their diffs follow the
+/// HAR's in `--diff`.
+fn write_sidecars(
+    cassette: &Cassette,
+    store: &Store,
+    options: Options,
+    masker: Option<&Scanner>,
+    sidecars: &[scrub::Sidecar],
+    result: &mut FileResult,
+) {
+    result.changed = true;
+    let folder = cassette
+        .rel
+        .rsplit_once('/')
+        .map_or(String::new(), |(folder, _)| format!("{folder}/"));
+    for sidecar in sidecars {
+        if let Some(masker) = masker {
+            let old = std::fs::read(&sidecar.path).unwrap_or_default();
+            let rel = format!("{folder}{}", sidecar.name);
+            let diff = masker.mask(&unified_diff(&rel, &old, &sidecar.text));
+            result.diff.get_or_insert_with(String::new).push_str(&diff);
+        }
+        if options.check {
+            continue;
+        }
+        match store.replace_file(&sidecar.path, &sidecar.text, sidecar.old) {
+            Ok(()) => result.written = true,
+            Err(StoreError::Changed { .. }) => {
+                result.changed_meanwhile = true;
+                return;
+            }
+            Err(e) => {
+                result.error = Some(FileProblem::io(&error_chain(&e)));
+                return;
+            }
         }
     }
 }
@@ -540,6 +582,7 @@ fn scrub_one(
     let rel = cassette.rel.as_str();
     let reported = |leak: &crate::lint::http::HttpLeak| http.checks.reports_leak(rel, leak);
     let scrubber = scrub::Scrubber {
+        path: &cassette.path,
         rules: http.rules,
         scanner: http.checks.scanner(),
         user_rules: http.user_rules,
@@ -580,6 +623,20 @@ fn scrub_one(
                 scrubbed.remaining.join(", ")
             ),
         });
+    }
+    if !scrubbed.sidecars.is_empty() {
+        write_sidecars(
+            cassette,
+            store,
+            options,
+            masker,
+            &scrubbed.sidecars,
+            &mut result,
+        );
+        if result.error.is_some() || result.changed_meanwhile {
+            // The HAR is left as it was: its sidecars are not all what the plan read.
+            return result;
+        }
     }
     if scrubbed.text.as_slice() == text.as_ref() {
         return result;

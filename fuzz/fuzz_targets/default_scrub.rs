@@ -16,6 +16,7 @@ static RULES: LazyLock<scrub::Rules> =
 /// matched by its format's default `match-on`.
 pub fn scrub(cassette: &HttpCassette, text: &[u8]) -> Result<scrub::Scrubbed, scrub::ScrubError> {
     let scrubber = scrub::Scrubber {
+        path: std::path::Path::new("fuzz.har"),
         rules: &RULES,
         scanner: &SCANNER,
         user_rules: None,

@@ -161,12 +161,19 @@ pub fn from_json(bytes: &[u8]) -> Result<Node, DocError> {
         message: format!("not valid JSON: {e}"),
         offset: e.offset,
     })?;
-    Ok(from_value(&value))
+    Ok(from_value_in(&value, bytes))
 }
 
-/// Turns a parsed JSON value into a node (numbers, booleans and null take the position of the
-/// value that holds them is unknown: `u32::MAX`).
+/// Turns a parsed JSON value into a node (the position of booleans and null, and of numbers
+/// not read from a source, is unknown: `u32::MAX`).
 pub fn from_value(value: &Value<'_>) -> Node {
+    from_value_in(value, &[])
+}
+
+/// [`from_value`] for a value parsed from `source`: a number's text is a slice of it, which
+/// gives its position (a scrub keeps a length such as a HAR's `content.size` true by
+/// rewriting its digits).
+fn from_value_in(value: &Value<'_>, source: &[u8]) -> Node {
     let scalar = |text: String, style| {
         NodeValue::Scalar(Scalar {
             text,
@@ -177,7 +184,17 @@ pub fn from_value(value: &Value<'_>) -> Node {
     match value {
         Value::Null => Node::new(scalar("null".into(), Style::Plain)),
         Value::Bool(b) => Node::new(scalar(b.to_string(), Style::Plain)),
-        Value::Number(n) => Node::new(scalar(n.0.to_string(), Style::Plain)),
+        Value::Number(n) => {
+            let mut node = Node::new(scalar(n.0.to_string(), Style::Plain));
+            if let std::borrow::Cow::Borrowed(text) = &n.0 {
+                let start = (text.as_ptr() as usize).wrapping_sub(source.as_ptr() as usize);
+                if start < source.len() && start + text.len() <= source.len() {
+                    node.start = start as u32;
+                    node.end = (start + text.len()) as u32;
+                }
+            }
+            node
+        }
         Value::String(s) => {
             let span = s.span();
             Node {
@@ -187,7 +204,7 @@ pub fn from_value(value: &Value<'_>) -> Node {
             }
         }
         Value::Array(items) => {
-            let nodes: Vec<Node> = items.iter().map(from_value).collect();
+            let nodes: Vec<Node> = items.iter().map(|v| from_value_in(v, source)).collect();
             let start = nodes
                 .iter()
                 .find_map(Node::offset)
@@ -208,7 +225,7 @@ pub fn from_value(value: &Value<'_>) -> Node {
                         end: span.end,
                         value: scalar(k.as_str().to_owned(), Style::DoubleQuoted),
                     };
-                    (key, from_value(v))
+                    (key, from_value_in(v, source))
                 })
                 .collect();
             let start = entries.first().map_or(u32::MAX, |(k, _)| k.start);

@@ -487,7 +487,7 @@ pub fn pytest_vcr_python() -> PathBuf {
     installed().join("venv-pytest-vcr/bin/python")
 }
 
-fn node_modules() -> PathBuf {
+pub fn node_modules() -> PathBuf {
     installed().join("node/node_modules")
 }
 

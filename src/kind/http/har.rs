@@ -23,7 +23,9 @@ use std::path::{Component, Path};
 use crate::doc::Node;
 
 use super::walk::{At, base64_bytes};
-use super::{Body, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
+use super::{
+    Body, Format, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars,
+};
 
 /// The largest sidecar file read as a body.
 const MAX_SIDECAR: u64 = 256 << 20;
@@ -34,8 +36,13 @@ pub(super) fn matches(root: &Node) -> bool {
         .is_some_and(|log| log.as_map().is_some() && log.get("entries").is_some())
 }
 
-/// Reads a HAR log; `path` is the file, whose folder holds Playwright's `_file` sidecars.
-pub(super) fn read(root: &Node, path: &Path) -> Result<HttpCassette, ReadError> {
+/// Reads a HAR log; `path` is the file, whose folder holds Playwright's `_file` sidecars
+/// (those `replaced` names are taken from it instead).
+pub(super) fn read(
+    root: &Node,
+    path: &Path,
+    replaced: &Sidecars,
+) -> Result<HttpCassette, ReadError> {
     let root = At::root(root, Format::Har);
     let folder = path.parent().unwrap_or(Path::new(""));
     let interactions = root
@@ -43,7 +50,7 @@ pub(super) fn read(root: &Node, path: &Path) -> Result<HttpCassette, ReadError> 
         .need("entries")?
         .items()?
         .iter()
-        .map(|entry| interaction(entry, folder))
+        .map(|entry| interaction(entry, &Beside { folder, replaced }))
         .collect::<Result<_, _>>()?;
     Ok(HttpCassette {
         format: Format::Har,
@@ -53,7 +60,13 @@ pub(super) fn read(root: &Node, path: &Path) -> Result<HttpCassette, ReadError> 
     })
 }
 
-fn interaction(entry: &At<'_>, folder: &Path) -> Result<Interaction, ReadError> {
+/// Where a HAR's sidecars are: its folder, and the ones a scrub is about to write.
+struct Beside<'a> {
+    folder: &'a Path,
+    replaced: &'a Sidecars,
+}
+
+fn interaction(entry: &At<'_>, folder: &Beside<'_>) -> Result<Interaction, ReadError> {
     let request = entry.need("request")?;
     let response = entry.need("response")?;
     let request = Request {
@@ -112,7 +125,7 @@ fn headers(message: &At<'_>) -> Result<Vec<Header>, ReadError> {
 
 /// A request's `postData`: its `text`, its `_file` sidecar, cody's parsed `textJSON`, or,
 /// when none is there, its form `params`.
-fn post_body(post: &At<'_>, folder: &Path) -> Result<Option<Body>, ReadError> {
+fn post_body(post: &At<'_>, folder: &Beside<'_>) -> Result<Option<Body>, ReadError> {
     if let Some(file) = post.get("_file") {
         return sidecar(&file, folder).map(Some);
     }
@@ -138,7 +151,7 @@ fn post_body(post: &At<'_>, folder: &Path) -> Result<Option<Body>, ReadError> {
 fn content_body(
     content: &At<'_>,
     headers: &[Header],
-    folder: &Path,
+    folder: &Beside<'_>,
 ) -> Result<Option<Body>, ReadError> {
     if let Some(file) = content.get("_file") {
         return sidecar(&file, folder).map(Some);
@@ -224,7 +237,7 @@ fn content_encoded(headers: &[Header]) -> bool {
 }
 
 /// Playwright's body in a file beside the HAR, named by the `_file` scalar `file`.
-fn sidecar(file: &At<'_>, folder: &Path) -> Result<Body, ReadError> {
+fn sidecar(file: &At<'_>, beside: &Beside<'_>) -> Result<Body, ReadError> {
     let field = file.field()?;
     let name = Path::new(&field.text);
     let inside = !field.text.is_empty()
@@ -237,12 +250,15 @@ fn sidecar(file: &At<'_>, folder: &Path) -> Result<Body, ReadError> {
             file.path, field.text
         )));
     }
-    let bytes = read_inside(folder, name).map_err(|e| {
-        file.error(format!(
-            "{} names `{}`, which cannot be read beside the HAR: {e}",
-            file.path, field.text
-        ))
-    })?;
+    let bytes = match beside.replaced.get(&field.text) {
+        Some(bytes) => bytes.clone(),
+        None => read_inside(beside.folder, name).map_err(|e| {
+            file.error(format!(
+                "{} names `{}`, which cannot be read beside the HAR: {e}",
+                file.path, field.text
+            ))
+        })?,
+    };
     Ok(Body::Bytes {
         field,
         bytes,
@@ -303,7 +319,7 @@ mod tests {
     fn har(text: &str) -> HttpCassette {
         let root = from_json(text.as_bytes()).unwrap();
         assert!(matches(&root), "not a HAR: {text}");
-        read(&root, Path::new("nowhere/recording.har")).unwrap()
+        read(&root, Path::new("nowhere/recording.har"), &Sidecars::new()).unwrap()
     }
 
     /// The error reading `text` as a HAR beside the files of `folder`.
@@ -311,7 +327,7 @@ mod tests {
     fn error(text: &str, folder: &Path) -> ReadError {
         let root = from_json(text.as_bytes()).unwrap();
         assert!(matches(&root), "not a HAR: {text}");
-        read(&root, &folder.join("recording.har")).unwrap_err()
+        read(&root, &folder.join("recording.har"), &Sidecars::new()).unwrap_err()
     }
 
     /// The field a scalar `needle` (as written, quotes included) makes at its offset.
@@ -596,7 +612,7 @@ mod tests {
         std::fs::write(dir.path().join("75a3e1.html"), "hello").unwrap();
         let text = playwright("75a3e1.html");
         let root = from_json(text.as_bytes()).unwrap();
-        let cassette = read(&root, &dir.path().join("recording.har")).unwrap();
+        let cassette = read(&root, &dir.path().join("recording.har"), &Sidecars::new()).unwrap();
         let body = &cassette.interactions[0].response.as_ref().unwrap().body;
         assert_eq!(
             body,

@@ -245,6 +245,19 @@ impl ReadError {
 /// Reads `bytes` (the file at `path`, whose folder holds any sidecar files) as an HTTP
 /// cassette, choosing the reader by content: `Ok(None)` when it is none of the formats.
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Option<HttpCassette>, ReadError> {
+    read_with(path, bytes, &Sidecars::new())
+}
+
+/// Sidecar files (Playwright's `_file` bodies) by the name the HAR gives them, read from here
+/// instead of from the HAR's folder: a scrub's new bodies, read back before they are written.
+pub type Sidecars = std::collections::BTreeMap<String, Vec<u8>>;
+
+/// [`read`], with the sidecars `replaced` names taken from it rather than from disk.
+pub fn read_with(
+    path: &Path,
+    bytes: &[u8],
+    replaced: &Sidecars,
+) -> Result<Option<HttpCassette>, ReadError> {
     let (bytes, compressed) = match gunzip(bytes) {
         Some(inflated) => (std::borrow::Cow::Owned(inflated), true),
         None => (std::borrow::Cow::Borrowed(bytes), false),
@@ -252,7 +265,7 @@ pub fn read(path: &Path, bytes: &[u8]) -> Result<Option<HttpCassette>, ReadError
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Ok(None);
     };
-    let mut cassette = match read_text(path, text)? {
+    let mut cassette = match read_text(path, text, replaced)? {
         Some(cassette) => cassette,
         None => return Ok(None),
     };
@@ -348,7 +361,11 @@ pub fn inflate_problem(bytes: &[u8]) -> Option<(Vec<u8>, String)> {
 /// largest `.yaml.gz` inflates to under 1 MB), far below what exhausts a machine.
 const MAX_INFLATED: u64 = 64 << 20;
 
-fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError> {
+fn read_text(
+    path: &Path,
+    text: &str,
+    replaced: &Sidecars,
+) -> Result<Option<HttpCassette>, ReadError> {
     if httprr::is_httprr(text) {
         return httprr::read(text).map(Some);
     }
@@ -396,7 +413,7 @@ fn read_text(path: &Path, text: &str) -> Result<Option<HttpCassette>, ReadError>
     } else if go_vcr::matches(&root) {
         go_vcr::read(&root)?
     } else if har::matches(&root) {
-        har::read(&root, path)?
+        har::read(&root, path, replaced)?
     } else if nock::matches(&root) {
         nock::read(&root)?
     } else if talkback::matches(&root) {

@@ -208,6 +208,27 @@ pub struct Scrubbed {
     /// Where a credential the default set was to replace is still found after the scrub
     /// (readable paths): a value vcr could not reach. The rest was scrubbed.
     pub remaining: Vec<String>,
+    /// Playwright's `_file` bodies to write again, beside the cassette.
+    pub sidecars: Vec<Sidecar>,
+}
+
+/// A body stored in a file of its own beside the cassette (Playwright's `_file`), scrubbed.
+///
+/// It keeps its name: Playwright names it by a hash of what it recorded, but replays whatever
+/// the named file holds and never checks the hash, and a new name would make two files change
+/// together where one does. Each file is written on its own (temporary file, rename), the
+/// sidecars before the HAR, so that a scrub stopped half-way leaves a cassette that replays
+/// and holds fewer credentials; the next run finishes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sidecar {
+    /// The file (the cassette's folder joined with the name the HAR gives it).
+    pub path: std::path::PathBuf,
+    /// The name as the HAR gives it (`_file`).
+    pub name: String,
+    /// What the reader read from it, for the write to check nothing changed it since.
+    pub old: crate::store::ContentHash,
+    /// The new contents.
+    pub text: Vec<u8>,
 }
 
 /// Why a cassette could not be scrubbed (it is then left as it was).
@@ -234,6 +255,8 @@ pub enum ScrubError {
 
 /// What a scrub needs besides the cassette.
 pub struct Scrubber<'a> {
+    /// The cassette's file, whose folder holds the sidecars of a Playwright HAR.
+    pub path: &'a std::path::Path,
     /// `[http.scrub]`.
     pub rules: &'a Rules,
     /// The leak scanner `verify` uses.
@@ -369,7 +392,7 @@ impl Scrubber<'_> {
                 },
             );
         }
-        if plan.edits.is_empty() {
+        if plan.edits.is_empty() && plan.sidecars.is_empty() {
             // Nothing could be planned: every credential found is still there (what follows
             // the first YAML document in an escaped form, say). Say so.
             return Ok(Scrubbed {
@@ -390,9 +413,16 @@ impl Scrubber<'_> {
                 offset: e.edit.start,
             })
             .collect();
+        replaced.append(&mut plan.sidecar_replaced);
         replaced.sort_by_key(|r| r.offset);
-        // The result must read as the same cassette: same format, same interactions.
-        let remaining = match super::read(std::path::Path::new("scrubbed"), new.as_bytes()) {
+        let sidecars: super::Sidecars = plan
+            .sidecars
+            .iter()
+            .map(|(name, (_, text))| (name.clone(), text.clone()))
+            .collect();
+        // The result must read as the same cassette: same format, same interactions (its
+        // sidecars read from beside it, the rewritten ones as they will be written).
+        let remaining = match super::read_with(self.path, new.as_bytes(), &sidecars) {
             Ok(Some(read))
                 if read.format == cassette.format
                     && read.interactions.len() == cassette.interactions.len() =>
@@ -419,11 +449,23 @@ impl Scrubber<'_> {
             }
             Err(e) => return Err(ScrubError::Unreadable(e.message)),
         };
+        let folder = self.path.parent().unwrap_or(std::path::Path::new(""));
+        let sidecars = plan
+            .sidecars
+            .into_iter()
+            .map(|(name, (old, text))| Sidecar {
+                path: folder.join(&name),
+                name,
+                old,
+                text,
+            })
+            .collect();
         Ok(Scrubbed {
             text: new.into_bytes(),
             replaced,
             interference: plan.interference,
             remaining,
+            sidecars,
         })
     }
 
@@ -537,6 +579,11 @@ struct Plan {
     replaced_values: Vec<(String, String, String)>,
     /// An httprr trace's new record lengths.
     doc_lengths: Vec<Edit>,
+    /// Sidecar bodies rewritten: the name the HAR gives each, what it held (hash), the new
+    /// contents.
+    sidecars: BTreeMap<String, (crate::store::ContentHash, Vec<u8>)>,
+    /// What the sidecars' rewrites replaced, for the report.
+    sidecar_replaced: Vec<Replaced>,
 }
 
 impl Plan {
@@ -552,6 +599,8 @@ impl Plan {
             interference: Vec::new(),
             replaced_values: Vec::new(),
             doc_lengths: Vec::new(),
+            sidecars: BTreeMap::new(),
+            sidecar_replaced: Vec::new(),
         };
         let explicit = !scrubber.rules.headers.is_empty()
             || !scrubber.rules.query.is_empty()
@@ -734,7 +783,7 @@ struct Doc<'t> {
     /// A body's own length field, by the body scalar's offset: go-vcr writes the request's
     /// and the response's `content_length` beside their `body`, and, like `Content-Length`,
     /// it must say the new length when the body changes (issue 25).
-    lengths: BTreeMap<u32, Node>,
+    lengths: BTreeMap<u32, (Node, &'static str)>,
 }
 
 impl<'t> Doc<'t> {
@@ -783,10 +832,15 @@ impl<'t> Doc<'t> {
                             .then_some(v)
                         })
                     };
-                    if let (Some(body), Some(length)) =
-                        (value_of("body"), value_of("content_length"))
-                    {
-                        lengths.insert(body.start, length.clone());
+                    // go-vcr's `content_length` beside its `body`; a HAR's `size` beside the
+                    // `_file` of a Playwright sidecar (a body written in the HAR has its
+                    // `size` in characters, which a scrub keeps for a placeholder in ASCII).
+                    for (body_key, length_key) in [("body", "content_length"), ("_file", "size")] {
+                        if let (Some(body), Some(length)) =
+                            (value_of(body_key), value_of(length_key))
+                        {
+                            lengths.insert(body.start, (length.clone(), length_key));
+                        }
                     }
                     for (_, v) in entries {
                         stack.push(v);
@@ -1144,6 +1198,20 @@ impl Ctx<'_> {
             .ok_or_else(|| cannot("the body has no scalar of its own in the file".into()))?;
         let scalar = node.as_scalar().expect("scalars only");
         let b64 = || base64::engine::general_purpose::STANDARD.encode(&wire);
+        if stored == ["file"] {
+            // The body is the file the scalar names: that file is written again, and the
+            // scalar stays.
+            plan.sidecar_replaced.push(Replaced {
+                path: format!("{} ({})", field.path, scalar.text),
+                rule: rules.join(", "),
+                offset: node.start as usize,
+            });
+            let old = crate::store::ContentHash::of(bytes);
+            plan.sidecars
+                .insert(scalar.text.clone(), (old, wire.clone()));
+            self.lengths_follow(plan, node, field, headers, bytes.len(), wire.len())?;
+            return Ok(true);
+        }
         let value = match stored {
             [] if !node.is_binary() => String::from_utf8(wire.clone())
                 .map_err(|_| cannot("the encoded body is not text".into()))?,
@@ -1159,32 +1227,47 @@ impl Ctx<'_> {
             }
         };
         self.plan_node(plan, node, &field.path, &value, rules);
-        // The length on the wire changed: a `Content-Length` that said the old one says the
-        // new one.
-        if wire.len() != bytes.len() {
+        self.lengths_follow(plan, node, field, headers, bytes.len(), wire.len())?;
+        Ok(true)
+    }
+
+    /// The length on the wire of the body `node` holds changed from `old` to `new`: a
+    /// `Content-Length` that said the old one says the new one, and so does the format's own
+    /// length beside the body (go-vcr's `content_length`, a HAR's `content.size`).
+    fn lengths_follow(
+        &self,
+        plan: &mut Plan,
+        node: &Node,
+        field: &Field,
+        headers: &[Header],
+        old: usize,
+        new: usize,
+    ) -> Result<(), ScrubError> {
+        let (bytes, wire) = (old, new);
+        if wire != bytes {
             for header in headers {
                 if header.name.eq_ignore_ascii_case("content-length")
-                    && header.value.text.trim() == bytes.len().to_string()
+                    && header.value.text.trim() == bytes.to_string()
                 {
                     self.set(
                         plan,
                         &header.value,
-                        &wire.len().to_string(),
+                        &wire.to_string(),
                         vec!["Content-Length".into()],
                     )?;
                 }
             }
             // And the format's own length field beside the body (go-vcr's `content_length`).
-            if let Some(length) = self.doc.lengths.get(&node.start)
+            if let Some((length, key)) = self.doc.lengths.get(&node.start)
                 && length
                     .as_scalar()
-                    .is_some_and(|l| l.text.trim() == bytes.len().to_string())
+                    .is_some_and(|l| l.text.trim() == bytes.to_string())
             {
-                let path = field
-                    .path
-                    .strip_suffix(".body")
-                    .map_or_else(|| field.path.clone(), |p| format!("{p}.content_length"));
-                let new = wire.len().to_string();
+                let path = match field.path.rsplit_once('.') {
+                    Some((parent, _)) => format!("{parent}.{key}"),
+                    None => (*key).to_owned(),
+                };
+                let new = wire.to_string();
                 if length
                     .as_scalar()
                     .is_some_and(|l| l.style == crate::doc::Style::Plain)
@@ -1201,15 +1284,15 @@ impl Ctx<'_> {
                         Planned {
                             edit,
                             path,
-                            rules: vec!["content_length".into()],
+                            rules: vec![(*key).into()],
                         },
                     );
                 } else {
-                    self.plan_node(plan, length, &path, &new, vec!["content_length".into()]);
+                    self.plan_node(plan, length, &path, &new, vec![(*key).into()]);
                 }
             }
         }
-        Ok(true)
+        Ok(())
     }
 
     /// The recorder setting that makes a request whose query parameter `name` was replaced

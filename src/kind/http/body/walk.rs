@@ -598,8 +598,8 @@ mod tests {
                 r#"/token : token true Some("\"token")"#,
                 r#"/token = t <token> false Some("\"t\", \"")"#,
                 r#"/n : n true Some("\"n\": 5")"#,
-                // A JSON number has no position of its own.
-                "/n = 5 <n> false None",
+                // A JSON number read from the file has its position too.
+                r#"/n = 5 <n> false Some("5, \"ar")"#,
                 r#"/args : args true Some("\"args\"")"#,
                 r#"/args (json) /api_key : api_key true Some("\"{\\\"ap")"#,
                 r#"/args (json) /api_key = k <api_key> false Some("\"{\\\"ap")"#,
