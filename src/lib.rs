@@ -25,5 +25,6 @@ pub mod rehash;
 pub mod rules;
 pub mod store;
 pub mod tree;
+pub mod udiff;
 pub mod usage;
 pub mod verify;

@@ -6,8 +6,6 @@
 //! killed halfway leaves some files normalized and the others untouched; running again
 //! finishes the job. A file that changed after it was read is left as it is and reported.
 
-use similar::TextDiff;
-
 use crate::event::{Event, FileProblem, Progress, Report, error_chain, par_ordered};
 use crate::json::Position;
 use crate::kind::dsh::LineNormalizer;
@@ -656,14 +654,10 @@ fn scrub_one(
     result
 }
 
-/// A unified diff of two versions of a file, `a/` and `b/` prefixed like git's.
+/// A unified diff of two versions of a file, `a/` and `b/` prefixed like git's; a long line
+/// shows only its changes (`udiff`).
 pub fn unified_diff(rel: &str, old: &[u8], new: &[u8]) -> String {
     let old = String::from_utf8_lossy(old);
     let new = String::from_utf8_lossy(new);
-    TextDiff::from_lines(old.as_ref(), new.as_ref())
-        .unified_diff()
-        .context_radius(3)
-        .missing_newline_hint(true)
-        .header(&format!("a/{rel}"), &format!("b/{rel}"))
-        .to_string()
+    crate::udiff::unified(&format!("a/{rel}"), &format!("b/{rel}"), &old, &new)
 }

@@ -118,6 +118,20 @@ fn a_sidecar_body_is_scrubbed_in_its_file_and_playwright_replays_it() {
         std::fs::read_to_string(&body).unwrap().contains(TOKEN),
         "--check wrote nothing"
     );
+    // Playwright writes the HAR on one line: the diff shows each change with the bytes around
+    // it, never the whole line twice.
+    assert!(!before.trim_end().contains('\n') && before.len() > 1000);
+    assert!(
+        run.stdout.contains("only its changes are shown"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.len() < before.len(), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("\"value\":\"Bearer REDACTED_"),
+        "{}",
+        run.stdout
+    );
     t.vcr(&["normalize"]).code(0).stdout_has("content._file");
 
     let scrubbed = std::fs::read_to_string(&body).unwrap();

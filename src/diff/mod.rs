@@ -842,14 +842,12 @@ fn full_diff(old: &Loaded, new: &Loaded) -> String {
             let header = |f: Option<&(String, String, Vec<u8>)>, prefix: &str| {
                 f.map_or_else(|| "/dev/null".to_owned(), |f| format!("{prefix}/{}", f.1))
             };
-            out.push_str(
-                &similar::TextDiff::from_lines(&old_text, &new_text)
-                    .unified_diff()
-                    .context_radius(3)
-                    .missing_newline_hint(true)
-                    .header(&header(o, "a"), &header(n, "b"))
-                    .to_string(),
-            );
+            out.push_str(&crate::udiff::unified(
+                &header(o, "a"),
+                &header(n, "b"),
+                &old_text,
+                &new_text,
+            ));
         }
         if single {
             break;

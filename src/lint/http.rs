@@ -334,11 +334,21 @@ impl BodyAt<'_> {
             i += 1;
         };
         match self.body {
-            Body::Bytes { field, bytes, .. } => {
-                let decoded = body::decode(bytes, self.headers);
-                let described = body::describe(&decoded);
-                body::for_each_leaf(&decoded, &mut |leaf| visit(leaf, &field.path, &described));
-            }
+            Body::Bytes { field, bytes, .. } => match body::decode_stored(bytes, self.headers) {
+                // Its one leaf, the text as stored (see `Collect::body`).
+                Ok(_) => found.extend(
+                    ordinals
+                        .iter()
+                        .take_while(|&&o| o == 0)
+                        .map(|_| leaf_path(&field.path, "", "")),
+                ),
+                Err(decoded) => {
+                    let described = body::describe(&decoded);
+                    body::for_each_leaf(&decoded, &mut |leaf| {
+                        visit(leaf, &field.path, &described);
+                    });
+                }
+            },
             Body::Data { path, node } => {
                 body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, ""));
             }
@@ -560,9 +570,26 @@ impl<'a> Collect<'a> {
         };
         match body {
             Body::Bytes { field, bytes, .. } => {
-                let decoded = body::decode(bytes, headers);
-                let described = body::describe(&decoded);
                 let anchor = field.at.map(|a| a as usize);
+                let decoded = match body::decode_stored(bytes, headers) {
+                    Ok(text) => {
+                        // Text as it is stored: its one leaf is the cassette's bytes, never
+                        // copied but into the joined texts (a 300 MB body was held three
+                        // times over, issue 25).
+                        let leaf = Leaf {
+                            path: "",
+                            name: None,
+                            siblings: None,
+                            text,
+                            at: None,
+                            is_key: false,
+                        };
+                        visit(self, &leaf, &field.path, anchor, "");
+                        return;
+                    }
+                    Err(decoded) => decoded,
+                };
+                let described = body::describe(&decoded);
                 body::for_each_leaf(&decoded, &mut |leaf| {
                     visit(self, leaf, &field.path, anchor, &described);
                 });

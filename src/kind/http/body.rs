@@ -183,14 +183,49 @@ fn decode_with(
             };
         }
     };
-    let content = content(
+    let content = match content(
         &body,
         meta.content_type.as_ref(),
         depth,
         budget,
         &mut layers,
-    );
+    ) {
+        Outcome::Content(content) => content,
+        Outcome::Text(text) => Content::Text(text.into_owned()),
+    };
     Decoded { layers, content }
+}
+
+/// A body that is only the text it is stored as (no `Content-Encoding` undone, no structure
+/// found, UTF-8 as it is): that text, borrowed, `Ok`; anything else decoded as [`decode`]
+/// does, `Err`. A large plain body is then never copied to be scanned (issue 25).
+pub fn decode_stored<'b>(bytes: &'b [u8], headers: &[Header]) -> Result<&'b str, Decoded> {
+    let meta = Meta::new(
+        headers
+            .iter()
+            .map(|h| (h.name.as_str(), h.value.text.as_str())),
+    );
+    if meta.encodings.is_empty() {
+        let mut budget = encoding::Budget::for_input(bytes.len());
+        let mut layers = Vec::new();
+        match content(
+            bytes,
+            meta.content_type.as_ref(),
+            0,
+            &mut budget,
+            &mut layers,
+        ) {
+            Outcome::Text(Cow::Borrowed(text)) if layers.is_empty() => return Ok(text),
+            Outcome::Text(text) => {
+                return Err(Decoded {
+                    layers,
+                    content: Content::Text(text.into_owned()),
+                });
+            }
+            Outcome::Content(content) => return Err(Decoded { layers, content }),
+        }
+    }
+    Err(decode(bytes, headers))
 }
 
 /// What a media type says a body is.
@@ -336,20 +371,20 @@ fn params(mut rest: &str) -> impl Iterator<Item = (&str, Cow<'_, str>)> {
 }
 
 /// Reads the decompressed `bytes` as what their type (or their look) says.
-fn content(
-    bytes: &[u8],
+fn content<'t>(
+    bytes: &'t [u8],
     media: Option<&Media<'_>>,
     depth: usize,
     budget: &mut encoding::Budget,
     layers: &mut Vec<&'static str>,
-) -> Content {
+) -> Outcome<'t> {
     if bytes.is_empty() {
-        return Content::Empty;
+        return Outcome::Content(Content::Empty);
     }
     let kind = media.map_or(Kind::Generic, Media::kind);
     if depth > MAX_DEPTH {
         layers.push(TOO_DEEP);
-        return plain(bytes, media);
+        return Outcome::Content(plain(bytes, media));
     }
     if matches!(kind, Kind::Multipart | Kind::Generic) {
         let boundary = match (kind, media.and_then(|m| m.param("boundary"))) {
@@ -360,11 +395,11 @@ fn content(
             boundary.and_then(|b| multipart::parse(bytes, b.as_bytes(), depth, budget))
         {
             layers.push("multipart");
-            return Content::Multipart(parts);
+            return Outcome::Content(Content::Multipart(parts));
         }
     }
     let Some(text) = text_of(bytes, media) else {
-        return Content::Binary(bytes.len());
+        return Outcome::Content(Content::Binary(bytes.len()));
     };
     let wanted = match kind {
         Kind::Other => false,
@@ -374,12 +409,12 @@ fn content(
         Kind::Json | Kind::JsonLines | Kind::Form | Kind::Sse => true,
     };
     if !wanted {
-        return Content::Text(text.into_owned());
+        return Outcome::Text(text);
     }
     // Checked before anything is built: the tree is what costs.
     if too_many_values(&text) {
         layers.push(TOO_LARGE);
-        return Content::Text(text.into_owned());
+        return Outcome::Text(text);
     }
     let structure = match kind {
         Kind::Sse => Some(Structure::Sse),
@@ -397,8 +432,8 @@ fn content(
             }
         }),
     };
-    match structure {
-        None => Content::Text(text.into_owned()),
+    let content = match structure {
+        None => return Outcome::Text(text),
         Some(Structure::Json(node)) => {
             layers.push("json");
             Content::Json(node)
@@ -415,7 +450,16 @@ fn content(
             layers.push("sse");
             Content::Sse(sse::parse(&text))
         }
-    }
+    };
+    Outcome::Content(content)
+}
+
+/// What [`content`] found: structured content, or text that is only text (kept borrowed
+/// when it is the bytes themselves, so that a caller that only wants the text copies
+/// nothing).
+enum Outcome<'t> {
+    Content(Content),
+    Text(Cow<'t, str>),
 }
 
 /// The structure found in a text.

@@ -171,11 +171,7 @@ fn content_body(
 fn stored_text(holder: &At<'_>, text: &At<'_>) -> Result<Body, ReadError> {
     let field = text.field()?;
     if !is_base64(holder)? {
-        return Ok(Body::Bytes {
-            bytes: field.text.clone().into_bytes(),
-            field,
-            stored: Vec::new(),
-        });
+        return Ok(Body::text(field));
     }
     let bytes = base64_bytes(&field.text).ok_or_else(|| {
         let path = &text.path;

@@ -115,11 +115,7 @@ fn raw_headers(raw: &At<'_>) -> Result<Vec<Header>, ReadError> {
 fn text_or_data(node: &At<'_>) -> Result<Body, ReadError> {
     if super::is_string(node.node) {
         let field = node.field()?;
-        return Ok(Body::Bytes {
-            bytes: field.text.clone().into_bytes(),
-            field,
-            stored: Vec::new(),
-        });
+        return Ok(Body::text(field));
     }
     Ok(Body::Data {
         path: node.path.clone(),

@@ -114,11 +114,7 @@ fn message_body(
             stored: vec!["base64"],
         }));
     }
-    Ok(Some(Body::Bytes {
-        bytes: field.text.clone().into_bytes(),
-        field,
-        stored: Vec::new(),
-    }))
+    Ok(Some(Body::text(field)))
 }
 
 /// Whether a text that is not strict JSON looks like a talkback tape: after comments and

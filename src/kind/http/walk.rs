@@ -190,19 +190,19 @@ impl<'n> At<'n> {
     /// it is empty (a recorder writes `''` for "no body").
     pub(super) fn body_bytes(&self) -> Result<Option<Body>, ReadError> {
         let field = self.field_raw()?;
-        let (bytes, stored) = if is_binary(self.node) {
-            (self.base64()?, vec!["binary"])
+        let body = if is_binary(self.node) {
+            Body::Bytes {
+                field,
+                bytes: self.base64()?,
+                stored: vec!["binary"],
+            }
         } else {
-            (field.text.clone().into_bytes(), Vec::new())
+            Body::text(field)
         };
-        if bytes.is_empty() {
-            return Ok(None);
-        }
-        Ok(Some(Body::Bytes {
-            field,
-            bytes,
-            stored,
-        }))
+        Ok(match &body {
+            Body::Bytes { bytes, .. } if bytes.is_empty() => None,
+            _ => Some(body),
+        })
     }
 
     /// A body held as base64 text in this scalar (Ruby VCR's `base64_string`); `None` when
