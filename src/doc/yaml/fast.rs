@@ -912,11 +912,12 @@ impl<'t> Reader<'t> {
                     return None;
                 }
                 let end = start + self.s[start..stop].trim_end_matches([' ', '\t']).len();
-                // saphyr reads an indicator after a space inside a flow scalar as the start
-                // of another (and refuses the text): left to it.
+                // saphyr reads an indicator after a space or a tab inside a flow scalar as
+                // the start of another (and refuses the text, as PyYAML's own scanner does):
+                // left to it.
                 if self.b[start..end]
                     .windows(2)
-                    .any(|w| w[0] == b' ' && b"-?:#&*!|>'\"%@`".contains(&w[1]))
+                    .any(|w| matches!(w[0], b' ' | b'\t') && b"-?:#&*!|>'\"%@`".contains(&w[1]))
                 {
                     return None;
                 }
