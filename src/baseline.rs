@@ -69,6 +69,26 @@ pub enum BaselineError {
     },
 }
 
+/// What a baseline still accepts during a run: each entry as many more times as it was
+/// counted ([`Baseline::accepting`]).
+#[derive(Debug, Clone)]
+pub struct Accepting {
+    left: BTreeMap<Entry, usize>,
+}
+
+impl Accepting {
+    /// Whether the baseline accepts `finding` (which then uses up one of its entry's count).
+    pub fn accepts(&mut self, finding: &Finding) -> bool {
+        match self.left.get_mut(&Entry::of(finding)) {
+            Some(count) if *count > 0 => {
+                *count -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Accepted findings, counted (the same value can leak twice in one file).
 #[derive(Debug, Clone, Default)]
 pub struct Baseline {
@@ -102,16 +122,17 @@ impl Baseline {
 
     /// Keeps the findings the baseline does not accept; returns how many it accepted.
     pub fn filter(&self, findings: &mut Vec<Finding>) -> usize {
-        let mut left = self.accepted.clone();
+        let mut accepting = self.accepting();
         let before = findings.len();
-        findings.retain(|finding| match left.get_mut(&Entry::of(finding)) {
-            Some(count) if *count > 0 => {
-                *count -= 1;
-                false
-            }
-            _ => true,
-        });
+        findings.retain(|finding| !accepting.accepts(finding));
         before - findings.len()
+    }
+
+    /// What is left of the baseline to accept as findings come, a group at a time.
+    pub fn accepting(&self) -> Accepting {
+        Accepting {
+            left: self.accepted.clone(),
+        }
     }
 
     /// The text of a baseline accepting `findings`.

@@ -310,6 +310,11 @@ pub trait Progress: Sync {
     fn start(&self, _total: u64) {}
     /// `n` more units are done.
     fn advance(&self, _n: u64) {}
+    /// Runs `print` with the progress hidden: what is printed while the work goes on (the
+    /// findings of `verify`) does not mix with a bar drawn on the terminal.
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        print();
+    }
 }
 
 /// Progress nobody watches.

@@ -357,11 +357,9 @@ fn is_zero(n: &usize) -> bool {
     *n == 0
 }
 
-/// What a run found.
+/// What a run found besides its findings (which `run` hands on as it makes them).
 #[derive(Debug, Default)]
 pub struct Outcome {
-    /// The findings, sorted by file, line and column.
-    pub findings: Vec<Finding>,
     /// Files that could not be read (the run then exits 2).
     pub problems: Vec<(String, FileProblem)>,
     /// The counts.
@@ -399,15 +397,86 @@ struct FileResult {
     problem: Option<FileProblem>,
 }
 
-/// Runs every check on the selected cassettes.
+/// What `run` does with each group of findings before handing it on: the allowlist and
+/// the baseline take theirs, the rest is sorted and counted.
+struct Keep<'c> {
+    checks: &'c Checks,
+    baseline: Option<crate::baseline::Accepting>,
+    found: &'c mut dyn FnMut(Vec<Finding>),
+}
+
+impl Keep<'_> {
+    /// Filters `findings` (one file's, one scenario's, or what is found across files), sorts
+    /// them by file, line, column and id, counts them, and hands them on.
+    fn keep(&mut self, findings: Vec<(Finding, Option<String>)>, outcome: &mut Outcome) {
+        if findings.is_empty() {
+            return;
+        }
+        let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
+        for (finding, raw) in findings {
+            let mut accepted = false;
+            for (i, allow) in self.checks.allow.iter().enumerate() {
+                match allow.accepts(&finding, raw.as_deref()) {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        accepted = true;
+                        break;
+                    }
+                    Err(stopped) => outcome.problems.push((
+                        finding.path.clone(),
+                        FileProblem {
+                            id: "limit",
+                            line: finding.line,
+                            column: finding.column,
+                            message: format!("`verify.allow[{i}].regex` was stopped: {stopped}"),
+                        },
+                    )),
+                }
+            }
+            if accepted {
+                outcome.summary.accepted += 1;
+            } else {
+                kept.push(finding);
+            }
+        }
+        kept.sort_by(|a, b| {
+            (&a.path, a.line, a.column, a.id).cmp(&(&b.path, b.line, b.column, b.id))
+        });
+        if let Some(baseline) = &mut self.baseline {
+            let before = kept.len();
+            kept.retain(|finding| !baseline.accepts(finding));
+            outcome.summary.accepted += before - kept.len();
+        }
+        let errors = kept
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .count();
+        outcome.summary.errors += errors;
+        outcome.summary.warnings += kept.len() - errors;
+        if !kept.is_empty() {
+            (self.found)(kept);
+        }
+    }
+}
+
+/// Runs every check on the selected cassettes, handing the findings to `found` as they are
+/// made, a group at a time: each file's (in the selection's order), each dsh scenario's, then
+/// those across files (name collisions, usage, orphans), each group sorted by file, line,
+/// column and id. Nothing is kept: a run's memory does not grow with its findings (a whole
+/// tree of 32 copies of the corpus held 480,000 of them, issue 25).
 pub fn run(
     selection: &Selection,
     checks: &Checks,
     options: &Options,
     progress: &dyn Progress,
+    found: &mut dyn FnMut(Vec<Finding>),
 ) -> Outcome {
     let mut outcome = Outcome::default();
-    let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
+    let mut keep = Keep {
+        checks,
+        baseline: options.baseline.as_ref().map(Baseline::accepting),
+        found,
+    };
     let mut names: BTreeMap<(PathBuf, String), Vec<String>> = BTreeMap::new();
     let mut vcrpy: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     // The dsh scenarios are checked whole after the files, on the same cores: as items of
@@ -429,7 +498,7 @@ pub fn run(
         },
         |_, done| match done {
             Done::Scenario(scenario, stats, found) => {
-                findings.extend(found);
+                keep.keep(found, &mut outcome);
                 match stats {
                     Ok(stats) => outcome.scenarios.push(stats),
                     Err(problem) => outcome.problems.push((scenario.rel.clone(), problem)),
@@ -453,7 +522,7 @@ pub fn run(
                         vcrpy.insert(cassette.path.clone());
                     }
                 }
-                findings.extend(result.findings);
+                keep.keep(result.findings, &mut outcome);
                 if let Some(name) = result.expected_name {
                     let dir = cassette
                         .path
@@ -468,6 +537,7 @@ pub fn run(
             }
         },
     );
+    let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
     collisions(&names, checks, &mut findings);
     if let Some(usage) = &options.usage {
         usage_findings(selection, usage, checks, &mut findings);
@@ -484,47 +554,11 @@ pub fn run(
         }
         outcome.guess_off = guesses.off;
     }
-    let mut kept: Vec<Finding> = Vec::with_capacity(findings.len());
-    for (finding, raw) in findings {
-        let mut accepted = false;
-        for (i, allow) in checks.allow.iter().enumerate() {
-            match allow.accepts(&finding, raw.as_deref()) {
-                Ok(false) => {}
-                Ok(true) => {
-                    accepted = true;
-                    break;
-                }
-                Err(stopped) => outcome.problems.push((
-                    finding.path.clone(),
-                    FileProblem {
-                        id: "limit",
-                        line: finding.line,
-                        column: finding.column,
-                        message: format!("`verify.allow[{i}].regex` was stopped: {stopped}"),
-                    },
-                )),
-            }
-        }
-        if accepted {
-            outcome.summary.accepted += 1;
-        } else {
-            kept.push(finding);
-        }
-    }
-    if let Some(baseline) = &options.baseline {
-        outcome.summary.accepted += baseline.filter(&mut kept);
-    }
-    kept.sort_by(|a, b| (&a.path, a.line, a.column, a.id).cmp(&(&b.path, b.line, b.column, b.id)));
-    outcome.summary.errors = kept
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
-    outcome.summary.warnings = kept.len() - outcome.summary.errors;
+    keep.keep(findings, &mut outcome);
     outcome.summary.as_text = outcome.as_text.len();
     outcome.summary.not_cassettes = selection.ignored.len();
     outcome.summary.git_ignored = selection.git_ignored.len();
     outcome.git_ignored.clone_from(&selection.git_ignored);
-    outcome.findings = kept;
     outcome
 }
 

@@ -332,4 +332,11 @@ impl Progress for Bar {
             bar.finish_and_clear();
         }
     }
+
+    fn suspend(&self, print: &mut dyn FnMut()) {
+        match &self.bar {
+            Some(bar) => bar.suspend(print),
+            None => print(),
+        }
+    }
 }

@@ -280,11 +280,14 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
             dsh_cwd: Some(cx.project.dsh_cwd()),
             ..Options::default()
         };
-        let outcome = vcr::verify::run(&selection, &checks, &options, &NoProgress);
+        let mut findings = Vec::new();
+        let outcome = vcr::verify::run(&selection, &checks, &options, &NoProgress, &mut |f| {
+            findings.extend(f);
+        });
         for (path, problem) in &outcome.problems {
             problem.report(path, cx.report());
         }
-        for finding in &outcome.findings {
+        for finding in &findings {
             cx.report().report(&Event::Finding(finding));
         }
         summary.errors = outcome.summary.errors;

@@ -196,16 +196,30 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             vcr::verify::MaxAge::parse(age, now).map_err(|e| anyhow::anyhow!("--max-age: {e}"))?;
         checks = checks.with_max_age(max_age);
     }
-    let mut outcome = vcr::verify::run(&selection, &checks, &options, cx.progress());
+    // Findings are printed as they are made, unless they make a baseline.
+    let mut for_baseline = Vec::new();
+    let writing = args.write_baseline.is_some();
+    let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress(), &mut |found| {
+        if writing {
+            for_baseline.extend(found);
+        } else {
+            let mut found = Some(found);
+            cx.progress().suspend(&mut || {
+                if let Some(found) = found.take() {
+                    cx.reporter.stream_findings(found);
+                }
+            });
+        }
+    });
     for (path, problem) in &outcome.problems {
         problem.report(path, cx.report());
     }
     if let Some(path) = &args.write_baseline {
         let path = cx.working_dir.join(path);
-        write_file(&path, Baseline::render(&outcome.findings).as_bytes())?;
+        write_file(&path, Baseline::render(&for_baseline).as_bytes())?;
         let line = format!(
             "wrote {} to {}",
-            count(outcome.findings.len(), "finding"),
+            count(for_baseline.len(), "finding"),
             path.display()
         );
         cx.reporter.finish_findings(&outcome.summary, &line);
@@ -218,7 +232,6 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             calls: scenario.calls,
         });
     }
-    cx.reporter.findings(std::mem::take(&mut outcome.findings));
     let s = &outcome.summary;
     let http = if outcome.summary.http.is_empty() {
         String::new()

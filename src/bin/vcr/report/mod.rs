@@ -39,8 +39,9 @@ pub(crate) struct Reporter {
     verbosity: Verbosity,
     color: bool,
     color_stderr: bool,
-    /// What the outputs keep while the run goes on.
-    collected: Mutex<Collected>,
+    /// What the outputs keep while the run goes on (on the heap: the reporter travels in
+    /// the error of `Context::new`, kept small).
+    collected: Mutex<Box<Collected>>,
     /// The closing document has been printed: a later fatal error only reaches stderr.
     finished: AtomicBool,
     /// An error-level event was seen: the run ends with exit code 2.
@@ -107,39 +108,53 @@ impl Reporter {
         }
     }
 
-    /// Takes a run's findings, in order, as `Event::Finding` events would bring them, but
-    /// moved rather than copied into the closing document (a copy each was 1% of a
-    /// whole-tree `verify` over the corpus, issue 12).
-    pub(crate) fn findings(&self, findings: Vec<Finding>) {
+    /// Takes a group of a run's findings as `verify` makes them, in order: printed at once
+    /// (human text, annotations, the JSON document's `findings` array, its head first), so
+    /// that a run's memory does not grow with its findings (issue 25); SARIF, one JSON
+    /// object with the run's problems beside its results, keeps them to the end.
+    pub(crate) fn stream_findings(&self, findings: Vec<Finding>) {
         match self.output {
             Output::Human => {
                 for finding in &findings {
                     human::finding(self, finding);
                 }
             }
-            _ => lock(&self.collected).findings.extend(findings),
+            Output::Json => {
+                let first = {
+                    let mut collected = lock(&self.collected);
+                    !std::mem::replace(&mut collected.streamed, true)
+                };
+                self.out_raw(&json_group(first, &findings));
+            }
+            Output::Github => {
+                let text: Vec<String> = findings.iter().map(github::annotation).collect();
+                self.out(&text.join("\n"));
+            }
+            Output::Sarif => lock(&self.collected).findings.extend(findings),
         }
     }
 
-    /// Prints the closing part of `verify`: the summary line, the findings document, the
-    /// SARIF log, or the annotations' summary.
+    /// Prints the closing part of `verify`: the summary line, the end of the findings
+    /// document, the SARIF log, or the annotations' summary.
     pub(crate) fn finish_findings(&self, summary: &vcr::verify::Summary, line: &str) {
         self.finished.store(true, Ordering::SeqCst);
-        let findings = std::mem::take(&mut lock(&self.collected).findings);
         match self.output {
             Output::Human => self.summary_line(line),
             Output::Json => {
+                let streamed = lock(&self.collected).streamed;
                 let error = self.error_info(None);
-                self.out_parts(&findings_document(error.as_ref(), &findings, summary));
+                self.out(&String::from_utf8_lossy(&document_tail(
+                    streamed,
+                    error.as_ref(),
+                    Some(summary),
+                )));
             }
             Output::Sarif => {
+                let findings = std::mem::take(&mut lock(&self.collected).findings);
                 let problems = std::mem::take(&mut lock(&self.collected).problems);
                 self.out(&sarif::render(&findings, &problems, None));
             }
             Output::Github => {
-                for finding in &findings {
-                    self.out(&github::annotation(finding));
-                }
                 for problem in std::mem::take(&mut lock(&self.collected).problems) {
                     self.out(&github::problem(&problem));
                 }
@@ -171,6 +186,20 @@ impl Reporter {
     /// Writes a line to stdout, noting a closed pipe.
     pub(crate) fn out(&self, text: &str) {
         self.out_parts(&[text.as_bytes()]);
+    }
+
+    /// Writes `bytes` to stdout as they are (no line break added), noting a closed pipe.
+    fn out_raw(&self, bytes: &[u8]) {
+        if self.broken_pipe() {
+            return;
+        }
+        let mut stdout = io::stdout().lock();
+        let written = stdout.write_all(bytes).and_then(|()| stdout.flush());
+        if let Err(e) = written
+            && e.kind() == io::ErrorKind::BrokenPipe
+        {
+            self.broken_pipe.store(true, Ordering::SeqCst);
+        }
     }
 
     /// Writes a line made of `parts` to stdout, noting a closed pipe.
@@ -214,6 +243,15 @@ impl Reporter {
         }
         match self.output {
             Output::Human => {}
+            // `verify` began its document: it ends with the error, without a summary.
+            Output::Json if lock(&self.collected).streamed => {
+                let error = self.error_info(Some(message));
+                self.out(&String::from_utf8_lossy(&document_tail(
+                    true,
+                    error.as_ref(),
+                    None,
+                )));
+            }
             Output::Json => {
                 let document = Document::<()> {
                     version: 1,
@@ -240,8 +278,10 @@ struct Collected {
     current_file: Option<String>,
     /// Events for the JSON document, serialized in their own field order.
     events: Vec<Box<RawValue>>,
-    /// Findings for the JSON, SARIF and GitHub outputs.
+    /// Findings for the SARIF output.
     findings: Vec<Finding>,
+    /// Whether `verify`'s JSON document has begun (its head and `findings` array printed).
+    streamed: bool,
     /// The error events seen.
     problems: Vec<Problem>,
 }
@@ -260,56 +300,59 @@ struct Document<'a, S: Serialize> {
     summary: Option<&'a S>,
 }
 
-/// The JSON document of `verify`: `version`, `error` (present exactly when the run exits 2,
-/// a file that could not be read), `findings`, `summary`, in that order, each finding's
+/// The JSON document of `verify`: `version`, `findings`, `error` (present exactly when the
+/// run exits 2: a file that could not be read), `summary`, in that order, each finding's
 /// fields in `Finding`'s order (`id`, `severity`, `path`, ...), printed as
-/// `serde_json::to_string_pretty` prints it (a test holds the two to the same bytes), in
-/// parts to write one after the other.
+/// `serde_json::to_string_pretty` prints it (a test holds the two to the same bytes).
 ///
-/// Laid out here rather than serialized as one struct so that the findings are printed on
-/// every core, a chunk each, by `write_finding`, and written out without being joined: a
-/// whole-tree `verify` over the corpus has 15,000 findings, and printing them with serde on
-/// one thread was 12 ms of a 210 ms run; joining the 5.7 MB was 3 more (issue 12).
-fn findings_document(
-    error: Option<&ErrorInfo>,
-    findings: &[Finding],
-    summary: &vcr::verify::Summary,
-) -> Vec<Vec<u8>> {
-    use rayon::prelude::*;
-    let mut head = b"{\n  \"version\": 1,\n".to_vec();
-    if let Some(error) = error {
-        head.extend_from_slice(b"  \"error\": ");
-        pretty(&mut head, error, b"  ");
-        head.extend_from_slice(b",\n");
+/// Printed as it is made: this head, then the findings a group at a time as `verify` hands
+/// them on (`write_finding`, by hand: about four times as fast as serde's pretty printer),
+/// then [`document_tail`]. The `error` follows the findings because it is known only at the
+/// end; a whole tree of 32 copies of the corpus has 480,000 findings, which were all kept
+/// for one document before (issue 25).
+const DOCUMENT_HEAD: &[u8] = b"{\n  \"version\": 1,\n  \"findings\": ";
+
+/// A group of findings in `verify`'s JSON document (`first`: the document's head and the
+/// array's opening come first; else a `,` separates it from the previous group).
+fn json_group(first: bool, findings: &[Finding]) -> Vec<u8> {
+    let mut text = Vec::with_capacity(findings.len() * 512 + DOCUMENT_HEAD.len() + 2);
+    if first {
+        text.extend_from_slice(DOCUMENT_HEAD);
+        text.extend_from_slice(b"[\n");
     }
-    head.extend_from_slice(b"  \"findings\": ");
-    let mut parts = vec![head];
-    if findings.is_empty() {
-        parts[0].extend_from_slice(b"[]");
-    } else {
-        parts[0].extend_from_slice(b"[\n");
-        parts.par_extend(findings.par_chunks(FINDINGS_CHUNK).map(|chunk| {
-            let mut text = Vec::with_capacity(chunk.len() * 512);
-            for finding in chunk {
-                write_finding(&mut text, finding);
-                text.extend_from_slice(b",\n");
-            }
-            text
-        }));
-        // The last finding's `,\n` becomes the array's end.
-        let last = parts.last_mut().expect("findings make a chunk");
-        last.truncate(last.len() - 2);
-        last.extend_from_slice(b"\n  ]");
+    for (i, finding) in findings.iter().enumerate() {
+        if i > 0 || !first {
+            text.extend_from_slice(b",\n");
+        }
+        write_finding(&mut text, finding);
     }
-    let mut tail = b",\n  \"summary\": ".to_vec();
-    pretty(&mut tail, summary, b"  ");
-    tail.extend_from_slice(b"\n}");
-    parts.push(tail);
-    parts
+    text
 }
 
-/// Findings printed per task of `findings_document`.
-const FINDINGS_CHUNK: usize = 512;
+/// The end of `verify`'s JSON document: the `findings` array closed (`streamed`: opened and
+/// given at least one finding; else printed whole with the head, empty), the `error` if
+/// any, the `summary` if the run got that far.
+fn document_tail(
+    streamed: bool,
+    error: Option<&ErrorInfo>,
+    summary: Option<&vcr::verify::Summary>,
+) -> Vec<u8> {
+    let mut tail = if streamed {
+        b"\n  ]".to_vec()
+    } else {
+        [DOCUMENT_HEAD, b"[]"].concat()
+    };
+    if let Some(error) = error {
+        tail.extend_from_slice(b",\n  \"error\": ");
+        pretty(&mut tail, error, b"  ");
+    }
+    if let Some(summary) = summary {
+        tail.extend_from_slice(b",\n  \"summary\": ");
+        pretty(&mut tail, summary, b"  ");
+    }
+    tail.extend_from_slice(b"\n}");
+    tail
+}
 
 /// Appends `finding` as `serde_json::to_writer_pretty` prints it inside the document's
 /// `findings` array: by hand, with the library's JSON string writer, about four times as
@@ -522,15 +565,16 @@ mod tests {
     use super::*;
     use vcr::finding::Severity;
 
-    /// The document as one struct, the way `serde_json` prints it: what `findings_document`
-    /// must print byte for byte.
+    /// The document as one struct, the way `serde_json` prints it: what the head, the groups
+    /// of findings and the tail must print byte for byte.
     #[derive(Serialize)]
     struct Whole<'a> {
         version: u32,
+        findings: &'a [Finding],
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a ErrorInfo>,
-        findings: &'a [Finding],
-        summary: &'a vcr::verify::Summary,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        summary: Option<&'a vcr::verify::Summary>,
     }
 
     fn finding(i: usize) -> Finding {
@@ -584,23 +628,37 @@ mod tests {
                 },
             ],
         };
-        let many: Vec<Finding> = (0..FINDINGS_CHUNK * 2 + 7).map(finding).collect();
+        let many: Vec<Finding> = (0..1031).map(finding).collect();
         for findings in [&[][..], &many[..1], &many[..3], &many[..]] {
             for error in [None, Some(&error)] {
-                let whole = Whole {
-                    version: 1,
-                    error,
-                    findings,
-                    summary: &summary,
-                };
-                assert_eq!(
-                    String::from_utf8(findings_document(error, findings, &summary).concat())
-                        .unwrap(),
-                    serde_json::to_string_pretty(&whole).unwrap(),
-                    "{} findings, error: {}",
-                    findings.len(),
-                    error.is_some()
-                );
+                // A run that got to its summary, and one a fatal error ended.
+                for summary in [Some(&summary), None] {
+                    let whole = Whole {
+                        version: 1,
+                        findings,
+                        error,
+                        summary,
+                    };
+                    // As `verify` hands them on: groups of one, of a few, of many.
+                    let mut printed = Vec::new();
+                    let mut rest = findings;
+                    let mut size = 1;
+                    while !rest.is_empty() {
+                        let (group, after) = rest.split_at(size.min(rest.len()));
+                        printed.extend(json_group(printed.is_empty(), group));
+                        rest = after;
+                        size *= 7;
+                    }
+                    printed.extend(document_tail(!printed.is_empty(), error, summary));
+                    assert_eq!(
+                        String::from_utf8(printed).unwrap(),
+                        serde_json::to_string_pretty(&whole).unwrap(),
+                        "{} findings, error: {}, summary: {}",
+                        findings.len(),
+                        error.is_some(),
+                        summary.is_some()
+                    );
+                }
             }
         }
     }
