@@ -278,23 +278,23 @@ impl<'s> Place<'s> {
         let lines: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches('\r')).collect();
         let (mut lower, mut upper) = (0usize, usize::MAX);
         for (n, line) in lines.iter().enumerate() {
-            let chars: Vec<char> = line.chars().collect();
+            let length = line.chars().count();
             let from = if n == 0 {
                 self.column + usize::from(quoted)
             } else {
                 0
             };
             let folded =
-                lines.get(n + 1).is_some_and(|next| !next.trim().is_empty()) && chars.len() > from;
+                lines.get(n + 1).is_some_and(|next| !next.trim().is_empty()) && length > from;
             if folded {
-                upper = upper.min(chars.len());
+                upper = upper.min(length);
             }
-            for i in from.max(1)..chars.len() {
-                let next = chars.get(i + 1).copied();
-                if chars[i] == ' '
-                    && chars[i - 1] != ' '
-                    && chars[i - 1] != '\\'
-                    && next.is_some_and(|c| c != ' ' && !(quoted && c == chars[0]))
+            let first = line.chars().next();
+            for (i, (before, c, after)) in emit::with_neighbours(line).enumerate().skip(from.max(1))
+            {
+                if c == ' '
+                    && !matches!(before, Some(' ' | '\\'))
+                    && after.is_some_and(|a| a != ' ' && !(quoted && Some(a) == first))
                 {
                     lower = lower.max(i);
                 }

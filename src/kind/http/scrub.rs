@@ -24,6 +24,7 @@
 //! Nothing here writes a file: [`Scrubber::scrub`] returns the new bytes, and checks them first (they
 //! must read as the same cassette).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
@@ -400,10 +401,6 @@ impl Scrubber<'_> {
                 ..unchanged(file)
             });
         }
-        let mut edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
-        let lengths = plan.doc_lengths;
-        edits.extend(lengths);
-        let new = edit::apply(text, &mut edits);
         let mut replaced: Vec<Replaced> = plan
             .edits
             .values()
@@ -413,6 +410,15 @@ impl Scrubber<'_> {
                 offset: e.edit.start,
             })
             .collect();
+        // Moved, not copied: an edit holds a whole scalar's new text (a body of hundreds of
+        // megabytes), and the edits are gone before the result is read back.
+        let mut edits: Vec<Edit> = std::mem::take(&mut plan.edits)
+            .into_values()
+            .map(|e| e.edit)
+            .chain(std::mem::take(&mut plan.doc_lengths))
+            .collect();
+        let new = edit::apply(text, &mut edits);
+        drop(edits);
         replaced.append(&mut plan.sidecar_replaced);
         replaced.sort_by_key(|r| r.offset);
         let sidecars: super::Sidecars = plan
@@ -1170,13 +1176,24 @@ impl Ctx<'_> {
         };
         let mut subs = Vec::new();
         let mut error = None;
-        let decoded = body::decode(bytes, headers);
-        if matches!(decoded.content, Content::Binary(_)) {
-            return Ok(false);
+        match body::decode_stored(bytes, headers) {
+            // Text as it is stored: its one leaf, never copied (see `lint::http`).
+            Ok(text) => {
+                let leaf = Leaf {
+                    path: "",
+                    name: None,
+                    siblings: None,
+                    text,
+                    at: None,
+                    is_key: false,
+                };
+                self.leaf_subs(&leaf, &mut subs, &mut error);
+            }
+            Err(decoded) if matches!(decoded.content, Content::Binary(_)) => return Ok(false),
+            Err(decoded) => body::for_each_leaf(&decoded, &mut |leaf| {
+                self.leaf_subs(leaf, &mut subs, &mut error);
+            }),
         }
-        body::for_each_leaf(&decoded, &mut |leaf| {
-            self.leaf_subs(leaf, &mut subs, &mut error);
-        });
         if let Some(e) = error {
             return Err(e);
         }
@@ -1208,12 +1225,18 @@ impl Ctx<'_> {
             });
             let old = crate::store::ContentHash::of(bytes);
             plan.sidecars
-                .insert(scalar.text.clone(), (old, wire.clone()));
+                .insert(scalar.text.clone(), (old, wire.to_vec()));
             self.lengths_follow(plan, node, field, headers, bytes.len(), wire.len())?;
             return Ok(true);
         }
+        let (old_len, new_len) = (bytes.len(), wire.len());
         let value = match stored {
-            [] if !node.is_binary() => String::from_utf8(wire.clone())
+            // The body is the text on the wire: the new text is the value, not a copy of it.
+            [] if !node.is_binary() && matches!(wire, Cow::Borrowed(_)) => {
+                drop(wire);
+                new_text.into_owned()
+            }
+            [] if !node.is_binary() => String::from_utf8(wire.into_owned())
                 .map_err(|_| cannot("the encoded body is not text".into()))?,
             [] | ["binary"] | ["base64"] => wrap_like(&b64(), &scalar.text),
             ["json", "base64"] => json_array(&[b64()]),
@@ -1227,7 +1250,7 @@ impl Ctx<'_> {
             }
         };
         self.plan_node(plan, node, &field.path, &value, rules);
-        self.lengths_follow(plan, node, field, headers, bytes.len(), wire.len())?;
+        self.lengths_follow(plan, node, field, headers, old_len, new_len)?;
         Ok(true)
     }
 
@@ -1433,7 +1456,7 @@ impl Coding {
 
     /// The body's bytes with the coding undone (bounded like every decode); `None` when
     /// they do not decode.
-    fn decode(self, bytes: &[u8]) -> Option<Vec<u8>> {
+    fn decode(self, bytes: &[u8]) -> Option<Cow<'_, [u8]>> {
         const MAX: u64 = 64 << 20;
         let mut out = Vec::new();
         let read = |r: &mut dyn std::io::Read, out: &mut Vec<u8>| {
@@ -1443,7 +1466,7 @@ impl Coding {
                 .filter(|&n| n as u64 <= MAX)
         };
         match self {
-            Coding::Identity => return Some(bytes.to_vec()),
+            Coding::Identity => return Some(Cow::Borrowed(bytes)),
             Coding::Gzip => read(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out)?,
             Coding::Zlib => read(&mut flate2::read::ZlibDecoder::new(bytes), &mut out)?,
             Coding::Deflate => read(&mut flate2::read::DeflateDecoder::new(bytes), &mut out)?,
@@ -1452,14 +1475,14 @@ impl Coding {
                 &mut out,
             )?,
         };
-        Some(out)
+        Some(Cow::Owned(out))
     }
 
     /// The bytes encoded again (`None` for brotli: vcr has no compressor for it).
-    fn encode(self, plain: &[u8]) -> Option<Vec<u8>> {
+    fn encode(self, plain: &[u8]) -> Option<Cow<'_, [u8]>> {
         let level = flate2::Compression::default();
         let out = match self {
-            Coding::Identity => plain.to_vec(),
+            Coding::Identity => return Some(Cow::Borrowed(plain)),
             Coding::Gzip => {
                 let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
                 e.write_all(plain).ok()?;
@@ -1477,7 +1500,7 @@ impl Coding {
             }
             Coding::Brotli => return None,
         };
-        Some(out)
+        Some(Cow::Owned(out))
     }
 }
 
@@ -1494,7 +1517,10 @@ fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<String>) -> S
                 }
                 _ => continue,
             },
-            How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
+            How::Inside => match replace_forms(&out, &sub.old, &sub.new, false) {
+                Some(new) => new,
+                None => continue,
+            },
             How::Param(name) if url => match out.split_once('?') {
                 Some((base, query)) => {
                     let (query, fragment) = match query.split_once('#') {
@@ -1525,20 +1551,24 @@ fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<String>) -> S
 /// A body's text with `subs` applied: whole values where they stand whole (a JSON string, a
 /// form value, the whole text), inner values wherever they occur, in every form the body
 /// may write them (as is, JSON-escaped, percent-encoded).
-fn substitute_body(text: &str, subs: &[Sub], rules: &mut Vec<String>) -> String {
-    let mut out = text.to_owned();
+fn substitute_body<'t>(text: &'t str, subs: &[Sub], rules: &mut Vec<String>) -> Cow<'t, str> {
+    // Each step copies the text only when it changes it: a body of hundreds of megabytes went
+    // through a dozen copies to replace one key (issue 25).
+    let mut out = Cow::Borrowed(text);
     for sub in subs {
         let new = match &sub.how {
-            How::Whole if out == sub.old => sub.new.clone(),
+            How::Whole if *out == *sub.old => Some(sub.new.clone()),
             How::Whole => replace_forms(&out, &sub.old, &sub.new, true),
             How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
-            How::Param(name) => set_param(&out, name, &sub.new),
+            How::Param(name) => Some(set_param(&out, name, &sub.new)),
         };
-        if new != out {
+        if let Some(new) = new
+            && *new != *out
+        {
             if !rules.contains(&sub.rule) {
                 rules.push(sub.rule.clone());
             }
-            out = new;
+            out = Cow::Owned(new);
         }
     }
     out
@@ -1546,23 +1576,30 @@ fn substitute_body(text: &str, subs: &[Sub], rules: &mut Vec<String>) -> String 
 
 /// `text` with `old` replaced by `new` in each form it may be written in: JSON-escaped (once
 /// or twice, for JSON inside a JSON string), percent-encoded, as is. `whole`: only where it
-/// stands whole (between JSON quotes, or a form value between `=` and `&`).
-fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> String {
+/// stands whole (between JSON quotes, or a form value between `=` and `&`). `None` when
+/// nothing was replaced.
+fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> Option<String> {
     if old.is_empty() || old == new {
-        return text.to_owned();
+        return None;
     }
     let once = (json_escape(old), json_escape(new));
     let twice = (json_escape(&once.0), json_escape(&once.1));
     let pct = (percent_encode(old), percent_encode(new));
-    let mut out = text.to_owned();
+    let mut out: Option<String> = None;
+    let mut step = |replace: &dyn Fn(&str) -> Option<String>| {
+        if let Some(next) = replace(out.as_deref().unwrap_or(text)) {
+            out = Some(next);
+        }
+    };
     if whole {
         for (o, n) in [&once, &twice] {
             for q in ["\"", "\\\""] {
-                out = out.replace(&format!("{q}{o}{q}"), &format!("{q}{n}{q}"));
+                let (from, to) = (format!("{q}{o}{q}"), format!("{q}{n}{q}"));
+                step(&|t| t.contains(&from).then(|| t.replace(&from, &to)));
             }
         }
         for (o, n) in [(old, new), (pct.0.as_str(), pct.1.as_str())] {
-            out = replace_form_value(&out, o, n);
+            step(&|t| replace_form_value(t, o, n));
         }
         return out;
     }
@@ -1573,25 +1610,34 @@ fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> String {
         }
     }
     for (o, n) in forms {
-        if out.contains(o) {
-            out = out.replace(o, n);
-        }
+        step(&|t| t.contains(o).then(|| t.replace(o, n)));
     }
     out
 }
 
-/// `a=old&b` -> `a=new&b`: values that stand whole between `=` and `&` (or the ends).
-fn replace_form_value(text: &str, old: &str, new: &str) -> String {
-    if !text.contains('=') {
-        return text.to_owned();
+/// `a=old&b` -> `a=new&b`: values that stand whole between `=` and `&` (or the ends); `None`
+/// when there is none.
+fn replace_form_value(text: &str, old: &str, new: &str) -> Option<String> {
+    if !text.contains('=') || !text.contains(old) {
+        return None;
     }
-    text.split('&')
-        .map(|pair| match pair.split_once('=') {
-            Some((k, v)) if v == old => format!("{k}={new}"),
-            _ => pair.to_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join("&")
+    let mut out = String::with_capacity(text.len());
+    let mut changed = false;
+    for (i, pair) in text.split('&').enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        match pair.split_once('=') {
+            Some((k, v)) if v == old => {
+                out.push_str(k);
+                out.push('=');
+                out.push_str(new);
+                changed = true;
+            }
+            _ => out.push_str(pair),
+        }
+    }
+    changed.then_some(out)
 }
 
 /// A query string with the value of every parameter `name` set to `value`.
