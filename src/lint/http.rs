@@ -369,6 +369,11 @@ fn leaf_path(base: &str, described: &str, leaf: &str) -> String {
     }
 }
 
+/// The size from which a body stored as plain text is scanned where it is rather than
+/// joined with the other texts: joining saves a scan per text where texts are many and
+/// small, and costs a copy of the text.
+const LARGE: usize = 1 << 20;
+
 /// Every text of a cassette, joined, and the leaks found by name on the way.
 struct Collect<'a> {
     file: &'a [u8],
@@ -378,6 +383,9 @@ struct Collect<'a> {
     context: Vec<(usize, Side, &'a [u8])>,
     joined: String,
     texts: Vec<Text<'a>>,
+    /// Bodies stored as plain text of [`LARGE`] bytes or more, each its one text, scanned
+    /// where they are instead of copied into `joined` (a 500 MB body was held a third time).
+    large: Vec<(Text<'a>, &'a str)>,
     bodies: Vec<BodyAt<'a>>,
     named: Vec<HttpLeak>,
 }
@@ -572,6 +580,26 @@ impl<'a> Collect<'a> {
             Body::Bytes { field, bytes, .. } => {
                 let anchor = field.at.map(|a| a as usize);
                 let decoded = match body::decode_stored(bytes, headers) {
+                    Ok(text) if text.len() >= LARGE => {
+                        // A large text as it is stored: scanned where it is, never copied.
+                        let item = Text {
+                            start: 0,
+                            end: text.len(),
+                            path: TextPath::Leaf {
+                                body: index,
+                                ordinal: 0,
+                            },
+                            own: None,
+                            anchor,
+                            side,
+                            matched,
+                            place,
+                            public: false,
+                            interaction,
+                        };
+                        self.large.push((item, text));
+                        return;
+                    }
                     Ok(text) => {
                         // Text as it is stored: its one leaf is the cassette's bytes, never
                         // copied but into the joined texts (a 300 MB body was held three
@@ -618,6 +646,7 @@ pub fn check(
         // instead of a doubling series, each copying what was joined so far.
         joined: String::with_capacity(file.len()),
         texts: Vec::new(),
+        large: Vec::new(),
         bodies: Vec::new(),
         named: Vec::new(),
     };
@@ -765,41 +794,53 @@ fn is_one_of(name: &str, list: &[&str]) -> bool {
 /// request id by one search over every response, and the paths of body leaves by one walk of
 /// each body that holds a leak.
 fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
-    let hits = scanner.scan(c.joined.as_bytes());
+    // Every hit with the text it is in and that text's characters, its offsets made the
+    // text's own: the joined texts in one scan, each large text where it is.
+    let mut hits: Vec<(Hit, &Text, &str)> = Vec::new();
+    for mut hit in scanner.scan(c.joined.as_bytes()) {
+        let text = &c.texts[c.texts.partition_point(|t| t.start <= hit.start) - 1];
+        hit.start -= text.start;
+        hit.end -= text.start;
+        hits.push((hit, text, &c.joined[text.start..text.end]));
+    }
+    for (text, content) in &c.large {
+        for hit in scanner.scan(content.as_bytes()) {
+            hits.push((hit, text, content));
+        }
+    }
     if hits.is_empty() {
         return;
     }
-    let text_of = |t: &Text| &c.joined[t.start..t.end];
     // What each interaction's request holds, for echoes of a home folder in its response.
     let request_holds = |interaction: usize, needle: &str| {
         let first = c.texts.partition_point(|t| t.interaction < interaction);
         let last = c.texts.partition_point(|t| t.interaction <= interaction);
-        c.texts[first..last]
+        let mut texts = c.texts[first..last]
             .iter()
-            .any(|t| t.side == Side::Request && text_of(t).contains(needle))
-            || c.context.iter().any(|(i, s, bytes)| {
-                *i == interaction
-                    && *s == Side::Request
-                    && memchr::memmem::find(bytes, needle.as_bytes()).is_some()
-            })
+            .map(|t| (t, &c.joined[t.start..t.end]))
+            .chain(c.large.iter().map(|(t, content)| (t, *content)));
+        texts.any(|(t, content)| {
+            t.interaction == interaction && t.side == Side::Request && content.contains(needle)
+        }) || c.context.iter().any(|(i, s, bytes)| {
+            *i == interaction
+                && *s == Side::Request
+                && memchr::memmem::find(bytes, needle.as_bytes()).is_some()
+        })
     };
     let volatile = |hit: &Hit, text: &Text| {
         matches!(hit.family, LeakFamily::Uuid | LeakFamily::Timestamp)
             && text.side == Side::Request
             && text.matched
     };
-    let text_at = |hit: &Hit| &c.texts[c.texts.partition_point(|t| t.start <= hit.start) - 1];
     // The first interaction whose response holds each id or time a matched request sent.
     let handed_out = first_responses(
         c,
         hits.iter()
-            .filter(|hit| volatile(hit, text_at(hit)))
-            .map(|hit| hit.text.as_str()),
+            .filter(|(hit, text, _)| volatile(hit, text))
+            .map(|(hit, _, _)| hit.text.as_str()),
     );
     let mut pending: Vec<(HttpLeak, &Text)> = Vec::new();
-    for mut hit in hits {
-        let text = text_at(&hit);
-        let local = hit.start - text.start;
+    for (hit, text, content) in hits {
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
             LeakFamily::Secret => Severity::Error,
@@ -830,11 +871,9 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
             }
             LeakFamily::Email => Severity::Warning,
         };
-        let offset = exact_offset(text.own, text_of(text), c.file)
-            .map(|e| e + local)
+        let offset = exact_offset(text.own, content, c.file)
+            .map(|e| e + hit.start)
             .or(text.anchor);
-        hit.end = hit.end - hit.start + local;
-        hit.start = local;
         let path = match text.path {
             TextPath::Field(path) => path.to_owned(),
             TextPath::Header { path, name } => header_path(path, name),
@@ -891,6 +930,12 @@ fn first_responses<'n>(
         .iter()
         .filter(|t| t.side == Side::Response)
         .map(|t| (t.interaction, &c.joined.as_bytes()[t.start..t.end]))
+        .chain(
+            c.large
+                .iter()
+                .filter(|(t, _)| t.side == Side::Response)
+                .map(|(t, content)| (t.interaction, content.as_bytes())),
+        )
         .chain(
             c.context
                 .iter()
@@ -1292,6 +1337,29 @@ mod tests {
                 ("leak/path", Severity::Warning, format!("{body} /files/2")),
             ],
         );
+    }
+
+    #[test]
+    fn a_large_body_is_judged_as_a_small_one() {
+        let plain = header("Content-Type", "text/plain");
+        let found = |filler: usize| {
+            let body = format!(
+                "'{}run /home/dana/job.sh with api_key=sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5pR7tV9 id {}'",
+                "word ".repeat(filler),
+                "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a"
+            );
+            // The request sends the folder, the response echoes it: both are errors.
+            let sent = exchange(&plain, URL, &body, "ok");
+            let echoed = exchange(&plain, URL, "'/home/dana/job.sh'", &body);
+            leaks(&format!("{sent}{echoed}"))
+                .into_iter()
+                .map(|l| (l.0, l.1, l.2))
+                .collect::<Vec<_>>()
+        };
+        let small = found(10);
+        let large = found(LARGE / 5 + 1);
+        assert!(!small.is_empty());
+        assert_eq!(large, small);
     }
 
     #[test]
