@@ -158,6 +158,39 @@ fn errors_in_what_was_recorded_exit_1() {
     assert!(!run.stdout.contains(&key), "the secret is masked");
 }
 
+/// `record --format json` printed a document without the findings of its check of what it
+/// recorded: they were kept for an output that never came. They are events of the document.
+#[test]
+fn record_json_carries_the_findings_of_what_it_recorded() {
+    let t = TestDir::new();
+    t.write("harness.py", RAW_HARNESS);
+    let key = format!("sk-ant-api03-{}AA", "x7Kq2Lm9Pz4Rt8Vw".repeat(6));
+    let run = t.vcr(&[
+        "record",
+        "--format",
+        "json",
+        "--",
+        "python3",
+        "harness.py",
+        &format!("use {key}"),
+    ]);
+    run.code(1);
+    let doc = run.json();
+    let findings: Vec<&serde_json::Value> = doc["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "finding")
+        .collect();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.to_string().contains("leak/secret")),
+        "{doc:#}"
+    );
+    assert!(!run.stdout.contains(&key), "the secret is masked");
+}
+
 /// Issue 11: a recording without an API key, whose fixture holds Claude Code's "Invalid API
 /// key" message, used to pass `record` with "0 errors". It is a `recorded/error` error in
 /// `record` and a warning in `verify`.

@@ -535,10 +535,18 @@ impl Report for Reporter {
                 lock(&self.collected).problems.push(problem);
             }
         }
+        // A finding as an event (`record`'s check of what it recorded; `verify` streams its
+        // own): a line for people, an event of the JSON document like any other, an
+        // annotation, a SARIF result.
         if let Event::Finding(finding) = event {
             match self.output {
                 Output::Human => human::finding(self, finding),
-                _ => lock(&self.collected).findings.push((*finding).clone()),
+                Output::Json => {
+                    let value = serde_json::value::to_raw_value(event).expect("events serialize");
+                    lock(&self.collected).events.push(value);
+                }
+                Output::Github => self.out(&github::annotation(finding)),
+                Output::Sarif => lock(&self.collected).findings.push((*finding).clone()),
             }
             return;
         }
