@@ -176,7 +176,7 @@ fn record_json_carries_the_findings_of_what_it_recorded() {
     ]);
     run.code(1);
     let doc = run.json();
-    let findings: Vec<&serde_json::Value> = doc["events"]
+    let findings: Vec<&Value> = doc["events"]
         .as_array()
         .unwrap()
         .iter()
