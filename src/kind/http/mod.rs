@@ -111,7 +111,7 @@ impl Matched {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {
     /// The value as the recorder meant it (escapes, folding and quoting resolved); empty for
-    /// the field of a body stored as text, whose bytes are that text ([`Body::text`]).
+    /// the field of a body stored as text, whose bytes are that text (`Body::text`).
     pub text: String,
     /// Byte offset of the scalar in the file, when it has one of its own.
     pub at: Option<u32>,

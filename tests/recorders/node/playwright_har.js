@@ -35,7 +35,8 @@ async function main() {
   }
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-    args: ["--no-sandbox"],
+    // As root in a container: no sandbox, and no reliance on a small /dev/shm.
+    args: ["--no-sandbox", "--disable-dev-shm-usage"],
   });
   try {
     const context =
