@@ -197,7 +197,10 @@ fn what_vcrpy_loads_is_read() {
     )
     .write(
         "cassettes/merge.yaml",
-        format!("base: &base\n  body: null\ninteractions:\n- request:\n    <<: *base\n{tail}"),
+        // The method and a header only through the merge key, as a hand edit leaves them.
+        format!(
+            "base: &base\n  method: GET\n  headers:\n    Authorization:\n    - Bearer sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxw\ninteractions:\n- request:\n    <<: *base\n    body: null\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+        ),
     )
     .write(
         "cassettes/tab.yaml",
@@ -213,8 +216,20 @@ fn what_vcrpy_loads_is_read() {
         .iter()
         .map(|f| (f["path"].as_str().unwrap(), f["id"].as_str().unwrap()))
         .collect();
-    assert_eq!(ids, [("cassettes/aiohttp.yaml", "leak/secret")]);
+    assert_eq!(
+        ids,
+        [
+            ("cassettes/aiohttp.yaml", "leak/secret"),
+            ("cassettes/merge.yaml", "leak/secret")
+        ]
+    );
     t.vcr(&["normalize"]).code(0);
+    // The merged header is scrubbed where it is written, under the anchor.
+    let merged = t.read("cassettes/merge.yaml");
+    assert!(
+        merged.contains("  headers:\n    Authorization:\n    - Bearer REDACTED_AUTHORIZATION\n"),
+        "{merged}"
+    );
     let scrubbed = t.read("cassettes/aiohttp.yaml");
     assert!(
         scrubbed.contains("    body:\n      model: gpt-4o\n      api_key: REDACTED_API_KEY\n"),

@@ -188,6 +188,9 @@ fn the_subset_reader_agrees_on_each_shape_or_leaves_it() {
         "\n::::::::::::::::::\n- [.   =]\n\n- :/-\n\n",
         // A tab before an indicator in a flow scalar: PyYAML's scanner and saphyr refuse it.
         "[S\tS\t-]\n",
+        // Merge keys, which only the event path merges.
+        "m:\n  <<: {a: 1}\n  b: 2\n",
+        "m: {<<: {a: 1}, b: 2}\n",
     ];
     for text in fuzzed {
         agrees(text, text);

@@ -486,7 +486,7 @@ impl<'t> Builder<'t> {
             }
             Open::Map(entries, _) => {
                 let last = entries.last().map(|(_, v)| v.end);
-                (NodeValue::Map(entries), last)
+                (NodeValue::Map(merge_keys(entries)), last)
             }
         };
         // A flow collection ends at its bracket (the end event starts there; its end may lie
@@ -540,6 +540,67 @@ impl<'t> Builder<'t> {
         }
         None
     }
+}
+
+/// YAML's merge key (`<<: *base`, or `<<: [*a, *b]`) as PyYAML and Psych load it: the
+/// merged mappings' entries come first (of a list, the last mapping's first), then the
+/// mapping's own, and a key given more than once keeps its first place and its last value,
+/// so that the mapping's own keys win, then the earlier mappings of a list. A `<<` whose
+/// value is no mapping stays an ordinary key. Recorders never write merge keys, people
+/// editing cassettes by hand do, and the loaders read them (issue 25).
+fn merge_keys(entries: Vec<(Node, Node)>) -> Vec<(Node, Node)> {
+    let is_merge = |key: &Node| {
+        key.as_scalar().is_some_and(|s| {
+            s.text == "<<"
+                && s.style == Style::Plain
+                && s.tag
+                    .as_deref()
+                    .is_none_or(|t| t == "tag:yaml.org,2002:merge")
+        })
+    };
+    let mergeable = |value: &Node| match &value.value {
+        NodeValue::Map(_) => true,
+        NodeValue::Seq(items) => items.iter().all(|i| i.as_map().is_some()),
+        NodeValue::Scalar(_) => false,
+    };
+    if !entries.iter().any(|(k, v)| is_merge(k) && mergeable(v)) {
+        return entries;
+    }
+    let mut merged: Vec<(Node, Node)> = Vec::new();
+    let mut own: Vec<(Node, Node)> = Vec::new();
+    for (key, value) in entries {
+        if !(is_merge(&key) && mergeable(&value)) {
+            own.push((key, value));
+            continue;
+        }
+        match value.value {
+            NodeValue::Map(pairs) => merged.extend(pairs),
+            NodeValue::Seq(maps) => {
+                for map in maps.into_iter().rev() {
+                    if let NodeValue::Map(pairs) = map.value {
+                        merged.extend(pairs);
+                    }
+                }
+            }
+            NodeValue::Scalar(_) => {}
+        }
+    }
+    let mut out: Vec<(Node, Node)> = Vec::with_capacity(merged.len() + own.len());
+    let mut place: HashMap<String, usize> = HashMap::new();
+    for (key, value) in merged.into_iter().chain(own) {
+        let Some(name) = key.as_scalar().map(|s| s.text.clone()) else {
+            out.push((key, value));
+            continue;
+        };
+        match place.get(&name) {
+            Some(&i) => out[i].1 = value,
+            None => {
+                place.insert(name, out.len());
+                out.push((key, value));
+            }
+        }
+    }
+    out
 }
 
 fn depth_message() -> String {
@@ -869,6 +930,44 @@ mod tests {
         assert_eq!(span(at(&root, &["a"])), "- x\n  - [1, 2]");
         assert_eq!(span(at(&root, &["a", "1"])), "[1, 2]");
         assert_eq!(span(at(&root, &["b"])), "{c: d}");
+    }
+
+    #[test]
+    fn merge_keys_merge_as_pyyaml_loads_them() {
+        // PyYAML loads `m` as {'y': 1, 'z': 3, 'x': 1, 'w': 0}: the last mapping of the
+        // list first, each key at its first place with its last value, the own keys last.
+        let text = "a: &a {x: 1, y: 1}\nb: &b {y: 2, z: 2}\nm:\n  w: 0\n  <<: [*a, *b]\n  z: 3\n";
+        let root = parse_events(text).unwrap();
+        let m: Vec<(String, String)> = root
+            .get("m")
+            .and_then(Node::as_map)
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.as_str().unwrap().to_owned(),
+                    v.as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        let pairs = |list: &[(&str, &str)]| -> Vec<(String, String)> {
+            list.iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                .collect()
+        };
+        assert_eq!(m, pairs(&[("y", "1"), ("z", "3"), ("x", "1"), ("w", "0")]));
+        // One mapping; a `<<` of a scalar is an ordinary key.
+        let root = parse_events("b: &b {k: 1}\nm:\n  <<: *b\n  j: 2\nn:\n  <<: s\n").unwrap();
+        let keys = |name: &str| -> Vec<String> {
+            root.get(name)
+                .and_then(Node::as_map)
+                .unwrap()
+                .iter()
+                .map(|(k, _)| k.as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(keys("m"), ["k", "j"]);
+        assert_eq!(keys("n"), ["<<"]);
     }
 
     #[test]

@@ -312,7 +312,8 @@ impl<'t> Reader<'t> {
             c if starts_plain(c, self.at(self.pos + 1)) && !matches!(c, b'-' | b'?' | b':') => {
                 let start = self.pos;
                 let (end, stop) = self.plain_line(start);
-                if self.at(stop) != b':' || end != stop {
+                // A merge key (`<<`) is left to the event path, which merges.
+                if self.at(stop) != b':' || end != stop || &self.s[start..end] == "<<" {
                     return None;
                 }
                 self.pos = end;
@@ -841,8 +842,11 @@ impl<'t> Reader<'t> {
                     let item = r.flow_item()?;
                     r.spaces()?;
                     if map {
+                        // A merge key (`<<`) is left to the event path, which merges.
                         if !(r.peek() == b':' && blank(r.at(r.pos + 1)))
                             || item.end - item.start > MAX_KEY
+                            || (item.as_scalar())
+                                .is_some_and(|k| k.style == Style::Plain && k.text == "<<")
                         {
                             return None;
                         }
