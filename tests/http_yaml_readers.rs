@@ -198,9 +198,7 @@ fn what_vcrpy_loads_is_read() {
     .write(
         "cassettes/merge.yaml",
         // The method and a header only through the merge key, as a hand edit leaves them.
-        format!(
-            "base: &base\n  method: GET\n  headers:\n    Authorization:\n    - Bearer sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxw\ninteractions:\n- request:\n    <<: *base\n    body: null\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
-        ),
+        "base: &base\n  method: GET\n  headers:\n    Authorization:\n    - Bearer sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210zyxw\ninteractions:\n- request:\n    <<: *base\n    body: null\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: ok\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
     )
     .write(
         "cassettes/tab.yaml",
