@@ -4,8 +4,8 @@
 //! response) changes in a few bytes when a credential is scrubbed, and a line diff prints the
 //! whole line twice: 300 MB of output for a 40-byte change (issue 25). Here a changed line
 //! longer than [`LONG_LINE`] is shown by its changes only, each with the bytes around it and
-//! where it sits; a long line of context is cut short. Everything else is the unified diff
-//! `git diff` prints.
+//! where it sits; any other long line (of context, or removed or added whole) is cut short.
+//! Everything else is the unified diff `git diff` prints.
 
 use std::fmt::Write as _;
 
@@ -44,21 +44,21 @@ pub fn unified(a: &str, b: &str, old: &str, new: &str) -> String {
             match *op {
                 DiffOp::Equal { old_index, len, .. } => {
                     for line in &old_lines[old_index..old_index + len] {
-                        push_line(&mut out, ' ', line, true);
+                        push_line(&mut out, ' ', line);
                     }
                 }
                 DiffOp::Delete {
                     old_index, old_len, ..
                 } => {
                     for line in &old_lines[old_index..old_index + old_len] {
-                        push_line(&mut out, '-', line, false);
+                        push_line(&mut out, '-', line);
                     }
                 }
                 DiffOp::Insert {
                     new_index, new_len, ..
                 } => {
                     for line in &new_lines[new_index..new_index + new_len] {
-                        push_line(&mut out, '+', line, false);
+                        push_line(&mut out, '+', line);
                     }
                 }
                 DiffOp::Replace {
@@ -87,10 +87,10 @@ fn replace(out: &mut String, olds: &[&str], news: &[&str], old_index: usize) {
             .any(|(o, n)| o.len() > LONG_LINE || n.len() > LONG_LINE);
     if !paired {
         for line in olds {
-            push_line(out, '-', line, false);
+            push_line(out, '-', line);
         }
         for line in news {
-            push_line(out, '+', line, false);
+            push_line(out, '+', line);
         }
         return;
     }
@@ -98,21 +98,21 @@ fn replace(out: &mut String, olds: &[&str], news: &[&str], old_index: usize) {
         if o.len() > LONG_LINE || n.len() > LONG_LINE {
             long_pair(out, o, n, old_index + i + 1);
         } else {
-            push_line(out, '-', o, false);
-            push_line(out, '+', n, false);
+            push_line(out, '-', o);
+            push_line(out, '+', n);
         }
     }
 }
 
-/// One line of the diff (its `\r`, if any, kept as `similar` keeps it); a long line of
-/// context is cut short.
-fn push_line(out: &mut String, sign: char, line: &str, context: bool) {
+/// One line of the diff (its `\r`, if any, kept as `similar` keeps it); a long line (of
+/// context, or removed or added whole) is cut short and its length said.
+fn push_line(out: &mut String, sign: char, line: &str) {
     let (text, newline) = match line.strip_suffix('\n') {
         Some(text) => (text, true),
         None => (line, false),
     };
     out.push(sign);
-    if context && text.len() > LONG_LINE {
+    if text.len() > LONG_LINE {
         out.push_str(cut(text, 0, AROUND * 2));
         let _ = write!(out, "… ({} bytes)", text.len());
     } else {
@@ -304,6 +304,23 @@ mod tests {
             minus[0].starts_with("-…x") && minus[0].ends_with('…'),
             "{diff}"
         );
+    }
+
+    #[test]
+    fn a_long_line_removed_or_added_whole_is_cut_short() {
+        let long = "x".repeat(5000);
+        let diff = unified("a/f", "b/f", &format!("a\n{long}\n"), "a\n");
+        assert!(
+            diff.contains("-xxxx") && diff.contains("… (5000 bytes)"),
+            "{diff}"
+        );
+        assert!(diff.len() < 500, "{diff}");
+        let diff = unified("a/f", "b/f", "a\n", &format!("a\n{long}\nb\n"));
+        assert!(
+            diff.contains("+xxxx") && diff.contains("… (5000 bytes)"),
+            "{diff}"
+        );
+        assert!(diff.len() < 500, "{diff}");
     }
 
     #[test]
