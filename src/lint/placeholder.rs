@@ -143,6 +143,17 @@ pub(super) fn split_scheme(value: &str) -> (Option<&str>, &str) {
     }
 }
 
+/// `%API_KEY%`: a Windows environment variable (or a template's `%name%`) names the value
+/// it stands for, in a name's characters. A random password that happens to start and end
+/// with `%` (`%tHYvhGiM+6?w-p%N%`) names nothing and is no placeholder.
+fn is_percent_variable(v: &str) -> bool {
+    let inner = &v[1..v.len().saturating_sub(1).max(1)];
+    !inner.is_empty()
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
 /// A value written to stand for a credential: `[REDACTED]`, `<TOKEN>`, `{{api_key}}`,
 /// `${OPENAI_API_KEY}`, `***`, `xxxx`, `REDACTED`, `sk-...`, a placeholder word.
 pub(super) fn is_placeholder_value(value: &str) -> bool {
@@ -156,7 +167,7 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         || wrapped('<', '>')
         || wrapped('{', '}')
         || wrapped('(', ')')
-        || wrapped('%', '%')
+        || (wrapped('%', '%') && is_percent_variable(v))
         || v.contains("{{")
         || v.contains("${")
         || v.starts_with('$')
@@ -463,11 +474,15 @@ mod tests {
             "your-api-key-here",
             "test",
             "Bearer",
+            "%API_KEY%",
+            "%password%",
         ] {
             assert!(is_placeholder_value(v), "{v}");
         }
         for v in [
             "hunter22",
+            // Random, between two `%` by chance.
+            "%tHYvhGiM+6?w-p%N%",
             "a8f3K2m9",
             "PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA",
         ] {
