@@ -499,9 +499,7 @@ impl<'t> Builder<'t> {
             // item's bracket (`-  [t]`): its end event, not its start, tells (the fuzz target
             // found the two readers disagreeing, issue 25).
             Some(end) if !frame.flow || !at_bracket => end,
-            _ if matches!(self.text.as_bytes().get(bracket), Some(b']' | b'}')) => {
-                bracket as u32 + 1
-            }
+            _ if at_bracket => bracket as u32 + 1,
             _ => (self.byte(span.end) as u32).max(frame.start),
         };
         Ok((

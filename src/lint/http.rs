@@ -336,12 +336,7 @@ impl BodyAt<'_> {
         match self.body {
             Body::Bytes { field, bytes, .. } => match body::decode_stored(bytes, self.headers) {
                 // Its one leaf, the text as stored (see `Collect::body`).
-                Ok(_) => found.extend(
-                    ordinals
-                        .iter()
-                        .take_while(|&&o| o == 0)
-                        .map(|_| leaf_path(&field.path, "", "")),
-                ),
+                Ok(text) => visit(&Leaf::stored(text), &field.path, ""),
                 Err(decoded) => {
                     let described = body::describe(&decoded);
                     body::for_each_leaf(&decoded, &mut |leaf| {
@@ -604,15 +599,7 @@ impl<'a> Collect<'a> {
                         // Text as it is stored: its one leaf is the cassette's bytes, never
                         // copied but into the joined texts (a 300 MB body was held three
                         // times over, issue 25).
-                        let leaf = Leaf {
-                            path: "",
-                            name: None,
-                            siblings: None,
-                            text,
-                            at: None,
-                            is_key: false,
-                        };
-                        visit(self, &leaf, &field.path, anchor, "");
+                        visit(self, &Leaf::stored(text), &field.path, anchor, "");
                         return;
                     }
                     Err(decoded) => decoded,

@@ -147,6 +147,12 @@ fn last_segment(literal: &str) -> &str {
     literal.rsplit_once('/').map_or(literal, |(_, last)| last)
 }
 
+/// A cassette's file name (`rel`'s last segment) and that name without its extension.
+fn file_and_stem(rel: &str) -> (&str, &str) {
+    let file = last_segment(rel);
+    (file, file.rsplit_once('.').map_or(file, |(stem, _)| stem))
+}
+
 /// What in a module's text renames or moves cassettes past what a regex sees, said as
 /// "imports `*`" or "sets `name`". A `default_cassette_name` override that only returns
 /// literals does not: its literals name cassettes like any other string.
@@ -230,23 +236,17 @@ pub fn orphans(root: &Path, cassettes: &[&Cassette], python_files: Option<&[Path
         }
     }
     // A module anywhere may name a flat folder's cassette by a literal path.
-    let file_and_stem = |rel: &str| {
-        let file = rel.rsplit_once('/').map_or(rel, |(_, f)| f).to_owned();
-        let stem = file.rsplit_once('.').map_or(&*file, |(s, _)| s).to_owned();
-        (file, stem)
-    };
     let wanted: HashSet<String> = (guesses.orphans.iter().map(|g| g.rel.as_str()))
         .chain(rest.iter().map(|c| c.rel.as_str()))
         .flat_map(|rel| {
             let (file, stem) = file_and_stem(rel);
-            [file, stem]
+            [file.to_owned(), stem.to_owned()]
         })
         .collect();
     let modules = read_tree_modules(root, python_files, &wanted);
     guesses.orphans.retain(|guess| {
         let (file, stem) = file_and_stem(&guess.rel);
-        !(guess.message.contains("pytest-vcr")
-            && (modules.named.contains(&file) || modules.named.contains(&stem)))
+        !(guess.message.contains("pytest-vcr") && modules.names(file, stem))
     });
     let (by_use_cassette, dynamic) = use_cassette(&rest, &modules);
     guesses.orphans.extend(by_use_cassette);
@@ -470,6 +470,14 @@ struct TreeModules {
     dynamic: Option<String>,
 }
 
+impl TreeModules {
+    /// Whether a string literal of some module names the cassette file `name` (`stem`
+    /// without its extension), as [`Module::names`] asks of one module.
+    fn names(&self, name: &str, stem: &str) -> bool {
+        self.named.contains(name) || self.named.contains(stem)
+    }
+}
+
 /// Reads the tree's `.py` files on every core for what [`TreeModules`] holds. A file that
 /// holds none of `wanted` (the judged cassettes' file names and stems) and no `use_cassette`
 /// says nothing, and is found so by one automaton pass: building every module's words and
@@ -557,10 +565,10 @@ fn use_cassette(
         .iter()
         .filter(|c| !named.contains(c.rel.as_str()))
         .filter_map(|c| {
-            let (folder, file) = c.rel.rsplit_once('/').unwrap_or(("", &c.rel));
+            let folder = c.rel.rsplit_once('/').map_or("", |(d, _)| d);
             let example = named_folders.get(folder)?;
-            let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
-            if modules.named.contains(file) || modules.named.contains(stem) {
+            let (file, stem) = file_and_stem(&c.rel);
+            if modules.names(file, stem) {
                 return None;
             }
             Some(Guess {

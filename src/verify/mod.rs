@@ -443,9 +443,7 @@ impl Keep<'_> {
             (&a.path, a.line, a.column, a.id).cmp(&(&b.path, b.line, b.column, b.id))
         });
         if let Some(baseline) = &mut self.baseline {
-            let before = kept.len();
-            kept.retain(|finding| !baseline.accepts(finding));
-            outcome.summary.accepted += before - kept.len();
+            outcome.summary.accepted += baseline.filter(&mut kept);
         }
         let errors = kept
             .iter()

@@ -114,13 +114,8 @@ const MAX_VALUES: usize = 2 << 20;
 /// Decodes a body given the headers of its request or response (`Content-Encoding`,
 /// `Content-Type`); content is recognised by its bytes where the type does not say.
 pub fn decode(bytes: &[u8], headers: &[Header]) -> Decoded {
-    let meta = Meta::new(
-        headers
-            .iter()
-            .map(|h| (h.name.as_str(), h.value.text.as_str())),
-    );
     let mut budget = encoding::Budget::for_input(bytes.len());
-    decode_with(bytes, &meta, 0, &mut budget)
+    decode_with(bytes, &Meta::of(headers), 0, &mut budget)
 }
 
 /// The layers of a decoded body for messages: `gzip, json` (empty for a body as it was).
@@ -143,6 +138,15 @@ struct Meta<'h> {
 }
 
 impl<'h> Meta<'h> {
+    /// What a request's or response's headers say.
+    fn of(headers: &'h [Header]) -> Meta<'h> {
+        Meta::new(
+            headers
+                .iter()
+                .map(|h| (h.name.as_str(), h.value.text.as_str())),
+        )
+    }
+
     /// Reads `(name, value)` headers; names are case-insensitive.
     fn new(headers: impl Iterator<Item = (&'h str, &'h str)>) -> Meta<'h> {
         let mut meta = Meta {
@@ -183,16 +187,14 @@ fn decode_with(
             };
         }
     };
-    let content = match content(
+    let content = content(
         &body,
         meta.content_type.as_ref(),
         depth,
         budget,
         &mut layers,
-    ) {
-        Outcome::Content(content) => content,
-        Outcome::Text(text) => Content::Text(text.into_owned()),
-    };
+    )
+    .into_content();
     Decoded { layers, content }
 }
 
@@ -200,32 +202,25 @@ fn decode_with(
 /// found, UTF-8 as it is): that text, borrowed, `Ok`; anything else decoded as [`decode`]
 /// does, `Err`. A large plain body is then never copied to be scanned (issue 25).
 pub fn decode_stored<'b>(bytes: &'b [u8], headers: &[Header]) -> Result<&'b str, Decoded> {
-    let meta = Meta::new(
-        headers
-            .iter()
-            .map(|h| (h.name.as_str(), h.value.text.as_str())),
-    );
-    if meta.encodings.is_empty() {
-        let mut budget = encoding::Budget::for_input(bytes.len());
-        let mut layers = Vec::new();
-        match content(
-            bytes,
-            meta.content_type.as_ref(),
-            0,
-            &mut budget,
-            &mut layers,
-        ) {
-            Outcome::Text(Cow::Borrowed(text)) if layers.is_empty() => return Ok(text),
-            Outcome::Text(text) => {
-                return Err(Decoded {
-                    layers,
-                    content: Content::Text(text.into_owned()),
-                });
-            }
-            Outcome::Content(content) => return Err(Decoded { layers, content }),
-        }
+    let meta = Meta::of(headers);
+    let mut budget = encoding::Budget::for_input(bytes.len());
+    if !meta.encodings.is_empty() {
+        return Err(decode_with(bytes, &meta, 0, &mut budget));
     }
-    Err(decode(bytes, headers))
+    let mut layers = Vec::new();
+    match content(
+        bytes,
+        meta.content_type.as_ref(),
+        0,
+        &mut budget,
+        &mut layers,
+    ) {
+        Outcome::Text(Cow::Borrowed(text)) if layers.is_empty() => Ok(text),
+        outcome => Err(Decoded {
+            layers,
+            content: outcome.into_content(),
+        }),
+    }
 }
 
 /// What a media type says a body is.
@@ -460,6 +455,15 @@ fn content<'t>(
 enum Outcome<'t> {
     Content(Content),
     Text(Cow<'t, str>),
+}
+
+impl Outcome<'_> {
+    fn into_content(self) -> Content {
+        match self {
+            Outcome::Content(content) => content,
+            Outcome::Text(text) => Content::Text(text.into_owned()),
+        }
+    }
 }
 
 /// The structure found in a text.

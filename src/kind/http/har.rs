@@ -66,7 +66,7 @@ struct Beside<'a> {
     replaced: &'a Sidecars,
 }
 
-fn interaction(entry: &At<'_>, folder: &Beside<'_>) -> Result<Interaction, ReadError> {
+fn interaction(entry: &At<'_>, beside: &Beside<'_>) -> Result<Interaction, ReadError> {
     let request = entry.need("request")?;
     let response = entry.need("response")?;
     let request = Request {
@@ -74,13 +74,13 @@ fn interaction(entry: &At<'_>, folder: &Beside<'_>) -> Result<Interaction, ReadE
         url: request.need("url")?.field()?,
         headers: headers(&request)?,
         body: match request.get("postData") {
-            Some(post) => post_body(&post, folder)?,
+            Some(post) => post_body(&post, beside)?,
             None => None,
         },
     };
     let headers = headers(&response)?;
     let body = match response.get("content") {
-        Some(content) => content_body(&content, &headers, folder)?,
+        Some(content) => content_body(&content, &headers, beside)?,
         None => None,
     };
     let response = Response {
@@ -125,9 +125,9 @@ fn headers(message: &At<'_>) -> Result<Vec<Header>, ReadError> {
 
 /// A request's `postData`: its `text`, its `_file` sidecar, cody's parsed `textJSON`, or,
 /// when none is there, its form `params`.
-fn post_body(post: &At<'_>, folder: &Beside<'_>) -> Result<Option<Body>, ReadError> {
+fn post_body(post: &At<'_>, beside: &Beside<'_>) -> Result<Option<Body>, ReadError> {
     if let Some(file) = post.get("_file") {
-        return sidecar(&file, folder).map(Some);
+        return sidecar(&file, beside).map(Some);
     }
     if let Some(text) = post.get("text") {
         return stored_text(post, &text).map(Some);
@@ -151,10 +151,10 @@ fn post_body(post: &At<'_>, folder: &Beside<'_>) -> Result<Option<Body>, ReadErr
 fn content_body(
     content: &At<'_>,
     headers: &[Header],
-    folder: &Beside<'_>,
+    beside: &Beside<'_>,
 ) -> Result<Option<Body>, ReadError> {
     if let Some(file) = content.get("_file") {
-        return sidecar(&file, folder).map(Some);
+        return sidecar(&file, beside).map(Some);
     }
     let Some(text) = content.get("text") else {
         return Ok(None);

@@ -421,14 +421,9 @@ impl Scrubber<'_> {
         drop(edits);
         replaced.append(&mut plan.sidecar_replaced);
         replaced.sort_by_key(|r| r.offset);
-        let sidecars: super::Sidecars = plan
-            .sidecars
-            .iter()
-            .map(|(name, (_, text))| (name.clone(), text.clone()))
-            .collect();
         // The result must read as the same cassette: same format, same interactions (its
         // sidecars read from beside it, the rewritten ones as they will be written).
-        let remaining = match super::read_with(self.path, new.as_bytes(), &sidecars) {
+        let remaining = match super::read_with(self.path, new.as_bytes(), &plan.sidecars) {
             Ok(Some(read))
                 if read.format == cassette.format
                     && read.interactions.len() == cassette.interactions.len() =>
@@ -459,10 +454,10 @@ impl Scrubber<'_> {
         let sidecars = plan
             .sidecars
             .into_iter()
-            .map(|(name, (old, text))| Sidecar {
+            .map(|(name, text)| Sidecar {
                 path: folder.join(&name),
+                old: plan.sidecars_read[&name],
                 name,
-                old,
                 text,
             })
             .collect();
@@ -585,9 +580,11 @@ struct Plan {
     replaced_values: Vec<(String, String, String)>,
     /// An httprr trace's new record lengths.
     doc_lengths: Vec<Edit>,
-    /// Sidecar bodies rewritten: the name the HAR gives each, what it held (hash), the new
-    /// contents.
-    sidecars: BTreeMap<String, (crate::store::ContentHash, Vec<u8>)>,
+    /// Sidecar bodies rewritten: the new contents by the name the HAR gives each (what the
+    /// read-back takes instead of the files).
+    sidecars: super::Sidecars,
+    /// What each rewritten sidecar held when it was read, by the same name.
+    sidecars_read: BTreeMap<String, crate::store::ContentHash>,
     /// What the sidecars' rewrites replaced, for the report.
     sidecar_replaced: Vec<Replaced>,
 }
@@ -605,7 +602,8 @@ impl Plan {
             interference: Vec::new(),
             replaced_values: Vec::new(),
             doc_lengths: Vec::new(),
-            sidecars: BTreeMap::new(),
+            sidecars: super::Sidecars::new(),
+            sidecars_read: BTreeMap::new(),
             sidecar_replaced: Vec::new(),
         };
         let explicit = !scrubber.rules.headers.is_empty()
@@ -1178,17 +1176,7 @@ impl Ctx<'_> {
         let mut error = None;
         match body::decode_stored(bytes, headers) {
             // Text as it is stored: its one leaf, never copied (see `lint::http`).
-            Ok(text) => {
-                let leaf = Leaf {
-                    path: "",
-                    name: None,
-                    siblings: None,
-                    text,
-                    at: None,
-                    is_key: false,
-                };
-                self.leaf_subs(&leaf, &mut subs, &mut error);
-            }
+            Ok(text) => self.leaf_subs(&Leaf::stored(text), &mut subs, &mut error),
             Err(decoded) if matches!(decoded.content, Content::Binary(_)) => return Ok(false),
             Err(decoded) => body::for_each_leaf(&decoded, &mut |leaf| {
                 self.leaf_subs(leaf, &mut subs, &mut error);
@@ -1223,9 +1211,10 @@ impl Ctx<'_> {
                 rule: rules.join(", "),
                 offset: node.start as usize,
             });
-            let old = crate::store::ContentHash::of(bytes);
-            plan.sidecars
-                .insert(scalar.text.clone(), (old, wire.to_vec()));
+            let name = scalar.text.clone();
+            let read = crate::store::ContentHash::of(bytes);
+            plan.sidecars_read.insert(name.clone(), read);
+            plan.sidecars.insert(name, wire.to_vec());
             self.lengths_follow(plan, node, field, headers, bytes.len(), wire.len())?;
             return Ok(true);
         }

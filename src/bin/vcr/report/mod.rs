@@ -124,7 +124,7 @@ impl Reporter {
                     let mut collected = lock(&self.collected);
                     !std::mem::replace(&mut collected.streamed, true)
                 };
-                self.out_raw(&json_group(first, &findings));
+                self.out_parts(&[&json_group(first, &findings)]);
             }
             Output::Github => {
                 let text: Vec<String> = findings.iter().map(github::annotation).collect();
@@ -143,11 +143,8 @@ impl Reporter {
             Output::Json => {
                 let streamed = lock(&self.collected).streamed;
                 let error = self.error_info(None);
-                self.out(&String::from_utf8_lossy(&document_tail(
-                    streamed,
-                    error.as_ref(),
-                    Some(summary),
-                )));
+                let tail = document_tail(streamed, error.as_ref(), Some(summary));
+                self.out_parts(&[&tail, b"\n"]);
             }
             Output::Sarif => {
                 let findings = std::mem::take(&mut lock(&self.collected).findings);
@@ -185,33 +182,19 @@ impl Reporter {
 
     /// Writes a line to stdout, noting a closed pipe.
     pub(crate) fn out(&self, text: &str) {
-        self.out_parts(&[text.as_bytes()]);
+        self.out_parts(&[text.as_bytes(), b"\n"]);
     }
 
-    /// Writes `bytes` to stdout as they are (no line break added), noting a closed pipe.
-    fn out_raw(&self, bytes: &[u8]) {
-        if self.broken_pipe() {
-            return;
-        }
-        let mut stdout = io::stdout().lock();
-        let written = stdout.write_all(bytes).and_then(|()| stdout.flush());
-        if let Err(e) = written
-            && e.kind() == io::ErrorKind::BrokenPipe
-        {
-            self.broken_pipe.store(true, Ordering::SeqCst);
-        }
-    }
-
-    /// Writes a line made of `parts` to stdout, noting a closed pipe.
-    fn out_parts(&self, parts: &[impl AsRef<[u8]>]) {
+    /// Writes `parts` to stdout one after the other, as they are (no line break added), and
+    /// notes a closed pipe.
+    fn out_parts(&self, parts: &[&[u8]]) {
         if self.broken_pipe() {
             return;
         }
         let mut stdout = io::stdout().lock();
         let written = parts
             .iter()
-            .try_for_each(|part| stdout.write_all(part.as_ref()))
-            .and_then(|()| stdout.write_all(b"\n"))
+            .try_for_each(|part| stdout.write_all(part))
             .and_then(|()| stdout.flush());
         if let Err(e) = written
             && e.kind() == io::ErrorKind::BrokenPipe
@@ -246,11 +229,7 @@ impl Reporter {
             // `verify` began its document: it ends with the error, without a summary.
             Output::Json if lock(&self.collected).streamed => {
                 let error = self.error_info(Some(message));
-                self.out(&String::from_utf8_lossy(&document_tail(
-                    true,
-                    error.as_ref(),
-                    None,
-                )));
+                self.out_parts(&[&document_tail(true, error.as_ref(), None), b"\n"]);
             }
             Output::Json => {
                 let document = Document::<()> {

@@ -50,6 +50,21 @@ pub struct Leaf<'a> {
     pub is_key: bool,
 }
 
+impl<'a> Leaf<'a> {
+    /// The one leaf of a body that is only its stored text (`decode_stored`): the body's
+    /// root, with no name and no offset of its own, as [`for_each_leaf`] gives a text body.
+    pub fn stored(text: &'a str) -> Leaf<'a> {
+        Leaf {
+            path: "",
+            name: None,
+            siblings: None,
+            text,
+            at: None,
+            is_key: false,
+        }
+    }
+}
+
 /// Calls `f` for every leaf of a decoded body, in document order.
 pub fn for_each_leaf(decoded: &Decoded, f: &mut dyn FnMut(&Leaf<'_>)) {
     let mut walker = Walker {
