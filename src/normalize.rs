@@ -540,6 +540,28 @@ fn scrub_one(
     // `compressed` is false; a compressed file is written back compressed (a `.httprr.gz`
     // written as plain text under its name is one Go's httprr cannot open).
     let compressed = matches!(text, std::borrow::Cow::Owned(_));
+    let rel = cassette.rel.as_str();
+    let reported = |leak: &crate::lint::http::HttpLeak| http.checks.reports_leak(rel, leak);
+    let scrubber = scrub::Scrubber {
+        path: &cassette.path,
+        rules: http.rules,
+        scanner: http.checks.scanner(),
+        user_rules: http.user_rules,
+        reported: &reported,
+    };
+    // A file large enough to be read in windows is first judged so: when nothing is to be
+    // scrubbed from it, it is never built whole (issue 25).
+    if http::in_windows(&text)
+        && scrubber
+            .nothing_to_scrub(&text, &|format| http.checks.match_on(rel, format))
+            .is_some()
+    {
+        result.http = Some(HttpResult {
+            read: true,
+            ..HttpResult::default()
+        });
+        return result;
+    }
     let read = match http::read(&cassette.path, &text) {
         Ok(Some(read)) => read,
         Ok(None) => {
@@ -577,15 +599,6 @@ fn scrub_one(
         ..HttpResult::default()
     };
     let match_on = http.checks.match_on(&cassette.rel, read.format);
-    let rel = cassette.rel.as_str();
-    let reported = |leak: &crate::lint::http::HttpLeak| http.checks.reports_leak(rel, leak);
-    let scrubber = scrub::Scrubber {
-        path: &cassette.path,
-        rules: http.rules,
-        scanner: http.checks.scanner(),
-        user_rules: http.user_rules,
-        reported: &reported,
-    };
     let scrubbed = match scrubber.scrub(&read, &text, &match_on) {
         Ok(scrubbed) => scrubbed,
         Err(e) => {

@@ -3,7 +3,8 @@
 //! reading, linting and scrubbing never panic, overflow the stack or exhaust memory (YAML
 //! aliases, gzip, nested bodies are all bounded), every leak lies at an offset inside the
 //! text, and a scrub that succeeds reads back as a cassette of the same format. Any YAML the
-//! one-pass reader takes, saphyr's events read to the same tree (issue 12).
+//! one-pass reader takes, saphyr's events read to the same tree (issue 12); read in windows
+//! of one entry each, a cassette gives the same leaks or the same error (issue 25).
 #![no_main]
 
 mod default_scrub;
@@ -30,7 +31,14 @@ fuzz_target!(|data: &[u8]| {
     }
     match http::read(path, data) {
         Ok(None) => {}
-        Err(e) => assert!(e.offset <= text.len(), "error offset past the text"),
+        Err(e) => {
+            assert!(e.offset <= text.len(), "error offset past the text");
+            assert_eq!(
+                windowed_leaks(path, &text, e.format).err().as_ref(),
+                Some(&e),
+                "a cassette read in windows and read whole disagree"
+            );
+        }
         Ok(Some(cassette)) => {
             let leaks = vcr::lint::http::check(
                 &cassette,
@@ -38,11 +46,18 @@ fuzz_target!(|data: &[u8]| {
                 &SCANNER,
                 cassette.format.default_match_on(),
             );
-            for leak in leaks {
+            for leak in &leaks {
                 if let Some(offset) = leak.offset {
                     assert!(offset <= text.len(), "leak offset past the text");
                 }
             }
+            // Read in windows, every entry its own, the same leaks (issue 25).
+            let windowed = windowed_leaks(path, &text, cassette.format);
+            assert_eq!(
+                windowed.map(|leaks| summary(&leaks)),
+                Ok(summary(&leaks)),
+                "a cassette read in windows and read whole disagree"
+            );
             if let Ok(scrubbed) = default_scrub::scrub(&cassette, &text) {
                 let again = http::read(path, &scrubbed.text);
                 assert!(
@@ -53,3 +68,47 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// The leaks of `text` read in windows of one entry each ([`http::read_windows`]), as
+/// [`vcr::lint::http::Leaks`] gathers them; `Ok(vec![])` when it is no cassette.
+fn windowed_leaks(
+    path: &Path,
+    text: &[u8],
+    format: http::Format,
+) -> Result<Vec<vcr::lint::http::HttpLeak>, http::ReadError> {
+    http::set_window(1);
+    let match_on = format.default_match_on();
+    let mut lint = None;
+    let mut visit = |window: Option<http::HttpCassette>| match window {
+        Some(window) => lint
+            .get_or_insert_with(|| vcr::lint::http::Leaks::new(&SCANNER, match_on))
+            .add(&window, text),
+        None => lint = None,
+    };
+    let read = http::read_windows(path, text, &http::Sidecars::new(), &mut visit);
+    http::set_window(usize::MAX);
+    read?;
+    Ok(match lint {
+        Some(lint) => lint.finish(text, &mut |again| {
+            http::set_window(1);
+            let _ = http::read_windows(path, text, &http::Sidecars::new(), &mut |w| {
+                again(w.as_ref());
+            });
+            http::set_window(usize::MAX);
+        }),
+        None => Vec::new(),
+    })
+}
+
+/// What a leak says: its detector, value, severity, place, path and count.
+fn summary(leaks: &[vcr::lint::http::HttpLeak]) -> Vec<String> {
+    leaks
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {:?} {:?} {:?} {} {} {}",
+                l.hit.detector, l.hit.text, l.severity, l.offset, l.path, l.place, l.repeats
+            )
+        })
+        .collect()
+}

@@ -173,7 +173,7 @@ pub fn from_value(value: &Value<'_>) -> Node {
 /// [`from_value`] for a value parsed from `source`: a number's text is a slice of it, which
 /// gives its position (a scrub keeps a length such as a HAR's `content.size` true by
 /// rewriting its digits).
-fn from_value_in(value: &Value<'_>, source: &[u8]) -> Node {
+pub(crate) fn from_value_in(value: &Value<'_>, source: &[u8]) -> Node {
     let scalar = |text: String, style| {
         NodeValue::Scalar(Scalar {
             text,

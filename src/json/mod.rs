@@ -23,7 +23,10 @@ use std::collections::HashSet;
 
 pub use canonical::Probe;
 pub use number::format_number;
-pub use parse::{ParseError, ParseErrorKind, Part, Streamed, parse, parse_field, parse_streamed};
+pub use parse::{
+    ParseError, ParseErrorKind, Part, Streamed, parse, parse_field, parse_streamed,
+    parse_streamed_at,
+};
 pub use write::{
     Compare, PrettyObject, Sink, WriteSink, pretty_difference, to_compact, to_pretty,
     write_compact, write_pretty, write_string,

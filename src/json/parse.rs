@@ -105,6 +105,9 @@ pub fn parse_field<'a>(bytes: &'a [u8], key: &str) -> Result<Value<'a>, ParseErr
 pub enum Part<'a> {
     /// A whole top-level field (any but the streamed one).
     Field(Str<'a>, Value<'a>),
+    /// A whole field of an object below the top level on the way to the streamed array
+    /// ([`parse_streamed_at`]).
+    Nested(Str<'a>, Value<'a>),
     /// The streamed field (its key) begins: an array whose items follow.
     Begin(Str<'a>),
     /// One item of the streamed array, and where it is in the text.
@@ -149,52 +152,30 @@ pub fn parse_streamed<'a>(
     offer_canonical: bool,
     visit: &mut dyn FnMut(Part<'a>) -> bool,
 ) -> Result<Streamed, ParseError> {
+    parse_streamed_at(bytes, &[key], offer_canonical, visit)
+}
+
+/// [`parse_streamed`] for an array nested in objects: `path` is the keys that lead to it from
+/// the top-level object (`["log", "entries"]`, a HAR's entries). The fields of the top-level
+/// object are [`Part::Field`]s and those of the objects below it on the way are
+/// [`Part::Nested`]; canonical items are offered only for an array of the top level. A
+/// document whose parts would not come in `JSON.parse`'s order at any of those levels is
+/// [`Streamed::Whole`]; one where the path leads to no array is [`Streamed::Done`] without a
+/// [`Part::Begin`].
+pub fn parse_streamed_at<'a>(
+    bytes: &'a [u8],
+    path: &[&str],
+    offer_canonical: bool,
+    visit: &mut dyn FnMut(Part<'a>) -> bool,
+) -> Result<Streamed, ParseError> {
     let mut parser = Parser::new(bytes)?;
-    let mut canonical = offer_canonical.then(|| Canonical::new(bytes, MAX_DEPTH));
+    let mut canonical =
+        (offer_canonical && path.len() == 1).then(|| Canonical::new(bytes, MAX_DEPTH));
     if parser.peek() != Some(b'{') {
         return Ok(Streamed::Whole);
     }
-    let depth = parser.enter(0)?;
-    parser.pos += 1; // {
-    let mut seen: Vec<Str<'a>> = Vec::new();
-    parser.skip_ws();
-    if parser.peek() == Some(b'}') {
-        parser.pos += 1;
-    } else {
-        loop {
-            parser.skip_ws();
-            if parser.peek() != Some(b'"') {
-                return Err(parser.unexpected());
-            }
-            let name = parser.string()?;
-            if super::array_index(name.as_str()).is_some()
-                || seen.iter().any(|k| k.as_str() == name.as_str())
-            {
-                return Ok(Streamed::Whole);
-            }
-            seen.push(name.clone());
-            parser.skip_ws();
-            if parser.peek() != Some(b':') {
-                return Err(parser.unexpected());
-            }
-            parser.pos += 1;
-            parser.skip_ws();
-            if name.as_str() == key && parser.peek() == Some(b'[') {
-                parser.items(depth, name, canonical.as_mut(), visit)?;
-            } else {
-                let value = parser.value(depth)?;
-                visit(Part::Field(name, value));
-            }
-            parser.skip_ws();
-            match parser.peek() {
-                Some(b',') => parser.pos += 1,
-                Some(b'}') => {
-                    parser.pos += 1;
-                    break;
-                }
-                _ => return Err(parser.unexpected()),
-            }
-        }
+    if !parser.stream_object(0, path, true, canonical.as_mut(), visit)? {
+        return Ok(Streamed::Whole);
     }
     parser.skip_ws();
     if parser.pos != parser.bytes.len() {
@@ -268,6 +249,74 @@ impl<'a> Parser<'a> {
             return Err(parser.error(ParseErrorKind::Empty));
         }
         Ok(parser)
+    }
+
+    /// An object of [`parse_streamed_at`], at `{`, whose field `path[0]` leads on to the
+    /// streamed array: `false`, at once, when it or an object below it cannot be streamed in
+    /// `JSON.parse`'s order (repeated or array-index keys): the parts given are then to be
+    /// dropped and the document parsed whole, which checks the rest of its grammar.
+    fn stream_object(
+        &mut self,
+        depth: usize,
+        path: &[&str],
+        top: bool,
+        mut canonical: Option<&mut Canonical<'a>>,
+        visit: &mut dyn FnMut(Part<'a>) -> bool,
+    ) -> Result<bool, ParseError> {
+        let depth = self.enter(depth)?;
+        self.pos += 1; // {
+        let mut seen: Vec<Str<'a>> = Vec::new();
+        let mut streamed = false;
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(true);
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected());
+            }
+            let name = self.string()?;
+            if super::array_index(name.as_str()).is_some()
+                || seen.iter().any(|k| k.as_str() == name.as_str())
+            {
+                return Ok(false);
+            }
+            seen.push(name.clone());
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.unexpected());
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let on_path = !streamed && name.as_str() == path[0];
+            if on_path && path.len() == 1 && self.peek() == Some(b'[') {
+                self.items(depth, name, canonical.take(), visit)?;
+                streamed = true;
+            } else if on_path && path.len() > 1 && self.peek() == Some(b'{') {
+                if !self.stream_object(depth, &path[1..], false, None, visit)? {
+                    return Ok(false);
+                }
+                streamed = true;
+            } else {
+                let value = self.value(depth)?;
+                visit(if top {
+                    Part::Field(name, value)
+                } else {
+                    Part::Nested(name, value)
+                });
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(true);
+                }
+                _ => return Err(self.unexpected()),
+            }
+        }
     }
 
     /// The streamed array of [`parse_streamed`], at `[`, its items handed out one by one.
@@ -855,5 +904,80 @@ mod tests {
     fn lone_surrogates_next_to_stand_in_characters_are_refused() {
         let err = parse("\"\\ud800\u{100001}\"".as_bytes()).unwrap_err();
         assert_eq!(err.kind, ParseErrorKind::Unrepresentable);
+    }
+
+    /// What `parse_streamed_at` gives for a document: each part as a line.
+    fn streamed_at(text: &str, path: &[&str]) -> Result<(Streamed, Vec<String>), ParseError> {
+        let compact = |v: &Value<'_>| String::from_utf8(super::super::to_compact(v)).unwrap();
+        let mut parts = Vec::new();
+        let streamed = parse_streamed_at(text.as_bytes(), path, false, &mut |part| {
+            parts.push(match part {
+                Part::Field(k, v) => format!("field {} {}", k.as_str(), compact(&v)),
+                Part::Nested(k, v) => format!("nested {} {}", k.as_str(), compact(&v)),
+                Part::Begin(k) => format!("begin {}", k.as_str()),
+                Part::Item(v, span) => format!(
+                    "item {} {}",
+                    compact(&v),
+                    &text[span.start as usize..span.end as usize]
+                ),
+                Part::Canonical(..) => "canonical".into(),
+                Part::End => "end".into(),
+            });
+            true
+        })?;
+        Ok((streamed, parts))
+    }
+
+    #[test]
+    fn an_array_nested_in_objects_streams_an_item_at_a_time() {
+        let text =
+            r#"{"log": {"version": "1.2", "entries": [{"a": 1}, [2] ], "pages": []}, "x": null}"#;
+        let (streamed, parts) = streamed_at(text, &["log", "entries"]).unwrap();
+        assert_eq!(streamed, Streamed::Done);
+        assert_eq!(
+            parts,
+            [
+                r#"nested version "1.2""#,
+                "begin entries",
+                r#"item {"a":1} {"a": 1}"#,
+                "item [2] [2]",
+                "end",
+                "nested pages []",
+                "field x null",
+            ]
+        );
+        // A path that leads to no array: every field whole, no `begin`.
+        let (streamed, parts) =
+            streamed_at(r#"{"log": {"entries": 3}}"#, &["log", "entries"]).unwrap();
+        assert_eq!(
+            (streamed, parts),
+            (Streamed::Done, vec!["nested entries 3".to_owned()])
+        );
+        // Keys JavaScript would order otherwise, or repeat, at any level on the way: whole.
+        for text in [
+            r#"{"log": {"entries": [], "entries": []}}"#,
+            r#"{"log": {"1": 0, "entries": []}}"#,
+            r#"{"log": {"entries": []}, "log": 1}"#,
+        ] {
+            assert_eq!(
+                streamed_at(text, &["log", "entries"]).unwrap().0,
+                Streamed::Whole,
+                "{text}"
+            );
+        }
+        // The grammar is checked to the end, with `parse`'s errors at its offsets.
+        for text in [
+            r#"{"log": {"entries": [{"a": 1}, {"a": }]}}"#,
+            r#"{"log": {"entries": [1]}} x"#,
+            r#"{"log": {"entries": [1]"#,
+        ] {
+            let whole = parse(text.as_bytes()).unwrap_err();
+            let streamed = streamed_at(text, &["log", "entries"]).unwrap_err();
+            assert_eq!(
+                (streamed.kind, streamed.offset),
+                (whole.kind, whole.offset),
+                "{text}"
+            );
+        }
     }
 }

@@ -624,14 +624,143 @@ pub fn check(
     scanner: &Scanner,
     match_on: &[&str],
 ) -> Vec<HttpLeak> {
-    let matched = Matched::from(match_on);
+    let mut leaks = Leaks::new(scanner, match_on);
+    leaks.add(cassette, file);
+    // One window: nothing waits for the responses of another.
+    leaks.finish(file, &mut |_| {})
+}
+
+/// The leaks of a cassette read in windows ([`http::read_windows`](crate::kind::http::read_windows)),
+/// gathered a window at a time and judged as [`check`] judges the whole cassette. The one
+/// judgement that looks across interactions, an id or time a matched request sent that an
+/// earlier response handed out, is made within the window; what it leaves open in a window
+/// after the first waits for [`Leaks::finish`], which reads the windows again for the
+/// responses that hold those values, only when there are any.
+pub struct Leaks<'s> {
+    scanner: &'s Scanner,
+    matched: Matched,
+    /// The format, once a window came (its comment lines are then scanned).
+    format: Option<crate::kind::http::Format>,
+    /// How many interactions the windows so far held: the next window's first index.
+    base: usize,
+    leaks: Vec<HttpLeak>,
+    /// Ids and times judged errors in their window, each with its interaction's index in
+    /// the whole cassette, unless an earlier window's response handed them out.
+    pending: Vec<(HttpLeak, usize)>,
+}
+
+impl<'s> Leaks<'s> {
+    /// No window yet; the recorder matches requests by `match_on`.
+    pub fn new(scanner: &'s Scanner, match_on: &[&str]) -> Leaks<'s> {
+        Leaks {
+            scanner,
+            matched: Matched::from(match_on),
+            format: None,
+            base: 0,
+            leaks: Vec::new(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// The leaks of the next window (`file` is the whole decompressed text).
+    pub fn add(&mut self, window: &HttpCassette, file: &[u8]) {
+        let mut c = collect(window, file, self.scanner, self.matched);
+        let mut leaks = std::mem::take(&mut c.named);
+        let defer = (self.base > 0).then_some((&mut self.pending, self.base));
+        scan_texts(&c, self.scanner, &mut leaks, defer);
+        self.leaks.append(&mut leaks);
+        // The whole file's comment lines, with the first window.
+        if self.format.is_none() {
+            self.format = Some(window.format);
+            if window.format != crate::kind::http::Format::Httprr {
+                comments(file, self.scanner, &mut self.leaks);
+            }
+        }
+        // Judged against every leak so far: a value the interactions hold is not reported
+        // again where no interaction holds it.
+        outside::scan(&c, &window.outside, self.scanner, &mut self.leaks);
+        self.base += window.interactions.len();
+    }
+
+    /// Every leak, one finding per value. `again` gives the windows once more, in the same
+    /// order, to the visitor it is handed, when ids or times wait for earlier responses.
+    pub fn finish(mut self, file: &[u8], again: &mut dyn FnMut(&mut Visit<'_>)) -> Vec<HttpLeak> {
+        if !self.pending.is_empty() {
+            let needles: Vec<&str> = self
+                .pending
+                .iter()
+                .map(|(l, _)| l.hit.text.as_str())
+                .collect();
+            let mut first: std::collections::HashMap<String, usize> = Default::default();
+            let mut base = 0;
+            again(&mut |window| {
+                let Some(window) = window else {
+                    first.clear();
+                    base = 0;
+                    return;
+                };
+                let c = collect(window, file, self.scanner, self.matched);
+                for (needle, at) in first_responses(&c, needles.iter().copied()) {
+                    let slot = first.entry(needle).or_insert(base + at);
+                    *slot = (*slot).min(base + at);
+                }
+                base += window.interactions.len();
+            });
+            for (leak, interaction) in std::mem::take(&mut self.pending) {
+                if first
+                    .get(&leak.hit.text)
+                    .is_none_or(|&at| at >= interaction)
+                {
+                    self.leaks.push(leak);
+                }
+            }
+        }
+        fold(self.leaks)
+    }
+}
+
+/// The bytes of `cassette`'s URLs, header values and bodies as stored, each with a line
+/// break: about what [`collect`] joins.
+fn stored_size(cassette: &HttpCassette) -> usize {
+    let body = |b: &Body| match b {
+        Body::Bytes { bytes, .. } if bytes.len() < LARGE => bytes.len() + 1,
+        Body::Bytes { .. } => 0,
+        Body::Data { node, .. } if node.end != u32::MAX => {
+            node.end.saturating_sub(node.start) as usize
+        }
+        Body::Data { .. } => 0,
+    };
+    cassette
+        .interactions
+        .iter()
+        .map(|i| {
+            i.request.url.text.len()
+                + 1
+                + i.headers().map(|h| h.value.text.len() + 1).sum::<usize>()
+                + i.bodies().map(body).sum::<usize>()
+        })
+        .sum()
+}
+
+/// What [`Leaks::finish`] hands the windows to when it reads them again: each window, or
+/// `None` to forget the windows before (see [`http::read_windows`](crate::kind::http::read_windows)).
+pub type Visit<'a> = dyn FnMut(Option<&HttpCassette>) + 'a;
+
+/// Every text of `cassette`'s interactions, joined, with the leaks found by name.
+fn collect<'a>(
+    cassette: &'a HttpCassette,
+    file: &'a [u8],
+    scanner: &'a Scanner,
+    matched: Matched,
+) -> Collect<'a> {
     let mut c = Collect {
         file,
         scanner,
         context: Vec::new(),
-        // The texts are most of the file (decoded bodies may be more): one allocation
-        // instead of a doubling series, each copying what was joined so far.
-        joined: String::with_capacity(file.len()),
+        // What the texts take, as stored (decoded bodies may be more): one allocation
+        // instead of a doubling series, each copying what was joined so far. Counted, not
+        // taken as the file's size: a window of a huge file holds a small part of it.
+        joined: String::with_capacity(stored_size(cassette).min(file.len())),
         texts: Vec::new(),
         large: Vec::new(),
         bodies: Vec::new(),
@@ -668,13 +797,7 @@ pub fn check(
             }
         }
     }
-    let mut leaks = std::mem::take(&mut c.named);
-    scan_texts(&c, scanner, &mut leaks);
-    if cassette.format != crate::kind::http::Format::Httprr {
-        comments(file, scanner, &mut leaks);
-    }
-    outside::scan(&c, &cassette.outside, scanner, &mut leaks);
-    fold(leaks)
+    c
 }
 
 /// Leaks in whole-line comments (`# ...` in YAML, `// ...` in JSON5), which no reader keeps
@@ -780,7 +903,16 @@ fn is_one_of(name: &str, list: &[&str]) -> bool {
 /// binary search (they are pushed in interaction order), the first response that holds each
 /// request id by one search over every response, and the paths of body leaves by one walk of
 /// each body that holds a leak.
-fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
+/// The leaks in the texts of `c`. With `defer` (a window after the first, and the index of
+/// its first interaction in the whole cassette), an id or time no earlier response of the
+/// window handed out goes there with its interaction's index, to be judged against the
+/// earlier windows' responses.
+fn scan_texts(
+    c: &Collect<'_>,
+    scanner: &Scanner,
+    leaks: &mut Vec<HttpLeak>,
+    defer: Option<(&mut Vec<(HttpLeak, usize)>, usize)>,
+) {
     // Every hit with the text it is in and that text's characters, its offsets made the
     // text's own: the joined texts in one scan, each large text where it is.
     let mut hits: Vec<(Hit, &Text, &str)> = Vec::new();
@@ -827,6 +959,7 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
             .map(|(hit, _, _)| hit.text.as_str()),
     );
     let mut pending: Vec<(HttpLeak, &Text)> = Vec::new();
+    let mut volatile_errors = Vec::new();
     for (hit, text, content) in hits {
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
@@ -851,6 +984,7 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
                     .get(hit.text.as_str())
                     .is_some_and(|&first| first < text.interaction);
                 if volatile(&hit, text) && !earlier {
+                    volatile_errors.push(pending.len());
                     Severity::Error
                 } else {
                     continue;
@@ -893,7 +1027,19 @@ fn scan_texts(c: &Collect<'_>, scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
             pending[i].0.path = path;
         }
     }
-    leaks.extend(pending.into_iter().map(|(leak, _)| leak));
+    match defer {
+        Some((deferred, base)) => {
+            let mut volatile_errors = volatile_errors.into_iter().peekable();
+            for (i, (leak, text)) in pending.into_iter().enumerate() {
+                if volatile_errors.next_if_eq(&i).is_some() {
+                    deferred.push((leak, base + text.interaction));
+                } else {
+                    leaks.push(leak);
+                }
+            }
+        }
+        None => leaks.extend(pending.into_iter().map(|(leak, _)| leak)),
+    }
 }
 
 /// For each of `needles`, the first interaction whose response holds it (in a text or in a

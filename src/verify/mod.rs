@@ -859,12 +859,32 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         );
         return true;
     }
-    let read = match http::read(&cassette.path, &text) {
+    // Read in windows (a huge HAR a window of entries at a time, anything else whole), each
+    // linted as it comes: memory is the file's and one window's (issue 25).
+    let mut lint: Option<crate::lint::http::Leaks<'_>> = None;
+    let mut recorded = http::Recorded::default();
+    let read = http::read_windows(
+        &cassette.path,
+        &text,
+        &http::Sidecars::new(),
+        &mut |window| match window {
+            Some(window) => {
+                let leaks = lint.get_or_insert_with(|| {
+                    let match_on = checks.match_on(&cassette.rel, window.format);
+                    crate::lint::http::Leaks::new(&checks.scanner, &match_on)
+                });
+                leaks.add(&window, &text);
+                recorded.add(&window);
+            }
+            None => {
+                lint = None;
+                recorded = http::Recorded::default();
+            }
+        },
+    );
+    let format = match read {
         Ok(None) => return false,
-        Ok(Some(mut read)) => {
-            read.compressed = matches!(text, std::borrow::Cow::Owned(_));
-            read
-        }
+        Ok(Some(format)) => format,
         Err(e) => {
             let finding = Finding::new(
                 "parse",
@@ -881,9 +901,19 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             return true;
         }
     };
-    result.http_format = Some(read.format.name());
-    let match_on = checks.match_on(&cassette.rel, read.format);
-    let leaks = crate::lint::http::check(&read, &text, &checks.scanner, &match_on);
+    result.http_format = Some(format.name());
+    let leaks = match lint {
+        Some(lint) => lint.finish(&text, &mut |visit| {
+            // Read as the first time, which it was.
+            let _ = http::read_windows(
+                &cassette.path,
+                &text,
+                &http::Sidecars::new(),
+                &mut |window| visit(window.as_ref()),
+            );
+        }),
+        None => Vec::new(),
+    };
     let mut locator = Locator::new(&text);
     for leak in leaks {
         let hit = &leak.hit;
@@ -901,7 +931,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             LeakFamily::Uuid | LeakFamily::Timestamp => format!(
                 "{}{place}, which {} matches requests by: replay breaks when it changes; filter it when recording or match on less",
                 capitalize(&hit.label),
-                read.format.name()
+                format.name()
             ),
             LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),
         };
@@ -924,7 +954,13 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         );
     }
     if let Some(max_age) = checks.max_age {
-        expired(cassette, &read, max_age, checks, &mut result.findings);
+        expired(
+            cassette,
+            recorded.time(),
+            max_age,
+            checks,
+            &mut result.findings,
+        );
     }
     true
 }
@@ -934,12 +970,12 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
 /// that touched it.
 fn expired(
     cassette: &Cassette,
-    read: &http::HttpCassette,
+    recorded: Option<i64>,
     max_age: MaxAge,
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {
-    let (recorded, source) = match http::recorded_time(read) {
+    let (recorded, source) = match recorded {
         Some(time) => (time, "recorded"),
         None => match crate::git::last_commit_time(&cassette.path) {
             Some(time) => (time, "last committed"),

@@ -35,6 +35,10 @@ const BYTE_SEARCH_ENV: &str = "VCR_TEST_BYTE_SEARCH";
 /// (see `vcr::doc::yaml::set_fast`).
 const YAML_EVENTS_ENV: &str = "VCR_TEST_YAML_EVENTS";
 
+/// Testing hook: how many bytes of entries make a window of an HTTP cassette read in windows,
+/// and how large a file must be to be read so (see `vcr::kind::http::set_window`).
+const HTTP_WINDOW_ENV: &str = "VCR_TEST_HTTP_WINDOW";
+
 /// Testing hook: a folder where the run waits before its first change to the tree (see
 /// `Store::with_barrier`).
 const BARRIER_ENV: &str = "VCR_TEST_BARRIER";
@@ -118,6 +122,12 @@ impl Context {
         }
         if std::env::var_os(YAML_EVENTS_ENV).is_some_and(|v| v == "1") {
             vcr::doc::yaml::set_fast(false);
+        }
+        if let Some(bytes) = std::env::var(HTTP_WINDOW_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            vcr::kind::http::set_window(bytes);
         }
         Ok((working_dir, project, store))
     }

@@ -104,6 +104,8 @@ pub fn stream_message<'a, S: Sink>(
             root.insert(key, value);
             true
         }
+        // Only `parse_streamed_at` gives nested fields.
+        Part::Nested(..) => true,
         Part::Begin(key) => {
             inspect(Stored::Output(&key));
             writer.begin_array(&key);

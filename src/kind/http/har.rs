@@ -20,7 +20,8 @@
 use std::io::Read as _;
 use std::path::{Component, Path};
 
-use crate::doc::Node;
+use crate::doc::{Node, NodeValue};
+use crate::json::Part;
 
 use super::walk::{At, base64_bytes};
 use super::{
@@ -58,6 +59,168 @@ pub(super) fn read(
         compressed: false,
         outside: Vec::new(),
     })
+}
+
+/// Reads a JSON HAR, `{"log": {..., "entries": [...]}}`, a window of entries at a time (see
+/// [`super::read_windows`]): the entries are parsed one by one, each run of them whose text
+/// reaches `window` bytes goes to `visit` as a cassette of its own, and what no window holds
+/// (the other fields of `log`, the syntax between windows) goes last, as a cassette without
+/// interactions. The number of cassettes given, or `Ok(None)` when the text is no such HAR or
+/// does not stream in `JSON.parse`'s order: what `visit` was given is then void.
+pub(super) fn read_windows(
+    text: &str,
+    path: &Path,
+    replaced: &Sidecars,
+    window: usize,
+    visit: &mut dyn FnMut(HttpCassette),
+) -> Result<Option<usize>, ReadError> {
+    let beside = Beside {
+        folder: path.parent().unwrap_or(Path::new("")),
+        replaced,
+    };
+    let bytes = text.as_bytes();
+    let mut windows = Windows {
+        source: bytes,
+        beside: &beside,
+        window,
+        visit,
+        interactions: Vec::new(),
+        outside: Vec::new(),
+        range: (u32::MAX, 0),
+        size: 0,
+        ranges: Vec::new(),
+        index: 0,
+        error: None,
+    };
+    // The fields beside the entries, each as a mapping of its one key, for what the last
+    // cassette's `outside` holds.
+    let mut rest: Vec<Node> = Vec::new();
+    let mut only_log = true;
+    let mut begun = false;
+    let mut field = |name: crate::json::Str<'_>, value: &crate::json::Value<'_>| {
+        let key = crate::doc::from_value_in(&crate::json::Value::String(name), bytes);
+        let value = crate::doc::from_value_in(value, bytes);
+        rest.push(Node::new(NodeValue::Map(vec![(key, value)])));
+    };
+    let streamed = crate::json::parse_streamed_at(bytes, &["log", "entries"], false, &mut |part| {
+        match part {
+            Part::Field(name, value) => {
+                only_log = false;
+                field(name, &value);
+            }
+            Part::Nested(name, value) => field(name, &value),
+            Part::Begin(_) => begun = true,
+            Part::Item(value, span) => windows.entry(&value, span),
+            Part::Canonical(..) | Part::End => {}
+        }
+        true
+    });
+    match streamed {
+        // As a whole read says it: an error of the format the text's keys hint at, or no
+        // cassette at all (read whole, which says so).
+        Err(e) => {
+            return match super::json_format_hint(text) {
+                Some(format) => Err(ReadError {
+                    format,
+                    message: format!("not valid JSON: {e}"),
+                    offset: e.offset,
+                }),
+                None => Ok(None),
+            };
+        }
+        Ok(crate::json::Streamed::Whole) => return Ok(None),
+        Ok(crate::json::Streamed::Done) if !begun || !only_log => return Ok(None),
+        Ok(crate::json::Streamed::Done) => {}
+    }
+    if let Some(e) = windows.error.take() {
+        return Err(e);
+    }
+    windows.flush();
+    let last = HttpCassette {
+        format: Format::Har,
+        interactions: Vec::new(),
+        compressed: false,
+        outside: super::outside(&[], &rest, &windows.ranges, (0, bytes.len() as u32)),
+    };
+    let count = windows.ranges.len() + 1;
+    (windows.visit)(last);
+    Ok(Some(count))
+}
+
+/// The entries of a HAR read in windows, gathered into the window being filled.
+struct Windows<'a, 'v> {
+    source: &'a [u8],
+    beside: &'a Beside<'a>,
+    /// How many bytes of entries make a window.
+    window: usize,
+    visit: &'v mut dyn FnMut(HttpCassette),
+    interactions: Vec<Interaction>,
+    /// What no interaction holds within each entry (the syntax between entries is commas
+    /// and white space).
+    outside: Vec<(u32, u32)>,
+    /// Where the window's entries start and end in the text.
+    range: (u32, u32),
+    /// How many bytes of text its entries hold.
+    size: usize,
+    /// The ranges of the windows given so far.
+    ranges: Vec<(u32, u32)>,
+    /// The next entry's index in `log.entries`.
+    index: usize,
+    /// The first entry that could not be read: no window goes out after it.
+    error: Option<ReadError>,
+}
+
+impl Windows<'_, '_> {
+    fn entry(&mut self, value: &crate::json::Value<'_>, span: crate::json::Span) {
+        if self.error.is_some() {
+            return;
+        }
+        let node = crate::doc::from_value_in(value, self.source);
+        let path = format!("log.entries[{}]", self.index);
+        self.index += 1;
+        match interaction(&At::placed(&node, Format::Har, path), self.beside) {
+            Ok(interaction) => self.interactions.push(interaction),
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        }
+        // The entry's document is dropped here: built for a whole HAR at once, they were
+        // most of its memory.
+        let own = self
+            .interactions
+            .last_chunk::<1>()
+            .map_or(&[][..], |i| &i[..]);
+        let outside = super::outside(
+            own,
+            std::slice::from_ref(&node),
+            &[],
+            (span.start, span.end),
+        );
+        self.outside.extend(outside);
+        self.range = (self.range.0.min(span.start), self.range.1.max(span.end));
+        self.size += span.end.saturating_sub(span.start) as usize;
+        if self.size >= self.window {
+            self.flush();
+        }
+    }
+
+    /// Gives the window filled so far, if it holds an entry.
+    fn flush(&mut self) {
+        if self.interactions.is_empty() {
+            return;
+        }
+        let cassette = HttpCassette {
+            format: Format::Har,
+            interactions: std::mem::take(&mut self.interactions),
+            compressed: false,
+            outside: std::mem::take(&mut self.outside),
+        };
+        self.ranges.push(self.range);
+        self.range = (u32::MAX, 0);
+        self.size = 0;
+        (self.visit)(cassette);
+    }
 }
 
 /// Where a HAR's sidecars are: its folder, and the ones a scrub is about to write.

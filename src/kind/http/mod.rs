@@ -29,7 +29,7 @@ use std::path::Path;
 
 use crate::doc::{DocError, Node, NodeValue};
 
-pub use time::{format_date, recorded_time};
+pub use time::{Recorded, format_date};
 
 /// The recorder that wrote a cassette.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -289,6 +289,61 @@ pub fn read_with(
     Ok(Some(cassette))
 }
 
+/// How many bytes of entries make a window of a cassette read in windows ([`read_windows`]).
+static WINDOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(32 << 20);
+
+/// Testing hook (`VCR_TEST_HTTP_WINDOW=<bytes>` in the binary): how many bytes of entries
+/// make a window of a cassette read in windows ([`read_windows`]), and how large a file must
+/// be to be read so. With a few bytes every entry is a window of its own, and the tests
+/// compare what the commands report and write with the whole file read at once.
+pub fn set_window(bytes: usize) {
+    WINDOW.store(bytes.max(1), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`read_windows`] reads `text` a window at a time: a JSON HAR (an object whose
+/// first key is `log`) larger than a window.
+pub fn in_windows(text: &[u8]) -> bool {
+    text.len() > WINDOW.load(std::sync::atomic::Ordering::Relaxed)
+        && text
+            .trim_ascii_start()
+            .strip_prefix(b"{")
+            .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"log\""))
+}
+
+/// Reads `text` (the file at `path`, decompressed) as an HTTP cassette, as [`read_with`]
+/// does, but hands it to `visit` in parts: a JSON HAR larger than a window (32 MiB of
+/// entries) goes a window of entries at a time, each a cassette of its own (its
+/// interactions named and placed as in the whole file, its `outside` within the window),
+/// then one without interactions that holds the rest of the file; any other cassette goes
+/// whole, once. A HAR of a million entries built whole as one document took 17 times its
+/// size (issue 25); a window at a time, the memory is the file's and one window's.
+///
+/// `visit(None)` voids what it was given before (a large HAR that turned out not to stream
+/// in `JSON.parse`'s order, read whole after all). `Ok(None)`: the text is no HTTP cassette.
+/// An error comes after the windows before it were given.
+pub fn read_windows(
+    path: &Path,
+    text: &[u8],
+    replaced: &Sidecars,
+    visit: &mut dyn FnMut(Option<HttpCassette>),
+) -> Result<Option<Format>, ReadError> {
+    if in_windows(text)
+        && let Ok(text) = std::str::from_utf8(text)
+    {
+        let window = WINDOW.load(std::sync::atomic::Ordering::Relaxed);
+        let read = har::read_windows(text, path, replaced, window, &mut |part| visit(Some(part)))?;
+        if read.is_some() {
+            return Ok(Some(Format::Har));
+        }
+        visit(None);
+    }
+    Ok(read_with(path, text, replaced)?.map(|cassette| {
+        let format = cassette.format;
+        visit(Some(cassette));
+        format
+    }))
+}
+
 /// The file's text as the readers see it: decompressed when it is gzip (positions of
 /// findings are in this text).
 pub fn decompressed(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
@@ -437,14 +492,26 @@ fn read_text(
     } else {
         return Ok(None);
     };
-    cassette.outside = outside(&cassette, &root, text);
+    cassette.outside = outside(
+        &cassette.interactions,
+        std::slice::from_ref(&root),
+        &[],
+        (0, text.len() as u32),
+    );
     Ok(Some(cassette))
 }
 
-/// The ranges of `text` that no interaction of `cassette` holds: every scalar value of
-/// `root` that starts where no field the reader took does and lies in no body it kept as
-/// data, and the text between the scalars (syntax, or what no node holds).
-fn outside(cassette: &HttpCassette, root: &Node, text: &str) -> Vec<(u32, u32)> {
+/// The ranges of `within` (a range of the text) that none of `interactions` holds: every
+/// scalar value of `nodes` that starts where no field the reader took does and lies in no
+/// body it kept as data, and the text between the scalars and the `opaque` ranges (the
+/// windows of a cassette read in windows: [`read_windows`]); that is syntax, or what no node
+/// holds.
+fn outside(
+    interactions: &[Interaction],
+    nodes: &[Node],
+    opaque: &[(u32, u32)],
+    within: (u32, u32),
+) -> Vec<(u32, u32)> {
     let mut taken: Vec<u32> = Vec::new();
     let mut data: Vec<(u32, u32)> = Vec::new();
     let mut field = |f: &Field| {
@@ -452,7 +519,7 @@ fn outside(cassette: &HttpCassette, root: &Node, text: &str) -> Vec<(u32, u32)> 
             taken.push(at);
         }
     };
-    for interaction in &cassette.interactions {
+    for interaction in interactions {
         field(&interaction.request.method);
         field(&interaction.request.url);
         for header in interaction.headers() {
@@ -499,24 +566,27 @@ fn outside(cassette: &HttpCassette, root: &Node, text: &str) -> Vec<(u32, u32)> 
         }
     }
     let mut spans = Vec::new();
-    walk(root, &mut spans, &mut |node| {
-        if taken.binary_search(&node.start).is_err() && !in_data(node.start) {
-            out.push((node.start, node.end));
-        }
-    });
+    for node in nodes {
+        walk(node, &mut spans, &mut |node| {
+            if taken.binary_search(&node.start).is_err() && !in_data(node.start) {
+                out.push((node.start, node.end));
+            }
+        });
+    }
+    spans.extend_from_slice(opaque);
     if !spans.is_sorted() {
-        // Aliases point back.
+        // Aliases point back; opaque ranges come last.
         spans.sort_unstable();
     }
-    let mut at = 0;
-    for (start, end) in spans {
+    let (mut at, end) = within;
+    for (start, stop) in spans {
         if start > at {
-            out.push((at, start));
+            out.push((at, start.min(end)));
         }
-        at = at.max(end);
+        at = at.max(stop);
     }
-    if (at as usize) < text.len() {
-        out.push((at, text.len() as u32));
+    if at < end {
+        out.push((at, end));
     }
     // Merged, and only what is long enough to hold a credential (the shortest is 8 bytes).
     if !out.is_sorted() {

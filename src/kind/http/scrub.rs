@@ -349,6 +349,53 @@ impl SubList {
 }
 
 impl Scrubber<'_> {
+    /// Whether rules of the user's (`[http.scrub]` headers, query, fields; `[[rule]]`s) apply.
+    fn explicit(&self) -> bool {
+        !self.rules.headers.is_empty()
+            || !self.rules.query.is_empty()
+            || !self.rules.fields.is_empty()
+            || self.user_rules.is_some_and(|r| !r.rules().is_empty())
+    }
+
+    /// Whether a scrub of `text` (decompressed) would change nothing, judged a window at a
+    /// time ([`super::read_windows`]): no rule of the user's applies, and the default set
+    /// finds no credential to take. Its format when so; `None` when a scrub may change
+    /// something, or the text is no cassette or does not read (the scrub then reads it
+    /// whole, and says why). A plan reads the whole cassette at once: on a huge HAR that
+    /// nothing is to be scrubbed from, this keeps `normalize` in the memory `verify` takes.
+    pub fn nothing_to_scrub<'m>(
+        &self,
+        text: &[u8],
+        match_on: &dyn Fn(Format) -> Vec<&'m str>,
+    ) -> Option<Format> {
+        if self.explicit() {
+            return None;
+        }
+        let mut lint: Option<crate::lint::http::Leaks<'_>> = None;
+        let format =
+            super::read_windows(self.path, text, &super::Sidecars::new(), &mut |w| match w {
+                Some(window) => lint
+                    .get_or_insert_with(|| {
+                        crate::lint::http::Leaks::new(self.scanner, &match_on(window.format))
+                    })
+                    .add(&window, text),
+                None => lint = None,
+            })
+            .ok()??;
+        if !self.rules.defaults {
+            return Some(format);
+        }
+        let leaks = lint?.finish(text, &mut |visit| {
+            let _ = super::read_windows(self.path, text, &super::Sidecars::new(), &mut |w| {
+                visit(w.as_ref());
+            });
+        });
+        let found = leaks.iter().any(|leak| {
+            leak.hit.family == crate::lint::LeakFamily::Secret && (self.reported)(leak)
+        });
+        (!found).then_some(format)
+    }
+
     /// Scrubs `cassette`, read from `file` (decompressed), whose recorder matches by
     /// `match_on`.
     pub fn scrub(
@@ -606,11 +653,7 @@ impl Plan {
             sidecars_read: BTreeMap::new(),
             sidecar_replaced: Vec::new(),
         };
-        let explicit = !scrubber.rules.headers.is_empty()
-            || !scrubber.rules.query.is_empty()
-            || !scrubber.rules.fields.is_empty()
-            || scrubber.user_rules.is_some_and(|r| !r.rules().is_empty());
-        if defaults.is_empty() && !explicit {
+        if defaults.is_empty() && !scrubber.explicit() {
             return Ok(plan);
         }
         let doc = Doc::new(cassette, text)?;

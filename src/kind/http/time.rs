@@ -7,25 +7,44 @@
 
 use super::HttpCassette;
 
-/// When the cassette was recorded, in seconds since the Unix epoch: the latest recorded time of
-/// its interactions (`recorded_at`, `startedDateTime`), else the latest response `Date`.
-pub fn recorded_time(cassette: &HttpCassette) -> Option<i64> {
-    let recorded = cassette
-        .interactions
-        .iter()
-        .filter_map(|i| i.recorded_at.as_ref())
-        .filter_map(|field| parse(&field.text))
-        .max();
-    recorded.or_else(|| {
-        cassette
+/// When a cassette was recorded, in seconds since the Unix epoch: the latest recorded time of
+/// its interactions (`recorded_at`, `startedDateTime`), else the latest response `Date`;
+/// gathered a window at a time, for a cassette read in windows.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Recorded {
+    /// The latest recorded time of an interaction.
+    at: Option<i64>,
+    /// The latest response `Date`.
+    date: Option<i64>,
+}
+
+impl Recorded {
+    /// Takes in the times of one window.
+    pub fn add(&mut self, cassette: &HttpCassette) {
+        let at = cassette
             .interactions
             .iter()
-            .filter_map(|i| i.response.as_ref())
-            .flat_map(|r| &r.headers)
-            .filter(|h| h.name.eq_ignore_ascii_case("date"))
-            .filter_map(|h| parse(&h.value.text))
-            .max()
-    })
+            .filter_map(|i| i.recorded_at.as_ref())
+            .filter_map(|field| parse(&field.text))
+            .max();
+        self.at = self.at.max(at);
+        if self.at.is_none() {
+            let date = cassette
+                .interactions
+                .iter()
+                .filter_map(|i| i.response.as_ref())
+                .flat_map(|r| &r.headers)
+                .filter(|h| h.name.eq_ignore_ascii_case("date"))
+                .filter_map(|h| parse(&h.value.text))
+                .max();
+            self.date = self.date.max(date);
+        }
+    }
+
+    /// The time: the latest recorded one, else the latest response `Date`.
+    pub fn time(&self) -> Option<i64> {
+        self.at.or(self.date)
+    }
 }
 
 /// Parses an RFC 3339 date-time (`2024-05-01T12:00:00.123Z`, `+02:00` offsets, a space for

@@ -71,6 +71,17 @@ impl<'n> At<'n> {
         }
     }
 
+    /// A node read on its own whose path in the document is `path` (an entry of a HAR read
+    /// in windows).
+    pub(super) fn placed(node: &'n Node, format: Format, path: String) -> At<'n> {
+        At {
+            node,
+            path,
+            format,
+            offset: node.offset().unwrap_or(0),
+        }
+    }
+
     fn child(&self, node: &'n Node, path: String) -> At<'n> {
         At {
             node,

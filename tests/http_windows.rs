@@ -1,0 +1,200 @@
+//! A HAR too large to build whole is read a window of entries at a time (issue 25): `verify`
+//! and `normalize` must say and write exactly what they do when the file is read at once.
+//! The testing hook `VCR_TEST_HTTP_WINDOW=1` makes every entry a window of its own, so small
+//! files take the windowed path, and each command's output is compared with the default
+//! run's, where these files are read whole.
+
+mod common;
+
+use common::{TestDir, finding_fields};
+use serde_json::json;
+
+/// Every entry its own window.
+const WINDOWED: [(&str, &str); 1] = [("VCR_TEST_HTTP_WINDOW", "1")];
+
+/// A UUID a server hands out in entry 0 and a client sends back in entry 1: replay keeps it.
+const HANDED_OUT: &str = "3f2b8c1e-4a5d-4e6f-8a9b-0c1d2e3f4a5b";
+/// A UUID the client made up (entry 2), echoed by a later response only.
+const MADE_UP: &str = "9b1e7c44-2f3a-4d8e-b5c6-7a8f9e0d1c2b";
+
+/// An Anthropic key, built at run time.
+fn key(tail: &str) -> String {
+    let body = "Zq8Vw3Lm5Tk6Ry1HpXc2Nb4Md7Gf9Jh0Ks3Lq6Wt8Ey1Ru4Io7Pa".repeat(2);
+    ["sk", "ant", "api03", &format!("{body}{tail}")].join("-")
+}
+
+fn entry(url: &str, body: &str, headers: &[(&str, &str)], when: &str) -> serde_json::Value {
+    let headers: Vec<_> = headers
+        .iter()
+        .map(|(name, value)| json!({"name": name, "value": value}))
+        .collect();
+    json!({
+        "request": {"method": "GET", "url": url, "httpVersion": "HTTP/1.1", "headers": headers,
+                    "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0},
+        "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                     "headers": [{"name": "content-type", "value": "application/json"}],
+                     "cookies": [],
+                     "content": {"mimeType": "application/json", "size": body.len(), "text": body},
+                     "redirectURL": "", "headersSize": -1, "bodySize": -1},
+        "startedDateTime": when, "time": 1, "cache": {},
+        "timings": {"send": 0, "wait": 1, "receive": 0}
+    })
+}
+
+/// A Polly.js HAR as it writes one (2-space JSON), with `entries` and what else `log` holds.
+fn har(entries: Vec<serde_json::Value>, comment: Option<&str>) -> String {
+    let mut log = json!({"_recordingName": "windows", "version": "1.2",
+                         "creator": {"name": "Polly.JS", "version": "6.0.6"}});
+    if let Some(comment) = comment {
+        log["comment"] = json!(comment);
+    }
+    log["entries"] = json!(entries);
+    log["pages"] = json!([]);
+    serde_json::to_string_pretty(&json!({ "log": log })).unwrap() + "\n"
+}
+
+/// Entries whose judgement looks across interactions, and a credential in each place.
+fn entries(secret: bool) -> Vec<serde_json::Value> {
+    let when = "2024-01-01T00:00:00.000Z";
+    let mut entries = vec![
+        entry(
+            "https://api.example.com/servers",
+            &json!({ "id": HANDED_OUT }).to_string(),
+            &[],
+            when,
+        ),
+        entry(
+            &format!("https://api.example.com/servers/{HANDED_OUT}"),
+            "{}",
+            &[],
+            when,
+        ),
+        entry(
+            &format!("https://api.example.com/jobs/{MADE_UP}"),
+            "{}",
+            &[],
+            when,
+        ),
+        entry(
+            "https://api.example.com/echo",
+            &json!({ "id": MADE_UP }).to_string(),
+            &[],
+            "2024-03-01T00:00:00.000Z",
+        ),
+    ];
+    if secret {
+        let bearer = format!("Bearer {}", key("A"));
+        let mut last = entry(
+            "https://api.example.com/me",
+            "{}",
+            &[("authorization", bearer.as_str())],
+            when,
+        );
+        // In an entry, where no interaction looks.
+        last["comment"] = json!(format!("rotated: {}", key("C")));
+        entries.push(last);
+    }
+    entries
+}
+
+/// Runs `args` read whole and read in windows: the same exit code and output.
+#[track_caller]
+fn same_either_way(t: &TestDir, args: &[&str]) -> common::Run {
+    let whole = t.vcr(args);
+    let windowed = t.vcr_with(args, &WINDOWED);
+    assert_eq!(
+        (&windowed.code, &windowed.stdout, &windowed.stderr),
+        (&whole.code, &whole.stdout, &whole.stderr),
+        "{args:?}"
+    );
+    whole
+}
+
+#[test]
+fn verify_reads_a_har_in_windows_as_it_reads_it_whole() {
+    let t = TestDir::new();
+    let comment = format!("the old key: {}", key("B"));
+    t.write("recordings/rec.har", har(entries(true), Some(&comment)));
+    let run = same_either_way(&t, &["verify", "--format", "json"]);
+    run.code(1);
+    // The id a response of an earlier window handed out is no finding; the made-up one is,
+    // though a later response echoes it; the header's key, and the key in `log.comment`
+    // (the part no window holds) are found.
+    assert_eq!(
+        finding_fields(&run.json(), &["id", "severity", "pointer"]),
+        [
+            "leak/secret error (outside the interactions)",
+            "leak/uuid error log.entries[2].request.url",
+            "leak/secret error (outside the interactions)",
+            "leak/secret error log.entries[4].request.headers[0].value (authorization)",
+        ]
+    );
+    // The recorded time is the latest of every window's.
+    let run = same_either_way(&t, &["verify", "--max-age", "30d", "--format", "json"]);
+    let expired: Vec<String> = finding_fields(&run.json(), &["id", "message"])
+        .into_iter()
+        .filter(|f| f.starts_with("expired"))
+        .collect();
+    assert_eq!(expired.len(), 1);
+    assert!(expired[0].contains("recorded on 2024-03-01"), "{expired:?}");
+    same_either_way(&t, &["verify", "--format", "sarif"]);
+}
+
+#[test]
+fn a_har_that_does_not_stream_or_read_is_reported_as_it_is_whole() {
+    let t = TestDir::new();
+    // A top-level key beside `log` (the file is read whole after all), a repeated key in
+    // `log`, an entry without its request, and JSON cut short.
+    let good = har(entries(true), None);
+    let body = good.trim_end().strip_suffix('}').unwrap().trim_end();
+    let extra = format!("{body},\n  \"x\": 1\n}}\n");
+    let repeated = good.replacen(
+        "\"version\": \"1.2\"",
+        "\"version\": \"1.2\", \"version\": \"1.1\"",
+        1,
+    );
+    let broken = good.replacen("\"request\"", "\"requests\"", 3);
+    let cut = &good[..good.len() * 2 / 3];
+    for (name, text) in [
+        ("extra", extra.as_str()),
+        ("repeated", &repeated),
+        ("broken", &broken),
+        ("cut", cut),
+    ] {
+        t.write(&format!("recordings/{name}.har"), text);
+    }
+    let run = same_either_way(&t, &["verify", "--format", "json"]);
+    let parse: Vec<String> = finding_fields(&run.json(), &["id", "path"])
+        .into_iter()
+        .filter(|f| f.starts_with("parse"))
+        .collect();
+    assert_eq!(
+        parse,
+        ["parse recordings/broken.har", "parse recordings/cut.har"],
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn normalize_judges_a_har_in_windows_and_scrubs_it_as_it_does_whole() {
+    // Nothing to scrub: the windowed judgement is the whole answer.
+    let t = TestDir::new();
+    t.write("recordings/clean.har", har(entries(false), None));
+    same_either_way(&t, &["normalize", "--check"]).code(0);
+    same_either_way(&t, &["normalize"]).code(0);
+    // A credential: the same plan, the same file written.
+    let whole = TestDir::new();
+    let windowed = TestDir::new();
+    for dir in [&whole, &windowed] {
+        dir.write("recordings/rec.har", har(entries(true), None));
+    }
+    let check = same_either_way(&whole, &["normalize", "--check", "--diff"]);
+    check.code(1);
+    whole.vcr(&["normalize"]).code(0);
+    windowed.vcr_with(&["normalize"], &WINDOWED).code(0);
+    let scrubbed = whole.read("recordings/rec.har");
+    assert_eq!(windowed.read("recordings/rec.har"), scrubbed);
+    assert!(!scrubbed.contains(&key("A")) && scrubbed.contains("REDACTED"));
+    same_either_way(&whole, &["verify", "--format", "json"]).code(1);
+}
