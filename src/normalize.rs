@@ -549,57 +549,58 @@ fn scrub_one(
         user_rules: http.user_rules,
         reported: &reported,
     };
-    // A file large enough to be read in windows is first judged so: when nothing is to be
-    // scrubbed from it, it is never built whole (issue 25).
-    if http::in_windows(&text)
-        && scrubber
-            .nothing_to_scrub(&text, &|format| http.checks.match_on(rel, format))
-            .is_some()
-    {
-        result.http = Some(HttpResult {
-            read: true,
-            ..HttpResult::default()
-        });
-        return result;
-    }
-    let read = match http::read(&cassette.path, &text) {
-        Ok(Some(read)) => read,
+    // A HAR large enough to be read in windows is scrubbed so, never built whole (issue 25);
+    // anything else, or one that does not read so, is read whole.
+    let windowed = if http::in_windows(&text) {
+        scrubber.scrub_windows(&text, &|format| http.checks.match_on(rel, format))
+    } else {
+        Ok(None)
+    };
+    let scrubbed = match windowed {
+        Ok(Some(scrubbed)) => Ok(scrubbed),
+        Err(e) => Err(e),
         Ok(None) => {
-            // Selected as text and not an HTTP cassette: nothing normalize does.
-            if cassette.kind == CassetteKind::Text {
-                return result;
-            }
-            result.http = Some(HttpResult {
-                read: true,
-                ..HttpResult::default()
-            });
-            return result;
-        }
-        // A `[verify] text` file is only scrubbed when it reads as a cassette (`verify`
-        // reports one that looks like a cassette and does not parse).
-        Err(_) if cassette.kind == CassetteKind::Text => return result,
-        Err(e) => {
-            // Never rewrite what cannot be read whole.
-            result.http = Some(HttpResult {
-                read: true,
-                ..HttpResult::default()
-            });
-            let at = Position::locate(&text, e.offset);
-            result.error = Some(FileProblem {
-                id: "parse",
-                line: Some(at.line),
-                column: Some(at.column),
-                message: format!("not a valid {} cassette: {e}", e.format.name()),
-            });
-            return result;
+            let read = match http::read(&cassette.path, &text) {
+                Ok(Some(read)) => read,
+                Ok(None) => {
+                    // Selected as text and not an HTTP cassette: nothing normalize does.
+                    if cassette.kind == CassetteKind::Text {
+                        return result;
+                    }
+                    result.http = Some(HttpResult {
+                        read: true,
+                        ..HttpResult::default()
+                    });
+                    return result;
+                }
+                // A `[verify] text` file is only scrubbed when it reads as a cassette
+                // (`verify` reports one that looks like a cassette and does not parse).
+                Err(_) if cassette.kind == CassetteKind::Text => return result,
+                Err(e) => {
+                    // Never rewrite what cannot be read whole.
+                    result.http = Some(HttpResult {
+                        read: true,
+                        ..HttpResult::default()
+                    });
+                    let at = Position::locate(&text, e.offset);
+                    result.error = Some(FileProblem {
+                        id: "parse",
+                        line: Some(at.line),
+                        column: Some(at.column),
+                        message: format!("not a valid {} cassette: {e}", e.format.name()),
+                    });
+                    return result;
+                }
+            };
+            let match_on = http.checks.match_on(&cassette.rel, read.format);
+            scrubber.scrub(&read, &text, &match_on)
         }
     };
     let mut outcome = HttpResult {
         read: true,
         ..HttpResult::default()
     };
-    let match_on = http.checks.match_on(&cassette.rel, read.format);
-    let scrubbed = match scrubber.scrub(&read, &text, &match_on) {
+    let scrubbed = match scrubbed {
         Ok(scrubbed) => scrubbed,
         Err(e) => {
             result.http = Some(outcome);

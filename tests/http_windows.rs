@@ -198,3 +198,33 @@ fn normalize_judges_a_har_in_windows_and_scrubs_it_as_it_does_whole() {
     assert!(!scrubbed.contains(&key("A")) && scrubbed.contains("REDACTED"));
     same_either_way(&whole, &["verify", "--format", "json"]).code(1);
 }
+
+#[test]
+fn rules_of_the_users_are_applied_to_every_window_as_to_the_whole_file() {
+    // A query rule's value swept from an earlier entry's scalars, a header rule, a field rule.
+    let tenant = "acme-tenant-4417-prod";
+    let mut entries = entries(false);
+    entries[0]["comment"] = json!("7f3a9c2e81d4b6f0");
+    entries.push(entry(
+        "https://api.example.com/files?cursor=7f3a9c2e81d4b6f0&page=2",
+        &json!({"session_id": "s-88213-qq", "ok": true}).to_string(),
+        &[("x-tenant", tenant)],
+        "2024-01-01T00:00:00.000Z",
+    ));
+    let config =
+        "[http.scrub]\nheaders = [\"x-tenant\"]\nquery = [\"cursor\"]\nfields = [\"session_id\"]\n";
+    let whole = TestDir::new();
+    let windowed = TestDir::new();
+    for dir in [&whole, &windowed] {
+        dir.write("vcr.toml", config);
+        dir.write("recordings/rec.har", har(entries.clone(), None));
+    }
+    same_either_way(&whole, &["normalize", "--check", "--format", "json"]).code(1);
+    whole.vcr(&["normalize"]).code(0);
+    windowed.vcr_with(&["normalize"], &WINDOWED).code(0);
+    let scrubbed = whole.read("recordings/rec.har");
+    assert_eq!(windowed.read("recordings/rec.har"), scrubbed);
+    for gone in [tenant, "7f3a9c2e81d4b6f0", "s-88213-qq"] {
+        assert!(!scrubbed.contains(gone), "{gone} is still there");
+    }
+}

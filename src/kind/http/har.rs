@@ -65,14 +65,16 @@ pub(super) fn read(
 /// [`super::read_windows`]): the entries are parsed one by one, each run of them whose text
 /// reaches `window` bytes goes to `visit` as a cassette of its own, and what no window holds
 /// (the other fields of `log`, the syntax between windows) goes last, as a cassette without
-/// interactions. The number of cassettes given, or `Ok(None)` when the text is no such HAR or
-/// does not stream in `JSON.parse`'s order: what `visit` was given is then void.
+/// interactions. With `keep`, each goes with the documents of its entries (the last with the
+/// other fields'). The number of cassettes given, or `Ok(None)` when the text is no such HAR
+/// or does not stream in `JSON.parse`'s order: what `visit` was given is then void.
 pub(super) fn read_windows(
     text: &str,
     path: &Path,
     replaced: &Sidecars,
     window: usize,
-    visit: &mut dyn FnMut(HttpCassette),
+    keep: bool,
+    visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
 ) -> Result<Option<usize>, ReadError> {
     let beside = Beside {
         folder: path.parent().unwrap_or(Path::new("")),
@@ -83,7 +85,9 @@ pub(super) fn read_windows(
         source: bytes,
         beside: &beside,
         window,
+        keep,
         visit,
+        nodes: Vec::new(),
         interactions: Vec::new(),
         outside: Vec::new(),
         range: (u32::MAX, 0),
@@ -143,7 +147,7 @@ pub(super) fn read_windows(
         outside: super::outside(&[], &rest, &windows.ranges, (0, bytes.len() as u32)),
     };
     let count = windows.ranges.len() + 1;
-    (windows.visit)(last);
+    (windows.visit)(last, if keep { rest } else { Vec::new() });
     Ok(Some(count))
 }
 
@@ -153,7 +157,11 @@ struct Windows<'a, 'v> {
     beside: &'a Beside<'a>,
     /// How many bytes of entries make a window.
     window: usize,
-    visit: &'v mut dyn FnMut(HttpCassette),
+    /// Whether the entries' documents go with their window.
+    keep: bool,
+    visit: &'v mut dyn FnMut(HttpCassette, Vec<Node>),
+    /// The window's entries' documents, when kept.
+    nodes: Vec<Node>,
     interactions: Vec<Interaction>,
     /// What no interaction holds within each entry (the syntax between entries is commas
     /// and white space).
@@ -198,6 +206,9 @@ impl Windows<'_, '_> {
             (span.start, span.end),
         );
         self.outside.extend(outside);
+        if self.keep {
+            self.nodes.push(node);
+        }
         self.range = (self.range.0.min(span.start), self.range.1.max(span.end));
         self.size += span.end.saturating_sub(span.start) as usize;
         if self.size >= self.window {
@@ -219,7 +230,7 @@ impl Windows<'_, '_> {
         self.ranges.push(self.range);
         self.range = (u32::MAX, 0);
         self.size = 0;
-        (self.visit)(cassette);
+        (self.visit)(cassette, std::mem::take(&mut self.nodes));
     }
 }
 

@@ -327,11 +327,10 @@ pub fn read_windows(
     replaced: &Sidecars,
     visit: &mut dyn FnMut(Option<HttpCassette>),
 ) -> Result<Option<Format>, ReadError> {
-    if in_windows(text)
-        && let Ok(text) = std::str::from_utf8(text)
-    {
-        let window = WINDOW.load(std::sync::atomic::Ordering::Relaxed);
-        let read = har::read_windows(text, path, replaced, window, &mut |part| visit(Some(part)))?;
+    if in_windows(text) {
+        let read = windows_of(path, text, replaced, false, &mut |part, _| {
+            visit(Some(part));
+        })?;
         if read.is_some() {
             return Ok(Some(Format::Har));
         }
@@ -342,6 +341,25 @@ pub fn read_windows(
         visit(Some(cassette));
         format
     }))
+}
+
+/// The windows of `text` when [`read_windows`] reads it in windows, each with its entries'
+/// documents when `keep` (a scrub plans over them); how many, or `Ok(None)` when it is not
+/// read so (what `visit` was given is then void).
+pub(crate) fn windows_of(
+    path: &Path,
+    text: &[u8],
+    replaced: &Sidecars,
+    keep: bool,
+    visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
+) -> Result<Option<usize>, ReadError> {
+    match std::str::from_utf8(text) {
+        Ok(text) if in_windows(text.as_bytes()) => {
+            let window = WINDOW.load(std::sync::atomic::Ordering::Relaxed);
+            har::read_windows(text, path, replaced, window, keep, visit)
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The file's text as the readers see it: decompressed when it is gzip (positions of

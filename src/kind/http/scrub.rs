@@ -357,45 +357,6 @@ impl Scrubber<'_> {
             || self.user_rules.is_some_and(|r| !r.rules().is_empty())
     }
 
-    /// Whether a scrub of `text` (decompressed) would change nothing, judged a window at a
-    /// time ([`super::read_windows`]): no rule of the user's applies, and the default set
-    /// finds no credential to take. Its format when so; `None` when a scrub may change
-    /// something, or the text is no cassette or does not read (the scrub then reads it
-    /// whole, and says why). A plan reads the whole cassette at once: on a huge HAR that
-    /// nothing is to be scrubbed from, this keeps `normalize` in the memory `verify` takes.
-    pub fn nothing_to_scrub<'m>(
-        &self,
-        text: &[u8],
-        match_on: &dyn Fn(Format) -> Vec<&'m str>,
-    ) -> Option<Format> {
-        if self.explicit() {
-            return None;
-        }
-        let mut lint: Option<crate::lint::http::Leaks<'_>> = None;
-        let format =
-            super::read_windows(self.path, text, &super::Sidecars::new(), &mut |w| match w {
-                Some(window) => lint
-                    .get_or_insert_with(|| {
-                        crate::lint::http::Leaks::new(self.scanner, &match_on(window.format))
-                    })
-                    .add(&window, text),
-                None => lint = None,
-            })
-            .ok()??;
-        if !self.rules.defaults {
-            return Some(format);
-        }
-        let leaks = lint?.finish(text, &mut |visit| {
-            let _ = super::read_windows(self.path, text, &super::Sidecars::new(), &mut |w| {
-                visit(w.as_ref());
-            });
-        });
-        let found = leaks.iter().any(|leak| {
-            leak.hit.family == crate::lint::LeakFamily::Secret && (self.reported)(leak)
-        });
-        (!found).then_some(format)
-    }
-
     /// Scrubs `cassette`, read from `file` (decompressed), whose recorder matches by
     /// `match_on`.
     pub fn scrub(
@@ -407,13 +368,190 @@ impl Scrubber<'_> {
         let Ok(text) = std::str::from_utf8(file) else {
             return Ok(unchanged(file));
         };
+        let leaks = if self.rules.defaults {
+            crate::lint::http::check(cassette, file, self.scanner, match_on)
+        } else {
+            Vec::new()
+        };
+        let mut defaults = self.defaults_of(leaks);
+        let subs = SubList::new(std::mem::take(&mut defaults.subs));
+        let plan = Plan::new(self, cassette, text, &subs, match_on)?;
+        let read_back = |new: &[u8], sidecars: &super::Sidecars, lint: bool| {
+            super::read_with(self.path, new, sidecars).map(|read| {
+                read.map(|read| {
+                    let leaks = if lint {
+                        crate::lint::http::check(&read, new, self.scanner, match_on)
+                    } else {
+                        Vec::new()
+                    };
+                    (read.format, read.interactions.len(), leaks)
+                })
+            })
+        };
+        let shape = (cassette.format, cassette.interactions.len());
+        self.complete(plan, defaults, text, shape, &read_back)
+    }
+
+    /// [`Scrubber::scrub`] for a cassette [`super::read_windows`] reads a window at a time
+    /// (a HAR of hundreds of megabytes): judged, planned and read back a window at a time,
+    /// so that memory is the file's, its new text's and a window's (issue 25). `Ok(None)`
+    /// when `file` is not read so, or does not read (the whole read says why).
+    pub fn scrub_windows<'m>(
+        &self,
+        file: &[u8],
+        match_on: &dyn Fn(Format) -> Vec<&'m str>,
+    ) -> Result<Option<Scrubbed>, ScrubError> {
+        if !super::in_windows(file) {
+            return Ok(None);
+        }
+        let Ok(text) = std::str::from_utf8(file) else {
+            return Ok(None);
+        };
+        let match_on = match_on(Format::Har);
+        let no_sidecars = super::Sidecars::new();
+        let Some(leaks) = self.windowed_leaks(file, &no_sidecars, &match_on, self.rules.defaults)
+        else {
+            return Ok(None);
+        };
+        let mut defaults = self.defaults_of(leaks.1);
+        let subs = SubList::new(std::mem::take(&mut defaults.subs));
+        let mut plan = Plan::empty();
+        if !subs.is_empty() || self.explicit() {
+            let facts = edit::Facts::of(text);
+            let polly = is_polly(text);
+            // Values a header or query rule replaced are swept from every window: found
+            // first, in a plan of their own, when there are such rules.
+            let mut swept = Vec::new();
+            if !self.rules.headers.is_empty() || !self.rules.query.is_empty() {
+                let first = self.plan_windows(text, &subs, &match_on, facts, polly, &[])?;
+                swept = first.replaced_all;
+            }
+            plan = self.plan_windows(text, &subs, &match_on, facts, polly, &swept)?;
+        }
+        let read_back = |new: &[u8], sidecars: &super::Sidecars, lint: bool| {
+            let mut count = 0;
+            let mut leaks = None;
+            let mut visit = |window: Option<HttpCassette>| match window {
+                Some(window) => {
+                    count += window.interactions.len();
+                    if lint {
+                        leaks
+                            .get_or_insert_with(|| {
+                                crate::lint::http::Leaks::new(self.scanner, &match_on)
+                            })
+                            .add(&window, new);
+                    }
+                }
+                None => {
+                    count = 0;
+                    leaks = None;
+                }
+            };
+            let format = super::read_windows(self.path, new, sidecars, &mut visit)?;
+            let leaks = leaks.map_or_else(Vec::new, |l| {
+                l.finish(new, &mut |again| {
+                    let _ = super::read_windows(self.path, new, sidecars, &mut |w| {
+                        again(w.as_ref());
+                    });
+                })
+            });
+            Ok(format.map(|format| (format, count, leaks)))
+        };
+        self.complete(plan, defaults, text, (Format::Har, leaks.0), &read_back)
+            .map(Some)
+    }
+
+    /// The interactions and the leaks (with `lint`) of `file` read in windows; `None` when
+    /// it is not read so, or does not read.
+    fn windowed_leaks(
+        &self,
+        file: &[u8],
+        sidecars: &super::Sidecars,
+        match_on: &[&str],
+        lint: bool,
+    ) -> Option<(usize, Vec<HttpLeak>)> {
+        let mut count = 0;
+        let mut leaks = lint.then(|| crate::lint::http::Leaks::new(self.scanner, match_on));
+        let read = super::windows_of(self.path, file, sidecars, false, &mut |window, _| {
+            count += window.interactions.len();
+            if let Some(leaks) = &mut leaks {
+                leaks.add(&window, file);
+            }
+        });
+        if !matches!(read, Ok(Some(_))) {
+            return None;
+        }
+        let leaks = leaks.map_or_else(Vec::new, |l| {
+            l.finish(file, &mut |again| {
+                let _ = super::windows_of(self.path, file, sidecars, false, &mut |w, _| {
+                    again(Some(&w));
+                });
+            })
+        });
+        Some((count, leaks))
+    }
+
+    /// The plan of a cassette read in windows, each window planned over its own entries'
+    /// scalars; `swept`: values replaced in any window, swept from every one.
+    fn plan_windows(
+        &self,
+        text: &str,
+        defaults: &SubList,
+        match_on: &[&str],
+        facts: edit::Facts,
+        polly: bool,
+        swept: &[(String, String, String)],
+    ) -> Result<Plan, ScrubError> {
+        let mut plan = Plan::empty();
+        let mut base = 0;
+        let mut failed = None;
+        let no_sidecars = super::Sidecars::new();
+        let read = super::windows_of(
+            self.path,
+            text.as_bytes(),
+            &no_sidecars,
+            true,
+            &mut |window, nodes| {
+                if failed.is_some() {
+                    return;
+                }
+                let doc = Doc::of_nodes(nodes, text, Dialect::Json, facts);
+                let part = Part { base, polly, swept };
+                if let Err(e) = plan.add(self, &window, &doc, defaults, match_on, &part) {
+                    failed = Some(e);
+                }
+                base += window.interactions.len();
+            },
+        );
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        match read {
+            Ok(Some(_)) => Ok(plan),
+            // It read so a moment ago.
+            _ => Err(ScrubError::Unreadable(
+                "it no longer reads in windows".into(),
+            )),
+        }
+    }
+
+    /// What is left of a scrub once it is planned: the edits of what lies outside the
+    /// interactions, the new text, read back by `read_back` (the format, how many
+    /// interactions, and with `lint` the leaks of the new text), which must be the cassette
+    /// `shape` says (its format and number of interactions) holding no credential the
+    /// defaults were to take.
+    fn complete(
+        &self,
+        mut plan: Plan,
+        defaults: Defaults,
+        text: &str,
+        shape: (Format, usize),
+        read_back: &ReadBack<'_>,
+    ) -> Result<Scrubbed, ScrubError> {
+        let file = text.as_bytes();
         let Defaults {
-            subs,
-            outside,
-            reported,
-        } = self.default_subs(cassette, file, match_on);
-        let defaults = SubList::new(subs);
-        let mut plan = Plan::new(self, cassette, text, &defaults, match_on)?;
+            outside, reported, ..
+        } = defaults;
         // A credential outside the interactions is replaced where the scan found it, byte for
         // byte: a placeholder of letters and `_` is valid wherever the value stood (a JSON
         // string a duplicated key hides, a second YAML document).
@@ -470,25 +608,16 @@ impl Scrubber<'_> {
         replaced.sort_by_key(|r| r.offset);
         // The result must read as the same cassette: same format, same interactions (its
         // sidecars read from beside it, the rewritten ones as they will be written).
-        let remaining = match super::read_with(self.path, new.as_bytes(), &plan.sidecars) {
-            Ok(Some(read))
-                if read.format == cassette.format
-                    && read.interactions.len() == cassette.interactions.len() =>
-            {
+        let remaining = match read_back(new.as_bytes(), &plan.sidecars, self.rules.defaults) {
+            Ok(Some((format, count, leaks))) if (format, count) == shape => {
                 // And hold no credential the defaults were to take.
-                let mut remaining = Vec::new();
-                if self.rules.defaults {
-                    for leak in
-                        crate::lint::http::check(&read, new.as_bytes(), self.scanner, match_on)
-                    {
-                        if leak.hit.family == crate::lint::LeakFamily::Secret
-                            && (self.reported)(&leak)
-                        {
-                            remaining.push(leak.path);
-                        }
-                    }
-                }
-                remaining
+                leaks
+                    .into_iter()
+                    .filter(|leak| {
+                        leak.hit.family == crate::lint::LeakFamily::Secret && (self.reported)(leak)
+                    })
+                    .map(|leak| leak.path)
+                    .collect()
             }
             Ok(_) => {
                 return Err(ScrubError::Unreadable(
@@ -517,13 +646,13 @@ impl Scrubber<'_> {
         })
     }
 
-    /// The default set: every secret `verify` reports, each value with its placeholder.
-    fn default_subs(&self, cassette: &HttpCassette, file: &[u8], match_on: &[&str]) -> Defaults {
+    /// The default set: every secret `verify` reports (of `leaks`, the cassette's), each value
+    /// with its placeholder.
+    fn defaults_of(&self, leaks: Vec<HttpLeak>) -> Defaults {
         let mut defaults = Defaults::default();
         if !self.rules.defaults {
             return defaults;
         }
-        let leaks = crate::lint::http::check(cassette, file, self.scanner, match_on);
         let mut seen = std::collections::HashSet::new();
         for leak in leaks {
             if leak.hit.family != crate::lint::LeakFamily::Secret || !(self.reported)(&leak) {
@@ -625,6 +754,8 @@ struct Plan {
     /// Values the header and query rules replaced (old, new, rule), swept from the rest of
     /// the file at the end.
     replaced_values: Vec<(String, String, String)>,
+    /// Every value swept so, for the other windows of a cassette read in windows.
+    replaced_all: Vec<(String, String, String)>,
     /// An httprr trace's new record lengths.
     doc_lengths: Vec<Edit>,
     /// Sidecar bodies rewritten: the new contents by the name the HAR gives each (what the
@@ -637,6 +768,21 @@ struct Plan {
 }
 
 impl Plan {
+    /// Nothing planned yet.
+    fn empty() -> Plan {
+        Plan {
+            edits: BTreeMap::new(),
+            interference: Vec::new(),
+            replaced_values: Vec::new(),
+            replaced_all: Vec::new(),
+            doc_lengths: Vec::new(),
+            sidecars: super::Sidecars::new(),
+            sidecars_read: BTreeMap::new(),
+            sidecar_replaced: Vec::new(),
+        }
+    }
+
+    /// The plan of a whole cassette read from `text`.
     fn new(
         scrubber: &Scrubber<'_>,
         cassette: &HttpCassette,
@@ -644,28 +790,44 @@ impl Plan {
         defaults: &SubList,
         match_on: &[&str],
     ) -> Result<Plan, ScrubError> {
-        let mut plan = Plan {
-            edits: BTreeMap::new(),
-            interference: Vec::new(),
-            replaced_values: Vec::new(),
-            doc_lengths: Vec::new(),
-            sidecars: super::Sidecars::new(),
-            sidecars_read: BTreeMap::new(),
-            sidecar_replaced: Vec::new(),
-        };
+        let mut plan = Plan::empty();
         if defaults.is_empty() && !scrubber.explicit() {
             return Ok(plan);
         }
         let doc = Doc::new(cassette, text)?;
+        let part = Part {
+            base: 0,
+            polly: is_polly(text),
+            swept: &[],
+        };
+        plan.add(scrubber, cassette, &doc, defaults, match_on, &part)?;
+        let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
+        plan.doc_lengths = doc.lengths(&edits);
+        Ok(plan)
+    }
+
+    /// Plans the edits of `cassette`, a whole cassette or a window of one, whose scalars
+    /// `doc` holds (the sweep reaches those only).
+    fn add(
+        &mut self,
+        scrubber: &Scrubber<'_>,
+        cassette: &HttpCassette,
+        doc: &Doc<'_>,
+        defaults: &SubList,
+        match_on: &[&str],
+        part: &Part<'_>,
+    ) -> Result<(), ScrubError> {
+        let plan = self;
         let ctx = Ctx {
             scrubber,
-            doc: &doc,
+            doc,
             defaults,
             format: cassette.format,
-            polly: text.contains("\"_id\"") || text.contains("_id:"),
+            polly: part.polly,
         };
         let matched = Matched::from(match_on);
         for (i, interaction) in cassette.interactions.iter().enumerate() {
+            let i = part.base + i;
             let request = &interaction.request;
             // The URL: query rules, then the defaults.
             let mut subs: Vec<Sub> = scrubber
@@ -680,7 +842,7 @@ impl Plan {
                 })
                 .collect();
             subs.extend(defaults.relevant(&request.url.text).cloned());
-            if let Some(changed) = ctx.field(&mut plan, &request.url, &subs, true)? {
+            if let Some(changed) = ctx.field(plan, &request.url, &subs, true)? {
                 for (name, old, new) in changed_values(&request.url.text, &changed) {
                     plan.replaced_values
                         .push((old, new, format!("query {name}")));
@@ -697,7 +859,7 @@ impl Plan {
                     });
                 }
             }
-            for name in ctx.headers(&mut plan, &request.headers)? {
+            for name in ctx.headers(plan, &request.headers)? {
                 if matched.headers {
                     plan.interference.push(Interference {
                         interaction: i,
@@ -707,7 +869,7 @@ impl Plan {
                 }
             }
             if let Some(body) = &request.body
-                && ctx.body(&mut plan, body, &request.headers)?
+                && ctx.body(plan, body, &request.headers)?
                 && matched.body
             {
                 plan.interference.push(Interference {
@@ -717,9 +879,9 @@ impl Plan {
                 });
             }
             if let Some(response) = &interaction.response {
-                ctx.headers(&mut plan, &response.headers)?;
+                ctx.headers(plan, &response.headers)?;
                 if let Some(body) = &response.body {
-                    ctx.body(&mut plan, body, &response.headers)?;
+                    ctx.body(plan, body, &response.headers)?;
                 }
             }
         }
@@ -730,7 +892,9 @@ impl Plan {
         let mut sweep: Vec<Sub> = Vec::new();
         let mut seen: std::collections::HashSet<String> =
             defaults.subs.iter().map(|s| s.old.clone()).collect();
-        for (old, new, rule) in std::mem::take(&mut plan.replaced_values) {
+        let replaced = std::mem::take(&mut plan.replaced_values);
+        plan.replaced_all.extend(replaced.iter().cloned());
+        for (old, new, rule) in replaced.into_iter().chain(part.swept.iter().cloned()) {
             if seen.insert(old.clone()) {
                 let how = if old.len() >= MIN_INSIDE {
                     How::Inside
@@ -780,14 +944,37 @@ impl Plan {
                 let new = substitute_body(&scalar.text, &subs, &mut rules);
                 if new != scalar.text {
                     let path = format!("the scalar at byte {}", node.start);
-                    ctx.plan_node(&mut plan, node, &path, &new, rules);
+                    ctx.plan_node(plan, node, &path, &new, rules);
                 }
             }
         }
-        let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
-        plan.doc_lengths = doc.lengths(&edits);
-        Ok(plan)
+        Ok(())
     }
+}
+
+/// How [`Scrubber::complete`] reads a scrubbed text back: its format, how many interactions,
+/// and, when asked, its leaks; `None` when it is no cassette.
+type ReadBack<'a> = dyn Fn(
+        &[u8],
+        &super::Sidecars,
+        bool,
+    ) -> Result<Option<(Format, usize, Vec<HttpLeak>)>, super::ReadError>
+    + 'a;
+
+/// What a window's plan is told of the others: where it stands, and what they replaced.
+struct Part<'a> {
+    /// Its first interaction's index in the whole cassette.
+    base: usize,
+    /// Whether the cassette is a Polly HAR ([`is_polly`]).
+    polly: bool,
+    /// Values the header and query rules replaced in any window (old, new, rule), swept
+    /// from this one's scalars too.
+    swept: &'a [(String, String, String)],
+}
+
+/// A Polly HAR: entries are found by the `_id` of the live request.
+fn is_polly(text: &str) -> bool {
+    text.contains("\"_id\"") || text.contains("_id:")
 }
 
 /// The query parameters whose values differ between two URLs: name, old value, new value.
@@ -860,9 +1047,20 @@ impl<'t> Doc<'t> {
             };
             (root, dialect)
         };
+        Ok(Doc::of_nodes(
+            vec![root],
+            text,
+            dialect,
+            edit::Facts::of(text),
+        ))
+    }
+
+    /// The scalars of `roots` (the whole document, or the entries of a window of a HAR read
+    /// in windows) in `text`, written as `facts` say.
+    fn of_nodes(roots: Vec<Node>, text: &'t str, dialect: Dialect, facts: edit::Facts) -> Doc<'t> {
         let mut scalars = BTreeMap::new();
         let mut lengths = BTreeMap::new();
-        let mut stack = vec![root];
+        let mut stack = roots;
         while let Some(node) = stack.pop() {
             match node.value {
                 NodeValue::Scalar(_) => {
@@ -895,14 +1093,14 @@ impl<'t> Doc<'t> {
                 }
             }
         }
-        Ok(Doc {
+        Doc {
             text,
             dialect,
             raw: false,
-            facts: edit::Facts::of(text),
+            facts,
             scalars,
             lengths,
-        })
+        }
     }
 
     /// An httprr trace: its fields are raw bytes of the trace, rewritten as they are.
