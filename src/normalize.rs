@@ -593,7 +593,7 @@ fn scrub_one(
                 }
             };
             let match_on = http.checks.match_on(&cassette.rel, read.format);
-            scrubber.scrub(&read, &text, &match_on)
+            scrubber.scrub(read, &text, &match_on)
         }
     };
     let mut outcome = HttpResult {

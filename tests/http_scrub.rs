@@ -49,7 +49,7 @@ fn placeholder_of(place: &str) -> &'static str {
     match place {
         "Authorization header" => "REDACTED_AUTHORIZATION",
         "x-api-key header" => "REDACTED_X_API_KEY",
-        "api_key query parameter" => "REDACTED_API_KEY",
+        "api_key query parameter" => "REDACTED_STRING",
         "password field" => "REDACTED_PASSWORD",
         "client_secret field" => "REDACTED_CLIENT_SECRET",
         "secret field beside app_id" => "REDACTED_SECRET",
@@ -131,7 +131,7 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
             Recorder::Vcrpy | Recorder::PytestRecording | Recorder::PytestVcr => {
                 "filter_query_parameters"
             }
-            Recorder::RubyVcr => "filter_sensitive_data(\"REDACTED_API_KEY\")",
+            Recorder::RubyVcr => "filter_sensitive_data(\"REDACTED_STRING\")",
             Recorder::GoVcr => "SetMatcher",
             Recorder::Nock => "filteringPath",
             Recorder::Polly | Recorder::Talkback => unreachable!(),
@@ -207,8 +207,8 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         }
     }
     let filters = json!({
-        "query": [["api_key", "REDACTED_API_KEY"]],
-        "sensitive": [["REDACTED_API_KEY", query_key]],
+        "query": [["api_key", "REDACTED_STRING"]],
+        "sensitive": [["REDACTED_STRING", query_key]],
     });
     let run = replay_with(&recorded, filters);
     assert_eq!(
@@ -1079,4 +1079,32 @@ fn credentials_outside_the_interactions_are_found() {
             .ends_with("---\nleftover: REDACTED_OPENAI_KEY\n")
     );
     t.vcr(&["verify"]).code(0);
+}
+
+/// Regression (issue 25): a body of a mebibyte or more is no longer held in the plan's
+/// document (only its place and style are): scrubbed, it is written as its writer would,
+/// quotes and folding included, and PyYAML reads back the old text with the key replaced.
+#[test]
+fn a_large_body_is_scrubbed_in_its_own_style() {
+    let t = common::TestDir::new();
+    let key = ["sk", "proj", "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5pR7tV9"].join("-");
+    let filler = "it's lorem ipsum dolor sit amet ".repeat(20_000);
+    let body = format!("{filler}api_key={key} {filler}");
+    assert!(body.len() > 1 << 20);
+    let quoted = body.replace('\'', "''");
+    let yaml = format!(
+        "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/big\n  response:\n    body:\n      string: '{quoted}'\n    headers:\n      content-type:\n      - text/plain\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    t.write("cassettes/big.yaml", &yaml);
+    t.vcr(&["normalize"]).code(0);
+    let text = t.read("cassettes/big.yaml");
+    assert!(!text.contains(&key));
+    // Only the body's scalar changed, single-quoted as it was.
+    let expected = yaml.replace(&key, "REDACTED_STRING");
+    assert_eq!(text.len(), expected.len());
+    assert!(text == expected, "the rest of the file changed");
+    if let Some(doc) = loaders::load(Loader::PyYaml, &t.path("cassettes/big.yaml")) {
+        let loaded = doc["interactions"][0]["response"]["body"]["string"].as_str();
+        assert_eq!(loaded, Some(body.replace(&key, "REDACTED_STRING").as_str()));
+    }
 }

@@ -358,10 +358,12 @@ impl Scrubber<'_> {
     }
 
     /// Scrubs `cassette`, read from `file` (decompressed), whose recorder matches by
-    /// `match_on`.
+    /// `match_on`. The cassette is taken, not borrowed: each body is let go of once its new
+    /// text is made, and the rest before the result is read back, so that a huge body is
+    /// not held again beside its new text and the read-back's (issue 25).
     pub fn scrub(
         &self,
-        cassette: &HttpCassette,
+        mut cassette: HttpCassette,
         file: &[u8],
         match_on: &[&str],
     ) -> Result<Scrubbed, ScrubError> {
@@ -369,13 +371,15 @@ impl Scrubber<'_> {
             return Ok(unchanged(file));
         };
         let leaks = if self.rules.defaults {
-            crate::lint::http::check(cassette, file, self.scanner, match_on)
+            crate::lint::http::check(&cassette, file, self.scanner, match_on)
         } else {
             Vec::new()
         };
         let mut defaults = self.defaults_of(leaks);
         let subs = SubList::new(std::mem::take(&mut defaults.subs));
-        let plan = Plan::new(self, cassette, text, &subs, match_on)?;
+        let shape = (cassette.format, cassette.interactions.len());
+        let plan = Plan::new(self, &mut cassette, text, &subs, match_on)?;
+        drop(cassette);
         let read_back = |new: &[u8], sidecars: &super::Sidecars, lint: bool| {
             super::read_with(self.path, new, sidecars).map(|read| {
                 read.map(|read| {
@@ -388,7 +392,6 @@ impl Scrubber<'_> {
                 })
             })
         };
-        let shape = (cassette.format, cassette.interactions.len());
         self.complete(plan, defaults, text, shape, &read_back)
     }
 
@@ -515,9 +518,10 @@ impl Scrubber<'_> {
                 if failed.is_some() {
                     return;
                 }
-                let doc = Doc::of_nodes(nodes, text, Dialect::Json, facts);
+                let mut window = window;
+                let doc = Doc::of_nodes(nodes, text, Dialect::Json, facts, &large_texts(&window));
                 let part = Part { base, polly, swept };
-                if let Err(e) = plan.add(self, &window, &doc, defaults, match_on, &part) {
+                if let Err(e) = plan.add(self, &mut window, &doc, defaults, match_on, &part) {
                     failed = Some(e);
                 }
                 base += window.interactions.len();
@@ -785,7 +789,7 @@ impl Plan {
     /// The plan of a whole cassette read from `text`.
     fn new(
         scrubber: &Scrubber<'_>,
-        cassette: &HttpCassette,
+        cassette: &mut HttpCassette,
         text: &str,
         defaults: &SubList,
         match_on: &[&str],
@@ -811,7 +815,7 @@ impl Plan {
     fn add(
         &mut self,
         scrubber: &Scrubber<'_>,
-        cassette: &HttpCassette,
+        cassette: &mut HttpCassette,
         doc: &Doc<'_>,
         defaults: &SubList,
         match_on: &[&str],
@@ -826,9 +830,9 @@ impl Plan {
             polly: part.polly,
         };
         let matched = Matched::from(match_on);
-        for (i, interaction) in cassette.interactions.iter().enumerate() {
+        for (i, interaction) in cassette.interactions.iter_mut().enumerate() {
             let i = part.base + i;
-            let request = &interaction.request;
+            let request = &mut interaction.request;
             // The URL: query rules, then the defaults.
             let mut subs: Vec<Sub> = scrubber
                 .rules
@@ -868,7 +872,7 @@ impl Plan {
                     });
                 }
             }
-            if let Some(body) = &request.body
+            if let Some(body) = &mut request.body
                 && ctx.body(plan, body, &request.headers)?
                 && matched.body
             {
@@ -878,9 +882,9 @@ impl Plan {
                     setting: ctx.setting_body(),
                 });
             }
-            if let Some(response) = &interaction.response {
+            if let Some(response) = &mut interaction.response {
                 ctx.headers(plan, &response.headers)?;
-                if let Some(body) = &response.body {
+                if let Some(body) = &mut response.body {
                     ctx.body(plan, body, &response.headers)?;
                 }
             }
@@ -960,6 +964,26 @@ type ReadBack<'a> = dyn Fn(
         bool,
     ) -> Result<Option<(Format, usize, Vec<HttpLeak>)>, super::ReadError>
     + 'a;
+
+/// The scalars of `cassette`'s bodies stored as their own text (no cassette encoding, no
+/// `!!binary`) of a mebibyte or more: a plan reads such a body from the cassette and takes
+/// only the scalar's place and style from the document, which need not hold its text a
+/// second time (a 500 MB body was held four times, issue 25).
+fn large_texts(cassette: &HttpCassette) -> std::collections::HashSet<u32> {
+    cassette
+        .interactions
+        .iter()
+        .flat_map(Interaction::bodies)
+        .filter_map(|body| match body {
+            Body::Bytes {
+                field,
+                bytes,
+                stored,
+            } if stored.is_empty() && field.text.is_empty() && bytes.len() >= 1 << 20 => field.at,
+            _ => None,
+        })
+        .collect()
+}
 
 /// What a window's plan is told of the others: where it stands, and what they replaced.
 struct Part<'a> {
@@ -1052,20 +1076,32 @@ impl<'t> Doc<'t> {
             text,
             dialect,
             edit::Facts::of(text),
+            &large_texts(cassette),
         ))
     }
 
     /// The scalars of `roots` (the whole document, or the entries of a window of a HAR read
     /// in windows) in `text`, written as `facts` say.
-    fn of_nodes(roots: Vec<Node>, text: &'t str, dialect: Dialect, facts: edit::Facts) -> Doc<'t> {
+    /// The texts of the scalars at `large` are not kept (see [`large_texts`]).
+    fn of_nodes(
+        roots: Vec<Node>,
+        text: &'t str,
+        dialect: Dialect,
+        facts: edit::Facts,
+        large: &std::collections::HashSet<u32>,
+    ) -> Doc<'t> {
         let mut scalars = BTreeMap::new();
         let mut lengths = BTreeMap::new();
         let mut stack = roots;
         while let Some(node) = stack.pop() {
             match node.value {
-                NodeValue::Scalar(_) => {
+                NodeValue::Scalar(mut scalar) => {
                     if node.start != u32::MAX && node.end != u32::MAX {
-                        scalars.insert(node.start, node);
+                        if large.contains(&node.start) {
+                            scalar.text = String::new();
+                        }
+                        let value = NodeValue::Scalar(scalar);
+                        scalars.insert(node.start, Node { value, ..node });
                     }
                 }
                 NodeValue::Seq(items) => stack.extend(items),
@@ -1308,7 +1344,13 @@ impl Ctx<'_> {
     }
 
     /// Field rules, user rules and defaults over a body; whether it changed.
-    fn body(&self, plan: &mut Plan, body: &Body, headers: &[Header]) -> Result<bool, ScrubError> {
+    /// Plans a body's new text; a body stored as bytes is let go of once its new text is made.
+    fn body(
+        &self,
+        plan: &mut Plan,
+        body: &mut Body,
+        headers: &[Header],
+    ) -> Result<bool, ScrubError> {
         match body {
             Body::Data { path, node } => self.data_body(plan, path, node),
             Body::Bytes {
@@ -1397,7 +1439,7 @@ impl Ctx<'_> {
         &self,
         plan: &mut Plan,
         field: &Field,
-        bytes: &[u8],
+        bytes: &mut Vec<u8>,
         stored: &[&str],
         headers: &[Header],
     ) -> Result<bool, ScrubError> {
@@ -1432,6 +1474,13 @@ impl Ctx<'_> {
         if new_text == text {
             return Ok(false);
         }
+        // What the old bytes are still wanted for, taken now: they are let go of before the
+        // new scalar is written, which would otherwise hold a huge body a fourth time.
+        let new_text = new_text.into_owned();
+        drop(plain);
+        let old_len = bytes.len();
+        let read = (stored == ["file"]).then(|| crate::store::ContentHash::of(bytes));
+        *bytes = Vec::new();
         let wire = coding.encode(new_text.as_bytes()).ok_or_else(|| {
             cannot(format!(
                 "a `{}` body cannot be encoded again",
@@ -1453,18 +1502,19 @@ impl Ctx<'_> {
                 offset: node.start as usize,
             });
             let name = scalar.text.clone();
-            let read = crate::store::ContentHash::of(bytes);
-            plan.sidecars_read.insert(name.clone(), read);
+            if let Some(read) = read {
+                plan.sidecars_read.insert(name.clone(), read);
+            }
             plan.sidecars.insert(name, wire.to_vec());
-            self.lengths_follow(plan, node, field, headers, bytes.len(), wire.len())?;
+            self.lengths_follow(plan, node, field, headers, old_len, wire.len())?;
             return Ok(true);
         }
-        let (old_len, new_len) = (bytes.len(), wire.len());
+        let new_len = wire.len();
         let value = match stored {
             // The body is the text on the wire: the new text is the value, not a copy of it.
             [] if !node.is_binary() && matches!(wire, Cow::Borrowed(_)) => {
                 drop(wire);
-                new_text.into_owned()
+                new_text
             }
             [] if !node.is_binary() => String::from_utf8(wire.into_owned())
                 .map_err(|_| cannot("the encoded body is not text".into()))?,
