@@ -49,7 +49,7 @@ fn placeholder_of(place: &str) -> &'static str {
     match place {
         "Authorization header" => "REDACTED_AUTHORIZATION",
         "x-api-key header" => "REDACTED_X_API_KEY",
-        "api_key query parameter" => "REDACTED_STRING",
+        "api_key query parameter" => "REDACTED_API_KEY",
         "password field" => "REDACTED_PASSWORD",
         "client_secret field" => "REDACTED_CLIENT_SECRET",
         "secret field beside app_id" => "REDACTED_SECRET",
@@ -131,7 +131,7 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
             Recorder::Vcrpy | Recorder::PytestRecording | Recorder::PytestVcr => {
                 "filter_query_parameters"
             }
-            Recorder::RubyVcr => "filter_sensitive_data(\"REDACTED_STRING\")",
+            Recorder::RubyVcr => "filter_sensitive_data(\"REDACTED_API_KEY\")",
             Recorder::GoVcr => "SetMatcher",
             Recorder::Nock => "filteringPath",
             Recorder::Polly | Recorder::Talkback => unreachable!(),
@@ -207,8 +207,8 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         }
     }
     let filters = json!({
-        "query": [["api_key", "REDACTED_STRING"]],
-        "sensitive": [["REDACTED_STRING", query_key]],
+        "query": [["api_key", "REDACTED_API_KEY"]],
+        "sensitive": [["REDACTED_API_KEY", query_key]],
     });
     let run = replay_with(&recorded, filters);
     assert_eq!(

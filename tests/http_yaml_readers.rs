@@ -235,3 +235,48 @@ fn what_vcrpy_loads_is_read() {
     );
     t.vcr(&["verify"]).code(0);
 }
+
+/// Regression (issue 25): a body of a mebibyte or more is moved out of the document once the
+/// cassette is read rather than copied while the document holds it; every body gets its text
+/// (an anchor and the aliases that repeat it), placed where it is written.
+#[test]
+fn a_large_body_is_read_whole_into_every_body_that_names_it() {
+    let big = "lorem ipsum dolor sit amet ".repeat(50_000);
+    assert!(big.len() > 1 << 20);
+    let text = format!(
+        "interactions:\n- request:\n    body: &big '{big}'\n    headers: {{}}\n    method: POST\n    uri: https://api.example.com/a\n  response:\n    body:\n      string: *big\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n- request:\n    body: small\n    headers: {{}}\n    method: POST\n    uri: https://api.example.com/b\n  response:\n    body:\n      string: *big\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    let cassette = http::read(Path::new("c.yaml"), text.as_bytes())
+        .unwrap()
+        .unwrap();
+    let scalar = text.find("'lorem").unwrap() as u32;
+    let mut seen = 0;
+    for interaction in &cassette.interactions {
+        for body in interaction.bodies() {
+            let http::Body::Bytes {
+                field,
+                bytes,
+                stored,
+            } = body
+            else {
+                panic!("a text body");
+            };
+            if bytes.len() < 1 << 20 {
+                assert_eq!(bytes.as_slice(), b"small");
+                continue;
+            }
+            seen += 1;
+            assert!(stored.is_empty(), "{stored:?}");
+            assert!(bytes.as_slice() == big.as_bytes());
+            assert!(field.text.is_empty());
+            // The anchor's scalar, or the alias that repeats it.
+            let at = field.at.unwrap() as usize;
+            assert!(
+                at == scalar as usize || text[at..].starts_with("*big"),
+                "{}",
+                field.path
+            );
+        }
+    }
+    assert_eq!(seen, 3);
+}

@@ -119,7 +119,11 @@ pub fn scalar_in(source: &str, facts: &Facts, node: &Node, value: &str, dialect:
 /// `source` with `edits` applied. Edits must not overlap; their order does not matter.
 pub fn apply(source: &str, edits: &mut [Edit]) -> String {
     edits.sort_by_key(|e| (e.start, e.end));
-    let mut out = String::with_capacity(source.len());
+    // At its final size: a text that grows past the source's would be regrown by doubling,
+    // holding a huge file at twice its size for a moment (issue 25).
+    let grown: usize = edits.iter().map(|e| e.text.len()).sum();
+    let shrunk: usize = edits.iter().map(|e| e.end - e.start).sum();
+    let mut out = String::with_capacity((source.len() + grown).saturating_sub(shrunk));
     let mut at = 0;
     for edit in edits.iter() {
         debug_assert!(edit.start >= at, "edits do not overlap");
@@ -140,7 +144,18 @@ fn json_literal(facts: &Facts, original: &str, value: &str) -> String {
     };
     let ascii = facts.escapes_non_ascii;
     let slash = facts.escaped_slash;
-    let mut out = String::with_capacity(value.len() + 2);
+    // At its final size at most: an escaped byte adds at most 5 (`\u001f`), and each byte
+    // of a character escaped as non-ASCII at most 6 (its `\uXXXX`, or a surrogate pair's).
+    let extra: usize = value
+        .bytes()
+        .map(|b| match b {
+            b'\\' | b'"' | b'\'' | b'/' => 1,
+            0..0x20 => 5,
+            0x80.. if ascii => 6,
+            _ => 0,
+        })
+        .sum();
+    let mut out = String::with_capacity(value.len() + extra + 2);
     out.push(quote);
     for c in value.chars() {
         match c {

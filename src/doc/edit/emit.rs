@@ -245,7 +245,15 @@ impl Emitter {
     }
 
     /// `yaml_emitter_write_plain_scalar` (the separating space is already in the document).
+    /// Room for `value` as written, with an eighth more for escapes, doubled quotes and the
+    /// breaks and indentation of folding: grown by doubling instead, a huge scalar's new
+    /// text was held at twice its size for a moment (issue 25).
+    fn reserve_for(&mut self, value: &str) {
+        self.out.reserve(value.len() + value.len() / 8 + 16);
+    }
+
     pub(super) fn plain(&mut self, value: &str) {
+        self.reserve_for(value);
         self.out.reserve(value.len());
         let (mut spaces, mut breaks) = (false, false);
         for (_, c, after) in with_neighbours(value) {
@@ -280,6 +288,7 @@ impl Emitter {
     /// `yaml_emitter_write_single_quoted_scalar`, with libyaml 0.2.5's indentation of a
     /// closing quote that follows a line break.
     pub(super) fn single_quoted(&mut self, value: &str) {
+        self.reserve_for(value);
         self.indicator("'");
         self.out.reserve(value.len() + 1);
         let (mut spaces, mut breaks) = (false, false);
@@ -323,6 +332,7 @@ impl Emitter {
 
     /// `yaml_emitter_write_double_quoted_scalar`.
     pub(super) fn double_quoted(&mut self, value: &str) {
+        self.reserve_for(value);
         self.indicator("\"");
         self.out.reserve(value.len() + 1);
         let mut spaces = false;
@@ -393,6 +403,7 @@ impl Emitter {
     /// The lines of a literal block (its header already written): each line of the value at
     /// the block's indentation, empty lines empty.
     pub(super) fn literal_body(&mut self, value: &str) {
+        self.reserve_for(value);
         self.put_break();
         self.indention = true;
         self.whitespace = true;
@@ -416,6 +427,7 @@ impl Emitter {
     /// The one line of a folded block holding a value without line breaks (its header already
     /// written), folded at single spaces past the width.
     pub(super) fn folded_line(&mut self, value: &str) {
+        self.reserve_for(value);
         self.put_break();
         self.indention = true;
         self.whitespace = true;

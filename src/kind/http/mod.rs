@@ -462,7 +462,7 @@ fn read_text(
     // A talkback tape may open with a `//` comment before its `{`.
     let looks_json =
         trimmed.starts_with('{') || trimmed.starts_with('[') || talkback::looks_like(text);
-    let root = if looks_json {
+    let mut root = if looks_json {
         match crate::doc::from_json(text.as_bytes()) {
             Ok(root) => root,
             Err(e) => {
@@ -510,6 +510,7 @@ fn read_text(
     } else {
         return Ok(None);
     };
+    walk::fill_deferred(&mut cassette, &mut root);
     cassette.outside = outside(
         &cassette.interactions,
         std::slice::from_ref(&root),

@@ -1875,7 +1875,7 @@ fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> Option<String
         for (o, n) in [&once, &twice] {
             for q in ["\"", "\\\""] {
                 let (from, to) = (format!("{q}{o}{q}"), format!("{q}{n}{q}"));
-                step(&|t| t.contains(&from).then(|| t.replace(&from, &to)));
+                step(&|t| replace_sized(t, &from, &to));
             }
         }
         for (o, n) in [(old, new), (pct.0.as_str(), pct.1.as_str())] {
@@ -1890,9 +1890,29 @@ fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> Option<String
         }
     }
     for (o, n) in forms {
-        step(&|t| t.contains(o).then(|| t.replace(o, n)));
+        step(&|t| replace_sized(t, o, n));
     }
     out
+}
+
+/// `text` with every `old` replaced by `new` as `str::replace` replaces them, into a string
+/// of its final size; `None` when `old` is not there. `str::replace` grows its result by
+/// doubling, which held a huge body's new text at twice its size (issue 25).
+fn replace_sized(text: &str, old: &str, new: &str) -> Option<String> {
+    let finder = memchr::memmem::Finder::new(old.as_bytes());
+    let count = finder.find_iter(text.as_bytes()).count();
+    if count == 0 || old.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() - count * old.len() + count * new.len());
+    let mut at = 0;
+    for found in finder.find_iter(text.as_bytes()) {
+        out.push_str(&text[at..found]);
+        out.push_str(new);
+        at = found + old.len();
+    }
+    out.push_str(&text[at..]);
+    Some(out)
 }
 
 /// `a=old&b` -> `a=new&b`: values that stand whole between `=` and `&` (or the ends); `None`
@@ -1901,7 +1921,9 @@ fn replace_form_value(text: &str, old: &str, new: &str) -> Option<String> {
     if !text.contains('=') || !text.contains(old) {
         return None;
     }
-    let mut out = String::with_capacity(text.len());
+    // At its final size at most (see `replace_sized`).
+    let count = memchr::memmem::find_iter(text.as_bytes(), old.as_bytes()).count();
+    let mut out = String::with_capacity(text.len() + count * new.len().saturating_sub(old.len()));
     let mut changed = false;
     for (i, pair) in text.split('&').enumerate() {
         if i > 0 {
