@@ -1,6 +1,6 @@
 //! The JSON parser and writers: any bytes parse or fail cleanly (depth, UTF-8, numbers), and
 //! what vcr writes reads back to the same text (`JSON.stringify(JSON.parse(text))` is a fixed
-//! point).
+//! point). Parsed field by field or streamed, it fails where it fails whole.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,6 +10,18 @@ fuzz_target!(|data: &[u8]| {
     // Building one field and checking the rest agrees with parsing the whole text (but for
     // strings vcr cannot carry, which it only refuses where it builds them).
     let field = json::parse_field(data, "input");
+    // Streamed through an array nested in objects (a HAR's entries), the same errors at the
+    // same offsets; a document that does not stream in order is given up early (issue 25).
+    let streamed = json::parse_streamed_at(data, &["log", "entries"], false, &mut |_| true);
+    match (json::parse(data), streamed) {
+        (Err(whole), Err(streamed)) => assert_eq!(
+            (whole.kind, whole.offset),
+            (streamed.kind, streamed.offset),
+            "streamed and whole parses fail differently"
+        ),
+        (Ok(_), Ok(_)) | (Err(_), Ok(json::Streamed::Whole)) => {}
+        (whole, streamed) => panic!("whole {whole:?}, streamed {streamed:?}"),
+    }
     let value = match json::parse(data) {
         Ok(value) => value,
         Err(e) => {
