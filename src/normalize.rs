@@ -650,11 +650,11 @@ fn scrub_one(
             return result;
         }
     }
-    if scrubbed.text.as_slice() == text.as_ref() {
+    let Some(scrubbed_text) = scrubbed.text.filter(|new| new.as_slice() != text.as_ref()) else {
         return result;
-    }
+    };
     let new = if compressed {
-        match http::compress(&scrubbed.text) {
+        match http::compress(&scrubbed_text) {
             Ok(gz) => gz,
             Err(e) => {
                 result.error = Some(FileProblem::io(&e));
@@ -662,7 +662,7 @@ fn scrub_one(
             }
         }
     } else {
-        scrubbed.text
+        scrubbed_text
     };
     write_changed(cassette, store, options, masker, &bytes, &new, &mut result);
     result

@@ -59,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
                 "a cassette read in windows and read whole disagree"
             );
             if let Ok(scrubbed) = default_scrub::scrub(&cassette, &text) {
-                let again = http::read(path, &scrubbed.text);
+                let again = http::read(path, scrubbed.text.as_deref().unwrap_or(&text));
                 assert!(
                     matches!(again, Ok(Some(ref c)) if c.format == cassette.format),
                     "a scrubbed cassette reads back"

@@ -245,11 +245,25 @@ impl Emitter {
     }
 
     /// `yaml_emitter_write_plain_scalar` (the separating space is already in the document).
-    /// Room for `value` as written, with an eighth more for escapes, doubled quotes and the
-    /// breaks and indentation of folding: grown by doubling instead, a huge scalar's new
-    /// text was held at twice its size for a moment (issue 25).
+    /// Room for `value` as written: grown by doubling instead, a huge scalar's new text was
+    /// held at twice its size for a moment (issue 25). At most what escapes and doubled
+    /// quotes add (a control character's `\x1f` 3 bytes, a byte of a character escaped as
+    /// non-ASCII 4), and the line breaks and indentation of folding at the width.
     fn reserve_for(&mut self, value: &str) {
-        self.out.reserve(value.len() + value.len() / 8 + 16);
+        let escapes: usize = value
+            .bytes()
+            .map(|b| match b {
+                b'\'' | b'"' | b'\\' => 1,
+                0..0x20 => 3,
+                0x80.. if !self.unicode => 4,
+                _ => 0,
+            })
+            .sum();
+        let folds = match self.width {
+            usize::MAX => 0,
+            width => (value.len() / width.max(1) + 1) * (self.indent + 2),
+        };
+        self.out.reserve(value.len() + escapes + folds + 16);
     }
 
     pub(super) fn plain(&mut self, value: &str) {

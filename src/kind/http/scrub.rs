@@ -200,8 +200,9 @@ pub struct Interference {
 /// A cassette scrubbed.
 #[derive(Debug, Clone, Default)]
 pub struct Scrubbed {
-    /// The new (decompressed) contents; equal to the input when nothing changed.
-    pub text: Vec<u8>,
+    /// The new (decompressed) contents; `None` when nothing changed (a copy of a huge file
+    /// that nothing was scrubbed from took its size again, issue 25).
+    pub text: Option<Vec<u8>>,
     /// Every value replaced, in file order.
     pub replaced: Vec<Replaced>,
     /// Changes replay will notice.
@@ -368,7 +369,7 @@ impl Scrubber<'_> {
         match_on: &[&str],
     ) -> Result<Scrubbed, ScrubError> {
         let Ok(text) = std::str::from_utf8(file) else {
-            return Ok(unchanged(file));
+            return Ok(unchanged());
         };
         let leaks = if self.rules.defaults {
             crate::lint::http::check(&cassette, file, self.scanner, match_on)
@@ -587,7 +588,7 @@ impl Scrubber<'_> {
             // the first YAML document in an escaped form, say). Say so.
             return Ok(Scrubbed {
                 remaining: reported,
-                ..unchanged(file)
+                ..unchanged()
             });
         }
         let mut replaced: Vec<Replaced> = plan
@@ -642,7 +643,7 @@ impl Scrubber<'_> {
             })
             .collect();
         Ok(Scrubbed {
-            text: new.into_bytes(),
+            text: Some(new.into_bytes()),
             replaced,
             interference: plan.interference,
             remaining,
@@ -719,11 +720,8 @@ struct Defaults {
 /// whole.
 const MIN_INSIDE: usize = 8;
 
-fn unchanged(file: &[u8]) -> Scrubbed {
-    Scrubbed {
-        text: file.to_vec(),
-        ..Scrubbed::default()
-    }
+fn unchanged() -> Scrubbed {
+    Scrubbed::default()
 }
 
 /// The name a credential was judged by, from its readable path: `?api_key`, `/password`,
