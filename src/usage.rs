@@ -272,13 +272,12 @@ pub fn http_formats(selection: &Selection) -> HttpFormats {
         .par_iter()
         .filter(|c| c.kind == CassetteKind::Http)
         .map(|c| {
-            let format =
-                std::fs::read(&c.path).ok().and_then(|bytes| {
-                    match crate::kind::http::read(&c.path, &bytes) {
-                        Ok(cassette) => cassette.map(|c| c.format),
-                        Err(e) => Some(e.format),
-                    }
-                });
+            let format = std::fs::read(&c.path).ok().and_then(|bytes| {
+                match crate::kind::http::format_of(&c.path, &bytes) {
+                    Ok(format) => format,
+                    Err(e) => Some(e.format),
+                }
+            });
             (c.path.clone(), format)
         })
         .collect()

@@ -228,3 +228,25 @@ fn rules_of_the_users_are_applied_to_every_window_as_to_the_whole_file() {
         assert!(!scrubbed.contains(gone), "{gone} is still there");
     }
 }
+
+/// What needs only the recorder (`prune`, `record`) reads a large HAR a window at a time too,
+/// and finds what a whole read finds: the format, or the error.
+#[test]
+fn the_format_of_a_har_read_in_windows_is_the_whole_reads() {
+    use vcr::kind::http;
+    let path = std::path::Path::new("recordings/rec.har");
+    let good = har(entries(true), None);
+    let broken = good.replacen("\"request\"", "\"requests\"", 3);
+    let whole: Vec<_> = [&good, &broken]
+        .iter()
+        .map(|text| http::read(path, text.as_bytes()).map(|c| c.map(|c| c.format)))
+        .collect();
+    http::set_window(1);
+    let windowed: Vec<_> = [&good, &broken]
+        .iter()
+        .map(|text| http::format_of(path, text.as_bytes()))
+        .collect();
+    assert_eq!(windowed, whole);
+    assert_eq!(windowed[0], Ok(Some(http::Format::Har)));
+    assert!(windowed[1].is_err());
+}

@@ -255,8 +255,8 @@ impl Recorder {
 /// reads, or a HAR file no test recorder wrote (a browser's export).
 fn recorder_of(path: &Path) -> Option<Recorder> {
     let bytes = std::fs::read(path).ok()?;
-    let cassette = http::read(path, &bytes).ok()??;
-    Some(match cassette.format {
+    let format = http::format_of(path, &bytes).ok()??;
+    Some(match format {
         Format::Vcrpy => Recorder::Vcrpy,
         Format::RubyVcr => Recorder::RubyVcr,
         Format::GoVcr => Recorder::GoVcr,

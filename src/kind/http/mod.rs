@@ -343,6 +343,13 @@ pub fn read_windows(
     }))
 }
 
+/// The format of the cassette in `bytes` (the file at `path`), as [`read`] finds it, read a
+/// window at a time when it is a large HAR: what needs only the recorder (`prune`, `record`)
+/// takes the memory `verify` does, not a whole HAR's document (17 times its size).
+pub fn format_of(path: &Path, bytes: &[u8]) -> Result<Option<Format>, ReadError> {
+    read_windows(path, bytes, &Sidecars::new(), &mut |_| {})
+}
+
 /// The windows of `text` when [`read_windows`] reads it in windows, each with its entries'
 /// documents when `keep` (a scrub plans over them); how many, or `Ok(None)` when it is not
 /// read so (what `visit` was given is then void).
