@@ -250,3 +250,22 @@ fn the_format_of_a_har_read_in_windows_is_the_whole_reads() {
     assert_eq!(windowed[0], Ok(Some(http::Format::Har)));
     assert!(windowed[1].is_err());
 }
+
+#[test]
+fn diff_reads_two_hars_in_windows_as_it_reads_them_whole() {
+    let t = TestDir::new();
+    let mut newer = entries(false);
+    newer[1]["response"]["status"] = json!(404);
+    newer.push(entry(
+        "https://api.example.com/more",
+        "{\"n\": 1}",
+        &[],
+        "2024-05-01T00:00:00.000Z",
+    ));
+    t.write("old/rec.har", har(entries(false), None));
+    t.write("new/rec.har", har(newer, None));
+    let run = same_either_way(&t, &["diff", "old/rec.har", "new/rec.har"]);
+    run.code(1);
+    assert!(run.stdout.contains("404"), "{}", run.stdout);
+    same_either_way(&t, &["diff", "--full", "old", "new"]);
+}

@@ -104,8 +104,28 @@ pub(super) fn behaviour(
     bytes: &[u8],
     file: &str,
 ) -> Result<Option<Behaviour>, BehaviourError> {
-    let cassette = match http_kind::read(path, bytes) {
-        Ok(Some(cassette)) => cassette,
+    // Read a window at a time when it is a large HAR: each window's interactions become
+    // exchanges as it comes (issue 25).
+    let mut behaviour = Behaviour::new(Kind::Http);
+    let mut base = 0;
+    let read = http_kind::read_windows(path, bytes, &http_kind::Sidecars::new(), &mut |window| {
+        let Some(window) = window else {
+            behaviour = Behaviour::new(Kind::Http);
+            base = 0;
+            return;
+        };
+        for (i, interaction) in window.interactions.iter().enumerate() {
+            let (mut exchange, call) = exchange(base + i, interaction);
+            if let Some(call) = call {
+                exchange.call = Some(behaviour.calls.len());
+                behaviour.calls.push(call);
+            }
+            behaviour.exchanges.push(exchange);
+        }
+        base += window.interactions.len();
+    });
+    let format = match read {
+        Ok(Some(format)) => format,
         Ok(None) => return Ok(None),
         Err(e) => {
             let text = http_kind::decompressed(bytes);
@@ -119,16 +139,7 @@ pub(super) fn behaviour(
             });
         }
     };
-    let mut behaviour = Behaviour::new(Kind::Http);
-    behaviour.format = Some(cassette.format.name());
-    for (i, interaction) in cassette.interactions.iter().enumerate() {
-        let (mut exchange, call) = exchange(i, interaction);
-        if let Some(call) = call {
-            exchange.call = Some(behaviour.calls.len());
-            behaviour.calls.push(call);
-        }
-        behaviour.exchanges.push(exchange);
-    }
+    behaviour.format = Some(format.name());
     Ok(Some(behaviour))
 }
 
