@@ -77,27 +77,17 @@ fn windowed_leaks(
     format: http::Format,
 ) -> Result<Vec<vcr::lint::http::HttpLeak>, http::ReadError> {
     http::set_window(1);
-    let match_on = format.default_match_on();
-    let mut lint = None;
-    let mut visit = |window: Option<http::HttpCassette>| match window {
-        Some(window) => lint
-            .get_or_insert_with(|| vcr::lint::http::Leaks::new(&SCANNER, match_on))
-            .add(&window, text),
-        None => lint = None,
-    };
-    let read = http::read_windows(path, text, &http::Sidecars::new(), &mut visit);
+    let checked = vcr::lint::http::read_and_check(
+        path,
+        text,
+        &http::Sidecars::new(),
+        &SCANNER,
+        true,
+        &|_| format.default_match_on().to_vec(),
+        &mut |_| {},
+    );
     http::set_window(usize::MAX);
-    read?;
-    Ok(match lint {
-        Some(lint) => lint.finish(text, &mut |again| {
-            http::set_window(1);
-            let _ = http::read_windows(path, text, &http::Sidecars::new(), &mut |w| {
-                again(w.as_ref());
-            });
-            http::set_window(usize::MAX);
-        }),
-        None => Vec::new(),
-    })
+    Ok(checked?.map_or_else(Vec::new, |c| c.leaks))
 }
 
 /// What a leak says: its detector, value, severity, place, path and count.

@@ -742,6 +742,69 @@ fn stored_size(cassette: &HttpCassette) -> usize {
         .sum()
 }
 
+/// A cassette read and linted a window at a time by [`read_and_check`].
+#[derive(Debug)]
+pub struct Checked {
+    /// The recorder that wrote it.
+    pub format: crate::kind::http::Format,
+    /// How many interactions it holds.
+    pub interactions: usize,
+    /// Its leaks, one per value ([`check`]'s).
+    pub leaks: Vec<HttpLeak>,
+}
+
+/// Reads the cassette in `text` (the file at `path`, its rewritten sidecars in `sidecars`)
+/// through [`http::read_windows`](crate::kind::http::read_windows) and, with `lint`, lints
+/// each window as it comes, with what the recorder of its format matches by (`match_on`);
+/// `each` sees every window too (`None`: forget the ones before). What `verify`, a scrub's
+/// read-back and the fuzz targets share: memory is the file's and one window's. `Ok(None)`
+/// when the text is no HTTP cassette.
+pub fn read_and_check<'m>(
+    path: &std::path::Path,
+    text: &[u8],
+    sidecars: &crate::kind::http::Sidecars,
+    scanner: &Scanner,
+    lint: bool,
+    match_on: &dyn Fn(crate::kind::http::Format) -> Vec<&'m str>,
+    each: &mut dyn FnMut(Option<&HttpCassette>),
+) -> Result<Option<Checked>, crate::kind::http::ReadError> {
+    let mut leaks: Option<Leaks<'_>> = None;
+    let mut interactions = 0;
+    let read = crate::kind::http::read_windows(path, text, sidecars, &mut |window| {
+        each(window.as_ref());
+        match window {
+            Some(window) => {
+                interactions += window.interactions.len();
+                if lint {
+                    leaks
+                        .get_or_insert_with(|| Leaks::new(scanner, &match_on(window.format)))
+                        .add(&window, text);
+                }
+            }
+            None => {
+                leaks = None;
+                interactions = 0;
+            }
+        }
+    })?;
+    let Some(format) = read else {
+        return Ok(None);
+    };
+    let leaks = leaks.map_or_else(Vec::new, |leaks| {
+        leaks.finish(text, &mut |visit| {
+            // Read as the first time, which it was.
+            let _ = crate::kind::http::read_windows(path, text, sidecars, &mut |window| {
+                visit(window.as_ref());
+            });
+        })
+    });
+    Ok(Some(Checked {
+        format,
+        interactions,
+        leaks,
+    }))
+}
+
 /// What [`Leaks::finish`] hands the windows to when it reads them again: each window, or
 /// `None` to forget the windows before (see [`http::read_windows`](crate::kind::http::read_windows)).
 pub type Visit<'a> = dyn FnMut(Option<&HttpCassette>) + 'a;

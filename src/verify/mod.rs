@@ -861,30 +861,22 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
     }
     // Read in windows (a huge HAR a window of entries at a time, anything else whole), each
     // linted as it comes: memory is the file's and one window's (issue 25).
-    let mut lint: Option<crate::lint::http::Leaks<'_>> = None;
     let mut recorded = http::Recorded::default();
-    let read = http::read_windows(
+    let read = crate::lint::http::read_and_check(
         &cassette.path,
         &text,
         &http::Sidecars::new(),
+        &checks.scanner,
+        true,
+        &|format| checks.match_on(&cassette.rel, format),
         &mut |window| match window {
-            Some(window) => {
-                let leaks = lint.get_or_insert_with(|| {
-                    let match_on = checks.match_on(&cassette.rel, window.format);
-                    crate::lint::http::Leaks::new(&checks.scanner, &match_on)
-                });
-                leaks.add(&window, &text);
-                recorded.add(&window);
-            }
-            None => {
-                lint = None;
-                recorded = http::Recorded::default();
-            }
+            Some(window) => recorded.add(window),
+            None => recorded = http::Recorded::default(),
         },
     );
-    let format = match read {
+    let (format, leaks) = match read {
         Ok(None) => return false,
-        Ok(Some(format)) => format,
+        Ok(Some(checked)) => (checked.format, checked.leaks),
         Err(e) => {
             let finding = Finding::new(
                 "parse",
@@ -902,18 +894,6 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         }
     };
     result.http_format = Some(format.name());
-    let leaks = match lint {
-        Some(lint) => lint.finish(&text, &mut |visit| {
-            // Read as the first time, which it was.
-            let _ = http::read_windows(
-                &cassette.path,
-                &text,
-                &http::Sidecars::new(),
-                &mut |window| visit(window.as_ref()),
-            );
-        }),
-        None => Vec::new(),
-    };
     let mut locator = Locator::new(&text);
     for leak in leaks {
         let hit = &leak.hit;

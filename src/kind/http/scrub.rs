@@ -433,33 +433,16 @@ impl Scrubber<'_> {
             plan = self.plan_windows(text, &subs, &match_on, facts, polly, &swept)?;
         }
         let read_back = |new: &[u8], sidecars: &super::Sidecars, lint: bool| {
-            let mut count = 0;
-            let mut leaks = None;
-            let mut visit = |window: Option<HttpCassette>| match window {
-                Some(window) => {
-                    count += window.interactions.len();
-                    if lint {
-                        leaks
-                            .get_or_insert_with(|| {
-                                crate::lint::http::Leaks::new(self.scanner, &match_on)
-                            })
-                            .add(&window, new);
-                    }
-                }
-                None => {
-                    count = 0;
-                    leaks = None;
-                }
-            };
-            let format = super::read_windows(self.path, new, sidecars, &mut visit)?;
-            let leaks = leaks.map_or_else(Vec::new, |l| {
-                l.finish(new, &mut |again| {
-                    let _ = super::read_windows(self.path, new, sidecars, &mut |w| {
-                        again(w.as_ref());
-                    });
-                })
-            });
-            Ok(format.map(|format| (format, count, leaks)))
+            let checked = crate::lint::http::read_and_check(
+                self.path,
+                new,
+                sidecars,
+                self.scanner,
+                lint,
+                &|_| match_on.clone(),
+                &mut |_| {},
+            )?;
+            Ok(checked.map(|c| (c.format, c.interactions, c.leaks)))
         };
         self.complete(plan, defaults, text, (Format::Har, leaks.0), &read_back)
             .map(Some)
