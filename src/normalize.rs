@@ -551,50 +551,17 @@ fn scrub_one(
     };
     // A HAR large enough to be read in windows is scrubbed so, never built whole (issue 25);
     // anything else, or one that does not read so, is read whole.
-    let windowed = if http::in_windows(&text) {
-        scrubber.scrub_windows(&text, &|format| http.checks.match_on(rel, format))
-    } else {
-        Ok(None)
-    };
-    let scrubbed = match windowed {
+    let scrubbed = match scrubber.scrub_windows(&text, &|format| http.checks.match_on(rel, format))
+    {
         Ok(Some(scrubbed)) => Ok(scrubbed),
         Err(e) => Err(e),
-        Ok(None) => {
-            let read = match http::read(&cassette.path, &text) {
-                Ok(Some(read)) => read,
-                Ok(None) => {
-                    // Selected as text and not an HTTP cassette: nothing normalize does.
-                    if cassette.kind == CassetteKind::Text {
-                        return result;
-                    }
-                    result.http = Some(HttpResult {
-                        read: true,
-                        ..HttpResult::default()
-                    });
-                    return result;
-                }
-                // A `[verify] text` file is only scrubbed when it reads as a cassette
-                // (`verify` reports one that looks like a cassette and does not parse).
-                Err(_) if cassette.kind == CassetteKind::Text => return result,
-                Err(e) => {
-                    // Never rewrite what cannot be read whole.
-                    result.http = Some(HttpResult {
-                        read: true,
-                        ..HttpResult::default()
-                    });
-                    let at = Position::locate(&text, e.offset);
-                    result.error = Some(FileProblem {
-                        id: "parse",
-                        line: Some(at.line),
-                        column: Some(at.column),
-                        message: format!("not a valid {} cassette: {e}", e.format.name()),
-                    });
-                    return result;
-                }
-            };
-            let match_on = http.checks.match_on(&cassette.rel, read.format);
-            scrubber.scrub(read, &text, &match_on)
-        }
+        Ok(None) => match read_whole(cassette, &text, &mut result) {
+            Some(read) => {
+                let match_on = http.checks.match_on(rel, read.format);
+                scrubber.scrub(read, &text, &match_on)
+            }
+            None => return result,
+        },
     };
     let mut outcome = HttpResult {
         read: true,
@@ -666,6 +633,39 @@ fn scrub_one(
     };
     write_changed(cassette, store, options, masker, &bytes, &new, &mut result);
     result
+}
+
+/// The HTTP cassette in `text` (the file of `cassette`, decompressed), read whole; `None`
+/// when there is nothing to scrub, `result` then saying why: no cassette (nothing
+/// `normalize` does), or one that does not read (a `parse` error; never rewritten). A
+/// `[verify] text` file is only scrubbed when it reads as a cassette (`verify` reports one
+/// that looks like a cassette and does not parse).
+fn read_whole(
+    cassette: &Cassette,
+    text: &[u8],
+    result: &mut FileResult,
+) -> Option<http::HttpCassette> {
+    let read = http::read(&cassette.path, text);
+    if cassette.kind == CassetteKind::Text && !matches!(read, Ok(Some(_))) {
+        return None;
+    }
+    result.http = Some(HttpResult {
+        read: true,
+        ..HttpResult::default()
+    });
+    match read {
+        Ok(read) => read,
+        Err(e) => {
+            let at = Position::locate(text, e.offset);
+            result.error = Some(FileProblem {
+                id: "parse",
+                line: Some(at.line),
+                column: Some(at.column),
+                message: format!("not a valid {} cassette: {e}", e.format.name()),
+            });
+            None
+        }
+    }
 }
 
 /// A unified diff of two versions of a file, `a/` and `b/` prefixed like git's; a long line

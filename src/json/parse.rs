@@ -174,7 +174,7 @@ pub fn parse_streamed_at<'a>(
     if parser.peek() != Some(b'{') {
         return Ok(Streamed::Whole);
     }
-    if !parser.stream_object(0, path, true, canonical.as_mut(), visit)? {
+    if !parser.stream_object(0, path, canonical.as_mut(), visit)? {
         return Ok(Streamed::Whole);
     }
     parser.skip_ws();
@@ -259,10 +259,10 @@ impl<'a> Parser<'a> {
         &mut self,
         depth: usize,
         path: &[&str],
-        top: bool,
         mut canonical: Option<&mut Canonical<'a>>,
         visit: &mut dyn FnMut(Part<'a>) -> bool,
     ) -> Result<bool, ParseError> {
+        let top = depth == 0;
         let depth = self.enter(depth)?;
         self.pos += 1; // {
         let mut seen: Vec<Str<'a>> = Vec::new();
@@ -295,7 +295,7 @@ impl<'a> Parser<'a> {
                 self.items(depth, name, canonical.take(), visit)?;
                 streamed = true;
             } else if on_path && path.len() > 1 && self.peek() == Some(b'{') {
-                if !self.stream_object(depth, &path[1..], false, None, visit)? {
+                if !self.stream_object(depth, &path[1..], None, visit)? {
                     return Ok(false);
                 }
                 streamed = true;

@@ -639,8 +639,8 @@ pub fn check(
 pub struct Leaks<'s> {
     scanner: &'s Scanner,
     matched: Matched,
-    /// The format, once a window came (its comment lines are then scanned).
-    format: Option<crate::kind::http::Format>,
+    /// Whether the file's comment lines were scanned (with the first window).
+    commented: bool,
     /// How many interactions the windows so far held: the next window's first index.
     base: usize,
     leaks: Vec<HttpLeak>,
@@ -655,7 +655,7 @@ impl<'s> Leaks<'s> {
         Leaks {
             scanner,
             matched: Matched::from(match_on),
-            format: None,
+            commented: false,
             base: 0,
             leaks: Vec::new(),
             pending: Vec::new(),
@@ -670,8 +670,8 @@ impl<'s> Leaks<'s> {
         scan_texts(&c, self.scanner, &mut leaks, defer);
         self.leaks.append(&mut leaks);
         // The whole file's comment lines, with the first window.
-        if self.format.is_none() {
-            self.format = Some(window.format);
+        if !self.commented {
+            self.commented = true;
             if window.format != crate::kind::http::Format::Httprr {
                 comments(file, self.scanner, &mut self.leaks);
             }
@@ -966,15 +966,15 @@ fn is_one_of(name: &str, list: &[&str]) -> bool {
 /// binary search (they are pushed in interaction order), the first response that holds each
 /// request id by one search over every response, and the paths of body leaves by one walk of
 /// each body that holds a leak.
-/// The leaks in the texts of `c`. With `defer` (a window after the first, and the index of
-/// its first interaction in the whole cassette), an id or time no earlier response of the
-/// window handed out goes there with its interaction's index, to be judged against the
-/// earlier windows' responses.
+///
+/// With `defer` (a window after the first, and the index of its first interaction in the
+/// whole cassette), an id or time no earlier response of the window handed out goes there
+/// with its interaction's index, to be judged against the earlier windows' responses.
 fn scan_texts(
     c: &Collect<'_>,
     scanner: &Scanner,
     leaks: &mut Vec<HttpLeak>,
-    defer: Option<(&mut Vec<(HttpLeak, usize)>, usize)>,
+    mut defer: Option<(&mut Vec<(HttpLeak, usize)>, usize)>,
 ) {
     // Every hit with the text it is in and that text's characters, its offsets made the
     // text's own: the joined texts in one scan, each large text where it is.
@@ -1021,9 +1021,10 @@ fn scan_texts(
             .filter(|(hit, text, _)| volatile(hit, text))
             .map(|(hit, _, _)| hit.text.as_str()),
     );
-    let mut pending: Vec<(HttpLeak, &Text)> = Vec::new();
-    let mut volatile_errors = Vec::new();
+    // Each leak with its text, and whether it is an id or time left open in this window.
+    let mut pending: Vec<(HttpLeak, &Text, bool)> = Vec::new();
     for (hit, text, content) in hits {
+        let mut open = false;
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
             LeakFamily::Secret => Severity::Error,
@@ -1047,7 +1048,7 @@ fn scan_texts(
                     .get(hit.text.as_str())
                     .is_some_and(|&first| first < text.interaction);
                 if volatile(&hit, text) && !earlier {
-                    volatile_errors.push(pending.len());
+                    open = true;
                     Severity::Error
                 } else {
                     continue;
@@ -1072,12 +1073,12 @@ fn scan_texts(
             place: text.place,
             repeats: 0,
         };
-        pending.push((leak, text));
+        pending.push((leak, text, open));
     }
     let mut wanted: Vec<(usize, usize, usize)> = pending
         .iter()
         .enumerate()
-        .filter_map(|(i, (_, text))| match text.path {
+        .filter_map(|(i, (_, text, _))| match text.path {
             TextPath::Leaf { body, ordinal } => Some((body, ordinal, i)),
             _ => None,
         })
@@ -1090,18 +1091,11 @@ fn scan_texts(
             pending[i].0.path = path;
         }
     }
-    match defer {
-        Some((deferred, base)) => {
-            let mut volatile_errors = volatile_errors.into_iter().peekable();
-            for (i, (leak, text)) in pending.into_iter().enumerate() {
-                if volatile_errors.next_if_eq(&i).is_some() {
-                    deferred.push((leak, base + text.interaction));
-                } else {
-                    leaks.push(leak);
-                }
-            }
+    for (leak, text, open) in pending {
+        match &mut defer {
+            Some((deferred, base)) if open => deferred.push((leak, *base + text.interaction)),
+            _ => leaks.push(leak),
         }
-        None => leaks.extend(pending.into_iter().map(|(leak, _)| leak)),
     }
 }
 

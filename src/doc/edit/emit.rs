@@ -244,7 +244,6 @@ impl Emitter {
         self.indention = false;
     }
 
-    /// `yaml_emitter_write_plain_scalar` (the separating space is already in the document).
     /// Room for `value` as written: grown by doubling instead, a huge scalar's new text was
     /// held at twice its size for a moment (issue 25). At most what escapes and doubled
     /// quotes add (a control character's `\x1f` 3 bytes, a byte of a character escaped as
@@ -266,9 +265,9 @@ impl Emitter {
         self.out.reserve(value.len() + escapes + folds + 16);
     }
 
+    /// `yaml_emitter_write_plain_scalar` (the separating space is already in the document).
     pub(super) fn plain(&mut self, value: &str) {
         self.reserve_for(value);
-        self.out.reserve(value.len());
         let (mut spaces, mut breaks) = (false, false);
         for (_, c, after) in with_neighbours(value) {
             if c == ' ' {
@@ -304,7 +303,6 @@ impl Emitter {
     pub(super) fn single_quoted(&mut self, value: &str) {
         self.reserve_for(value);
         self.indicator("'");
-        self.out.reserve(value.len() + 1);
         let (mut spaces, mut breaks) = (false, false);
         for (before, c, after) in with_neighbours(value) {
             if c == ' ' {
@@ -348,7 +346,6 @@ impl Emitter {
     pub(super) fn double_quoted(&mut self, value: &str) {
         self.reserve_for(value);
         self.indicator("\"");
-        self.out.reserve(value.len() + 1);
         let mut spaces = false;
         for (before, c, after) in with_neighbours(value) {
             if !printable(c)
@@ -446,7 +443,6 @@ impl Emitter {
         self.indention = true;
         self.whitespace = true;
         self.write_indent();
-        self.out.reserve(value.len());
         for (before, c, after) in with_neighbours(value) {
             let single = c == ' ' && before.is_some_and(|b| b != ' ');
             if single && after.is_some_and(|n| n != ' ') && self.column > self.width {

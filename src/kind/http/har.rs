@@ -91,7 +91,6 @@ pub(super) fn read_windows(
         interactions: Vec::new(),
         outside: Vec::new(),
         range: (u32::MAX, 0),
-        size: 0,
         ranges: Vec::new(),
         index: 0,
         error: None,
@@ -168,8 +167,6 @@ struct Windows<'a, 'v> {
     outside: Vec<(u32, u32)>,
     /// Where the window's entries start and end in the text.
     range: (u32, u32),
-    /// How many bytes of text its entries hold.
-    size: usize,
     /// The ranges of the windows given so far.
     ranges: Vec<(u32, u32)>,
     /// The next entry's index in `log.entries`.
@@ -186,32 +183,28 @@ impl Windows<'_, '_> {
         let node = crate::doc::from_value_in(value, self.source);
         let path = format!("log.entries[{}]", self.index);
         self.index += 1;
-        match interaction(&At::placed(&node, Format::Har, path), self.beside) {
-            Ok(interaction) => self.interactions.push(interaction),
+        let interaction = match interaction(&At::placed(&node, Format::Har, path), self.beside) {
+            Ok(interaction) => interaction,
             Err(e) => {
                 self.error = Some(e);
                 return;
             }
-        }
-        // The entry's document is dropped here: built for a whole HAR at once, they were
-        // most of its memory.
-        let own = self
-            .interactions
-            .last_chunk::<1>()
-            .map_or(&[][..], |i| &i[..]);
+        };
         let outside = super::outside(
-            own,
+            std::slice::from_ref(&interaction),
             std::slice::from_ref(&node),
             &[],
             (span.start, span.end),
         );
         self.outside.extend(outside);
+        self.interactions.push(interaction);
+        // The entry's document is dropped here unless kept: built for a whole HAR at once,
+        // they were most of its memory.
         if self.keep {
             self.nodes.push(node);
         }
         self.range = (self.range.0.min(span.start), self.range.1.max(span.end));
-        self.size += span.end.saturating_sub(span.start) as usize;
-        if self.size >= self.window {
+        if (self.range.1 - self.range.0) as usize >= self.window {
             self.flush();
         }
     }
@@ -229,7 +222,6 @@ impl Windows<'_, '_> {
         };
         self.ranges.push(self.range);
         self.range = (u32::MAX, 0);
-        self.size = 0;
         (self.visit)(cassette, std::mem::take(&mut self.nodes));
     }
 }

@@ -289,6 +289,12 @@ pub fn read_with(
     Ok(Some(cassette))
 }
 
+/// The size from which a body's text is held once, where it is, rather than copied: moved
+/// out of the document a reader built (`walk::fill_deferred`), and not kept again in a
+/// scrub's document (`scrub`). A copy of a 500 MB body was the largest part of the memory
+/// of reading and scrubbing it (issue 25).
+const LARGE_BODY: usize = 1 << 20;
+
 /// How many bytes of entries make a window of a cassette read in windows ([`read_windows`]).
 static WINDOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(32 << 20);
 
@@ -310,8 +316,8 @@ pub fn in_windows(text: &[u8]) -> bool {
             .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"log\""))
 }
 
-/// Reads `text` (the file at `path`, decompressed) as an HTTP cassette, as [`read_with`]
-/// does, but hands it to `visit` in parts: a JSON HAR larger than a window (32 MiB of
+/// Reads `text` (the file at `path`, or its decompressed text) as an HTTP cassette, as
+/// [`read_with`] does, but hands it to `visit` in parts: a JSON HAR larger than a window (32 MiB of
 /// entries) goes a window of entries at a time, each a cassette of its own (its
 /// interactions named and placed as in the whole file, its `outside` within the window),
 /// then one without interactions that holds the rest of the file; any other cassette goes

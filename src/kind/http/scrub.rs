@@ -369,7 +369,7 @@ impl Scrubber<'_> {
         match_on: &[&str],
     ) -> Result<Scrubbed, ScrubError> {
         let Ok(text) = std::str::from_utf8(file) else {
-            return Ok(unchanged());
+            return Ok(Scrubbed::default());
         };
         let leaks = if self.rules.defaults {
             crate::lint::http::check(&cassette, file, self.scanner, match_on)
@@ -571,7 +571,7 @@ impl Scrubber<'_> {
             // the first YAML document in an escaped form, say). Say so.
             return Ok(Scrubbed {
                 remaining: reported,
-                ..unchanged()
+                ..Scrubbed::default()
             });
         }
         let mut replaced: Vec<Replaced> = plan
@@ -702,10 +702,6 @@ struct Defaults {
 /// How long a value must be to be replaced inside other text, not only where it stands
 /// whole.
 const MIN_INSIDE: usize = 8;
-
-fn unchanged() -> Scrubbed {
-    Scrubbed::default()
-}
 
 /// The name a credential was judged by, from its readable path: `?api_key`, `/password`,
 /// `cookie session`, `headers.Authorization[0]`, `headers[2].value (authorization)`.
@@ -947,7 +943,7 @@ type ReadBack<'a> = dyn Fn(
     + 'a;
 
 /// The scalars of `cassette`'s bodies stored as their own text (no cassette encoding, no
-/// `!!binary`) of a mebibyte or more: a plan reads such a body from the cassette and takes
+/// `!!binary`) of [`super::LARGE_BODY`] or more: a plan reads such a body from the cassette and takes
 /// only the scalar's place and style from the document, which need not hold its text a
 /// second time (a 500 MB body was held four times, issue 25).
 fn large_texts(cassette: &HttpCassette) -> std::collections::HashSet<u32> {
@@ -960,7 +956,9 @@ fn large_texts(cassette: &HttpCassette) -> std::collections::HashSet<u32> {
                 field,
                 bytes,
                 stored,
-            } if stored.is_empty() && field.text.is_empty() && bytes.len() >= 1 << 20 => field.at,
+            } if stored.is_empty() && field.text.is_empty() && bytes.len() >= super::LARGE_BODY => {
+                field.at
+            }
             _ => None,
         })
         .collect()

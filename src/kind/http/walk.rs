@@ -47,41 +47,34 @@ pub(super) struct At<'n> {
     offset: usize,
 }
 
-/// The size from which a body stored as its scalar's text is moved out of the document after
-/// the cassette is read ([`fill_deferred`]) rather than copied from it: a 500 MB body was held
-/// twice while its document was (issue 25).
-const DEFER: usize = 1 << 20;
-
 /// What a deferred body's `stored` says until [`fill_deferred`] gives it its bytes.
 const DEFERRED: &str = "deferred";
 
 /// Gives each body [`At::body_bytes`] deferred the text of its scalar, moved out of `root`
 /// (the document the cassette was read from, whose scalar texts nothing reads afterwards but
-/// for their spans). An alias is a node of its own, at its own place, so no two bodies
-/// name one scalar; should they, each gets the text.
+/// for their spans). An alias is a node of its own, at its own place, so no two bodies name
+/// one scalar.
 pub(super) fn fill_deferred(cassette: &mut HttpCassette, root: &mut Node) {
-    let mut wanted: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
-    for interaction in &cassette.interactions {
-        for body in interaction.bodies() {
-            if let Body::Bytes { field, stored, .. } = body
-                && stored.as_slice() == [DEFERRED]
-                && let Some(at) = field.at
-            {
-                *wanted.entry(at).or_default() += 1;
-            }
-        }
-    }
+    let deferred = |body: &Body| match body {
+        Body::Bytes { field, stored, .. } if stored.as_slice() == [DEFERRED] => field.at,
+        _ => None,
+    };
+    let wanted: std::collections::HashSet<u32> = cassette
+        .interactions
+        .iter()
+        .flat_map(Interaction::bodies)
+        .filter_map(deferred)
+        .collect();
     if wanted.is_empty() {
         return;
     }
     let mut texts: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        let start = node.start;
         match &mut node.value {
             crate::doc::NodeValue::Scalar(scalar) => {
-                if wanted.contains_key(&start) && !texts.contains_key(&start) {
-                    texts.insert(start, std::mem::take(&mut scalar.text));
+                if wanted.contains(&node.start) {
+                    texts.insert(node.start, std::mem::take(&mut scalar.text));
                 }
             }
             crate::doc::NodeValue::Seq(items) => stack.extend(items.iter_mut()),
@@ -99,22 +92,10 @@ pub(super) fn fill_deferred(cassette: &mut HttpCassette, root: &mut Node) {
             .into_iter()
             .chain(response)
         {
-            if let Body::Bytes {
-                field,
-                bytes,
-                stored,
-            } = body
-                && stored.as_slice() == [DEFERRED]
-                && let Some(at) = field.at
+            if let Some(at) = deferred(body)
+                && let Body::Bytes { bytes, stored, .. } = body
             {
-                let left = wanted.get_mut(&at).expect("counted above");
-                *left -= 1;
-                let text = if *left == 0 {
-                    texts.remove(&at).unwrap_or_default()
-                } else {
-                    texts.get(&at).cloned().unwrap_or_default()
-                };
-                *bytes = text.into_bytes();
+                *bytes = texts.remove(&at).unwrap_or_default().into_bytes();
                 stored.clear();
             }
         }
@@ -275,7 +256,7 @@ impl<'n> At<'n> {
     /// it is empty (a recorder writes `''` for "no body").
     pub(super) fn body_bytes(&self) -> Result<Option<Body>, ReadError> {
         if let Some(scalar) = self.node.as_scalar()
-            && scalar.text.len() >= DEFER
+            && scalar.text.len() >= super::LARGE_BODY
             && !is_binary(self.node)
             && let Some(at) = self.node.offset()
         {
