@@ -174,23 +174,11 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         || v.ends_with("...")
         || v.ends_with('…')
         || PLACEHOLDER_WORDS.contains(&lower.as_str())
-        || [
-            "redacted",
-            "filtered",
-            "xxxx",
-            "****",
-            "<redacted",
-            "placeholder",
-            "your_",
-            "your-",
-            "dummy",
-            "changeme",
-        ]
-        .iter()
-        .any(|w| lower.contains(w))
+        || v.contains("****")
+        || lower.contains("<redacted")
+        || has_marker(v, VALUE_MARKERS)
         || v.chars()
             .all(|c| c == v.chars().next().unwrap_or('x') || c == '-' || c == '_')
-        || v.contains("XXX")
         || lower.split(['-', '_', '.', ' ']).all(|w| {
             w.is_empty() || FAKE_WORDS.contains(&w) || w.bytes().all(|b| b.is_ascii_digit())
         })
@@ -319,39 +307,103 @@ pub(super) fn is_token_charset(value: &str) -> bool {
     })
 }
 
+/// Words that mark a value as written to stand for a credential, wherever they stand as a
+/// word in it (see [`has_marker`]).
+const VALUE_MARKERS: &[&str] = &[
+    "redacted",
+    "filtered",
+    "placeholder",
+    "your",
+    "dummy",
+    "changeme",
+    "xxx",
+];
+
+/// The markers of a token-shaped value (`sk-FAKE-...`, `AKIA...EXAMPLE`, `...XXXX`).
+const TOKEN_MARKERS: &[&str] = &[
+    "xxx",
+    "redacted",
+    "filtered",
+    "example",
+    "placeholder",
+    "dummy",
+    "fake",
+    "your",
+];
+
+/// Whether one of `markers` (lower-case) stands as a word in `value`: written in one case
+/// (`FAKE`, `fake`, `Fake`; a run of `x` counts whole, `xxxxxxxx`), and beginning or ending
+/// at an edge of the value, at a character that is not a letter or digit (`sk-FAKE`,
+/// `YOUR_KEY`, `...XXXX`), or at a change of case that starts or ends a word (`myFakeKey`).
+/// A word found inside a random key is none of these: about one random key in 1,000 to
+/// 2,500 holds `fake`, `your` or `xxx` in some mix of cases (issue 22), and a reviewer
+/// reads them as the key they are.
+pub(super) fn has_marker(value: &str, markers: &[&str]) -> bool {
+    let bytes = value.as_bytes();
+    let lower = value.to_ascii_lowercase();
+    markers.iter().any(|marker| {
+        lower.match_indices(marker).any(|(start, _)| {
+            let mut end = start + marker.len();
+            if marker.bytes().all(|b| b == b'x') {
+                while lower.as_bytes().get(end) == Some(&b'x') {
+                    end += 1;
+                }
+            }
+            let word = &bytes[start..end];
+            let one_case = word.iter().all(u8::is_ascii_uppercase)
+                || word.iter().all(u8::is_ascii_lowercase)
+                || (word[0].is_ascii_uppercase() && word[1..].iter().all(u8::is_ascii_lowercase));
+            if !one_case {
+                return false;
+            }
+            let before = start.checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(end).copied();
+            let starts = match before {
+                None => true,
+                Some(b) if !b.is_ascii_alphanumeric() => true,
+                Some(b) => b.is_ascii_lowercase() && word[0].is_ascii_uppercase() && word.len() > 1 && word[1].is_ascii_lowercase(),
+            };
+            let ends = match after {
+                None => true,
+                Some(b) if !b.is_ascii_alphanumeric() => true,
+                Some(b) => b.is_ascii_uppercase() && word[word.len() - 1].is_ascii_lowercase(),
+            };
+            starts || ends
+        })
+    })
+}
+
+/// The length of the longest run of one character in `value`.
+fn longest_run(value: &str) -> usize {
+    let bytes = value.as_bytes();
+    let mut longest = 0;
+    let mut start = 0;
+    for i in 1..=bytes.len() {
+        if i == bytes.len() || bytes[i] != bytes[start] {
+            longest = longest.max(i - start);
+            start = i;
+        }
+    }
+    longest
+}
+
 /// A token-shaped value that is not a real token: redacted (`sk-ant-***`, `...XXXX`),
 /// documentation examples (`AKIAIOSFODNN7EXAMPLE`), or too uniform to be random.
 pub(super) fn is_placeholder_token(token: &str) -> bool {
-    let upper = token.to_ascii_uppercase();
-    if [
-        "XXXX",
-        "****",
-        "REDACTED",
-        "FILTERED",
-        "EXAMPLE",
-        "…",
-        "...",
-        "PLACEHOLDER",
-        "DUMMY",
-        "FAKE",
-        "YOUR",
-    ]
-    .iter()
-    .any(|w| upper.contains(w))
+    if ["****", "…", "..."].iter().any(|w| token.contains(w)) || has_marker(token, TOKEN_MARKERS)
     {
         return true;
     }
     // Key ids are upper-case: one that spells `TEST` was made for a test (`AKIATESTKEY...`).
+    let upper = token.to_ascii_uppercase();
     if token.bytes().all(|b| !b.is_ascii_lowercase()) && upper.contains("TEST") {
         return true;
     }
-    // Nor is a run of one character six long (`AKIA0000000000001234`): random keys do not
-    // have them.
-    if token
-        .as_bytes()
-        .windows(6)
-        .any(|w| w.iter().all(|&b| b == w[0]))
-    {
+    // Nor is a key padded with one character (`AKIA0000000000001234`): a run of six or more
+    // that is a quarter of the value or more. A long random token can hold such a run where
+    // its bytes are structure (an AWS session token's `//////////`, bytes 0xFF in base64),
+    // a small part of it.
+    if longest_run(token) >= 6.max(token.len() / 4) {
         return true;
     }
     // Real keys are random: a body of few distinct characters (`sk-ant-aaaa...`) is not one.
@@ -486,6 +538,36 @@ mod tests {
             "a8f3K2m9",
             "PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA",
         ] {
+            assert!(!is_placeholder_value(v), "{v}");
+        }
+    }
+
+    /// A marker word counts where it stands as a word, not where a random key spells it.
+    #[test]
+    fn a_placeholder_is_known_by_its_shape_not_a_word_inside_it() {
+        for v in [
+            "sk-FAKE-abc123def456ghi789",
+            "sk-proj-fakekey0123456789",
+            "myFakeApiKey123456",
+            "YOUR_API_KEY_123456",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "abcd1234efgh5678XXXX",
+            "AKIA0000000000001234",
+        ] {
+            assert!(is_placeholder_token(v), "{v}");
+        }
+        // Random keys that spell a marker in a mix of cases or inside other characters, and
+        // an AWS session token whose bytes 0xFF make a run of `/` in its base64.
+        let session = format!("IQoJb3JpZ2luX2VjEFkaCXVz{}wEaCXVzLWVhc3QtMSJGMEQCIATPQNTQLWi+yR783RDlvzFAdOYBy4zAeODFqnqPzF4YAiA", "/".repeat(10));
+        for v in [
+            "a9fAkE2kQ7mZp3xR8vLw",
+            "Q7x9FAKEq2LmZp3xR8vL",
+            "h3YoUr8kQ7mZp3xR8vLw",
+            "m2kxXxq9Lw7Zp3R8vQa1",
+            session.as_str(),
+        ] {
+            assert!(!is_placeholder_token(v), "{v}");
             assert!(!is_placeholder_value(v), "{v}");
         }
     }

@@ -1,0 +1,99 @@
+//! The leak judge on the classes of values real repositories hold (issue 22): each class is
+//! written here as a small cassette of the shape it was found in, and judged through the
+//! binary as a user runs it (`vcr verify --format json`). The values are made for these
+//! tests: random where the class is a real credential, made up where it is a placeholder.
+
+mod common;
+
+use common::TestDir;
+
+/// The error findings of `vcr verify` on one cassette, as `id detector path` lines.
+fn errors(name: &str, content: &str) -> Vec<String> {
+    let t = TestDir::new();
+    t.write(name, content);
+    let run = t.vcr(&["verify", "--format", "json", name]);
+    let doc = run.json();
+    assert!(
+        matches!(run.code, Some(0 | 1)),
+        "verify failed to run: {}",
+        run.stderr
+    );
+    doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error")
+        .map(|f| format!("{} {} {}", f["id"], f["detector"], f["message"]))
+        .collect()
+}
+
+/// A vcrpy cassette of one exchange: request headers (YAML lines under `headers:`, indented
+/// by six), URI, response body string and response headers.
+fn vcrpy(request_headers: &str, uri: &str, body: &str, response_headers: &str) -> String {
+    format!(
+        "interactions:\n- request:\n    body: null\n    headers:\n{request_headers}    method: GET\n    uri: {uri}\n  response:\n    body:\n      string: '{body}'\n    headers:\n{response_headers}    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    )
+}
+
+/// A `!!binary` header value, as vcrpy writes one (base64, 76 characters a line).
+fn binary_header(name: &str, value: &str) -> String {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
+    let lines: Vec<&str> = encoded
+        .as_bytes()
+        .chunks(76)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect();
+    format!(
+        "      {name}:\n      - !!binary |\n{}\n",
+        lines
+            .iter()
+            .map(|l| format!("        {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    )
+}
+
+/// A random-looking AWS session token: base64 with the run of `/` real ones hold (their
+/// bytes 0xFF), long enough to wrap in a `!!binary` scalar.
+fn session_token() -> String {
+    let mut token = String::from("IQoJb3JpZ2luX2VjEFkaCXVzLWVhc3QtMSJHMEUCIQDk7Vq2");
+    token.push_str(&"/".repeat(10));
+    token.push_str("wEaDDk3NTA1MDI0ODQ2NyIM1x9Kq3Rz8mP4tW2vLnB6cY0dH5gJ7sA9eF2iU4oQ8rT1yX3zC6vB0nM5kL7jG9hD2fS4aP6wE8qR1tY3uI5oK7lZ9xC2vB4nM6");
+    token
+}
+
+#[test]
+fn a_session_token_with_a_run_of_slashes_in_a_binary_header_is_an_error() {
+    let headers = binary_header("X-Amz-Security-Token", &session_token());
+    let found = errors(
+        "cassettes/bedrock.yaml",
+        &vcrpy(
+            &headers,
+            "https://bedrock-runtime.us-east-1.amazonaws.com/model/m/invoke",
+            "{}",
+            "      Content-Type:\n      - application/json\n",
+        ),
+    );
+    assert!(
+        found.iter().any(|f| f.contains("X-Amz-Security-Token")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_random_key_that_spells_a_marker_is_an_error_and_a_marked_one_is_not() {
+    for (key, real) in [
+        ("sk-proj-a9fAkE2kQ7mZp3xR8vLwT5nB1cD4eF6g", true),
+        ("sk-proj-Q7x9YOURq2LmZp3xR8vLT5nB1cD4eF6g", true),
+        ("sk-proj-FAKE-Q7x9q2LmZp3xR8vLT5nB1cD4eF6g", false),
+        ("sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gXXXX", false),
+    ] {
+        let headers = format!("      Authorization:\n      - Bearer {key}\n");
+        let found = errors(
+            "cassettes/openai.yaml",
+            &vcrpy(&headers, "https://api.openai.com/v1/models", "{}", ""),
+        );
+        assert_eq!(!found.is_empty(), real, "{key}: {found:?}");
+    }
+}
