@@ -97,3 +97,63 @@ fn a_random_key_that_spells_a_marker_is_an_error_and_a_marked_one_is_not() {
         assert_eq!(!found.is_empty(), real, "{key}: {found:?}");
     }
 }
+
+/// A presigned URL as S3-compatible stores write it: a bare `/` beside `%2B` in its token.
+fn presigned(host: &str) -> String {
+    format!(
+        "https://{host}/bucket/object?Signature=Kq7vZ2mXw9Lr4Tb8Yc1Nd5Fh3Jk%2F&Expires=1778670916&AWSAccessKeyId=JQ8X2M4N6P1R3T5V7W9Y&x-amz-security-token=MQpmODAwOTNlZTli/MTE0ZWY1%2BMTY1ZTA4NzMxMjRk=="
+    )
+}
+
+#[test]
+fn credentials_in_urls_inside_bodies_and_headers_are_errors_and_normalize_removes_them() {
+    let t = TestDir::new();
+    let body = format!(
+        "{{\"url\": \"{}\", \"exists\": true}}",
+        presigned("gb-lon-1.example-objects.com")
+    );
+    let location = format!(
+        "      Location:\n      - {}\n",
+        presigned("eu-1.example-objects.com")
+    );
+    t.write(
+        "cassettes/upload.yaml",
+        vcrpy(
+            "      Accept:\n      - '*/*'\n",
+            "https://api.example.com/v4/object-url",
+            &body,
+            &location,
+        ),
+    );
+    let run = t.vcr(&["verify", "--format", "json", "cassettes/upload.yaml"]);
+    run.code(1);
+    let found = common::finding_fields(&run.json(), &["id", "message", "path"]);
+    for (name, place) in [
+        ("Signature", "response body"),
+        ("x-amz-security-token", "response body"),
+        ("Signature", "response header"),
+        ("x-amz-security-token", "response header"),
+    ] {
+        assert!(
+            found
+                .iter()
+                .any(|f| f.contains(&format!("`{name}`")) && f.contains(place)),
+            "{name} in a {place}: {found:?}"
+        );
+    }
+    t.vcr(&["normalize", "cassettes/upload.yaml"]).code(0);
+    let text = t.read("cassettes/upload.yaml");
+    assert!(!text.contains("Kq7vZ2mXw9Lr4Tb8"), "{text}");
+    assert!(!text.contains("MQpmODAwOTNlZTli"), "{text}");
+    t.vcr(&["verify", "cassettes/upload.yaml"]).code(0);
+}
+
+#[test]
+fn a_url_whose_parameters_hold_no_credential_is_no_finding() {
+    let body = "{\"next\": \"https://api.example.com/items?page=2&key=YOUR_API_KEY&signature=REDACTED\", \"key\": \"primary\"}";
+    let found = errors(
+        "cassettes/list.yaml",
+        &vcrpy("", "https://api.example.com/items", body, ""),
+    );
+    assert!(found.is_empty(), "{found:?}");
+}

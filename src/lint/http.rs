@@ -153,9 +153,25 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
     })
 }
 
-/// What `names_a_field` looks for: the credential fields, and the two names that are
-/// credentials beside other keys.
-const FIELD_NAMES: [&[&str]; 2] = [CREDENTIAL_FIELDS, &["secret", "apikey"]];
+/// What `names_a_field` looks for: the credential fields, the two names that are
+/// credentials beside other keys, and (last, see [`URL_NAMES`]) the query parameters that
+/// are no field's name.
+const FIELD_NAMES: [&[&str]; 3] = [CREDENTIAL_FIELDS, &["secret", "apikey"], URL_NAMES];
+
+/// The credential query parameters that name no credential field: a body that holds one
+/// in a URL (`&X-Amz-Signature=`, `?key=`) is decoded for the URL to be judged. They count
+/// only as a URL writes them, after `?` or `&` (or JSON's `\u0026`, HTML's `&amp;`) and
+/// before `=`, so that a JSON `"key":` does not make every body worth decoding.
+const URL_NAMES: &[&str] = &[
+    "key",
+    "sig",
+    "signature",
+    "x-amz-security-token",
+    "x-amz-signature",
+    "x-amz-credential",
+    "x-goog-signature",
+    "x-goog-credential",
+];
 
 /// How much of a body is lower-cased at a time for the name search: a copy of a small
 /// window stays in the cache, and a large body is not copied whole.
@@ -199,7 +215,22 @@ fn names_a_field_bytewise(bytes: &[u8]) -> bool {
             .build(FIELD_NAMES.iter().flat_map(|l| l.iter()))
             .expect("literal names build")
     });
-    (names.find_iter(bytes)).any(|m| is_field_name_at(bytes, m.start(), m.end()))
+    (names.find_iter(bytes)).any(|m| is_name_at(bytes, m.start(), m.end(), m.pattern().as_usize()))
+}
+
+/// Whether the name of pattern `pattern` of [`FIELD_NAMES`], found at `start..end`, stands
+/// as a key or parameter ([`is_field_name_at`]), or for the last list, as a URL's parameter.
+fn is_name_at(bytes: &[u8], start: usize, end: usize, pattern: usize) -> bool {
+    let fields: usize = FIELD_NAMES[..2].iter().map(|l| l.len()).sum();
+    if pattern < fields {
+        return is_field_name_at(bytes, start, end);
+    }
+    let before = &bytes[..start];
+    (before.ends_with(b"?")
+        || before.ends_with(b"&")
+        || before.ends_with(b"\\u0026")
+        || before.ends_with(b"&amp;"))
+        && bytes.get(end) == Some(&b'=')
 }
 
 /// `names_a_field`, lower-casing `window` bytes at a time. Each window runs on by the
@@ -221,7 +252,7 @@ fn names_a_field_in(bytes: &[u8], window: usize) -> bool {
         );
         let found = field_names().find_iter(&folded).any(|m| {
             let (start, end) = (from + m.start(), from + m.end());
-            start < to && is_field_name_at(bytes, start, end)
+            start < to && is_name_at(bytes, start, end, m.pattern().as_usize())
         });
         if found {
             return true;
@@ -461,6 +492,13 @@ impl<'a> Collect<'a> {
                 }
                 continue;
             }
+            let relative = is_one_of(name, URL_HEADERS) && value.text.starts_with('/');
+            if relative || value.text.contains("://") {
+                for (hit, parameter) in url_credentials(&value.text, relative) {
+                    let path = format!("{} ?{parameter}", path());
+                    self.named.push(leak_at(hit, value, self.file, path, place));
+                }
+            }
             let path = TextPath::Header {
                 path: &value.path,
                 name,
@@ -552,6 +590,19 @@ impl<'a> Collect<'a> {
                         repeats: 0,
                     });
                     return;
+                }
+            }
+            if !leaf.is_key && leaf.text.contains("://") {
+                for (hit, parameter) in url_credentials(leaf.text, false) {
+                    let offset = exact_offset(own, leaf.text, this.file).or(anchor);
+                    this.named.push(HttpLeak {
+                        hit,
+                        severity: Severity::Error,
+                        offset,
+                        path: format!("{} ?{parameter}", leaf_path(base, described, leaf.path)),
+                        place,
+                        repeats: 0,
+                    });
                 }
             }
             let item = Text {
@@ -840,14 +891,10 @@ fn collect<'a>(
             matched.url,
             " in a request URL",
         );
-        for (name, value) in query_pairs(&url.text) {
-            if is_one_of(&name, CREDENTIAL_PARAMETERS)
-                && let Some(hit) = credential::named("credential-parameter", &name, &value, 8)
-            {
-                let path = format!("{} ?{name}", url.path);
-                c.named
-                    .push(leak_at(hit, url, file, path, " in a request URL"));
-            }
+        for (hit, name) in parameter_credentials(&url.text, false) {
+            let path = format!("{} ?{name}", url.path);
+            c.named
+                .push(leak_at(hit, url, file, path, " in a request URL"));
         }
         c.headers(&request.headers, Side::Request, i, matched.headers);
         if let Some(body) = &request.body {
@@ -1193,12 +1240,58 @@ fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
     kept
 }
 
-/// The query parameters of a URL, percent-decoded.
-fn query_pairs(url: &str) -> Vec<(String, String)> {
-    match url.split_once('?') {
-        Some((_, query)) => body::parse_form(query.split('#').next().unwrap_or_default()),
-        None => Vec::new(),
+/// The credentials in a URL's query parameters, each with its parameter's name. Each is
+/// judged percent-decoded; with `as_written`, the hit's text is the value as the URL writes
+/// it, which is what a scrub finds in a text that holds the URL: writers encode a value's
+/// `+`, `/` and `=` each their own way (`%2B` beside a bare `/` in real presigned URLs).
+fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, String)> {
+    let Some((_, query)) = url.split_once('?') else {
+        return Vec::new();
+    };
+    let query = query.split('#').next().unwrap_or_default();
+    let mut found = Vec::new();
+    for piece in query.split('&') {
+        let (raw_name, raw_value) = piece.split_once('=').unwrap_or((piece, ""));
+        let name = body::percent_decode(raw_name);
+        if !is_one_of(&name, CREDENTIAL_PARAMETERS) {
+            continue;
+        }
+        let value = body::percent_decode(raw_value);
+        if let Some(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
+            if as_written && hit.text != raw_value && hit.text == value.trim() {
+                hit.text = raw_value.trim().to_owned();
+            }
+            found.push((hit, name));
+        }
     }
+    found
+}
+
+/// Headers whose value is a URL, which may be written without its scheme and host.
+const URL_HEADERS: &[&str] = &["location", "content-location", "refresh"];
+
+/// The credentials in the query parameters of every URL written inside `text` (a presigned
+/// URL in a JSON response, a `Location` header that redirects to one), judged as a request
+/// URL's are; with `whole`, `text` is one URL that may lack its scheme and host.
+fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
+    if whole {
+        return parameter_credentials(text, true);
+    }
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        let start = text[..at]
+            .rfind(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '-' | '.'))
+            .map_or(0, |i| i + 1);
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\'))
+            .map_or(text.len(), |i| at + i);
+        if start < at {
+            found.extend(parameter_credentials(&text[start..end], true));
+        }
+        from = end.max(at + 3);
+    }
+    found
 }
 
 #[cfg(test)]

@@ -361,7 +361,12 @@ pub(super) fn has_marker(value: &str, markers: &[&str]) -> bool {
             let starts = match before {
                 None => true,
                 Some(b) if !b.is_ascii_alphanumeric() => true,
-                Some(b) => b.is_ascii_lowercase() && word[0].is_ascii_uppercase() && word.len() > 1 && word[1].is_ascii_lowercase(),
+                Some(b) => {
+                    b.is_ascii_lowercase()
+                        && word[0].is_ascii_uppercase()
+                        && word.len() > 1
+                        && word[1].is_ascii_lowercase()
+                }
             };
             let ends = match after {
                 None => true,
@@ -559,7 +564,10 @@ mod tests {
         }
         // Random keys that spell a marker in a mix of cases or inside other characters, and
         // an AWS session token whose bytes 0xFF make a run of `/` in its base64.
-        let session = format!("IQoJb3JpZ2luX2VjEFkaCXVz{}wEaCXVzLWVhc3QtMSJGMEQCIATPQNTQLWi+yR783RDlvzFAdOYBy4zAeODFqnqPzF4YAiA", "/".repeat(10));
+        let session = format!(
+            "IQoJb3JpZ2luX2VjEFkaCXVz{}wEaCXVzLWVhc3QtMSJGMEQCIATPQNTQLWi+yR783RDlvzFAdOYBy4zAeODFqnqPzF4YAiA",
+            "/".repeat(10)
+        );
         for v in [
             "a9fAkE2kQ7mZp3xR8vLw",
             "Q7x9FAKEq2LmZp3xR8vL",
