@@ -157,3 +157,86 @@ fn a_url_whose_parameters_hold_no_credential_is_no_finding() {
     );
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A JWT with the given claims (header and signature made up).
+fn jwt(claims: &str) -> String {
+    use base64::Engine;
+    let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+    format!(
+        "{}.{}.Zk3q9XvL2mP8rT5wY1nB4cD7eF0gH6jK",
+        b64(r#"{"alg":"HS256","typ":"JWT"}"#),
+        b64(claims)
+    )
+}
+
+#[test]
+fn test_values_a_reviewer_reads_at_a_glance_are_no_finding_and_real_ones_are() {
+    use base64::Engine;
+    let basic = |account: &str| {
+        format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(account)
+        )
+    };
+    let cases = [
+        // Leetspeak of "a secure password", "real bad pass": test passwords.
+        (
+            r#"{"password": "@S3cur3P@55w0rd"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        (
+            r#"{"password": "r34!_b4d_p455"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        // Fake words glued together.
+        (
+            r#"{"secret_access_key": "testkey", "access_key_id": "testid"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        // A vendor's prefix before fake words, in HTTP Basic.
+        ("{}".to_owned(), basic("testuser:ghp_TEST_TOKEN"), false),
+        // A local model server's documented dummy key.
+        ("{}".to_owned(), "Bearer ollama".to_owned(), false),
+        // A JWT whose claims are made up: no issuer, a name that is no one.
+        (
+            format!(
+                r#"{{"access_token": "{}"}}"#,
+                jwt(r#"{"name":"none","sub":"noone@example.org","iat":1708593737}"#)
+            ),
+            String::new(),
+            false,
+        ),
+        // Real ones: a random password, a real-looking Basic account, a JWT with an issuer.
+        (
+            r#"{"password": "k7#Vq2!mZx9Lp4Rw"}"#.to_owned(),
+            String::new(),
+            true,
+        ),
+        ("{}".to_owned(), basic("deploy-bot:Xq8vN2kL5mR7pT3w"), true),
+        (
+            format!(
+                r#"{{"access_token": "{}"}}"#,
+                jwt(
+                    r#"{"iss":"https://login.example-idp.com","sub":"8f2c1a9e","name":"Dana Reyes","iat":1708593737}"#
+                )
+            ),
+            String::new(),
+            true,
+        ),
+    ];
+    for (body, authorization, real) in cases {
+        let headers = if authorization.is_empty() {
+            String::new()
+        } else {
+            format!("      Authorization:\n      - {authorization}\n")
+        };
+        let request = format!(
+            "interactions:\n- request:\n    body: '{body}'\n    headers:\n{headers}      Content-Type:\n      - application/json\n    method: POST\n    uri: https://api.example.com/v1/login\n  response:\n    body:\n      string: '{{}}'\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+        );
+        let found = errors("cassettes/login.yaml", &request);
+        assert_eq!(!found.is_empty(), real, "{body} {authorization}: {found:?}");
+    }
+}

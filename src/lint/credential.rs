@@ -139,6 +139,7 @@ pub(crate) fn named(
         || placeholder::is_placeholder_value(credential)
         || is_placeholder_token(credential)
         || placeholder::is_public_key(credential)
+        || is_test_words(credential)
     {
         return None;
     }
@@ -161,6 +162,15 @@ pub(crate) fn named(
             None => mask(credential),
         },
     })
+}
+
+/// Whether a named credential's value is words a reviewer reads as a test value: fake words
+/// glued or separated (`testkey`, `mySecret`, `test-client_secret`), in leetspeak
+/// (`@S3cur3P@55w0rd`), behind a vendor's prefix (`ghp_TEST_TOKEN`); letters required, so a
+/// number alone is judged as it is. A JWT is judged by its claims ([`placeholder::is_fake_jwt`]).
+fn is_test_words(credential: &str) -> bool {
+    (credential.bytes().any(|b| b.is_ascii_alphabetic()) && placeholder::is_fake_words(credential))
+        || (credential.starts_with("eyJ") && placeholder::is_fake_jwt(credential))
 }
 
 /// Whether a `Basic` credential decodes to a made-up account (`test:test`,

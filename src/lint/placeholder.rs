@@ -206,10 +206,13 @@ pub(super) fn is_env_name(value: &str) -> bool {
 /// Whether a value is made only of fake words, with or without separators (`test`,
 /// `testuser`, `none`, `example_token`, `TestTestTest`), numbers allowed between them: what a
 /// decoded `Basic` credential or a JWT's claims say when the credential was made up.
+///
+/// Words may be written in leetspeak (`@S3cur3P@55w0rd`, `r34!_b4d_p455`): a reviewer
+/// reads "a secure password" and "real bad pass" at a glance, and so does this.
 pub(super) fn is_fake_words(value: &str) -> bool {
     let lower: Vec<u8> = value
         .bytes()
-        .filter(u8::is_ascii_alphanumeric)
+        .filter(|b| b.is_ascii_alphanumeric() || LEET.iter().any(|(l, _)| l == b))
         .map(|b| b.to_ascii_lowercase())
         .collect();
     if lower.is_empty() {
@@ -228,13 +231,33 @@ pub(super) fn is_fake_words(value: &str) -> bool {
             reachable[i + digits] = true;
         }
         for word in FAKE_WORDS.iter().chain(FAKE_USER_WORDS) {
-            if lower[i..].starts_with(word.as_bytes()) {
+            let spelled = lower.get(i..i + word.len()).is_some_and(|at| {
+                at.iter()
+                    .zip(word.bytes())
+                    .all(|(&b, w)| b == w || LEET.iter().any(|&(l, letter)| l == b && letter == w))
+            });
+            if spelled {
                 reachable[i + word.len()] = true;
             }
         }
     }
     reachable[lower.len()]
 }
+
+/// Leetspeak: the characters written for letters, as `(character, letter)`.
+const LEET: &[(u8, u8)] = &[
+    (b'4', b'a'),
+    (b'@', b'a'),
+    (b'3', b'e'),
+    (b'1', b'i'),
+    (b'1', b'l'),
+    (b'!', b'i'),
+    (b'!', b'l'),
+    (b'0', b'o'),
+    (b'5', b's'),
+    (b'$', b's'),
+    (b'7', b't'),
+];
 
 /// Whether a JWT's claims say it was made up: its subject (or, without one, its name or
 /// issuer) is fake words (`{"sub": "test"}`, `{"sub": "1234567890", "name": "John Doe"}` is
@@ -255,12 +278,19 @@ pub(super) fn is_fake_jwt(token: &str) -> bool {
     let Some(claims) = value.as_object() else {
         return false;
     };
-    ["sub", "name", "iss"]
+    let fake = |claim: &str| {
+        claims
+            .get(claim)
+            .and_then(|v| v.as_str())
+            .map(|v| v.split_once('@').map_or(v, |(local, _)| local))
+            .is_some_and(|v| is_fake_words(v) && v.bytes().any(|b| b.is_ascii_alphabetic()))
+    };
+    // The subject names who the token is for (an e-mail by its local part: `noone@ibm.com`);
+    // without one, or without an issuer to vouch for it, the name says it.
+    let subject = ["sub", "name", "iss"]
         .iter()
-        .find_map(|claim| claims.get(claim).and_then(|v| v.as_str()))
-        .is_some_and(|subject| {
-            is_fake_words(subject) && subject.bytes().any(|b| b.is_ascii_alphabetic())
-        })
+        .find(|claim| claims.get(**claim).and_then(|v| v.as_str()).is_some());
+    subject.is_some_and(|claim| fake(claim)) || (claims.get("iss").is_none() && fake("name"))
 }
 
 /// More words of made-up accounts (`testuser:testpass`, `admin:admin`).
@@ -288,6 +318,28 @@ const FAKE_USER_WORDS: &[&str] = &[
     "unknown",
     "fixture",
     "stub",
+    "no",
+    "noone",
+    "nobody",
+    "secure",
+    "very",
+    "real",
+    "strong",
+    "super",
+    "word",
+    // Vendors' token prefixes: `ghp_TEST_TOKEN` is fake words behind GitHub's prefix.
+    "ghp",
+    "gho",
+    "ghu",
+    "ghs",
+    "github",
+    "pat",
+    "xoxb",
+    "xoxp",
+    // Local model servers' documented dummy keys.
+    "ollama",
+    "lm",
+    "studio",
 ];
 
 /// A key that is public by design, not a secret.
