@@ -240,3 +240,96 @@ fn test_values_a_reviewer_reads_at_a_glance_are_no_finding_and_real_ones_are() {
         assert_eq!(!found.is_empty(), real, "{body} {authorization}: {found:?}");
     }
 }
+
+/// A Ruby VCR cassette (JSON) of GET requests, each `(uri, status, recorded_at)`.
+fn ruby_vcr(exchanges: &[(&str, u16, &str)]) -> String {
+    let items: Vec<String> = exchanges
+        .iter()
+        .map(|(uri, status, at)| {
+            format!(
+                r#"{{"request": {{"method": "get", "uri": "{uri}", "body": {{"encoding": "UTF-8", "string": ""}}, "headers": {{}}}}, "response": {{"status": {{"code": {status}, "message": "OK"}}, "headers": {{}}, "body": {{"encoding": "UTF-8", "string": "{{}}"}}}}, "recorded_at": "{at}"}}"#
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"http_interactions": [{}], "recorded_with": "VCR 6.1.0"}}"#,
+        items.join(", ")
+    )
+}
+
+#[test]
+fn ids_and_times_a_test_passes_are_constants_and_those_a_run_makes_are_errors() {
+    let recorded = "Wed, 05 Jun 2013 10:00:00 GMT";
+    let cases = [
+        // A date the test passes, years before the recording.
+        (
+            "https://api.example.com/commits?since=2011-01-15T00:00:00Z",
+            200,
+            false,
+        ),
+        // A time the run made: minutes before the recording.
+        (
+            "https://api.example.com/commits?since=2013-06-05T09:58:12Z",
+            200,
+            true,
+        ),
+        // An object the server already had: its id in the path of a request it answered.
+        (
+            "https://api.example.com/sarifs/fb31fa2c-095d-11ee-98fe-c609abca1772",
+            200,
+            false,
+        ),
+        // The same id that the server did not know: made up by the run.
+        (
+            "https://api.example.com/sarifs/fb31fa2c-095d-11ee-98fe-c609abca1772",
+            404,
+            true,
+        ),
+        // An id in the host: a server's endpoint.
+        (
+            "https://a036eada-c328-482e-9329-5fbb79ca3c05.gw.example.net/api/v1/nodes",
+            404,
+            false,
+        ),
+        // An id written by hand, wherever it is.
+        (
+            "https://api.example.com/jobs?project_id=c1234567-2222-2222-3333-444444444444",
+            404,
+            false,
+        ),
+        // A client's request id in the query: a run makes it.
+        (
+            "https://api.example.com/jobs?request_id=3f9c2e7a-81d4-4b6e-9a05-d27c4e1b8f63",
+            200,
+            true,
+        ),
+    ];
+    for (uri, status, run_made) in cases {
+        let found = errors(
+            "spec/cassettes/commits.json",
+            &ruby_vcr(&[(uri, status, recorded)]),
+        );
+        assert_eq!(!found.is_empty(), run_made, "{uri} {status}: {found:?}");
+        if run_made {
+            assert!(
+                found[0].contains("from when it was recorded")
+                    || found[0].contains("no earlier response handed out"),
+                "the message says why: {found:?}"
+            );
+        }
+    }
+    // Without a recorded time, a timestamp is judged as a run's, and the message says why.
+    let found = errors(
+        "spec/cassettes/commits.json",
+        &ruby_vcr(&[(
+            "https://api.example.com/commits?since=2011-01-15T00:00:00Z",
+            200,
+            "",
+        )])
+        .replace(r#", "recorded_at": """#, ""),
+    );
+    assert!(
+        found.iter().any(|f| f.contains("records no time")),
+        "{found:?}"
+    );
+}

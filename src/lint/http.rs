@@ -45,6 +45,9 @@ pub struct HttpLeak {
     pub place: &'static str,
     /// How many more times the file holds the same value (one finding stands for all).
     pub repeats: usize,
+    /// Why the value was judged one, where the judgement weighed evidence in the cassette
+    /// (` that no earlier response handed out`); empty otherwise.
+    pub why: String,
 }
 
 /// Request headers whose value is a credential whatever its shape.
@@ -414,6 +417,17 @@ struct Collect<'a> {
     large: Vec<(Text<'a>, &'a str)>,
     bodies: Vec<BodyAt<'a>>,
     named: Vec<HttpLeak>,
+    /// What each interaction says of its request's ids and times, by index.
+    exchanges: Vec<Exchange>,
+}
+
+/// The evidence an interaction holds for judging the ids and times its request sent.
+struct Exchange {
+    /// When it was recorded: its own recorded time, else its response's `Date`.
+    time: Option<i64>,
+    /// Whether the server answered with success (2xx but `201 Created`, or `304`): an
+    /// object the request's path names was one the server already had.
+    resolved: bool,
 }
 
 impl<'a> Collect<'a> {
@@ -588,6 +602,7 @@ impl<'a> Collect<'a> {
                         path: leaf_path(base, described, leaf.path),
                         place,
                         repeats: 0,
+                        why: String::new(),
                     });
                     return;
                 }
@@ -602,6 +617,7 @@ impl<'a> Collect<'a> {
                         path: format!("{} ?{parameter}", leaf_path(base, described, leaf.path)),
                         place,
                         repeats: 0,
+                        why: String::new(),
                     });
                 }
             }
@@ -879,8 +895,22 @@ fn collect<'a>(
         large: Vec::new(),
         bodies: Vec::new(),
         named: Vec::new(),
+        exchanges: Vec::new(),
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
+        let status = interaction.response.as_ref().and_then(|r| r.status);
+        let date = || {
+            (interaction.response.iter())
+                .flat_map(|r| &r.headers)
+                .find(|h| h.name.eq_ignore_ascii_case("date"))
+                .and_then(|h| crate::kind::http::parse_time(&h.value.text))
+        };
+        c.exchanges.push(Exchange {
+            time: (interaction.recorded_at.as_ref())
+                .and_then(|f| crate::kind::http::parse_time(&f.text))
+                .or_else(date),
+            resolved: status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
+        });
         let request = &interaction.request;
         let url = &request.url;
         c.field(
@@ -889,7 +919,7 @@ fn collect<'a>(
             Side::Request,
             i,
             matched.url,
-            " in a request URL",
+            URL_PLACE,
         );
         for (hit, name) in parameter_credentials(&url.text, false) {
             let path = format!("{} ?{name}", url.path);
@@ -957,6 +987,7 @@ fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
                 path: "(comment)".to_owned(),
                 place: " in a comment",
                 repeats: 0,
+                why: String::new(),
             });
         }
     }
@@ -983,6 +1014,7 @@ fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static s
         path,
         place,
         repeats: 0,
+        why: String::new(),
     }
 }
 
@@ -1072,6 +1104,7 @@ fn scan_texts(
     let mut pending: Vec<(HttpLeak, &Text, bool)> = Vec::new();
     for (hit, text, content) in hits {
         let mut open = false;
+        let mut why = String::new();
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
             LeakFamily::Secret => Severity::Error,
@@ -1094,12 +1127,15 @@ fn scan_texts(
                 let earlier = handed_out
                     .get(hit.text.as_str())
                     .is_some_and(|&first| first < text.interaction);
-                if volatile(&hit, text) && !earlier {
-                    open = true;
-                    Severity::Error
-                } else {
+                if !volatile(&hit, text) || earlier {
                     continue;
                 }
+                match run_made(c, &hit, text, content) {
+                    Some(reason) => why = reason,
+                    None => continue,
+                }
+                open = true;
+                Severity::Error
             }
             LeakFamily::Email => Severity::Warning,
         };
@@ -1119,6 +1155,7 @@ fn scan_texts(
             path,
             place: text.place,
             repeats: 0,
+            why,
         };
         pending.push((leak, text, open));
     }
@@ -1145,6 +1182,91 @@ fn scan_texts(
         }
     }
 }
+
+/// Why an id or time a matched request sent is one a run makes, or `None` when the cassette
+/// shows it is a constant of the test, which replays as recorded:
+/// - a UUID made up by hand (`c1234567-2222-2222-3333-444444444444`, [`is_made_up_uuid`]);
+/// - a UUID in the URL's host (a server's endpoint: a client cannot make up a host that
+///   answers), or in its path when the server answered with success (an object it already
+///   had: one the fixture created earlier);
+/// - a timestamp more than a year from when the interaction was recorded, or a midnight
+///   more than a day from it: a date the test passes (`since=2011-01-15T00:00:00` in a
+///   cassette recorded in 2013). A time a run makes lies near the recording.
+fn run_made(c: &Collect<'_>, hit: &Hit, text: &Text<'_>, content: &str) -> Option<String> {
+    let exchange = c.exchanges.get(text.interaction);
+    if hit.family == LeakFamily::Uuid {
+        if is_made_up_uuid(&hit.text) {
+            return None;
+        }
+        if text.place == URL_PLACE {
+            let before = &content[..hit.start.min(content.len())];
+            let after_scheme = before.find("://").map(|i| &before[i + 3..]);
+            if after_scheme.is_some_and(|host| !host.contains('/')) {
+                return None;
+            }
+            let in_path = !before.contains('?');
+            if in_path && exchange.is_some_and(|e| e.resolved) {
+                return None;
+            }
+        }
+        return Some(" that no earlier response handed out".to_owned());
+    }
+    let Some(at) = crate::kind::http::parse_time(&hit.text) else {
+        return Some(String::new());
+    };
+    // The interaction's own time, else the nearest the cassette records.
+    let recorded = exchange.and_then(|e| e.time).or_else(|| {
+        (c.exchanges.iter())
+            .filter_map(|e| e.time)
+            .min_by_key(|t| t.abs_diff(at))
+    });
+    let Some(recorded) = recorded else {
+        return Some(" (the cassette records no time to tell it from a fixed date)".to_owned());
+    };
+    let apart = at.abs_diff(recorded);
+    const DAY: u64 = 86_400;
+    let midnight = at.rem_euclid(86_400) == 0;
+    if apart > 366 * DAY || (midnight && apart > DAY) {
+        return None;
+    }
+    Some(format!(" {} from when it was recorded", span(apart)))
+}
+
+/// `3 minutes`, `5 hours`, `12 days`: a span for messages.
+fn span(seconds: u64) -> String {
+    let (n, unit) = match seconds {
+        s if s < 120 => (s, "second"),
+        s if s < 2 * 3600 => (s / 60, "minute"),
+        s if s < 2 * 86_400 => (s / 3600, "hour"),
+        s => (s / 86_400, "day"),
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A UUID written by hand: few distinct digits (`00000000-0000-0000-0000-000000000001`,
+/// `c1234567-2222-2222-3333-444444444444`), or a run of six counting up
+/// (`12345678-1234-...`). A random UUID has 14 to 16 distinct digits of its 32; eight or
+/// fewer happen about once in 80,000, a counting run of six about once in 50,000.
+fn is_made_up_uuid(uuid: &str) -> bool {
+    let digits: Vec<u8> = uuid
+        .bytes()
+        .filter(u8::is_ascii_hexdigit)
+        .map(|b| b.to_ascii_lowercase())
+        .collect();
+    let mut seen = [false; 256];
+    let distinct = digits
+        .iter()
+        .filter(|&&b| !std::mem::replace(&mut seen[b as usize], true))
+        .count();
+    let value = |b: u8| (b as char).to_digit(16).unwrap_or(0);
+    let counting = digits
+        .windows(6)
+        .any(|w| w.windows(2).all(|p| value(p[1]) == value(p[0]) + 1));
+    distinct <= 8 || counting
+}
+
+/// The place of a request URL's texts.
+const URL_PLACE: &str = " in a request URL";
 
 /// For each of `needles`, the first interaction whose response holds it (in a text or in a
 /// body read as plain text): one search of every response for all of them at once.
@@ -1556,6 +1678,28 @@ mod tests {
         // XML's `</root>` is not the root user's home; `/root/...` in a response is a path.
         assert!(paths("null", "'<root><a>1</a></root>'").is_empty());
         assert_eq!(paths("null", "'run /root/build.sh'").len(), 1);
+    }
+
+    #[test]
+    fn uuids_written_by_hand_are_told_from_random_ones() {
+        for uuid in [
+            "00000000-0000-0000-0000-000000000001",
+            "c1234567-2222-2222-3333-444444444444",
+            "12345678-1234-1234-1234-123456789abc",
+            "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+        ] {
+            assert!(is_made_up_uuid(uuid), "{uuid}");
+        }
+        for uuid in [
+            "a036eada-c328-482e-9329-5fbb79ca3c05",
+            "fb31fa2c-095d-11ee-98fe-c609abca1772",
+            "3f9c2e7a-81d4-4b6e-9a05-d27c4e1b8f63",
+        ] {
+            assert!(!is_made_up_uuid(uuid), "{uuid}");
+        }
+        assert_eq!(span(61), "61 seconds");
+        assert_eq!(span(3600), "60 minutes");
+        assert_eq!(span(86_400 * 3), "3 days");
     }
 
     #[test]

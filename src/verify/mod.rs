@@ -909,8 +909,9 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
                 capitalize(&hit.label)
             ),
             LeakFamily::Uuid | LeakFamily::Timestamp => format!(
-                "{}{place}, which {} matches requests by: replay breaks when it changes; filter it when recording or match on less",
+                "{}{place}{}, which {} matches requests by: a run makes it, and replay breaks when it changes; filter it when recording or match on less",
                 capitalize(&hit.label),
+                leak.why,
                 format.name()
             ),
             LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),

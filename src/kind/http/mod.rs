@@ -29,6 +29,7 @@ use std::path::Path;
 
 use crate::doc::{DocError, Node, NodeValue};
 
+pub(crate) use time::parse as parse_time;
 pub use time::{Recorded, format_date};
 
 /// The recorder that wrote a cassette.

@@ -49,7 +49,7 @@ impl Recorded {
 
 /// Parses an RFC 3339 date-time (`2024-05-01T12:00:00.123Z`, `+02:00` offsets, a space for
 /// `T`) or an HTTP date (`Wed, 01 May 2024 12:00:00 GMT`).
-pub(super) fn parse(text: &str) -> Option<i64> {
+pub(crate) fn parse(text: &str) -> Option<i64> {
     let text = text.trim();
     if text.as_bytes().first().is_some_and(u8::is_ascii_digit) {
         rfc3339(text)

@@ -98,6 +98,7 @@ pub(super) fn scan(
             path: OUTSIDE.to_owned(),
             place: " outside the interactions its recorder replays",
             repeats: 0,
+            why: String::new(),
         });
     }
     leaks.extend(found);
