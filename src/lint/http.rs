@@ -425,8 +425,10 @@ struct Collect<'a> {
 struct Exchange {
     /// When it was recorded: its own recorded time, else its response's `Date`.
     time: Option<i64>,
-    /// Whether the server answered with success (2xx but `201 Created`, or `304`): an
-    /// object the request's path names was one the server already had.
+    /// Whether the request read or deleted (`GET`, `HEAD`, `DELETE`) and the server answered
+    /// with success (2xx but `201 Created`, or `304`): an object the request's path names was
+    /// one the server already had. A `POST` or `PUT` may create one under an id the client
+    /// chose.
     resolved: bool,
 }
 
@@ -909,7 +911,14 @@ fn collect<'a>(
             time: (interaction.recorded_at.as_ref())
                 .and_then(|f| crate::kind::http::parse_time(&f.text))
                 .or_else(date),
-            resolved: status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
+            resolved: ["GET", "HEAD", "DELETE"].iter().any(|m| {
+                interaction
+                    .request
+                    .method
+                    .text
+                    .trim()
+                    .eq_ignore_ascii_case(m)
+            }) && status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
         });
         let request = &interaction.request;
         let url = &request.url;
