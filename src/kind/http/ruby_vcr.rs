@@ -266,11 +266,6 @@ recorded_with: VCR 2.0.0
             "request:",
         );
         case(
-            "http_interactions:\n- request: {method: get, uri: 'http://x/'}\n  response:\n    body: {encoding: UTF-8, base64_string: '%%'}\n",
-            "http_interactions[0].response.body.base64_string is not valid base64",
-            "'%%'",
-        );
-        case(
             "http_interactions:\n- request: {method: get, uri: 'http://x/'}\n  response:\n    body: {encoding: UTF-8}\n",
             "http_interactions[0].response.body has no `string`",
             "{encoding",

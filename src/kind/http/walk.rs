@@ -115,6 +115,44 @@ pub(super) fn base64_bytes(text: &str) -> Option<Vec<u8>> {
     BASE64.decode(compact).ok()
 }
 
+/// Ruby's `Base64.decode64` (`unpack1("m")`): characters outside the alphabet are skipped,
+/// and `=` in the third or fourth place of a group ends the data; what a last incomplete
+/// group holds is kept. It never fails.
+pub(super) fn ruby_decode64(text: &str) -> Vec<u8> {
+    let value = |b: u8| match b {
+        b'A'..=b'Z' => Some(b - b'A'),
+        b'a'..=b'z' => Some(b - b'a' + 26),
+        b'0'..=b'9' => Some(b - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let mut group = [0u8; 4];
+    let mut filled = 0;
+    for &b in text.as_bytes() {
+        if b == b'=' && filled >= 2 {
+            break;
+        }
+        let Some(v) = value(b) else { continue };
+        group[filled] = v;
+        filled += 1;
+        if filled == 4 {
+            out.push(group[0] << 2 | group[1] >> 4);
+            out.push(group[1] << 4 | group[2] >> 2);
+            out.push(group[2] << 6 | group[3]);
+            filled = 0;
+        }
+    }
+    if filled >= 2 {
+        out.push(group[0] << 2 | group[1] >> 4);
+        if filled == 3 {
+            out.push(group[1] << 4 | group[2] >> 2);
+        }
+    }
+    out
+}
+
 impl<'n> At<'n> {
     /// The document's root.
     pub(super) fn root(node: &'n Node, format: Format) -> At<'n> {
@@ -291,7 +329,15 @@ impl<'n> At<'n> {
     /// A body held as base64 text in this scalar (Ruby VCR's `base64_string`); `None` when
     /// it is empty.
     pub(super) fn body_base64(&self) -> Result<Option<Body>, ReadError> {
-        let bytes = self.base64()?;
+        // Ruby VCR's `base64_string` is read back by `Base64.decode64`, which skips what is
+        // not in the alphabet: such a file replays, so it is read as Ruby reads it.
+        let bytes = match self.base64() {
+            Ok(bytes) => bytes,
+            Err(_) if self.format == Format::RubyVcr => {
+                ruby_decode64(self.node.as_scalar().map_or("", |s| s.text.as_str()))
+            }
+            Err(e) => return Err(e),
+        };
         if bytes.is_empty() {
             return Ok(None);
         }
@@ -454,5 +500,63 @@ pub(super) mod testing {
             "{message} at {:?}",
             &text[e.offset..]
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ruby_decode64;
+
+    /// `Base64.decode64` as Ruby runs it is the oracle: characters outside the alphabet
+    /// skipped, `=` ending the data, a last incomplete group kept.
+    #[test]
+    fn ruby_decode64_reads_as_ruby_reads() {
+        let inputs = [
+            "aGVs_bG8=d29ybGQ",
+            "a_G",
+            "aGVsbG8h\n=x",
+            "aGVs bG8-gd29y_bGQh",
+            "=aGk=",
+            "YW=Jj",
+            "",
+            "%%",
+        ];
+        let script = "require 'base64'; STDIN.each_line { |l| puts Base64.decode64(l.unpack1('m0')).unpack1('H*') }";
+        let input: String = inputs
+            .iter()
+            .map(|i| {
+                use base64::Engine;
+                base64::engine::general_purpose::STANDARD.encode(i) + "\n"
+            })
+            .collect();
+        let run = std::process::Command::new("ruby")
+            .args(["-e", script])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(input.as_bytes())?;
+                child.wait_with_output()
+            });
+        let Some(output) = run.ok().filter(|o| o.status.success()) else {
+            assert!(
+                std::env::var_os("VCR_REQUIRE_RECORDERS").is_none(),
+                "VCR_REQUIRE_RECORDERS is set and `ruby` did not run"
+            );
+            eprintln!("skipped: no `ruby` to compare Base64.decode64 with");
+            return;
+        };
+        let expected: Vec<&str> = std::str::from_utf8(&output.stdout)
+            .unwrap()
+            .lines()
+            .collect();
+        for (input, expected) in inputs.iter().zip(expected) {
+            let ours: String = ruby_decode64(input)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(ours, expected, "{input:?}");
+        }
     }
 }
