@@ -289,7 +289,7 @@ pub(super) fn is_fake_jwt(token: &str) -> bool {
     // without one, or without an issuer to vouch for it, the name says it.
     let subject = ["sub", "name", "iss"]
         .iter()
-        .find(|claim| claims.get(**claim).and_then(|v| v.as_str()).is_some());
+        .find(|claim| claims.get(claim).and_then(|v| v.as_str()).is_some());
     subject.is_some_and(|claim| fake(claim)) || (claims.get("iss").is_none() && fake("name"))
 }
 
