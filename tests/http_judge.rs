@@ -351,3 +351,41 @@ fn a_ruby_vcr_body_is_decoded_as_ruby_decodes_it_and_judged() {
     );
     assert!(found.iter().any(|f| f.contains("`password`")), "{found:?}");
 }
+
+#[test]
+fn what_a_server_hands_to_everyone_is_public_and_a_login_session_is_not() {
+    let google = "AIzaSyB7q9XvL2mP8rT5wY1nB4cD7eF0gH6jKq3";
+    let session = "BAh7B0kiD3Nlc3Npb25faWQGOgZFVEkiJTk0ZGE3Y2M5";
+    let page = format!(
+        r#"<html><script>window.config = {{\"sdk\": \"x.js\", \"apiKey\": \"{google}\"}};</script></html>"#
+    );
+    let response_headers = format!(
+        "      Content-Type:\n      - text/html; charset=utf-8\n      Set-Cookie:\n      - _app_session={session}; path=/; HttpOnly\n      - __cf_bm=Kq7vZ2mXw9Lr4Tb8Yc1Nd5Fh3Jk; path=/\n"
+    );
+    // A visit: no credential went out, so the page's browser key and the cookies it set
+    // name the page and the browser, not an account.
+    let found = errors(
+        "cassettes/home.yaml",
+        &vcrpy("", "https://www.example.com/", &page, &response_headers),
+    );
+    assert!(found.is_empty(), "{found:?}");
+    // The same answer to a login: the session cookie is the login's credential.
+    let login = vcrpy(
+        "      Cookie:\n      - visitor=1\n",
+        "https://www.example.com/",
+        &page,
+        &response_headers,
+    );
+    let found = errors("cassettes/login.yaml", &login);
+    assert!(
+        found.iter().any(|f| f.contains("_app_session")),
+        "{found:?}"
+    );
+    // A vendor's secret key in a public page is still a leak.
+    let leaked = page.replace(google, "sk_live_51Hq8vN2kL5mR7pT3wZx9Qa4Bc");
+    let found = errors(
+        "cassettes/home.yaml",
+        &vcrpy("", "https://www.example.com/", &leaked, &response_headers),
+    );
+    assert!(found.iter().any(|f| f.contains("`apiKey`")), "{found:?}");
+}

@@ -353,6 +353,8 @@ enum TextPath<'a> {
 struct BodyAt<'a> {
     body: &'a Body,
     headers: &'a [Header],
+    /// A web page or script served to anyone (see [`Collect::body`]).
+    public_page: bool,
 }
 
 impl BodyAt<'_> {
@@ -430,6 +432,10 @@ struct Exchange {
     /// one the server already had. A `POST` or `PUT` may create one under an id the client
     /// chose.
     resolved: bool,
+    /// Whether the request carried a credential or a login: a credential header, a cookie,
+    /// a credential query parameter, or a body that names a credential field. A response to
+    /// one that did not is what the server hands to everyone.
+    credentialed: bool,
 }
 
 impl<'a> Collect<'a> {
@@ -480,6 +486,16 @@ impl<'a> Collect<'a> {
                     self.named
                         .push(leak_at(hit, value, self.file, path(), place));
                 }
+                continue;
+            }
+            // A cookie set in answer to a request that carried no credential and no login
+            // names a browser (a visit, a bot check), not an account: it is not one.
+            let anonymous = side == Side::Response
+                && self
+                    .exchanges
+                    .get(interaction)
+                    .is_some_and(|e| !e.credentialed);
+            if name.eq_ignore_ascii_case("set-cookie") && anonymous {
                 continue;
             }
             if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
@@ -559,8 +575,21 @@ impl<'a> Collect<'a> {
             self.context.push((interaction, side, bytes));
             return;
         }
+        // A web page or script served to a request that carried no credential is what the
+        // server hands to everyone: the keys in it that are judged by their name, and browser
+        // keys (Google's `AIza`, publishable keys), are public by design.
+        let public_page = side == Side::Response
+            && self
+                .exchanges
+                .get(interaction)
+                .is_some_and(|e| !e.credentialed)
+            && is_web_page(headers);
         let index = self.bodies.len();
-        self.bodies.push(BodyAt { body, headers });
+        self.bodies.push(BodyAt {
+            body,
+            headers,
+            public_page,
+        });
         let mut ordinal = 0;
         let mut visit = |this: &mut Self,
                          leaf: &Leaf<'_>,
@@ -583,6 +612,7 @@ impl<'a> Collect<'a> {
                 });
             if !leaf.is_key
                 && !public
+                && !public_page
                 && let Some(name) = leaf.name
             {
                 let client_secret = name.eq_ignore_ascii_case("secret")
@@ -907,7 +937,18 @@ fn collect<'a>(
                 .find(|h| h.name.eq_ignore_ascii_case("date"))
                 .and_then(|h| crate::kind::http::parse_time(&h.value.text))
         };
+        let credentialed = interaction.request.headers.iter().any(|h| {
+            (is_one_of(&h.name, CREDENTIAL_HEADERS) || h.name.eq_ignore_ascii_case("cookie"))
+                && !h.value.text.trim().is_empty()
+        }) || query_names(&interaction.request.url.text)
+            .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
+            || match &interaction.request.body {
+                Some(Body::Bytes { bytes, .. }) => names_a_field(bytes),
+                Some(Body::Data { .. }) => true,
+                None => false,
+            };
         c.exchanges.push(Exchange {
+            credentialed,
             time: (interaction.recorded_at.as_ref())
                 .and_then(|f| crate::kind::http::parse_time(&f.text))
                 .or_else(date),
@@ -1116,6 +1157,16 @@ fn scan_texts(
         let mut why = String::new();
         let severity = match hit.family {
             LeakFamily::Secret if text.public => continue,
+            LeakFamily::Secret
+                if PAGE_KEYS.contains(&hit.detector)
+                    && matches!(text.path, TextPath::Leaf { body, .. } if c.bodies[body].public_page)
+                    // A vendor's secret key written under a key's name is still one.
+                    && !scanner.scan(hit.text.as_bytes()).iter().any(|inner| {
+                        inner.family == LeakFamily::Secret && !PAGE_KEYS.contains(&inner.detector)
+                    }) =>
+            {
+                continue;
+            }
             LeakFamily::Secret => Severity::Error,
             LeakFamily::Path if hit.detector == MACHINE_PATH => Severity::Error,
             LeakFamily::Path if hit.temporary => {
@@ -1369,6 +1420,37 @@ fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
         }
     }
     kept
+}
+
+/// The detectors whose keys a public web page may hold by design: a key judged by the name
+/// it is written under, and Google's browser keys (`AIza`, restricted by referrer). A secret
+/// key of a vendor (`sk_live_`, an AWS secret, a private key) in a page is still a leak.
+const PAGE_KEYS: &[&str] = &["credential-field", "google-api-key"];
+
+/// Whether a body is a web page or a script, by its `Content-Type`.
+fn is_web_page(headers: &[Header]) -> bool {
+    headers.iter().any(|h| {
+        h.name.eq_ignore_ascii_case("content-type") && {
+            let media = h.value.text.split(';').next().unwrap_or_default().trim();
+            [
+                "text/html",
+                "application/xhtml+xml",
+                "text/javascript",
+                "application/javascript",
+            ]
+            .iter()
+            .any(|m| media.eq_ignore_ascii_case(m))
+        }
+    })
+}
+
+/// The names of a URL's query parameters, percent-decoded.
+fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    (query.split('&'))
+        .filter(|p| !p.is_empty())
+        .map(|p| body::percent_decode(p.split_once('=').map_or(p, |(n, _)| n)))
 }
 
 /// The credentials in a URL's query parameters, each with its parameter's name. Each is
