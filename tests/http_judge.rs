@@ -389,3 +389,119 @@ fn what_a_server_hands_to_everyone_is_public_and_a_login_session_is_not() {
     );
     assert!(found.iter().any(|f| f.contains("`apiKey`")), "{found:?}");
 }
+
+/// `normalize` removes a private key's whole block in every encoding `verify` reads it in:
+/// a YAML block scalar, gzip'd `!!binary`, Ruby VCR's `base64_string`, a JSON string.
+#[test]
+fn a_private_key_goes_whole_in_every_encoding() {
+    use base64::Engine;
+    use std::io::Write;
+    let key = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBq9XvL2mP8rT5wY1nB4cD7eF0gH6jKq3Zx9Qa4Bc51HoAoGCCqGSM49\nAwEHoUQDQgAE7q9XvL2mP8rT5wY1nB4cD7eF0gH6jKq3Zx9Qa4Bc51Hq8vN2kL5m\n-----END EC PRIVATE KEY-----\n";
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(key.as_bytes()).unwrap();
+    let gzipped = b64(&gz.finish().unwrap());
+    let block: String = key.lines().map(|l| format!("        {l}\n")).collect();
+    let vcrpy_body = |body: &str, headers: &str| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/keys\n  response:\n    body:\n      string: {body}\n    headers:\n{headers}    status:\n      code: 200\n      message: OK\nversion: 1\n"
+        )
+    };
+    let t = TestDir::new();
+    t.write(
+        "cassettes/block.yaml",
+        vcrpy_body(&format!("|\n{}", block.trim_end()), "      Content-Type:\n      - text/plain\n"),
+    )
+    .write(
+        "cassettes/gzip.yaml",
+        vcrpy_body(
+            &format!("!!binary |\n        {gzipped}"),
+            "      Content-Encoding:\n      - gzip\n",
+        ),
+    )
+    .write(
+        "spec/cassettes/ruby.json",
+        format!(
+            r#"{{"http_interactions": [{{"request": {{"method": "get", "uri": "https://api.example.com/keys", "body": {{"encoding": "UTF-8", "string": ""}}, "headers": {{}}}}, "response": {{"status": {{"code": 200, "message": "OK"}}, "headers": {{}}, "body": {{"encoding": "ASCII-8BIT", "base64_string": "{}"}}}}, "recorded_at": "Wed, 05 Jun 2013 10:00:00 GMT"}}], "recorded_with": "VCR 6.1.0"}}"#,
+            b64(key.as_bytes())
+        ),
+    )
+    .write(
+        "cassettes/json.yaml",
+        vcrpy_body(
+            &serde_json::to_string(&serde_json::json!({"deploy": key}).to_string()).unwrap(),
+            "      Content-Type:\n      - application/json\n",
+        ),
+    );
+    let files = [
+        "cassettes/block.yaml",
+        "cassettes/gzip.yaml",
+        "spec/cassettes/ruby.json",
+        "cassettes/json.yaml",
+    ];
+    let mut args = vec!["verify"];
+    args.extend(files);
+    let run = t.vcr(&args);
+    run.code(1);
+    for file in files {
+        assert!(
+            run.stdout.contains(file),
+            "{file} has no finding:\n{}",
+            run.stdout
+        );
+    }
+    let mut args = vec!["normalize"];
+    args.extend(files);
+    t.vcr(&args).code(0);
+    args[0] = "verify";
+    t.vcr(&args).code(0);
+    // Read back as each recorder reads it: no line of the key's body is left.
+    let texts = [
+        t.read("cassettes/block.yaml"),
+        decoded_binary(&t.read("cassettes/gzip.yaml")),
+        decoded_ruby(&t.read("spec/cassettes/ruby.json")),
+        t.read("cassettes/json.yaml"),
+    ];
+    for (file, text) in files.iter().zip(texts) {
+        for line in key.lines().skip(1) {
+            assert!(!text.contains(line), "{file} keeps `{line}`:\n{text}");
+        }
+    }
+}
+
+/// The gunzipped bytes of the `!!binary` body of a vcrpy cassette, as text.
+fn decoded_binary(cassette: &str) -> String {
+    use base64::Engine;
+    use std::io::Read;
+    let start = cassette.find("!!binary |").unwrap() + "!!binary |".len();
+    let encoded: String = cassette[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with("        "))
+        .map(str::trim)
+        .collect();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .unwrap();
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    text
+}
+
+/// The decoded `base64_string` of a Ruby VCR cassette's first response.
+fn decoded_ruby(cassette: &str) -> String {
+    use base64::Engine;
+    let doc: serde_json::Value = serde_json::from_str(cassette).unwrap();
+    let encoded = doc["http_interactions"][0]["response"]["body"]["base64_string"]
+        .as_str()
+        .unwrap()
+        .replace('\n', "");
+    String::from_utf8(
+        base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .unwrap(),
+    )
+    .unwrap()
+}
