@@ -505,3 +505,27 @@ fn decoded_ruby(cassette: &str) -> String {
     )
     .unwrap()
 }
+
+/// A key in a query, judged by its parameter's name and found again by its own pattern, is
+/// one copy; the same key sent twice is two.
+#[test]
+fn one_copy_found_by_two_detectors_is_not_once_more() {
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k";
+    let once = vcrpy(
+        "",
+        &format!("https://api.example.com/v1/models?api_key={key}"),
+        "{\"next\": \"https://api.example.com/v1/models?page=2&token=ghp_Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2kLm4N\"}",
+        "",
+    );
+    let found = errors("cassettes/once.yaml", &once);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found.iter().all(|f| !f.contains("more")), "{found:?}");
+    // The same request twice: the key is in the file twice.
+    let exchange = &once["interactions:\n".len()..once.find("version: 1").unwrap()];
+    let twice = format!("interactions:\n{exchange}{exchange}version: 1\n");
+    let found = errors("cassettes/twice.yaml", &twice);
+    assert!(
+        found.iter().any(|f| f.contains("(once more in this file)")),
+        "{found:?}"
+    );
+}

@@ -641,7 +641,9 @@ impl<'a> Collect<'a> {
             }
             if !leaf.is_key && leaf.text.contains("://") {
                 for (hit, parameter) in url_credentials(leaf.text, false) {
-                    let offset = exact_offset(own, leaf.text, this.file).or(anchor);
+                    let offset = exact_offset(own, leaf.text, this.file)
+                        .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
+                        .or(anchor);
                     this.named.push(HttpLeak {
                         hit,
                         severity: Severity::Error,
@@ -1150,6 +1152,12 @@ fn scan_texts(
             .filter(|(hit, text, _)| volatile(hit, text))
             .map(|(hit, _, _)| hit.text.as_str()),
     );
+    // The copies judged by their name already, by place and value (a set: a file can hold
+    // a key per interaction, issue 25).
+    let judged: std::collections::HashSet<(Option<usize>, &str)> = leaks
+        .iter()
+        .map(|n| (n.offset, n.hit.text.as_str()))
+        .collect();
     // Each leak with its text, and whether it is an id or time left open in this window.
     let mut pending: Vec<(HttpLeak, &Text, bool)> = Vec::new();
     for (hit, text, content) in hits {
@@ -1202,6 +1210,11 @@ fn scan_texts(
         let offset = exact_offset(text.own, content, c.file)
             .map(|e| e + hit.start)
             .or(text.anchor);
+        // A copy a name already judged (a query parameter's value, found again by the key's
+        // own pattern in the URL's text) is one copy, not "once more in this file".
+        if hit.family == LeakFamily::Secret && judged.contains(&(offset, hit.text.as_str())) {
+            continue;
+        }
         let path = match text.path {
             TextPath::Field(path) => path.to_owned(),
             TextPath::Header { path, name } => header_path(path, name),
