@@ -198,6 +198,28 @@ fn test_values_a_reviewer_reads_at_a_glance_are_no_finding_and_real_ones_are() {
         ),
         // A vendor's prefix before fake words, in HTTP Basic.
         ("{}".to_owned(), basic("testuser:ghp_TEST_TOKEN"), false),
+        // Values typed for a test: an alphabet run, glued upper-case words, a program's
+        // name for the secret, words with a symbol.
+        (
+            r#"{"client_secret": "abcd123"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        (
+            r#"{"secret_access_key": "AWSSECRETKEY"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        (
+            r#"{"client_secret": "consumer_secret"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        (
+            r#"{"client_secret": "write_only_secret_value_at_least_32_chars!"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
         // A local model server's documented dummy key.
         ("{}".to_owned(), "Bearer ollama".to_owned(), false),
         // A JWT whose claims are made up: no issuer, a name that is no one.
@@ -303,6 +325,12 @@ fn ids_and_times_a_test_passes_are_constants_and_those_a_run_makes_are_errors() 
             200,
             true,
         ),
+        // An object's id in the query of a read the server answered: the server's object.
+        (
+            "https://api.example.com/collection?collection_id=847e4548-a3b5-4ad7-afb4-edbfc2ed0a6b",
+            200,
+            false,
+        ),
     ];
     for (uri, status, run_made) in cases {
         let found = errors(
@@ -379,6 +407,14 @@ fn what_a_server_hands_to_everyone_is_public_and_a_login_session_is_not() {
     let found = errors("cassettes/login.yaml", &login);
     assert!(
         found.iter().any(|f| f.contains("_app_session")),
+        "{found:?}"
+    );
+    // Cookies that name a browser are none even after a login: analytics, bot checks.
+    assert!(!found.iter().any(|f| f.contains("__cf_bm")), "{found:?}");
+    let tracked = login.replace("_app_session=", "session_tracker=");
+    let found = errors("cassettes/login.yaml", &tracked);
+    assert!(
+        !found.iter().any(|f| f.contains("session_tracker")),
         "{found:?}"
     );
     // A vendor's secret key in a public page is still a leak.
@@ -526,6 +562,27 @@ fn one_copy_found_by_two_detectors_is_not_once_more() {
     let found = errors("cassettes/twice.yaml", &twice);
     assert!(
         found.iter().any(|f| f.contains("(once more in this file)")),
+        "{found:?}"
+    );
+}
+
+/// Keys in markup a browser renders (an `<iframe src>`), and in oEmbed data, are handed to
+/// everyone; a signed URL the API issued to the account is not.
+#[test]
+fn urls_in_markup_and_oembed_are_public_and_an_issued_one_is_not() {
+    let listing = r#"{"media": {"oembed": {"html": "<iframe src=\"https://cdn.embed.example.com/widgets/media.html?src=x&key=2aa3c4d5f3de4f5b9120b660ad850dc9\"></iframe>", "thumbnail_url": "https://cdn.example-video.com/i.jpg?Expires=1776112957&Signature=B275sxTEs9wdb04sKXCS7fFJAAnWkd4Y0bgLJmoYgHVv"}}}"#;
+    let found = errors(
+        "cassettes/listing.yaml",
+        &vcrpy("", "https://api.example.com/r/all", listing, ""),
+    );
+    assert!(found.is_empty(), "{found:?}");
+    let issued = r#"{"download_url": "https://storage.example.com/b/o?X-Goog-Credential=svc%2F20220507&X-Goog-Signature=9fe139a2b7c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6"}"#;
+    let found = errors(
+        "cassettes/job.yaml",
+        &vcrpy("", "https://api.example.com/compliance/jobs", issued, ""),
+    );
+    assert!(
+        found.iter().any(|f| f.contains("X-Goog-Signature")),
         "{found:?}"
     );
 }

@@ -56,6 +56,14 @@ fn har(entries: Vec<serde_json::Value>, comment: Option<&str>) -> String {
 /// Entries whose judgement looks across interactions, and a credential in each place.
 fn entries(secret: bool) -> Vec<serde_json::Value> {
     let when = "2024-01-01T00:00:00.000Z";
+    // A `PUT` under an id the client made up: not an object the server already had.
+    let mut made_up = entry(
+        &format!("https://api.example.com/jobs/{MADE_UP}"),
+        "{}",
+        &[],
+        when,
+    );
+    made_up["request"]["method"] = json!("PUT");
     let mut entries = vec![
         entry(
             "https://api.example.com/servers",
@@ -69,12 +77,7 @@ fn entries(secret: bool) -> Vec<serde_json::Value> {
             &[],
             when,
         ),
-        entry(
-            &format!("https://api.example.com/jobs/{MADE_UP}"),
-            "{}",
-            &[],
-            when,
-        ),
+        made_up,
         entry(
             "https://api.example.com/echo",
             &json!({ "id": MADE_UP }).to_string(),

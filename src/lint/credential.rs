@@ -52,6 +52,7 @@ pub(super) fn credential(
         || placeholder::is_placeholder_value(credential)
         || is_placeholder_token(credential)
         || placeholder::is_public_key(credential)
+        || is_test_words(credential)
     {
         return None;
     }
@@ -171,6 +172,27 @@ pub(crate) fn named(
 fn is_test_words(credential: &str) -> bool {
     (credential.bytes().any(|b| b.is_ascii_alphabetic()) && placeholder::is_fake_words(credential))
         || (credential.starts_with("eyJ") && placeholder::is_fake_jwt(credential))
+        || is_reference(credential)
+}
+
+/// A value written as a program's name for a secret (`client_secret=consumer_secret`,
+/// `api_key: self.api_key`): lower-case words joined by `_` or `.` whose last word names a
+/// secret. It refers to the value; a secret itself is random.
+fn is_reference(value: &str) -> bool {
+    let value = value.trim_end_matches([',', ';', ')']);
+    let names_one = [
+        "secret", "key", "token", "password", "passwd", "pwd", "pass",
+    ]
+    .iter()
+    .any(|w| value.ends_with(w));
+    names_one
+        && value.contains(['_', '.'])
+        && value.split(['_', '.']).all(|word| {
+            !word.is_empty()
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// Whether a `Basic` credential decodes to a made-up account (`test:test`,

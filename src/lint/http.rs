@@ -294,6 +294,9 @@ const CLIENT_KEYS: &[&str] = &[
 /// Cookie names that hold a session or a credential.
 fn is_session_cookie(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
+    if is_browser_cookie(&lower) {
+        return false;
+    }
     [
         "sess",
         "sid",
@@ -307,6 +310,36 @@ fn is_session_cookie(name: &str) -> bool {
     ]
     .iter()
     .any(|w| lower.contains(w))
+}
+
+/// Cookies (lower-case names) that identify a browser, not a login: analytics and tracking
+/// (`session_tracker`, `_ga`), bot protection and load balancing (`__cf_bm`, `_cfuvid`,
+/// Imperva's `incap_ses_*`, Akamai's `ak_bmsc`, `AWSALB`), and CSRF tokens, which only pair
+/// a form with the browser that loaded it.
+fn is_browser_cookie(lower: &str) -> bool {
+    ["track", "analytic", "visitor", "csrf", "xsrf"]
+        .iter()
+        .any(|w| lower.contains(w))
+        || [
+            "_ga",
+            "_gid",
+            "__utm",
+            "__cf",
+            "_cfuvid",
+            "cf_",
+            "incap_ses",
+            "visid_incap",
+            "nlbi_",
+            "ak_bmsc",
+            "bm_sv",
+            "_abck",
+            "awsalb",
+            "datadome",
+            "loid",
+            "edgebucket",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p))
 }
 
 /// Which side of the exchange a text is on.
@@ -432,9 +465,9 @@ struct Exchange {
     /// one the server already had. A `POST` or `PUT` may create one under an id the client
     /// chose.
     resolved: bool,
-    /// Whether the request carried a credential or a login: a credential header, a cookie,
-    /// a credential query parameter, or a body that names a credential field. A response to
-    /// one that did not is what the server hands to everyone.
+    /// Whether this request or one before it carried a credential or a login: a credential
+    /// header, a cookie, a credential query parameter, or a body that names a credential
+    /// field. A response while none had is what the server hands to everyone.
     credentialed: bool,
 }
 
@@ -639,7 +672,13 @@ impl<'a> Collect<'a> {
                     return;
                 }
             }
-            if !leaf.is_key && leaf.text.contains("://") {
+            // A URL in markup (an `<iframe src>`) is fetched by every browser that renders
+            // it, and oEmbed data is what a provider hands anyone who asks: their keys are
+            // public by design.
+            let public_markup = leaf.text.trim_start().starts_with('<')
+                || leaf.text.trim_start().starts_with("&lt;")
+                || leaf.path.to_ascii_lowercase().contains("oembed");
+            if !leaf.is_key && !public_markup && leaf.text.contains("://") {
                 for (hit, parameter) in url_credentials(leaf.text, false) {
                     let offset = exact_offset(own, leaf.text, this.file)
                         .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
@@ -745,6 +784,8 @@ pub struct Leaks<'s> {
     /// How many interactions the windows so far held: the next window's first index.
     base: usize,
     leaks: Vec<HttpLeak>,
+    /// Whether a request of an earlier window carried a credential or a login.
+    logged_in: bool,
     /// Ids and times judged errors in their window, each with its interaction's index in
     /// the whole cassette, unless an earlier window's response handed them out.
     pending: Vec<(HttpLeak, usize)>,
@@ -759,13 +800,15 @@ impl<'s> Leaks<'s> {
             commented: false,
             base: 0,
             leaks: Vec::new(),
+            logged_in: false,
             pending: Vec::new(),
         }
     }
 
     /// The leaks of the next window (`file` is the whole decompressed text).
     pub fn add(&mut self, window: &HttpCassette, file: &[u8]) {
-        let mut c = collect(window, file, self.scanner, self.matched);
+        let mut c = collect(window, file, self.scanner, self.matched, self.logged_in);
+        self.logged_in = c.exchanges.last().is_some_and(|e| e.credentialed) || self.logged_in;
         let mut leaks = std::mem::take(&mut c.named);
         let defer = (self.base > 0).then_some((&mut self.pending, self.base));
         scan_texts(&c, self.scanner, &mut leaks, defer);
@@ -800,7 +843,7 @@ impl<'s> Leaks<'s> {
                     base = 0;
                     return;
                 };
-                let c = collect(window, file, self.scanner, self.matched);
+                let c = collect(window, file, self.scanner, self.matched, false);
                 for (needle, at) in first_responses(&c, needles.iter().copied()) {
                     let slot = first.entry(needle).or_insert(base + at);
                     *slot = (*slot).min(base + at);
@@ -910,12 +953,14 @@ pub fn read_and_check<'m>(
 /// `None` to forget the windows before (see [`http::read_windows`](crate::kind::http::read_windows)).
 pub type Visit<'a> = dyn FnMut(Option<&HttpCassette>) + 'a;
 
-/// Every text of `cassette`'s interactions, joined, with the leaks found by name.
+/// Every text of `cassette`'s interactions, joined, with the leaks found by name;
+/// `logged_in`: whether a request before them carried a credential or a login.
 fn collect<'a>(
     cassette: &'a HttpCassette,
     file: &'a [u8],
     scanner: &'a Scanner,
     matched: Matched,
+    logged_in: bool,
 ) -> Collect<'a> {
     let mut c = Collect {
         file,
@@ -939,11 +984,13 @@ fn collect<'a>(
                 .find(|h| h.name.eq_ignore_ascii_case("date"))
                 .and_then(|h| crate::kind::http::parse_time(&h.value.text))
         };
-        let credentialed = interaction.request.headers.iter().any(|h| {
-            (is_one_of(&h.name, CREDENTIAL_HEADERS) || h.name.eq_ignore_ascii_case("cookie"))
-                && !h.value.text.trim().is_empty()
-        }) || query_names(&interaction.request.url.text)
-            .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
+        let credentialed = c.exchanges.last().map_or(logged_in, |e| e.credentialed)
+            || interaction.request.headers.iter().any(|h| {
+                (is_one_of(&h.name, CREDENTIAL_HEADERS) || h.name.eq_ignore_ascii_case("cookie"))
+                    && !h.value.text.trim().is_empty()
+            })
+            || query_names(&interaction.request.url.text)
+                .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
             || match &interaction.request.body {
                 Some(Body::Bytes { bytes, .. }) => names_a_field(bytes),
                 Some(Body::Data { .. }) => true,
@@ -1260,8 +1307,9 @@ fn scan_texts(
 /// shows it is a constant of the test, which replays as recorded:
 /// - a UUID made up by hand (`c1234567-2222-2222-3333-444444444444`, [`is_made_up_uuid`]);
 /// - a UUID in the URL's host (a server's endpoint: a client cannot make up a host that
-///   answers), or in its path when the server answered with success (an object it already
-///   had: one the fixture created earlier);
+///   answers), or in its path or query when the server answered a read or a delete with
+///   success (an object it already had: one the fixture created earlier), unless the query
+///   parameter names the request itself (`request_id`, `nonce`, `trace_id`, `state`);
 /// - a timestamp more than a year from when the interaction was recorded, or a midnight
 ///   more than a day from it: a date the test passes (`since=2011-01-15T00:00:00` in a
 ///   cassette recorded in 2013). A time a run makes lies near the recording.
@@ -1277,8 +1325,26 @@ fn run_made(c: &Collect<'_>, hit: &Hit, text: &Text<'_>, content: &str) -> Optio
             if after_scheme.is_some_and(|host| !host.contains('/')) {
                 return None;
             }
-            let in_path = !before.contains('?');
-            if in_path && exchange.is_some_and(|e| e.resolved) {
+            let parameter = before
+                .rsplit(['?', '&'])
+                .next()
+                .filter(|_| before.contains('?'))
+                .and_then(|p| p.split_once('='))
+                .map(|(name, _)| name.to_ascii_lowercase());
+            let names_a_request = parameter.as_deref().is_some_and(|name| {
+                [
+                    "request",
+                    "nonce",
+                    "trace",
+                    "correlation",
+                    "idempotency",
+                    "session",
+                    "state",
+                ]
+                .iter()
+                .any(|w| name.contains(w))
+            });
+            if !names_a_request && exchange.is_some_and(|e| e.resolved) {
                 return None;
             }
         }

@@ -1287,13 +1287,13 @@ mod tests {
     fn the_anchored_scan_agrees_across_fold_windows() {
         const LEAKS: &[&str] = &[
             r#""password": "hunter2""#,
-            r#"{"name": "Authorization", "value": "Bearer abcdefghijklmnop1234"}"#,
+            r#"{"name": "Authorization", "value": "Bearer Kq7vZ2mXw9Lr4Tb8Yc1N"}"#,
             r"C:\Users\bob\x",
             r"C:\Documents and Settings\bob\x",
             "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
             "sk_live_abcdefghijklmnopqrstuvwx",
             "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.SflKxwRJSMeKKF2Q",
-            "https://x.io/?access_token=abcdef0123456789xyz",
+            "https://x.io/?access_token=Kq7vZ2mXw9Lr4Tb8Yc1Nd5",
         ];
         let scanners = scanners();
         for leak in LEAKS {

@@ -230,6 +230,18 @@ pub(super) fn is_fake_words(value: &str) -> bool {
         if digits > 0 {
             reachable[i + digits] = true;
         }
+        // Letters in alphabet order (`abc123`, `def456`, `xyz`): typed, not drawn.
+        let run = 1 + lower[i..]
+            .windows(2)
+            .take_while(|w| w[0].is_ascii_lowercase() && w[1] == w[0] + 1)
+            .count();
+        if run >= 3 {
+            reachable[i + run] = true;
+        }
+        // A symbol that is not standing for a letter separates words (`chars!`).
+        if !lower[i].is_ascii_alphanumeric() {
+            reachable[i + 1] = true;
+        }
         for word in FAKE_WORDS.iter().chain(FAKE_USER_WORDS) {
             let spelled = lower.get(i..i + word.len()).is_some_and(|at| {
                 at.iter()
@@ -336,6 +348,19 @@ const FAKE_USER_WORDS: &[&str] = &[
     "pat",
     "xoxb",
     "xoxp",
+    "aws",
+    "some",
+    "something",
+    "somewhere",
+    "from",
+    "write",
+    "only",
+    "at",
+    "least",
+    "chars",
+    "updated",
+    "new",
+    "old",
     // Local model servers' documented dummy keys.
     "ollama",
     "lm",

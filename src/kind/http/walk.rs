@@ -522,7 +522,7 @@ mod tests {
             "",
             "%%",
         ];
-        let script = "require 'base64'; STDIN.each_line { |l| puts Base64.decode64(l.unpack1('m0')).unpack1('H*') }";
+        let script = "require 'base64'; STDIN.each_line { |l| puts Base64.decode64(l.chomp.unpack1('m0')).unpack1('H*') }";
         let input: String = inputs
             .iter()
             .map(|i| {
