@@ -586,3 +586,18 @@ fn urls_in_markup_and_oembed_are_public_and_an_issued_one_is_not() {
         "{found:?}"
     );
 }
+
+/// A private key whose body was redacted, markers kept, holds no key.
+#[test]
+fn a_private_key_block_with_a_redacted_body_is_no_finding() {
+    for body in ["REDACTED", "\\n...\\n", "<PRIVATE KEY>"] {
+        let request = format!(
+            r#"{{"serviceAccountJson": {{"private_key": "-----BEGIN PRIVATE KEY-----{body}-----END PRIVATE KEY-----", "private_key_id": "KEY_ID"}}}}"#
+        );
+        let found = errors(
+            "cassettes/push.yaml",
+            &vcrpy("", "https://api.example.com/push-providers", &request, ""),
+        );
+        assert!(found.is_empty(), "{body}: {found:?}");
+    }
+}

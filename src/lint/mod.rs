@@ -463,8 +463,25 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             // alone is no secret, and a scrub that replaced only it left the key's body
             // (issue 25). Findings show the `BEGIN` line.
             let begin = lossy(text);
-            let end = private_key_end(bytes, end);
-            Some(hit(start, end, detector.label.into(), false, begin))
+            let block_end = private_key_end(bytes, end);
+            // A block whose body is a placeholder (`-----BEGIN PRIVATE KEY-----REDACTED-----END
+            // PRIVATE KEY-----`) holds no key: what redacted it kept the markers.
+            // The marker's own pattern may run on over an all-capitals body to the `END`
+            // marker: the body starts after the first `KEY-----`.
+            let block = &bytes[start..block_end.max(end)];
+            let after_begin = find(block, b"KEY-----").map_or(end - start, |i| i + 8);
+            let block = &block[after_begin..];
+            if let Some(i) = find(block, b"-----END ") {
+                let body = lossy(&block[..i]).replace("\\n", "");
+                let body = body.replace(['\n', '\r', ' ', '\\'], "");
+                if body.is_empty()
+                    || placeholder::is_placeholder_value(&body)
+                    || is_placeholder_token(&body)
+                {
+                    return None;
+                }
+            }
+            Some(hit(start, block_end, detector.label.into(), false, begin))
         }
         Kind::UrlCredentials => {
             // Offsets are counted in bytes: text that is not UTF-8 grows when made lossy.
