@@ -109,7 +109,7 @@ pub(crate) fn named(
         .map_or("a credential", |d| d.label);
     let text = value.trim();
     let lead = value.len() - value.trim_start().len();
-    if text.is_empty() || placeholder::is_placeholder_value(text) {
+    if text.is_empty() || placeholder::is_placeholder_value(text) || redacted_pem(text) {
         return None;
     }
     if let Some(at) = text
@@ -193,6 +193,22 @@ fn is_reference(value: &str) -> bool {
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         })
+}
+
+/// Whether a value is a PEM block whose body is a placeholder (`-----BEGIN PRIVATE
+/// KEY-----<PRIVATE KEY>-----END PRIVATE KEY-----`): what redacted it kept the markers.
+fn redacted_pem(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix("-----BEGIN ") else {
+        return false;
+    };
+    let Some((_, rest)) = rest.split_once("-----") else {
+        return false;
+    };
+    let Some((body, _)) = rest.split_once("-----END ") else {
+        return false;
+    };
+    let body: String = body.split_whitespace().collect();
+    body.is_empty() || placeholder::is_placeholder_value(&body) || is_placeholder_token(&body)
 }
 
 /// Whether a `Basic` credential decodes to a made-up account (`test:test`,
