@@ -1873,3 +1873,53 @@ fn the_report_does_not_depend_on_the_number_of_threads() {
     assert_eq!(runs[0], runs[1]);
     assert_eq!(runs[0], runs[2]);
 }
+
+/// Regression (issue 22): `-q` said "only errors" and still printed warnings. `-q` and
+/// `--severity error` show errors only in the text and GitHub outputs; JSON keeps every
+/// finding, and the counts do not change.
+#[test]
+fn quiet_and_severity_error_show_errors_only() {
+    let t = TestDir::new();
+    t.write(
+        "cassettes/mixed.yaml",
+        "interactions:\n- request:\n    body: null\n    headers:\n      Authorization:\n      - Bearer sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k\n    method: GET\n    uri: https://api.example.com/v1/me\n  response:\n    body:\n      string: '{\"email\": \"dana.reyes@corp-mail.net\"}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+    );
+    let all = t.vcr(&["verify", "cassettes/mixed.yaml"]);
+    all.code(1)
+        .stdout_has("error")
+        .stdout_has("warning  leak/email");
+    for args in [
+        &["verify", "-q", "cassettes/mixed.yaml"][..],
+        &["verify", "--severity", "error", "cassettes/mixed.yaml"],
+        &[
+            "verify",
+            "--severity",
+            "error",
+            "--format",
+            "github",
+            "cassettes/mixed.yaml",
+        ],
+    ] {
+        let run = t.vcr(args);
+        run.code(1).stdout_has("leak/secret");
+        assert!(
+            !run.stdout.contains("leak/email"),
+            "{args:?}:\n{}",
+            run.stdout
+        );
+    }
+    let doc = t
+        .vcr(&["verify", "-q", "--format", "json", "cassettes/mixed.yaml"])
+        .json();
+    assert_eq!(doc["summary"]["warnings"], 1, "{doc:#}");
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["id"] == "leak/email"),
+        "{doc:#}"
+    );
+    t.vcr(&["verify", "--severity", "error", "cassettes/mixed.yaml"])
+        .stdout_has("1 error, 1 warning");
+}

@@ -64,6 +64,20 @@ pub(crate) struct Args {
     /// adds those git ignores.
     #[arg(long, conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors"])]
     pub(crate) show_files: bool,
+
+    /// Show findings of this severity or worse in the text and GitHub outputs (`-q` shows
+    /// errors only); JSON and SARIF carry every finding, and the counts are the same.
+    #[arg(long, value_name = "LEVEL", default_value = "warning")]
+    pub(crate) severity: Shown,
+}
+
+/// The least severe finding `verify` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Shown {
+    /// Errors only.
+    Error,
+    /// Errors and warnings.
+    Warning,
 }
 
 /// `vcr verify --show-files`: what the selection reads, without reading it. Ignored
@@ -199,10 +213,18 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     // Findings are printed as they are made, unless they make a baseline.
     let mut for_baseline = Vec::new();
     let writing = args.write_baseline.is_some();
+    // Warnings are left out of what people read when asked; documents keep everything.
+    let errors_only = (args.severity == Shown::Error
+        || cx.reporter.verbosity() == crate::report::Verbosity::Quiet)
+        && matches!(cx.reporter.output(), Output::Human | Output::Github);
     let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress(), &mut |found| {
         if writing {
             for_baseline.extend(found);
         } else {
+            let mut found = found;
+            if errors_only {
+                found.retain(|f| f.severity == vcr::finding::Severity::Error);
+            }
             let mut found = Some(found);
             cx.progress().suspend(&mut || {
                 if let Some(found) = found.take() {
