@@ -601,3 +601,31 @@ fn a_private_key_block_with_a_redacted_body_is_no_finding() {
         assert!(found.is_empty(), "{body}: {found:?}");
     }
 }
+
+/// A secret `vcr normalize` would replace says so, and that history keeps it; one in a
+/// comment line, which the scrub does not rewrite, does not claim it.
+#[test]
+fn a_secret_says_whether_normalize_replaces_it() {
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k";
+    let body = vcrpy(
+        &format!("      Authorization:\n      - Bearer {key}\n"),
+        "https://api.example.com/v1/me",
+        "{}",
+        "",
+    );
+    let found = errors("cassettes/me.yaml", &body);
+    assert!(
+        found[0].contains("`vcr normalize` replaces it") && found[0].contains("git history"),
+        "{found:?}"
+    );
+    let t = TestDir::new();
+    t.write("cassettes/me.yaml", &body);
+    t.vcr(&["normalize", "cassettes/me.yaml"]).code(0);
+    t.vcr(&["verify", "cassettes/me.yaml"]).code(0);
+    let commented = format!("# old key: {key}\n{}", body.replace(key, "REDACTED"));
+    let found = errors("cassettes/me.yaml", &commented);
+    assert!(
+        found.len() == 1 && !found[0].contains("vcr normalize"),
+        "{found:?}"
+    );
+}

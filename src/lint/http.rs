@@ -21,6 +21,9 @@ mod outside;
 
 pub use outside::OUTSIDE;
 
+/// The path of a leak in a whole-line comment, which no reader keeps.
+pub const COMMENT: &str = "(comment)";
+
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::finding::Severity;
@@ -1083,7 +1086,7 @@ fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
                 hit,
                 severity,
                 offset: Some(at),
-                path: "(comment)".to_owned(),
+                path: COMMENT.to_owned(),
                 place: " in a comment",
                 repeats: 0,
                 why: String::new(),

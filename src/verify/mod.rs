@@ -899,7 +899,16 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         let hit = &leak.hit;
         let place = leak.place;
         let message = match hit.family {
-            LeakFamily::Secret => format!("{} leaked{place}: remove it and rotate it", hit.label),
+            // `vcr normalize` replaces the secrets this judge finds in an HTTP cassette's
+            // interactions and around them, not in comment lines (ruff's "fixable"); what
+            // was committed stays in history, hence the rotation.
+            LeakFamily::Secret if leak.path == crate::lint::http::COMMENT => {
+                format!("{} leaked{place}: remove it and rotate it", hit.label)
+            }
+            LeakFamily::Secret => format!(
+                "{} leaked{place}: rotate it; `vcr normalize` replaces it in this file (git history keeps it if it was committed)",
+                hit.label
+            ),
             LeakFamily::Path if leak.severity == Severity::Warning => format!(
                 "{}{place}: a machine path a server sent back; check that it is not yours",
                 capitalize(&hit.label)
