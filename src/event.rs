@@ -267,7 +267,8 @@ impl FileProblem {
             id: e.id(),
             line: at.map(|p| p.line),
             column: at.map(|p| p.column),
-            message: e.to_string(),
+            // A read error may quote the file (a field's value): masked as every output is.
+            message: crate::lint::Scanner::mask_message(&e.to_string()),
         }
     }
 

@@ -250,6 +250,10 @@ fn normalize_one(
     result.stale = canonical
         .name
         .filter(|name| Some(name.as_str()) != file_name);
+    let masker = masker.map(|scanner| Mask {
+        scanner,
+        values: &[],
+    });
     write_changed(
         cassette,
         store,
@@ -260,6 +264,21 @@ fn normalize_one(
         &mut result,
     );
     result
+}
+
+/// How `--diff` hides secrets: the scan's, and the values an HTTP cassette's structure
+/// judged secrets (a cookie, a query parameter, a field), which no pattern of the scan knows
+/// (issue 22: `Cookie` values were printed whole).
+#[derive(Clone, Copy)]
+struct Mask<'a> {
+    scanner: &'a Scanner,
+    values: &'a [(String, String)],
+}
+
+impl Mask<'_> {
+    fn apply(&self, text: &str) -> String {
+        self.scanner.mask_with(text, self.values)
+    }
 }
 
 /// Rewrites a message fixture that reads in parts and is not canonical, its canonical form
@@ -439,7 +458,7 @@ fn write_changed(
     cassette: &Cassette,
     store: &Store,
     options: Options,
-    masker: Option<&Scanner>,
+    masker: Option<Mask<'_>>,
     old: &[u8],
     new: &[u8],
     result: &mut FileResult,
@@ -449,7 +468,7 @@ fn write_changed(
     }
     result.changed = true;
     if let Some(masker) = masker {
-        let diff = masker.mask(&unified_diff(&cassette.rel, old, new));
+        let diff = masker.apply(&unified_diff(&cassette.rel, old, new));
         // A HAR's sidecars' diffs, when there are, come after it.
         let sidecars = result.diff.take().unwrap_or_default();
         result.diff = Some(diff + &sidecars);
@@ -470,7 +489,7 @@ fn write_sidecars(
     cassette: &Cassette,
     store: &Store,
     options: Options,
-    masker: Option<&Scanner>,
+    masker: Option<Mask<'_>>,
     sidecars: &[scrub::Sidecar],
     result: &mut FileResult,
 ) {
@@ -483,7 +502,7 @@ fn write_sidecars(
         if let Some(masker) = masker {
             let old = std::fs::read(&sidecar.path).unwrap_or_default();
             let rel = format!("{folder}{}", sidecar.name);
-            let diff = masker.mask(&unified_diff(&rel, &old, &sidecar.text));
+            let diff = masker.apply(&unified_diff(&rel, &old, &sidecar.text));
             result.diff.get_or_insert_with(String::new).push_str(&diff);
         }
         if options.check {
@@ -567,6 +586,16 @@ fn scrub_one(
         read: true,
         ..HttpResult::default()
     };
+    let values = match (&scrubbed, masker) {
+        (Ok(s), Some(_)) if s.text.is_some() || !s.sidecars.is_empty() => {
+            crate::lint::http::secret_values(&cassette.path, &text, http.checks.scanner())
+        }
+        _ => Vec::new(),
+    };
+    let masker = masker.map(|scanner| Mask {
+        scanner,
+        values: &values,
+    });
     let scrubbed = match scrubbed {
         Ok(scrubbed) => scrubbed,
         Err(e) => {
@@ -661,7 +690,10 @@ fn read_whole(
                 id: "parse",
                 line: Some(at.line),
                 column: Some(at.column),
-                message: format!("not a valid {} cassette: {e}", e.format.name()),
+                message: Scanner::mask_message(&format!(
+                    "not a valid {} cassette: {e}",
+                    e.format.name()
+                )),
             });
             None
         }

@@ -629,3 +629,144 @@ fn a_secret_says_whether_normalize_replaces_it() {
         "{found:?}"
     );
 }
+
+/// No output prints a secret (issue 22): one secret of each kind the structure judges, in
+/// each place it can sit, and every output format of `verify`, `normalize --check --diff`
+/// and `diff --full`, stdout and stderr, searched for each.
+#[test]
+fn no_output_prints_a_secret() {
+    let secrets = [
+        ("cookie", "Kq7vZ2mXw9Lr4Tb8Yc1Nd5Fh3JkQ7x9q2"),
+        ("set-cookie", "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg"),
+        ("query", "Tb8Yc1Nd5Fh3JkQ7x9q2Kq7vZ2mXw9Lr4"),
+        ("header", "Nd5Fh3JkQ7x9q2Kq7vZ2mXw9Lr4Tb8Yc1"),
+        ("field", "Jk7Q2x9qKq7vZ2mXw9Lr4Tb8Yc1Nd5Fh3"),
+        ("url in body", "Xw9Lr4Tb8Yc1Nd5Fh3JkQ7x9q2Kq7vZ2m"),
+    ];
+    let cassette = |tweak: &str| {
+        format!(
+            "interactions:\n- request:\n    body: '{{\"password\": \"{field}\"}}'\n    headers:\n      Cookie:\n      - sessionid={cookie}\n      X-Api-Key:\n      - {header}\n    method: POST\n    uri: https://api.example.com/v1/login?token={query}\n  response:\n    body:\n      string: '{{\"next\": \"https://files.example.com/o?Signature={url}\", \"n\": \"{tweak}\"}}'\n    headers:\n      Set-Cookie:\n      - _app_session={set_cookie}; path=/\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+            field = secrets[4].1,
+            cookie = secrets[0].1,
+            header = secrets[3].1,
+            query = secrets[2].1,
+            url = secrets[5].1,
+            set_cookie = secrets[1].1,
+        )
+    };
+    let t = TestDir::new();
+    t.write("cassettes/login.yaml", cassette("1"))
+        .write("old/login.yaml", cassette("1"))
+        .write("new/login.yaml", cassette("2"));
+    let mut runs: Vec<(String, common::Run)> = Vec::new();
+    for format in ["human", "json", "sarif", "github"] {
+        let args = ["verify", "--format", format, "cassettes/login.yaml"];
+        runs.push((args.join(" "), t.vcr(&args)));
+    }
+    for args in [
+        &["normalize", "--check", "--diff", "cassettes/login.yaml"][..],
+        &[
+            "normalize",
+            "--check",
+            "--diff",
+            "--format",
+            "json",
+            "cassettes/login.yaml",
+        ],
+        &["diff", "--full", "old/login.yaml", "new/login.yaml"],
+        &[
+            "diff",
+            "--full",
+            "--format",
+            "json",
+            "old/login.yaml",
+            "new/login.yaml",
+        ],
+    ] {
+        runs.push((args.join(" "), t.vcr(args)));
+    }
+    for (args, run) in &runs {
+        assert!(
+            run.code.is_some_and(|c| c < 2),
+            "{args}: {}\n{}",
+            run.stdout,
+            run.stderr
+        );
+        for (kind, secret) in secrets {
+            let shown = format!("{}{}", run.stdout, run.stderr);
+            assert!(
+                !shown.contains(secret),
+                "`{args}` prints the {kind} secret:\n{shown}"
+            );
+        }
+    }
+}
+
+/// A secret written as a JSON key is part of its finding's pointer: shown masked there, in
+/// the JSON document, SARIF and the baseline file, which still accepts the finding.
+#[test]
+fn a_secret_used_as_a_key_is_masked_in_pointers_and_baselines() {
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k";
+    let t = TestDir::new();
+    t.write(
+        "cassettes/keys.yaml",
+        vcrpy(
+            "",
+            "https://api.example.com/v1/keys",
+            &format!("{{\"keys\": {{\"{key}\": \"primary\"}}}}"),
+            "",
+        ),
+    );
+    for format in ["json", "sarif"] {
+        let run = t.vcr(&["verify", "--format", format, "cassettes/keys.yaml"]);
+        run.code(1);
+        assert!(!run.stdout.contains(key), "{format}:\n{}", run.stdout);
+    }
+    t.vcr(&[
+        "verify",
+        "--write-baseline",
+        "baseline.json",
+        "cassettes/keys.yaml",
+    ])
+    .code(0);
+    assert!(!t.read("baseline.json").contains(key));
+    t.vcr(&[
+        "verify",
+        "--baseline",
+        "baseline.json",
+        "cassettes/keys.yaml",
+    ])
+    .code(0)
+    .stdout_has("1 accepted");
+}
+
+/// A read error that quotes a field's value (a key where a status code belongs) is masked in
+/// `normalize` and `diff`, text and JSON, as `verify` masks it.
+#[test]
+fn error_messages_that_quote_a_file_are_masked() {
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k";
+    let bad = vcrpy("", "https://api.example.com/v1/me", "{}", "")
+        .replace("      code: 200\n", &format!("      code: {key}\n"));
+    let t = TestDir::new();
+    t.write("cassettes/bad.yaml", &bad)
+        .write("old/bad.yaml", &bad)
+        .write("new/bad.yaml", bad.replace("message: OK", "message: Fine"));
+    for args in [
+        &["verify", "cassettes/bad.yaml"][..],
+        &["normalize", "--check", "cassettes/bad.yaml"],
+        &[
+            "normalize",
+            "--check",
+            "--format",
+            "json",
+            "cassettes/bad.yaml",
+        ],
+        &["diff", "old/bad.yaml", "new/bad.yaml"],
+        &["diff", "--format", "json", "old", "new"],
+    ] {
+        let run = t.vcr(args);
+        let shown = format!("{}{}", run.stdout, run.stderr);
+        assert!(shown.contains("is not an HTTP status"), "{args:?}: {shown}");
+        assert!(!shown.contains(key), "{args:?} prints the key:\n{shown}");
+    }
+}

@@ -133,7 +133,8 @@ pub(super) fn behaviour(
             return Err(BehaviourError::Unreadable {
                 file: file.to_owned(),
                 format: e.format.name(),
-                message: e.message,
+                // It may quote the file (a field's value): masked as every output is.
+                message: crate::lint::Scanner::mask_message(&e.message),
                 line: at.line,
                 column: at.column,
             });

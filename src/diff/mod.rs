@@ -663,7 +663,7 @@ fn compare_pair(
     );
     let diff = options
         .full
-        .then(|| masker.mask(&full_diff(old_files, new_files)))
+        .then(|| masked_diff(masker, old_files, new_files))
         .filter(|d| !d.is_empty());
     let entry = match (old, new) {
         (Some((o, of, ob)), Some((n, nf, nb))) => {
@@ -822,6 +822,19 @@ fn canonical_equal(old: &Loaded, new: &Loaded) -> bool {
         })
 }
 
+/// [`full_diff`] as outputs show it: the scan's leaks masked, and the secrets the leak
+/// judge finds in either side's HTTP cassettes (a cookie, a query parameter), which no
+/// pattern of the scan knows (issue 22: `Cookie` values were printed whole).
+fn masked_diff(masker: &Scanner, old: &Loaded, new: &Loaded) -> String {
+    let values: Vec<(String, String)> = (old.iter().chain(new))
+        .flat_map(|(_, rel, bytes)| {
+            let text = crate::kind::http::decompressed(bytes);
+            crate::lint::http::secret_values(Path::new(rel), &text, masker)
+        })
+        .collect();
+    masker.mask_with(&full_diff(old, new), &values)
+}
+
 /// The unified diffs of the canonical forms of two cassettes' files, paired by name (a
 /// single file on each side is one pair, whatever the names).
 fn full_diff(old: &Loaded, new: &Loaded) -> String {
@@ -890,7 +903,7 @@ pub fn compare_files(
             vec![(kind_name.to_owned(), name.to_owned(), bytes.to_vec())]
         };
         entry.diff =
-            Some(masker.mask(&full_diff(&loaded(old), &loaded(new)))).filter(|d| !d.is_empty());
+            Some(masked_diff(masker, &loaded(old), &loaded(new))).filter(|d| !d.is_empty());
     }
     Ok(entry)
 }

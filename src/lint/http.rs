@@ -900,6 +900,32 @@ pub struct Checked {
     pub leaks: Vec<HttpLeak>,
 }
 
+/// The secrets the judge finds in the HTTP cassette in `text` (the file at `path`), each
+/// with its masked form: what outputs that show a cassette's contents hide beside the scan's
+/// own hits ([`Scanner::mask_with`]); none when `text` is no HTTP cassette.
+pub fn secret_values(
+    path: &std::path::Path,
+    text: &[u8],
+    scanner: &Scanner,
+) -> Vec<(String, String)> {
+    let checked = read_and_check(
+        path,
+        text,
+        &crate::kind::http::Sidecars::new(),
+        scanner,
+        true,
+        &|format| format.default_match_on().to_vec(),
+        &mut |_| {},
+    );
+    match checked {
+        Ok(Some(checked)) => (checked.leaks.into_iter())
+            .filter(|l| l.hit.family == LeakFamily::Secret)
+            .map(|l| (l.hit.text, l.hit.masked))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Reads the cassette in `text` (the file at `path`, its rewritten sidecars in `sidecars`)
 /// through [`http::read_windows`](crate::kind::http::read_windows) and, with `lint`, lints
 /// each window as it comes, with what the recorder of its format matches by (`match_on`);

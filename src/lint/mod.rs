@@ -250,6 +250,51 @@ impl Scanner {
     /// whole, stay. A private key hides its whole block, which runs to its `END` line or,
     /// inside a JSON string, to the string's end.
     pub fn mask(&self, text: &str) -> String {
+        self.mask_with(text, &[])
+    }
+
+    /// [`Scanner::mask`] with the scan of no machine's paths, built once: for messages that
+    /// quote a file (a field's value in a read error), which reach every output.
+    pub fn mask_message(text: &str) -> String {
+        static SCANNER: OnceLock<Scanner> = OnceLock::new();
+        SCANNER.get_or_init(|| Scanner::new(&[])).mask(text)
+    }
+
+    /// [`Scanner::mask`], and each of `values` (a secret an HTTP cassette's structure names:
+    /// a cookie, a query parameter, a field, which no pattern of the scan knows) replaced by
+    /// its masked form wherever the text holds it, percent-encoded or JSON-escaped too.
+    pub fn mask_with(&self, text: &str, values: &[(String, String)]) -> String {
+        let masked = self.mask_scanned(text);
+        if values.is_empty() {
+            return masked;
+        }
+        let mut forms: Vec<(String, &str)> = Vec::new();
+        for (value, shown) in values.iter().filter(|(v, _)| v.len() >= 4) {
+            let escaped = serde_json::to_string(value).unwrap_or_default();
+            let escaped = escaped.trim_matches('"').to_owned();
+            let encoded = percent_encoded(value);
+            for form in [value.clone(), escaped, encoded] {
+                if !forms.iter().any(|(f, _)| *f == form) {
+                    forms.push((form, shown));
+                }
+            }
+        }
+        let Ok(automaton) = aho_corasick::AhoCorasick::builder()
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(forms.iter().map(|(f, _)| f))
+        else {
+            return masked;
+        };
+        let mut out = String::with_capacity(masked.len());
+        automaton.replace_all_with(&masked, &mut out, |m, _, out| {
+            out.push_str(forms[m.pattern().as_usize()].1);
+            true
+        });
+        out
+    }
+
+    /// What [`Scanner::mask`] does on its own.
+    fn mask_scanned(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;
@@ -289,6 +334,19 @@ impl Scanner {
             text,
         })
     }
+}
+
+/// `value` as a query or a form writes it: everything but unreserved characters as `%XX`.
+pub(crate) fn percent_encoded(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// What an output that shows contents prints in place of `hit`, and where the replaced text

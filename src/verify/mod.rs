@@ -281,7 +281,7 @@ impl Checks {
         }
         let mut finding = Finding::new(id, leak.severity, rel, String::new());
         finding.detector = Some(leak.hit.detector);
-        finding.pointer = Some(leak.path.clone());
+        finding.pointer = Some(masked_pointer(&leak.path, &leak.hit));
         !self
             .allow
             .iter()
@@ -934,7 +934,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             .at(leak.offset.map(|o| locator.locate(o)));
         finding.matched = Some(hit.masked.clone());
         finding.detector = Some(hit.detector);
-        finding.pointer = Some(leak.path.clone());
+        finding.pointer = Some(masked_pointer(&leak.path, hit));
         finding.fingerprint = fingerprint(&hit.text);
         push(
             checks,
@@ -988,6 +988,17 @@ fn expired(
         ),
     );
     push(checks, out, finding, None);
+}
+
+/// A finding's pointer as outputs show it: a secret written as a JSON key (`/keys/sk-...`)
+/// is part of the path to it, and shows masked as the finding's match does, in JSON, SARIF
+/// and the baseline file alike.
+fn masked_pointer(pointer: &str, hit: &Hit) -> String {
+    if hit.family == LeakFamily::Secret && hit.text.len() >= 4 && pointer.contains(&hit.text) {
+        pointer.replace(&hit.text, &hit.masked)
+    } else {
+        pointer.to_owned()
+    }
 }
 
 fn push(
@@ -1273,7 +1284,7 @@ fn leak_findings(
             .at(Some(locator.locate(hit.start)));
         finding.matched = Some(hit.masked.clone());
         finding.detector = Some(hit.detector);
-        finding.pointer = pointer.map(str::to_owned);
+        finding.pointer = pointer.map(|p| masked_pointer(p, hit));
         finding.fingerprint = fingerprint(&hit.text);
         push(checks, out, finding, Some(hit.text.clone()));
     }

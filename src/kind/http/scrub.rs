@@ -1951,15 +1951,7 @@ fn json_escape(s: &str) -> String {
 
 /// Percent-encoding of everything but unreserved characters (what a form or query holds).
 fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(b as char);
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
+    crate::lint::percent_encoded(s)
 }
 
 #[cfg(test)]
