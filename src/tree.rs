@@ -322,13 +322,15 @@ impl HttpGlobs {
         };
         let mut globs = Vec::new();
         for (i, entry) in config.unwrap_or_default().iter().enumerate() {
+            // A name vcr does not know is a project's own matcher, which may compare anything
+            // in the request (`Matched::from`); only what cannot name one is refused.
             if let Some(bad) = entry.match_on().and_then(|names| {
-                names
-                    .iter()
-                    .find(|m| !crate::config::MATCH_ON.contains(&m.as_str()))
+                names.iter().find(|m| {
+                    m.is_empty() || !m.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                })
             }) {
                 return Err(format!(
-                    "`http.cassettes[{i}].match-on`: unknown `{bad}` (known: {})",
+                    "`http.cassettes[{i}].match-on`: `{bad}` is no matcher's name (the recorders' own are {}; a project's own matcher is named as the recorder knows it)",
                     crate::config::MATCH_ON.join(", ")
                 ));
             }

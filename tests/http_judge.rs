@@ -770,3 +770,31 @@ fn error_messages_that_quote_a_file_are_masked() {
         assert!(!shown.contains(key), "{args:?} prints the key:\n{shown}");
     }
 }
+
+/// A `match-on` that names a matcher vcr does not know (a project's own, registered with
+/// the recorder) may compare anything in the request: an id the run made in the body counts.
+#[test]
+fn an_unknown_matcher_may_compare_anything() {
+    let body = vcrpy("", "https://api.example.com/v1/jobs", "{}", "").replace(
+        "    body: null\n",
+        "    body: '{\"request_id\": \"3f9c2e7a-81d4-4b6e-9a05-d27c4e1b8f63\"}'\n",
+    );
+    for (match_on, counts) in [
+        (r#"["method", "uri"]"#, false),
+        (r#"["method", "uri", "my_body_matcher"]"#, true),
+    ] {
+        let t = TestDir::new();
+        t.write(
+            "vcr.toml",
+            format!("[http]\ncassettes = [{{ glob = \"cassettes/**\", match-on = {match_on} }}]\n"),
+        )
+        .write("cassettes/jobs.yaml", &body);
+        let run = t.vcr(&["verify", "--format", "json"]);
+        let uuid = run.json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["id"] == "leak/uuid" && f["severity"] == "error");
+        assert_eq!(uuid, counts, "{match_on}: {}", run.stdout);
+    }
+}

@@ -1824,14 +1824,15 @@ fn match_on_decides_where_uuids_count() {
     assert_eq!(uuids.len(), 1, "{doc:#}");
     assert_eq!(uuids[0]["path"], "spec/more/jobs.yaml");
 
-    // Names the recorders do not have, and globs that select nothing, are errors.
+    // What cannot name a matcher, and globs that select nothing, are errors (a name vcr
+    // does not know is a project's own matcher: tests/http_judge.rs).
     t.write(
         "vcr.toml",
-        "[http]\ncassettes = [{ glob = \"spec/**\", match-on = [\"method\", \"bdy\"] }]\n",
+        "[http]\ncassettes = [{ glob = \"spec/**\", match-on = [\"method\", \"uri body\"] }]\n",
     );
     t.vcr(&["verify"])
         .code(2)
-        .stderr_has("`http.cassettes[0].match-on`: unknown `bdy`");
+        .stderr_has("`http.cassettes[0].match-on`: `uri body` is no matcher's name");
     t.write(
         "vcr.toml",
         "[http]\ncassettes = [\"spec/**\", \"nowhere/**\"]\n",

@@ -97,13 +97,24 @@ pub(crate) struct Matched {
 
 impl Matched {
     /// From the recorder's names (vcrpy's `match_on`, Ruby VCR's `match_requests_on`, ...).
+    /// A name vcr does not know (a project's own matcher, registered with the recorder) may
+    /// compare anything in the request: it covers every part.
     pub(crate) fn from(match_on: &[&str]) -> Matched {
+        const URL: &[&str] = &["uri", "url", "scheme", "host", "port", "path", "query"];
+        const BODY: &[&str] = &["body", "raw_body", "json_body", "body_as_json"];
+        // What covers no part of the request's contents: the method, Polly's order.
+        const OTHER: &[&str] = &["method", "order"];
         let has = |names: &[&str]| match_on.iter().any(|m| names.contains(m));
+        let unknown = (match_on.iter()).any(|m| {
+            ![URL, BODY, OTHER, &["headers"]]
+                .iter()
+                .any(|known| known.contains(m))
+        });
         Matched {
-            url: has(&["uri", "url", "scheme", "host", "port", "path", "query"]),
-            query: has(&["uri", "url", "query"]),
-            headers: has(&["headers"]),
-            body: has(&["body", "raw_body", "json_body"]),
+            url: unknown || has(URL),
+            query: unknown || has(&["uri", "url", "query"]),
+            headers: unknown || has(&["headers"]),
+            body: unknown || has(BODY),
         }
     }
 }
