@@ -798,3 +798,17 @@ fn an_unknown_matcher_may_compare_anything() {
         assert_eq!(uuid, counts, "{match_on}: {}", run.stdout);
     }
 }
+
+/// A value that names the environment variable it comes from is a reference, in a body as
+/// in a URL.
+#[test]
+fn an_environment_reference_is_no_credential() {
+    for value in ["ENV-cloud9_password", "env:DB_PASSWORD"] {
+        let body = vcrpy("", "https://api.example.com/v1/db", "{}", "").replace(
+            "    body: null\n",
+            &format!("    body: '{{\"password\": \"{value}\"}}'\n"),
+        );
+        let found = errors("cassettes/db.yaml", &body);
+        assert!(found.is_empty(), "{value}: {found:?}");
+    }
+}

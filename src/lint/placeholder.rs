@@ -183,6 +183,26 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
             w.is_empty() || FAKE_WORDS.contains(&w) || w.bytes().all(|b| b.is_ascii_digit())
         })
         || is_env_name(v)
+        || is_env_reference(v)
+}
+
+/// A value that names the environment variable it comes from the way config tools write it
+/// (`ENV-cloud9_password`, `env:API_TOKEN`, `env.DB_PASSWORD`): a reference, not a value.
+fn is_env_reference(value: &str) -> bool {
+    let Some(name) = ["ENV-", "ENV_", "env:", "env.", "ENV:", "ENV."]
+        .iter()
+        .find_map(|prefix| value.strip_prefix(prefix))
+    else {
+        return false;
+    };
+    !name.is_empty()
+        && name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && name
+            .split(['_', '-', '.'])
+            .any(|w| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_alphabetic()))
 }
 
 /// The name of an environment variable (`OPENAI_API_KEY`, `ONE_OFF_SCOPE_AUTHORIZATION_TOKEN`)
@@ -610,6 +630,8 @@ mod tests {
             "Bearer",
             "%API_KEY%",
             "%password%",
+            "ENV-cloud9_password",
+            "env:API_TOKEN",
         ] {
             assert!(is_placeholder_value(v), "{v}");
         }
