@@ -660,18 +660,10 @@ impl<'a> Collect<'a> {
                 if (client_secret || is_one_of(name, CREDENTIAL_FIELDS))
                     && let Some(hit) = credential::named("credential-field", name, leaf.text, 4)
                 {
-                    let offset = exact_offset(own, leaf.text, this.file)
-                        .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
-                        .or(anchor);
-                    this.named.push(HttpLeak {
-                        hit,
-                        severity: Severity::Error,
-                        offset,
-                        path: leaf_path(base, described, leaf.path),
-                        place,
-                        repeats: 0,
-                        why: String::new(),
-                    });
+                    let path = leaf_path(base, described, leaf.path);
+                    let at = (own, anchor);
+                    this.named
+                        .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
                     return;
                 }
             }
@@ -683,18 +675,10 @@ impl<'a> Collect<'a> {
                 || leaf.path.to_ascii_lowercase().contains("oembed");
             if !leaf.is_key && !public_markup && leaf.text.contains("://") {
                 for (hit, parameter) in url_credentials(leaf.text, false) {
-                    let offset = exact_offset(own, leaf.text, this.file)
-                        .and_then(|start| leaf.text.find(hit.text.as_str()).map(|i| start + i))
-                        .or(anchor);
-                    this.named.push(HttpLeak {
-                        hit,
-                        severity: Severity::Error,
-                        offset,
-                        path: format!("{} ?{parameter}", leaf_path(base, described, leaf.path)),
-                        place,
-                        repeats: 0,
-                        why: String::new(),
-                    });
+                    let path = format!("{} ?{parameter}", leaf_path(base, described, leaf.path));
+                    let at = (own, anchor);
+                    this.named
+                        .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
                 }
             }
             let item = Text {
@@ -1131,10 +1115,19 @@ fn exact_offset(at: Option<usize>, text: &str, file: &[u8]) -> Option<usize> {
         .find(|&start| file.get(start..start + text.len()) == Some(text.as_bytes()))
 }
 
-fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static str) -> HttpLeak {
-    let offset = exact_offset(field.at.map(|a| a as usize), &field.text, file)
-        .and_then(|start| field.text.find(hit.text.as_str()).map(|i| start + i))
-        .or(field.at.map(|a| a as usize));
+/// A leak judged by name in a body leaf whose text is `text`: placed at the value when the
+/// leaf's own scalar (`at.0`) holds the text as written, else at the body's (`at.1`).
+fn leaf_leak(
+    hit: Hit,
+    text: &str,
+    at: (Option<usize>, Option<usize>),
+    file: &[u8],
+    path: String,
+    place: &'static str,
+) -> HttpLeak {
+    let offset = exact_offset(at.0, text, file)
+        .and_then(|start| text.find(hit.text.as_str()).map(|i| start + i))
+        .or(at.1);
     HttpLeak {
         hit,
         severity: Severity::Error,
@@ -1144,6 +1137,13 @@ fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static s
         repeats: 0,
         why: String::new(),
     }
+}
+
+/// A leak judged by name in a field (a header, a URL): placed at the value when the scalar
+/// holds the field as written, else at the scalar.
+fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static str) -> HttpLeak {
+    let at = field.at.map(|a| a as usize);
+    leaf_leak(hit, &field.text, (at, at), file, path, place)
 }
 
 /// A header's readable path. HAR and httprr keep headers in a list: the path says
