@@ -670,10 +670,12 @@ impl<'a> Collect<'a> {
             // A URL in markup (an `<iframe src>`) is fetched by every browser that renders
             // it, and oEmbed data is what a provider hands anyone who asks: their keys are
             // public by design.
-            let public_markup = leaf.text.trim_start().starts_with('<')
-                || leaf.text.trim_start().starts_with("&lt;")
-                || leaf.path.to_ascii_lowercase().contains("oembed");
-            if !leaf.is_key && !public_markup && leaf.text.contains("://") {
+            let public_markup = || {
+                leaf.text.trim_start().starts_with('<')
+                    || leaf.text.trim_start().starts_with("&lt;")
+                    || leaf.path.to_ascii_lowercase().contains("oembed")
+            };
+            if !leaf.is_key && leaf.text.contains("://") && !public_markup() {
                 for (hit, parameter) in url_credentials(leaf.text, false) {
                     let path = format!("{} ?{parameter}", leaf_path(base, described, leaf.path));
                     let at = (own, anchor);
