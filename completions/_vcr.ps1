@@ -50,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('--write-baseline', '--write-baseline', [CompletionResultType]::ParameterName, 'Write today''s findings to FILE as a baseline and exit 0')
             [CompletionResult]::new('--usage-log', '--usage-log', [CompletionResultType]::ParameterName, 'A usage log of a test run: report `missing` and `orphan` cassettes (repeatable)')
             [CompletionResult]::new('--max-age', '--max-age', [CompletionResultType]::ParameterName, 'HTTP cassettes recorded longer ago than AGE (`90d`, `12w`, `1y`, `36h`) are `expired` [default: `[verify] max-age`, else no limit]')
+            [CompletionResult]::new('--explain', '--explain', [CompletionResultType]::ParameterName, 'Say whether VALUE is judged a credential where a cassette''s structure names it (a header, a query parameter, a field), and if not why, then list its findings in the files checked; exits 0')
             [CompletionResult]::new('--severity', '--severity', [CompletionResultType]::ParameterName, 'Show findings of this severity or worse in the text and GitHub outputs (`-q` shows errors only); JSON and SARIF carry every finding, and the counts are the same')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')

@@ -397,7 +397,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__verify)
-            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --max-age --allow-empty --list-detectors --show-files --severity --config --color --platform --no-ignore --quiet --verbose --help"
+            opts="-C -q -v -h --staged --format --baseline --write-baseline --usage-log --max-age --allow-empty --list-detectors --show-files --explain --severity --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -420,6 +420,10 @@ _vcr() {
                     return 0
                     ;;
                 --max-age)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --explain)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -56,6 +56,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand verify" -l baseline -d 'Accept t
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l write-baseline -d 'Write today\'s findings to FILE as a baseline and exit 0' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l usage-log -d 'A usage log of a test run: report `missing` and `orphan` cassettes (repeatable)' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l max-age -d 'HTTP cassettes recorded longer ago than AGE (`90d`, `12w`, `1y`, `36h`) are `expired` [default: `[verify] max-age`, else no limit]' -r
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l explain -d 'Say whether VALUE is judged a credential where a cassette\'s structure names it (a header, a query parameter, a field), and if not why, then list its findings in the files checked; exits 0' -r
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l severity -d 'Show findings of this severity or worse in the text and GitHub outputs (`-q` shows errors only); JSON and SARIF carry every finding, and the counts are the same' -r -f -a "error\t'Errors only'
 warning\t'Errors and warnings'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s C -d 'Run as if vcr was started in DIR' -r -F

@@ -812,3 +812,38 @@ fn an_environment_reference_is_no_credential() {
         assert!(found.is_empty(), "{value}: {found:?}");
     }
 }
+
+/// `verify --explain VALUE` gives the judge's verdict on a value and why, and lists its
+/// findings in the files checked, the value masked throughout.
+#[test]
+fn explain_says_why_a_value_is_or_is_not_a_credential() {
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k";
+    let t = TestDir::new();
+    t.write(
+        "cassettes/me.yaml",
+        vcrpy(
+            &format!("      Authorization:\n      - Bearer {key}\n"),
+            "https://api.example.com/v1/me",
+            "{}",
+            "",
+        ),
+    );
+    let run = t.vcr(&["verify", "--explain", key, "cassettes/me.yaml"]);
+    run.code(0)
+        .stdout_has("is a credential where a structure names it")
+        .stdout_has("cassettes/me.yaml")
+        .stdout_has("1 finding of this value in 1 file checked");
+    assert!(!run.stdout.contains(key), "{}", run.stdout);
+    let run = t.vcr(&[
+        "verify",
+        "--explain",
+        "@S3cur3P@55w0rd",
+        "cassettes/me.yaml",
+    ]);
+    run.code(0)
+        .stdout_has("is not a credential where a structure names it: test words")
+        .stdout_has("0 findings of this value");
+    t.vcr(&["verify", "--explain", key, "--format", "json"])
+        .code(2)
+        .stderr_has("--explain prints text");
+}

@@ -109,7 +109,7 @@ pub(crate) fn named(
         .map_or("a credential", |d| d.label);
     let text = value.trim();
     let lead = value.len() - value.trim_start().len();
-    if text.is_empty() || placeholder::is_placeholder_value(text) || redacted_pem(text) {
+    if rejected_whole(text).is_some() {
         return None;
     }
     if let Some(at) = text
@@ -133,15 +133,7 @@ pub(crate) fn named(
         });
     }
     let (scheme, credential) = placeholder::split_scheme(text);
-    if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
-        return None;
-    }
-    if credential.len() < min_len.max(4)
-        || placeholder::is_placeholder_value(credential)
-        || is_placeholder_token(credential)
-        || placeholder::is_public_key(credential)
-        || is_test_words(credential)
-    {
+    if credential.len() < min_len.max(4) || rejected(text).is_some() {
         return None;
     }
     if name.eq_ignore_ascii_case("token")
@@ -193,6 +185,64 @@ fn is_reference(value: &str) -> bool {
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         })
+}
+
+/// Why a value that a structure names as a credential is none (`named`'s judgement, and
+/// what `vcr verify --explain` says), or `None` when it is one. The order is the judge's.
+pub fn rejected(value: &str) -> Option<&'static str> {
+    let text = value.trim();
+    if let Some(why) = rejected_whole(text) {
+        return Some(why);
+    }
+    let (scheme, credential) = placeholder::split_scheme(text);
+    if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
+        return Some(
+            "an HTTP Basic account made up for a test (its password is test words or a placeholder)",
+        );
+    }
+    if credential.len() < 4 {
+        return Some("too short to be a credential");
+    }
+    if placeholder::is_placeholder_value(credential) {
+        return Some(
+            "a placeholder (wrapped, marked with a word such as REDACTED or YOUR standing as a word, one repeated character, fake words, or an environment variable's name)",
+        );
+    }
+    if is_placeholder_token(credential) {
+        return Some(
+            "a placeholder token (redacted with `***` or `...`, a marker such as FAKE, EXAMPLE or XXXX standing as a word, padding, or too few distinct characters to be random)",
+        );
+    }
+    if placeholder::is_public_key(credential) {
+        return Some("a key public by design (a publishable or browser client key)");
+    }
+    if credential.starts_with("eyJ") && placeholder::is_fake_jwt(credential) {
+        return Some(
+            "a JWT whose claims are made up (its subject or, without an issuer, its name is test words)",
+        );
+    }
+    if is_reference(credential) {
+        return Some("a program's name for a secret, not its value");
+    }
+    if is_test_words(credential) {
+        return Some("test words (glued, in leetspeak, alphabet runs, behind a vendor's prefix)");
+    }
+    None
+}
+
+/// What rejects a value whole, before any scheme is split from it.
+fn rejected_whole(text: &str) -> Option<&'static str> {
+    if text.is_empty() {
+        Some("empty")
+    } else if placeholder::is_placeholder_value(text) {
+        Some(
+            "a placeholder (wrapped, marked with a word such as REDACTED or YOUR standing as a word, one repeated character, fake words, or an environment variable's name)",
+        )
+    } else if redacted_pem(text) {
+        Some("a PEM block whose body is a placeholder")
+    } else {
+        None
+    }
 }
 
 /// Whether a value is a PEM block whose body is a placeholder (`-----BEGIN PRIVATE

@@ -26,7 +26,13 @@ use regex_automata::{Input, util::syntax};
 
 use anchors::Anchors;
 
+pub use credential::rejected as why_no_credential;
 pub(crate) use detectors::{DETECTORS, Family, Kind};
+
+/// A value as findings show a secret: its first characters and its length.
+pub fn masked_value(value: &str) -> String {
+    mask(value)
+}
 pub use detectors::{DetectorInfo, MACHINE_PATH, list as detectors};
 
 /// Whether a value stands for a credential without being one (`REDACTED`, `<TOKEN>`,

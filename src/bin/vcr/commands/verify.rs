@@ -65,6 +65,12 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors"])]
     pub(crate) show_files: bool,
 
+    /// Say whether VALUE is judged a credential where a cassette's structure names it (a
+    /// header, a query parameter, a field), and if not why, then list its findings in the
+    /// files checked; exits 0.
+    #[arg(long, value_name = "VALUE", conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors", "show_files"])]
+    pub(crate) explain: Option<String>,
+
     /// Show findings of this severity or worse in the text and GitHub outputs (`-q` shows
     /// errors only); JSON and SARIF carry every finding, and the counts are the same.
     #[arg(long, value_name = "LEVEL", default_value = "warning")]
@@ -78,6 +84,50 @@ pub(crate) enum Shown {
     Error,
     /// Errors and warnings.
     Warning,
+}
+
+/// `vcr verify --explain VALUE`: the judge's verdict on the value (the one `verify` applies,
+/// `lint::why_no_credential`), then every finding of that value in the files checked (by its
+/// fingerprint, which is the value's whatever encoding held it). The value is shown masked.
+fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
+    if cx.reporter.output() != Output::Human {
+        anyhow::bail!("--explain prints text for people: leave out --format");
+    }
+    let shown = vcr::lint::masked_value(value);
+    let verdict = match vcr::lint::why_no_credential(value) {
+        Some(why) => format!("`{shown}` is not a credential where a structure names it: {why}"),
+        None => format!(
+            "`{shown}` is a credential where a structure names it (a credential header, query parameter, cookie or field)"
+        ),
+    };
+    cx.reporter.out(&verdict);
+    let (selection, checks) = rayon::join(
+        || cx.select_checked(&args.paths, args.allow_empty),
+        || Checks::new(&cx.project, &cx.machine_paths()),
+    );
+    let (selection, checks) = (selection?, checks?);
+    let options = Options {
+        dsh_cwd: Some(cx.project.dsh_cwd()),
+        ..Options::default()
+    };
+    let print = vcr::finding::fingerprint(value);
+    let mut found = 0;
+    let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress(), &mut |group| {
+        let mut group = group;
+        group.retain(|f| f.fingerprint == print);
+        found += group.len();
+        if !group.is_empty() {
+            cx.progress()
+                .suspend(&mut || cx.reporter.stream_findings(group.clone()));
+        }
+    });
+    let line = format!(
+        "{} of this value in {} checked",
+        count(found, "finding"),
+        count(outcome.summary.files, "file")
+    );
+    cx.reporter.finish_findings(&outcome.summary, &line);
+    Ok(Outcome::Clean)
 }
 
 /// `vcr verify --show-files`: what the selection reads, without reading it. Ignored
@@ -156,6 +206,9 @@ pub(crate) fn list_detectors(reporter: &Reporter) {
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     if args.show_files {
         return show_files(cx, args);
+    }
+    if let Some(value) = &args.explain {
+        return explain(cx, args, value);
     }
     cx.announce()?;
     cx.check_interrupted()?;
