@@ -1384,13 +1384,9 @@ fn run_made(c: &Collect<'_>, hit: &Hit, text: &Text<'_>, content: &str) -> Optio
     let Some(at) = crate::kind::http::parse_time(&hit.text) else {
         return Some(String::new());
     };
-    // The interaction's own time, else the nearest the cassette records.
-    let recorded = exchange.and_then(|e| e.time).or_else(|| {
-        (c.exchanges.iter())
-            .filter_map(|e| e.time)
-            .min_by_key(|t| t.abs_diff(at))
-    });
-    let Some(recorded) = recorded else {
+    // The interaction's own time: each interaction is judged by its own evidence, the same
+    // whether the cassette is read whole or a window at a time.
+    let Some(recorded) = exchange.and_then(|e| e.time) else {
         return Some(" (the cassette records no time to tell it from a fixed date)".to_owned());
     };
     let apart = at.abs_diff(recorded);
