@@ -198,6 +198,23 @@ fn test_values_a_reviewer_reads_at_a_glance_are_no_finding_and_real_ones_are() {
         ),
         // A vendor's prefix before fake words, in HTTP Basic.
         ("{}".to_owned(), basic("testuser:ghp_TEST_TOKEN"), false),
+        // What a reviewer reads as a test value: a secret named "my secret", a client
+        // secret named after itself, a password that spells "password".
+        (
+            r#"{"client_secret": "mySecret"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        (
+            r#"{"client_secret": "test-client_secret"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
+        (
+            r#"{"password": "Passw0rd!"}"#.to_owned(),
+            String::new(),
+            false,
+        ),
         // Values typed for a test: an alphabet run, glued upper-case words, a program's
         // name for the secret, words with a symbol.
         (
