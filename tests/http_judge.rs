@@ -864,3 +864,19 @@ fn explain_says_why_a_value_is_or_is_not_a_credential() {
         .code(2)
         .stderr_has("--explain prints text");
 }
+
+/// A CloudFront key-pair id (`APKA...`) is the public half's name, written in every signed
+/// URL; the signature beside it is the credential.
+#[test]
+fn a_cloudfront_key_pair_id_is_public_and_its_signature_is_not() {
+    let body = r#"{"download": "https://d111111abcdef8.cloudfront.net/report.pdf?Expires=1776112957&Key-Pair-Id=APKAQ7X9Q2LMZP3XR8VL&Signature=B275sxTEs9wdb04sKXCS7fFJAAnWkd4Y0bgLJmoYgHVv"}"#;
+    let found = errors(
+        "cassettes/report.yaml",
+        &vcrpy("", "https://api.example.com/v1/reports/1", body, ""),
+    );
+    assert!(found.iter().any(|f| f.contains("`Signature`")), "{found:?}");
+    assert!(
+        !found.iter().any(|f| f.contains("aws-access-key")),
+        "{found:?}"
+    );
+}

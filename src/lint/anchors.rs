@@ -50,7 +50,6 @@ pub(super) const COVERED: &[&str] = &[
 /// test keeps the two alike).
 pub(super) const AWS_PREFIXES: &[&[u8; 4]] = &[
     b"AKIA", b"ASIA", b"ABIA", b"ACCA", b"AGPA", b"AIDA", b"AROA", b"AIPA", b"ANPA", b"ANVA",
-    b"APKA",
 ];
 
 /// How Google API keys begin.

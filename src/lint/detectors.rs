@@ -135,7 +135,9 @@ pub(crate) const DETECTORS: &[Detector] = &[
         description: "An AWS access key id (`AKIA...`, `ASIA...`)",
         family: Family::Secret,
         kind: Kind::Token,
-        pattern: r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}",
+        // Not `APKA`: a CloudFront key-pair id is the public half's name, written in every
+        // signed URL (`Key-Pair-Id=`); the URL's `Signature` is what is judged.
+        pattern: r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}",
     },
     Detector {
         name: "github-token",
