@@ -316,11 +316,12 @@ fn is_session_cookie(name: &str) -> bool {
 }
 
 /// Cookies (lower-case names) that identify a browser, not a login: analytics and tracking
-/// (`session_tracker`, `_ga`), bot protection and load balancing (`__cf_bm`, `_cfuvid`,
-/// Imperva's `incap_ses_*`, Akamai's `ak_bmsc`, `AWSALB`), and CSRF tokens, which only pair
+/// (`session_tracker`, `_ga`), bot protection, web application firewalls and load balancing
+/// (`__cf_bm`, `_cfuvid`, Imperva's `incap_ses_*`, Akamai's `ak_bmsc`, Huawei's
+/// `HWWAFSESID`, `AWSALB`), and CSRF tokens, which only pair
 /// a form with the browser that loaded it.
 fn is_browser_cookie(lower: &str) -> bool {
-    ["track", "analytic", "visitor", "csrf", "xsrf"]
+    ["track", "analytic", "visitor", "csrf", "xsrf", "waf"]
         .iter()
         .any(|w| lower.contains(w))
         || [
