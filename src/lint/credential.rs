@@ -254,11 +254,8 @@ fn redacted_pem(text: &str) -> bool {
     let Some((_, rest)) = rest.split_once("-----") else {
         return false;
     };
-    let Some((body, _)) = rest.split_once("-----END ") else {
-        return false;
-    };
-    let body: String = body.split_whitespace().collect();
-    body.is_empty() || placeholder::is_placeholder_value(&body) || is_placeholder_token(&body)
+    rest.split_once("-----END ")
+        .is_some_and(|(body, _)| placeholder::is_placeholder_pem_body(body))
 }
 
 /// Whether a `Basic` credential decodes to a made-up account (`test:test`,

@@ -17,7 +17,9 @@
 //! All texts of a cassette are scanned in one pass over their concatenation (one scan per
 //! file, like the text scan), and each hit is mapped back to the text it sits in.
 
+mod evidence;
 mod outside;
+mod url;
 
 pub use outside::OUTSIDE;
 
@@ -31,6 +33,8 @@ use crate::kind::http::body::{self, Leaf};
 use crate::kind::http::{Body, Field, Header, HttpCassette, Matched};
 
 use super::{Hit, LeakFamily, MACHINE_PATH, Scanner, credential};
+use evidence::{Exchange, run_made};
+use url::{URL_HEADERS, parameter_credentials, url_credentials};
 
 /// A leak found in an HTTP cassette, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -460,22 +464,17 @@ struct Collect<'a> {
     exchanges: Vec<Exchange>,
 }
 
-/// The evidence an interaction holds for judging the ids and times its request sent.
-struct Exchange {
-    /// When it was recorded: its own recorded time, else its response's `Date`.
-    time: Option<i64>,
-    /// Whether the request read or deleted (`GET`, `HEAD`, `DELETE`) and the server answered
-    /// with success (2xx but `201 Created`, or `304`): an object the request's path names was
-    /// one the server already had. A `POST` or `PUT` may create one under an id the client
-    /// chose.
-    resolved: bool,
-    /// Whether this request or one before it carried a credential or a login: a credential
-    /// header, a cookie, a credential query parameter, or a body that names a credential
-    /// field. A response while none had is what the server hands to everyone.
-    credentialed: bool,
-}
-
 impl<'a> Collect<'a> {
+    /// Whether `side` is a response sent while no request so far had carried a credential
+    /// or a login: what the server hands to everyone.
+    fn anonymous(&self, side: Side, interaction: usize) -> bool {
+        side == Side::Response
+            && self
+                .exchanges
+                .get(interaction)
+                .is_some_and(|e| !e.credentialed)
+    }
+
     fn push(&mut self, text: &str, mut item: Text<'a>) {
         item.start = self.joined.len();
         self.joined.push_str(text);
@@ -527,12 +526,7 @@ impl<'a> Collect<'a> {
             }
             // A cookie set in answer to a request that carried no credential and no login
             // names a browser (a visit, a bot check), not an account: it is not one.
-            let anonymous = side == Side::Response
-                && self
-                    .exchanges
-                    .get(interaction)
-                    .is_some_and(|e| !e.credentialed);
-            if name.eq_ignore_ascii_case("set-cookie") && anonymous {
+            if name.eq_ignore_ascii_case("set-cookie") && self.anonymous(side, interaction) {
                 continue;
             }
             if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
@@ -615,12 +609,7 @@ impl<'a> Collect<'a> {
         // A web page or script served to a request that carried no credential is what the
         // server hands to everyone: the keys in it that are judged by their name, and browser
         // keys (Google's `AIza`, publishable keys), are public by design.
-        let public_page = side == Side::Response
-            && self
-                .exchanges
-                .get(interaction)
-                .is_some_and(|e| !e.credentialed)
-            && is_web_page(headers);
+        let public_page = self.anonymous(side, interaction) && is_web_page(headers);
         let index = self.bodies.len();
         self.bodies.push(BodyAt {
             body,
@@ -993,39 +982,8 @@ fn collect<'a>(
         exchanges: Vec::new(),
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
-        let status = interaction.response.as_ref().and_then(|r| r.status);
-        let date = || {
-            (interaction.response.iter())
-                .flat_map(|r| &r.headers)
-                .find(|h| h.name.eq_ignore_ascii_case("date"))
-                .and_then(|h| crate::kind::http::parse_time(&h.value.text))
-        };
-        let credentialed = c.exchanges.last().map_or(logged_in, |e| e.credentialed)
-            || interaction.request.headers.iter().any(|h| {
-                (is_one_of(&h.name, CREDENTIAL_HEADERS) || h.name.eq_ignore_ascii_case("cookie"))
-                    && !h.value.text.trim().is_empty()
-            })
-            || query_names(&interaction.request.url.text)
-                .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
-            || match &interaction.request.body {
-                Some(Body::Bytes { bytes, .. }) => names_a_field(bytes),
-                Some(Body::Data { .. }) => true,
-                None => false,
-            };
-        c.exchanges.push(Exchange {
-            credentialed,
-            time: (interaction.recorded_at.as_ref())
-                .and_then(|f| crate::kind::http::parse_time(&f.text))
-                .or_else(date),
-            resolved: ["GET", "HEAD", "DELETE"].iter().any(|m| {
-                interaction
-                    .request
-                    .method
-                    .text
-                    .trim()
-                    .eq_ignore_ascii_case(m)
-            }) && status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
-        });
+        let before = c.exchanges.last().map_or(logged_in, |e| e.credentialed);
+        c.exchanges.push(Exchange::of(interaction, before));
         let request = &interaction.request;
         let url = &request.url;
         c.field(
@@ -1277,7 +1235,8 @@ fn scan_texts(
                 if !volatile(&hit, text) || earlier {
                     continue;
                 }
-                match run_made(c, &hit, text, content) {
+                let exchange = c.exchanges.get(text.interaction);
+                match run_made(exchange, &hit, text.place == URL_PLACE, content) {
                     Some(reason) => why = reason,
                     None => continue,
                 }
@@ -1333,103 +1292,6 @@ fn scan_texts(
             _ => leaks.push(leak),
         }
     }
-}
-
-/// Why an id or time a matched request sent is one a run makes, or `None` when the cassette
-/// shows it is a constant of the test, which replays as recorded:
-/// - a UUID made up by hand (`c1234567-2222-2222-3333-444444444444`, [`is_made_up_uuid`]);
-/// - a UUID in the URL's host (a server's endpoint: a client cannot make up a host that
-///   answers), or in its path or query when the server answered a read or a delete with
-///   success (an object it already had: one the fixture created earlier), unless the query
-///   parameter names the request itself (`request_id`, `nonce`, `trace_id`, `state`);
-/// - a timestamp more than a year from when the interaction was recorded, or a midnight
-///   more than a day from it: a date the test passes (`since=2011-01-15T00:00:00` in a
-///   cassette recorded in 2013). A time a run makes lies near the recording.
-fn run_made(c: &Collect<'_>, hit: &Hit, text: &Text<'_>, content: &str) -> Option<String> {
-    let exchange = c.exchanges.get(text.interaction);
-    if hit.family == LeakFamily::Uuid {
-        if is_made_up_uuid(&hit.text) {
-            return None;
-        }
-        if text.place == URL_PLACE {
-            let before = &content[..hit.start.min(content.len())];
-            let after_scheme = before.find("://").map(|i| &before[i + 3..]);
-            if after_scheme.is_some_and(|host| !host.contains('/')) {
-                return None;
-            }
-            let parameter = before
-                .rsplit(['?', '&'])
-                .next()
-                .filter(|_| before.contains('?'))
-                .and_then(|p| p.split_once('='))
-                .map(|(name, _)| name.to_ascii_lowercase());
-            let names_a_request = parameter.as_deref().is_some_and(|name| {
-                [
-                    "request",
-                    "nonce",
-                    "trace",
-                    "correlation",
-                    "idempotency",
-                    "session",
-                    "state",
-                ]
-                .iter()
-                .any(|w| name.contains(w))
-            });
-            if !names_a_request && exchange.is_some_and(|e| e.resolved) {
-                return None;
-            }
-        }
-        return Some(" that no earlier response handed out".to_owned());
-    }
-    let Some(at) = crate::kind::http::parse_time(&hit.text) else {
-        return Some(String::new());
-    };
-    // The interaction's own time: each interaction is judged by its own evidence, the same
-    // whether the cassette is read whole or a window at a time.
-    let Some(recorded) = exchange.and_then(|e| e.time) else {
-        return Some(" (the cassette records no time to tell it from a fixed date)".to_owned());
-    };
-    let apart = at.abs_diff(recorded);
-    const DAY: u64 = 86_400;
-    let midnight = at.rem_euclid(86_400) == 0;
-    if apart > 366 * DAY || (midnight && apart > DAY) {
-        return None;
-    }
-    Some(format!(" {} from when it was recorded", span(apart)))
-}
-
-/// `3 minutes`, `5 hours`, `12 days`: a span for messages.
-fn span(seconds: u64) -> String {
-    let (n, unit) = match seconds {
-        s if s < 120 => (s, "second"),
-        s if s < 2 * 3600 => (s / 60, "minute"),
-        s if s < 2 * 86_400 => (s / 3600, "hour"),
-        s => (s / 86_400, "day"),
-    };
-    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
-}
-
-/// A UUID written by hand: few distinct digits (`00000000-0000-0000-0000-000000000001`,
-/// `c1234567-2222-2222-3333-444444444444`), or a run of six counting up
-/// (`12345678-1234-...`). A random UUID has 14 to 16 distinct digits of its 32; eight or
-/// fewer happen about once in 80,000, a counting run of six about once in 50,000.
-fn is_made_up_uuid(uuid: &str) -> bool {
-    let digits: Vec<u8> = uuid
-        .bytes()
-        .filter(u8::is_ascii_hexdigit)
-        .map(|b| b.to_ascii_lowercase())
-        .collect();
-    let mut seen = [false; 256];
-    let distinct = digits
-        .iter()
-        .filter(|&&b| !std::mem::replace(&mut seen[b as usize], true))
-        .count();
-    let value = |b: u8| (b as char).to_digit(16).unwrap_or(0);
-    let counting = digits
-        .windows(6)
-        .any(|w| w.windows(2).all(|p| value(p[1]) == value(p[0]) + 1));
-    distinct <= 8 || counting
 }
 
 /// The place of a request URL's texts.
@@ -1549,69 +1411,6 @@ fn is_web_page(headers: &[Header]) -> bool {
             .any(|m| media.eq_ignore_ascii_case(m))
         }
     })
-}
-
-/// The names of a URL's query parameters, percent-decoded.
-fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
-    let query = url.split_once('?').map_or("", |(_, q)| q);
-    let query = query.split('#').next().unwrap_or_default();
-    (query.split('&'))
-        .filter(|p| !p.is_empty())
-        .map(|p| body::percent_decode(p.split_once('=').map_or(p, |(n, _)| n)))
-}
-
-/// The credentials in a URL's query parameters, each with its parameter's name. Each is
-/// judged percent-decoded; with `as_written`, the hit's text is the value as the URL writes
-/// it, which is what a scrub finds in a text that holds the URL: writers encode a value's
-/// `+`, `/` and `=` each their own way (`%2B` beside a bare `/` in real presigned URLs).
-fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, String)> {
-    let Some((_, query)) = url.split_once('?') else {
-        return Vec::new();
-    };
-    let query = query.split('#').next().unwrap_or_default();
-    let mut found = Vec::new();
-    for piece in query.split('&') {
-        let (raw_name, raw_value) = piece.split_once('=').unwrap_or((piece, ""));
-        let name = body::percent_decode(raw_name);
-        if !is_one_of(&name, CREDENTIAL_PARAMETERS) {
-            continue;
-        }
-        let value = body::percent_decode(raw_value);
-        if let Some(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
-            if as_written && hit.text != raw_value && hit.text == value.trim() {
-                hit.text = raw_value.trim().to_owned();
-            }
-            found.push((hit, name));
-        }
-    }
-    found
-}
-
-/// Headers whose value is a URL, which may be written without its scheme and host.
-const URL_HEADERS: &[&str] = &["location", "content-location", "refresh"];
-
-/// The credentials in the query parameters of every URL written inside `text` (a presigned
-/// URL in a JSON response, a `Location` header that redirects to one), judged as a request
-/// URL's are; with `whole`, `text` is one URL that may lack its scheme and host.
-fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
-    if whole {
-        return parameter_credentials(text, true);
-    }
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find("://").map(|i| from + i) {
-        let start = text[..at]
-            .rfind(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '-' | '.'))
-            .map_or(0, |i| i + 1);
-        let end = text[at..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\'))
-            .map_or(text.len(), |i| at + i);
-        if start < at {
-            found.extend(parameter_credentials(&text[start..end], true));
-        }
-        from = end.max(at + 3);
-    }
-    found
 }
 
 #[cfg(test)]
@@ -1876,28 +1675,6 @@ mod tests {
         // XML's `</root>` is not the root user's home; `/root/...` in a response is a path.
         assert!(paths("null", "'<root><a>1</a></root>'").is_empty());
         assert_eq!(paths("null", "'run /root/build.sh'").len(), 1);
-    }
-
-    #[test]
-    fn uuids_written_by_hand_are_told_from_random_ones() {
-        for uuid in [
-            "00000000-0000-0000-0000-000000000001",
-            "c1234567-2222-2222-3333-444444444444",
-            "12345678-1234-1234-1234-123456789abc",
-            "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
-        ] {
-            assert!(is_made_up_uuid(uuid), "{uuid}");
-        }
-        for uuid in [
-            "a036eada-c328-482e-9329-5fbb79ca3c05",
-            "fb31fa2c-095d-11ee-98fe-c609abca1772",
-            "3f9c2e7a-81d4-4b6e-9a05-d27c4e1b8f63",
-        ] {
-            assert!(!is_made_up_uuid(uuid), "{uuid}");
-        }
-        assert_eq!(span(61), "61 seconds");
-        assert_eq!(span(3600), "60 minutes");
-        assert_eq!(span(86_400 * 3), "3 days");
     }
 
     #[test]

@@ -535,15 +535,10 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             let block = &bytes[start..block_end.max(end)];
             let after_begin = find(block, b"KEY-----").map_or(end - start, |i| i + 8);
             let block = &block[after_begin..];
-            if let Some(i) = find(block, b"-----END ") {
-                let body = lossy(&block[..i]).replace("\\n", "");
-                let body = body.replace(['\n', '\r', ' ', '\\'], "");
-                if body.is_empty()
-                    || placeholder::is_placeholder_value(&body)
-                    || is_placeholder_token(&body)
-                {
-                    return None;
-                }
+            if find(block, b"-----END ")
+                .is_some_and(|i| placeholder::is_placeholder_pem_body(&lossy(&block[..i])))
+            {
+                return None;
             }
             Some(hit(start, block_end, detector.label.into(), false, begin))
         }

@@ -404,6 +404,15 @@ pub(super) fn is_token_charset(value: &str) -> bool {
     })
 }
 
+/// Whether the body of a PEM block (what lies between its `BEGIN` and `END` markers, as
+/// written: line breaks, escaped ones too) holds no key: nothing, or a placeholder
+/// (`REDACTED`, `<PRIVATE KEY>`, `...`). What redacted the key kept the markers.
+pub(super) fn is_placeholder_pem_body(body: &str) -> bool {
+    let body = body.replace("\\n", "");
+    let body = body.replace(['\n', '\r', ' ', '\t', '\\'], "");
+    body.is_empty() || is_placeholder_value(&body) || is_placeholder_token(&body)
+}
+
 /// Words that mark a value as written to stand for a credential, wherever they stand as a
 /// word in it (see [`has_marker`]).
 const VALUE_MARKERS: &[&str] = &[

@@ -310,7 +310,7 @@ impl SubList {
             }
             let once = json_escape(&sub.old);
             let twice = json_escape(&once);
-            let pct = percent_encode(&sub.old);
+            let pct = crate::lint::percent_encoded(&sub.old);
             let mut forms = vec![sub.old.clone(), once, twice, pct];
             forms.sort();
             forms.dedup();
@@ -1843,7 +1843,10 @@ fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> Option<String
     }
     let once = (json_escape(old), json_escape(new));
     let twice = (json_escape(&once.0), json_escape(&once.1));
-    let pct = (percent_encode(old), percent_encode(new));
+    let pct = (
+        crate::lint::percent_encoded(old),
+        crate::lint::percent_encoded(new),
+    );
     let mut out: Option<String> = None;
     let mut step = |replace: &dyn Fn(&str) -> Option<String>| {
         if let Some(next) = replace(out.as_deref().unwrap_or(text)) {
@@ -1933,7 +1936,7 @@ fn set_param(query: &str, name: &str, value: &str) -> String {
                 if body::percent_decode(k).eq_ignore_ascii_case(name)
                     && body::percent_decode(v) != value =>
             {
-                format!("{k}={}", percent_encode(value))
+                format!("{k}={}", crate::lint::percent_encoded(value))
             }
             _ => pair.to_owned(),
         })
@@ -1947,11 +1950,6 @@ fn json_escape(s: &str) -> String {
     crate::json::write_string(&crate::json::Str::new(s), &mut out);
     let quoted = String::from_utf8(out).expect("JSON is UTF-8");
     quoted[1..quoted.len() - 1].to_owned()
-}
-
-/// Percent-encoding of everything but unreserved characters (what a form or query holds).
-fn percent_encode(s: &str) -> String {
-    crate::lint::percent_encoded(s)
 }
 
 #[cfg(test)]

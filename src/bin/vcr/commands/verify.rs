@@ -116,10 +116,12 @@ fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
         let mut group = group;
         group.retain(|f| f.fingerprint == print);
         found += group.len();
-        if !group.is_empty() {
-            cx.progress()
-                .suspend(&mut || cx.reporter.stream_findings(group.clone()));
-        }
+        let mut group = Some(group).filter(|g| !g.is_empty());
+        cx.progress().suspend(&mut || {
+            if let Some(group) = group.take() {
+                cx.reporter.stream_findings(group);
+            }
+        });
     });
     let line = format!(
         "{} of this value in {} checked",

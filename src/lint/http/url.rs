@@ -1,0 +1,71 @@
+//! Credentials in URLs (issue 22): a request URL's query parameters, and those of every URL
+//! written inside a header or a body leaf (a presigned URL in a JSON response, a `Location`
+//! that redirects to one), judged as the request's are.
+
+use crate::kind::http::body;
+use crate::lint::{Hit, credential};
+
+use super::{CREDENTIAL_PARAMETERS, is_one_of};
+
+/// The names of a URL's query parameters, percent-decoded.
+pub(super) fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    (query.split('&'))
+        .filter(|p| !p.is_empty())
+        .map(|p| body::percent_decode(p.split_once('=').map_or(p, |(n, _)| n)))
+}
+
+/// The credentials in a URL's query parameters, each with its parameter's name. Each is
+/// judged percent-decoded; with `as_written`, the hit's text is the value as the URL writes
+/// it, which is what a scrub finds in a text that holds the URL: writers encode a value's
+/// `+`, `/` and `=` each their own way (`%2B` beside a bare `/` in real presigned URLs).
+pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, String)> {
+    let Some((_, query)) = url.split_once('?') else {
+        return Vec::new();
+    };
+    let query = query.split('#').next().unwrap_or_default();
+    let mut found = Vec::new();
+    for piece in query.split('&') {
+        let (raw_name, raw_value) = piece.split_once('=').unwrap_or((piece, ""));
+        let name = body::percent_decode(raw_name);
+        if !is_one_of(&name, CREDENTIAL_PARAMETERS) {
+            continue;
+        }
+        let value = body::percent_decode(raw_value);
+        if let Some(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
+            if as_written && hit.text != raw_value && hit.text == value.trim() {
+                hit.text = raw_value.trim().to_owned();
+            }
+            found.push((hit, name));
+        }
+    }
+    found
+}
+
+/// Headers whose value is a URL, which may be written without its scheme and host.
+pub(super) const URL_HEADERS: &[&str] = &["location", "content-location", "refresh"];
+
+/// The credentials in the query parameters of every URL written inside `text` (a presigned
+/// URL in a JSON response, a `Location` header that redirects to one), judged as a request
+/// URL's are; with `whole`, `text` is one URL that may lack its scheme and host.
+pub(super) fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
+    if whole {
+        return parameter_credentials(text, true);
+    }
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        let start = text[..at]
+            .rfind(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '-' | '.'))
+            .map_or(0, |i| i + 1);
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\'))
+            .map_or(text.len(), |i| at + i);
+        if start < at {
+            found.extend(parameter_credentials(&text[start..end], true));
+        }
+        from = end.max(at + 3);
+    }
+    found
+}
