@@ -879,3 +879,24 @@ fn a_cloudfront_key_pair_id_is_public_and_its_signature_is_not() {
         "{found:?}"
     );
 }
+
+#[test]
+fn an_address_on_a_domain_the_root_does_not_hold_is_no_finding() {
+    let t = TestDir::new();
+    let body = r#"{"to": "jane.doe@acme-mail.com", "prompt": "send the@agent.instructions to a@b.c"}"#;
+    t.write(
+        "cassettes/mail.yaml",
+        &vcrpy("", "https://api.example.org/v1/send", body, ""),
+    );
+    let doc = t
+        .vcr(&["verify", "--format", "json", "cassettes/mail.yaml"])
+        .json();
+    let emails: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "leak/email")
+        .map(|f| f["match"].as_str().unwrap())
+        .collect();
+    assert_eq!(emails, ["j***@acme-mail.com"]);
+}

@@ -606,6 +606,22 @@ pub(super) fn is_example_email(local: &str, domain: &str) -> bool {
             "me",
         ]
         .contains(&local.as_str())
+        || !is_top_level_domain(tld)
+}
+
+/// Whether `tld` (lower case) is a top-level domain of the DNS root: an address on any other
+/// (`the@agent.instructions`, `a@b.c`) is made up, or a name in some text that looks like
+/// one. A domain in its encoded international form (`xn--...`) is taken as real: the list
+/// holds ASCII labels.
+fn is_top_level_domain(tld: &str) -> bool {
+    static TLDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let tlds = TLDS.get_or_init(|| {
+        include_str!("tlds.txt")
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.is_empty())
+            .collect()
+    });
+    tld.starts_with("xn--") || tlds.binary_search(&tld).is_ok()
 }
 
 /// Hides most of a secret: its first characters, then `…` and the length.
@@ -686,6 +702,28 @@ mod tests {
             assert!(!is_placeholder_token(v), "{v}");
             assert!(!is_placeholder_value(v), "{v}");
         }
+    }
+
+    #[test]
+    fn addresses_on_a_domain_the_root_does_not_hold_are_made_up() {
+        for (local, domain) in [("the", "agent.instructions"), ("a", "b.c"), ("x", "corp.internal")]
+        {
+            assert!(is_example_email(local, domain), "{local}@{domain}");
+        }
+        for (local, domain) in [
+            ("jane", "acme.com"),
+            ("jane", "acme.io"),
+            ("jane", "Acme.DE"),
+            ("jane", "acme.technology"),
+            ("jane", "xn--caf-dma.xn--p1ai"),
+        ] {
+            assert!(!is_example_email(local, domain), "{local}@{domain}");
+        }
+        let tlds: Vec<&str> = include_str!("tlds.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect();
+        assert!(tlds.windows(2).all(|w| w[0] < w[1]), "tlds.txt is sorted, once each");
     }
 
     #[test]
