@@ -110,6 +110,10 @@ pub struct Finding {
     /// The JSON pointer of the value, when the file was parsed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pointer: Option<String>,
+    /// For leaks: why the judge took the value for one (the rule, and the checks it passed);
+    /// `verify -v` shows it, `verify --explain` says why a value was not taken.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// A hash of the offending value (or of the message), which with the id, path and
     /// pointer identifies the finding across edits that move lines: the baseline key.
     pub fingerprint: String,
@@ -142,6 +146,7 @@ impl Finding {
             matched: None,
             detector: None,
             pointer: None,
+            reason: None,
         }
     }
 

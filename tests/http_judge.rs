@@ -676,7 +676,17 @@ fn no_output_prints_a_secret() {
         .write("new/login.yaml", cassette("2"));
     let mut runs: Vec<(String, common::Run)> = Vec::new();
     for format in ["human", "json", "sarif", "github"] {
-        let args = ["verify", "--format", format, "cassettes/login.yaml"];
+        let args = ["verify", "-v", "--format", format, "cassettes/login.yaml"];
+        runs.push((args.join(" "), t.vcr(&args)));
+    }
+    // Every place explained: the findings there, then (a place with none) its values.
+    for place in [
+        "interactions[0]",
+        "interactions[0].request.body",
+        "interactions[0].response.body.string (json) /n",
+    ] {
+        let place = format!("cassettes/login.yaml#{place}");
+        let args = ["verify", "--explain", &place];
         runs.push((args.join(" "), t.vcr(&args)));
     }
     for args in [
@@ -846,7 +856,8 @@ fn explain_says_why_a_value_is_or_is_not_a_credential() {
     );
     let run = t.vcr(&["verify", "--explain", key, "cassettes/me.yaml"]);
     run.code(0)
-        .stdout_has("is a credential where a structure names it")
+        .stdout_has("names a credential: one, as none of")
+        .stdout_has("as text: `openai-key` finds an OpenAI API key")
         .stdout_has("cassettes/me.yaml")
         .stdout_has("1 finding of this value in 1 file checked");
     assert!(!run.stdout.contains(key), "{}", run.stdout);
@@ -857,8 +868,18 @@ fn explain_says_why_a_value_is_or_is_not_a_credential() {
         "cassettes/me.yaml",
     ]);
     run.code(0)
-        .stdout_has("is not a credential where a structure names it: test words")
+        .stdout_has("names a credential: not one: test words")
+        .stdout_has("as text: no detector's pattern matches it")
         .stdout_has("0 findings of this value");
+    // A key-shaped placeholder: the detector that looks for its kind says what rejects it.
+    let run = t.vcr(&[
+        "verify",
+        "--explain",
+        "ghp_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE",
+    ]);
+    run.code(0).stdout_has(
+        "as text: `github-token` looks for a GitHub token here, and rejects it: a placeholder token",
+    );
     t.vcr(&["verify", "--explain", key, "--format", "json"])
         .code(2)
         .stderr_has("--explain prints text");
@@ -883,10 +904,11 @@ fn a_cloudfront_key_pair_id_is_public_and_its_signature_is_not() {
 #[test]
 fn an_address_on_a_domain_the_root_does_not_hold_is_no_finding() {
     let t = TestDir::new();
-    let body = r#"{"to": "jane.doe@acme-mail.com", "prompt": "send the@agent.instructions to a@b.c"}"#;
+    let body =
+        r#"{"to": "jane.doe@acme-mail.com", "prompt": "send the@agent.instructions to a@b.c"}"#;
     t.write(
         "cassettes/mail.yaml",
-        &vcrpy("", "https://api.example.org/v1/send", body, ""),
+        vcrpy("", "https://api.example.org/v1/send", body, ""),
     );
     let doc = t
         .vcr(&["verify", "--format", "json", "cassettes/mail.yaml"])
@@ -899,4 +921,104 @@ fn an_address_on_a_domain_the_root_does_not_hold_is_no_finding() {
         .map(|f| f["match"].as_str().unwrap())
         .collect();
     assert_eq!(emails, ["j***@acme-mail.com"]);
+}
+
+/// Every leak finding says why the judge took its value for one: JSON's `reason`, SARIF's
+/// property, the line under it with `-v`; an id a matched request sent adds the evidence.
+#[test]
+fn every_leak_says_why_it_was_judged_one() {
+    let t = TestDir::new();
+    let cassette = vcrpy(
+        "      X-Api-Key:\n      - Nd5Fh3JkQ7x9q2Kq7vZ2mXw9Lr4Tb8Yc1\n",
+        "https://api.example.com/v1/runs/5f0c6f1e-8d3b-4a7e-9c21-3b6f2d9e7a41",
+        r#"{"token": "ghp_Ab3dEf9hIj2kLm5nOp8qRs1tUv4wXy7zAb0c", "home": "/home/janedoe/proj"}"#,
+        "",
+    );
+    t.write(
+        "cassettes/run.yaml",
+        cassette.replace("method: GET", "method: POST"),
+    );
+    let doc = t
+        .vcr(&["verify", "--format", "json", "cassettes/run.yaml"])
+        .json();
+    let reasons: Vec<(String, String)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["detector"].as_str().unwrap().to_owned(),
+                f["reason"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let reason = |detector: &str| {
+        reasons
+            .iter()
+            .find(|(d, _)| d == detector)
+            .map(|(_, r)| r.as_str())
+            .unwrap_or_else(|| panic!("no {detector} finding: {reasons:?}"))
+    };
+    assert!(
+        reason("credential-header").starts_with("the value of a header that carries a credential")
+    );
+    assert!(reason("credential-field").starts_with("the value of a field named for a credential"));
+    assert!(reason("user-home").starts_with("a user's home folder"));
+    assert!(
+        reason("uuid").contains("it sits in what vcrpy matches requests by")
+            && reason("uuid").contains("no earlier response"),
+        "{reasons:?}"
+    );
+    let sarif = t
+        .vcr(&["verify", "--format", "sarif", "cassettes/run.yaml"])
+        .json();
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().all(|r| r["properties"]["reason"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty())),
+        "{results:?}"
+    );
+    let plain = t.vcr(&["verify", "cassettes/run.yaml"]);
+    assert!(!plain.stdout.contains("why:"), "{}", plain.stdout);
+    let verbose = t.vcr(&["verify", "-v", "cassettes/run.yaml"]);
+    verbose.stdout_has("why: the value of a header that carries a credential");
+}
+
+/// `--explain FILE#POINTER`: a place with a finding gives the finding and why; a place with
+/// none gives the judge's verdict on each value there; a place with nothing is an error.
+#[test]
+fn explain_a_place_says_why_there_is_or_is_not_a_finding() {
+    let t = TestDir::new();
+    t.write(
+        "cassettes/me.yaml",
+        vcrpy(
+            "      Authorization:\n      - Bearer sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k\n",
+            "https://api.example.com/v1/me",
+            r#"{"token": "ghp_FAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKEFAKE"}"#,
+            "",
+        ),
+    );
+    t.vcr(&[
+        "verify",
+        "--explain",
+        "cassettes/me.yaml#interactions[0].request.headers.Authorization",
+    ])
+    .code(0)
+    .stdout_has(
+        "cassettes/me.yaml#interactions[0].request.headers.Authorization[0]: error leak/secret",
+    )
+    .stdout_has("  why: the value of a header that carries a credential");
+    t.vcr(&[
+        "verify",
+        "--explain",
+        "cassettes/me.yaml#interactions[0].response.body.string (json) /token",
+    ])
+    .code(0)
+    .stdout_has("no finding at")
+    .stdout_has("by its name `token`: not a credential: a placeholder token")
+    .stdout_has("`github-token` looks for a GitHub token here, and rejects it");
+    t.vcr(&["verify", "--explain", "cassettes/me.yaml#nowhere"])
+        .code(2)
+        .stderr_has("no finding at `nowhere`");
 }

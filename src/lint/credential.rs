@@ -11,16 +11,16 @@
 use super::detectors::{self, Kind};
 use super::escape;
 use super::placeholder::{self, is_placeholder_token, looks_like_credential, mask};
-use super::{Hit, LeakFamily, find, is_name_byte, lossy};
+use super::{Hit, LeakFamily, find, is_name_byte, lossy, reason};
 
 /// A credential key, HAR header or URL parameter: reads the value that follows and decides
-/// whether it is a credential.
+/// whether it is a credential, or what rejects it.
 pub(super) fn credential(
     detector: &detectors::Detector,
     bytes: &[u8],
     start: usize,
     end: usize,
-) -> Option<Hit> {
+) -> Result<Hit, &'static str> {
     let matched = &bytes[start..end];
     // The key is a word of its own: `\npassword=` names one (an escape ends the word before
     // it), `my_password=` does not, nor does `\token=` (a tab, then `oken`); the pattern
@@ -30,37 +30,29 @@ pub(super) fn credential(
         && (escape::inside_escape(bytes, key_start)
             || (key_start == start && escape::byte_before(bytes, start).is_some_and(is_name_byte)))
     {
-        return None;
+        return Err(reason::KEY_INSIDE_A_NAME);
     }
     let key = credential_key_name(matched, detector.kind);
-    let value = read_value(bytes, end, detector.kind)?;
+    let value = read_value(bytes, end, detector.kind).ok_or(reason::NO_VALUE)?;
     let raw = lossy(&bytes[value.start..value.end]);
     let text = raw.trim();
-    if text.is_empty() || placeholder::is_placeholder_value(text) {
-        return None;
+    if let Some(why) = rejected_whole(text) {
+        return Err(why);
     }
     // AWS Signature V4: the signature is bound to one request; the access key id is what
     // identifies the account.
     if text.starts_with("AWS4-HMAC-SHA256") {
         return sigv4_credential(detector, bytes, &value);
     }
+    if let Some(why) = rejected(text) {
+        return Err(why);
+    }
     let (scheme, credential) = placeholder::split_scheme(text);
-    if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
-        return None;
-    }
-    if credential.len() < 4
-        || placeholder::is_placeholder_value(credential)
-        || is_placeholder_token(credential)
-        || placeholder::is_public_key(credential)
-        || is_test_words(credential)
-    {
-        return None;
-    }
     let key_lower = key.to_ascii_lowercase();
     // `token` also names a token of text (logprobs): only a token-like value counts.
     if key_lower == "token" && (credential.len() < 16 || !placeholder::is_token_charset(credential))
     {
-        return None;
+        return Err(reason::TEXT_TOKEN);
     }
     let quoted = has_quote(matched) || value.quoted || value.list_item;
     // A bare value in prose is only taken for a credential when it looks like one; in an
@@ -71,16 +63,16 @@ pub(super) fn credential(
         && !quoted
         && !(shaped && placeholder::is_token_charset(credential))
     {
-        return None;
+        return Err(reason::PROSE);
     }
     if detector.kind == Kind::CredentialQuery && credential.len() < 8 {
-        return None;
+        return Err(reason::SHORT_QUERY);
     }
     let masked = match scheme {
         Some(scheme) => format!("{scheme} {}", mask(credential)),
         None => mask(credential),
     };
-    Some(Hit {
+    Ok(Hit {
         detector: detector.name,
         label: format!("{} in `{key}`", detector.label),
         family: LeakFamily::Secret,
@@ -89,6 +81,7 @@ pub(super) fn credential(
         end: value.end,
         text: raw,
         masked,
+        reason: reason::AFTER_A_KEY,
     })
 }
 
@@ -102,26 +95,29 @@ pub(crate) fn named(
     name: &str,
     value: &str,
     min_len: usize,
-) -> Option<Hit> {
+) -> Result<Hit, &'static str> {
     let label = detectors::DETECTORS
         .iter()
         .find(|d| d.name == detector)
         .map_or("a credential", |d| d.label);
     let text = value.trim();
     let lead = value.len() - value.trim_start().len();
-    if rejected_whole(text).is_some() {
-        return None;
+    if let Some(why) = rejected_whole(text) {
+        return Err(why);
     }
     if let Some(at) = text
         .find("Credential=")
         .filter(|_| text.starts_with("AWS4-HMAC-SHA256"))
     {
         let at = at + "Credential=".len();
-        let id = text[at..].split(['/', ',', ' ']).next()?;
-        if id.len() < 8 || placeholder::is_placeholder_value(id) || is_placeholder_token(id) {
-            return None;
+        let id = text[at..].split(['/', ',', ' ']).next().unwrap_or_default();
+        if id.len() < 8 {
+            return Err(reason::TOO_SHORT);
         }
-        return Some(Hit {
+        if placeholder::is_placeholder_value(id) || is_placeholder_token(id) {
+            return Err(reason::PLACEHOLDER);
+        }
+        return Ok(Hit {
             detector,
             label: "an access key id in an AWS signature".into(),
             family: LeakFamily::Secret,
@@ -130,19 +126,23 @@ pub(crate) fn named(
             end: lead + at + id.len(),
             text: id.to_owned(),
             masked: mask(id),
+            reason: reason::SIGV4,
         });
     }
     let (scheme, credential) = placeholder::split_scheme(text);
-    if credential.len() < min_len.max(4) || rejected(text).is_some() {
-        return None;
+    if let Some(why) = rejected(text) {
+        return Err(why);
+    }
+    if credential.len() < min_len.max(4) {
+        return Err(reason::TOO_SHORT);
     }
     if name.eq_ignore_ascii_case("token")
         && (credential.len() < 16 || !placeholder::is_token_charset(credential))
     {
-        return None;
+        return Err(reason::TEXT_TOKEN);
     }
     let start = lead + (text.len() - credential.len());
-    Some(Hit {
+    Ok(Hit {
         detector,
         label: format!("{label} in `{name}`"),
         family: LeakFamily::Secret,
@@ -153,6 +153,11 @@ pub(crate) fn named(
         masked: match scheme {
             Some(scheme) => format!("{scheme} {}", mask(credential)),
             None => mask(credential),
+        },
+        reason: match detector {
+            "credential-parameter" => reason::NAMED_PARAMETER,
+            "credential-field" => reason::NAMED_FIELD,
+            _ => reason::NAMED_HEADER,
         },
     })
 }
@@ -196,36 +201,28 @@ pub fn rejected(value: &str) -> Option<&'static str> {
     }
     let (scheme, credential) = placeholder::split_scheme(text);
     if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
-        return Some(
-            "an HTTP Basic account made up for a test (its password is test words or a placeholder)",
-        );
+        return Some(reason::FAKE_BASIC);
     }
     if credential.len() < 4 {
-        return Some("too short to be a credential");
+        return Some(reason::TOO_SHORT);
     }
     if placeholder::is_placeholder_value(credential) {
-        return Some(
-            "a placeholder (wrapped, marked with a word such as REDACTED or YOUR standing as a word, one repeated character, fake words, or an environment variable's name)",
-        );
+        return Some(reason::PLACEHOLDER);
     }
     if is_placeholder_token(credential) {
-        return Some(
-            "a placeholder token (redacted with `***` or `...`, a marker such as FAKE, EXAMPLE or XXXX standing as a word, padding, or too few distinct characters to be random)",
-        );
+        return Some(reason::PLACEHOLDER_TOKEN);
     }
     if placeholder::is_public_key(credential) {
-        return Some("a key public by design (a publishable or browser client key)");
+        return Some(reason::PUBLIC_KEY);
     }
     if credential.starts_with("eyJ") && placeholder::is_fake_jwt(credential) {
-        return Some(
-            "a JWT whose claims are made up (its subject or, without an issuer, its name is test words)",
-        );
+        return Some(reason::FAKE_JWT);
     }
     if is_reference(credential) {
-        return Some("a program's name for a secret, not its value");
+        return Some(reason::REFERENCE);
     }
     if is_test_words(credential) {
-        return Some("test words (glued, in leetspeak, alphabet runs, behind a vendor's prefix)");
+        return Some(reason::TEST_WORDS);
     }
     None
 }
@@ -233,13 +230,11 @@ pub fn rejected(value: &str) -> Option<&'static str> {
 /// What rejects a value whole, before any scheme is split from it.
 fn rejected_whole(text: &str) -> Option<&'static str> {
     if text.is_empty() {
-        Some("empty")
+        Some(reason::EMPTY)
     } else if placeholder::is_placeholder_value(text) {
-        Some(
-            "a placeholder (wrapped, marked with a word such as REDACTED or YOUR standing as a word, one repeated character, fake words, or an environment variable's name)",
-        )
+        Some(reason::PLACEHOLDER)
     } else if redacted_pem(text) {
-        Some("a PEM block whose body is a placeholder")
+        Some(reason::REDACTED_PEM)
     } else {
         None
     }
@@ -280,20 +275,23 @@ fn sigv4_credential(
     detector: &detectors::Detector,
     bytes: &[u8],
     value: &ValueSpan,
-) -> Option<Hit> {
+) -> Result<Hit, &'static str> {
     // Offsets are counted in bytes: text that is not UTF-8 grows when made lossy.
-    let raw = bytes.get(value.start..value.end)?;
-    let at = find(raw, b"Credential=")? + "Credential=".len();
+    let raw = bytes.get(value.start..value.end).ok_or(reason::NO_VALUE)?;
+    let at = find(raw, b"Credential=").ok_or(reason::NO_VALUE)? + "Credential=".len();
     let id_len = raw[at..]
         .iter()
         .position(|b| matches!(b, b'/' | b',' | b' '))
         .unwrap_or(raw.len() - at);
     let id = lossy(&raw[at..at + id_len]);
-    if id.len() < 8 || placeholder::is_placeholder_value(&id) || is_placeholder_token(&id) {
-        return None;
+    if id.len() < 8 {
+        return Err(reason::TOO_SHORT);
+    }
+    if placeholder::is_placeholder_value(&id) || is_placeholder_token(&id) {
+        return Err(reason::PLACEHOLDER);
     }
     let start = value.start + at;
-    Some(Hit {
+    Ok(Hit {
         detector: detector.name,
         label: "an access key id in an AWS signature".into(),
         family: LeakFamily::Secret,
@@ -302,6 +300,7 @@ fn sigv4_credential(
         end: start + id_len,
         masked: mask(&id),
         text: id,
+        reason: reason::SIGV4,
     })
 }
 

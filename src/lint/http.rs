@@ -19,6 +19,7 @@
 
 mod evidence;
 mod outside;
+mod places;
 mod url;
 
 pub use outside::OUTSIDE;
@@ -34,6 +35,7 @@ use crate::kind::http::{Body, Field, Header, HttpCassette, Matched};
 
 use super::{Hit, LeakFamily, MACHINE_PATH, Scanner, credential};
 use evidence::{Exchange, run_made};
+pub use places::{Place, places};
 use url::{URL_HEADERS, parameter_credentials, url_credentials};
 
 /// A leak found in an HTTP cassette, with where it is.
@@ -404,30 +406,35 @@ impl BodyAt<'_> {
     fn leaf_paths(&self, ordinals: &[usize]) -> Vec<String> {
         let mut found = Vec::with_capacity(ordinals.len());
         let mut i = 0;
-        let mut visit = |leaf: &Leaf<'_>, base: &str, described: &str| {
+        each_leaf(self.body, self.headers, &mut |leaf, base, described| {
             while found.len() < ordinals.len() && ordinals[found.len()] == i {
                 found.push(leaf_path(base, described, leaf.path));
             }
             i += 1;
-        };
-        match self.body {
-            Body::Bytes { field, bytes, .. } => match body::decode_stored(bytes, self.headers) {
-                // Its one leaf, the text as stored (see `Collect::body`).
-                Ok(text) => visit(&Leaf::stored(text), &field.path, ""),
-                Err(decoded) => {
-                    let described = body::describe(&decoded);
-                    body::for_each_leaf(&decoded, &mut |leaf| {
-                        visit(leaf, &field.path, &described);
-                    });
-                }
-            },
-            Body::Data { path, node } => {
-                body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, ""));
-            }
-        }
+        });
         // A walk gives the leaves the first one gave; should it not, no leak loses its place.
         found.resize(ordinals.len(), String::new());
         found
+    }
+}
+
+/// Each leaf of a body, decoded as `headers` say, with the body's own path and how it was
+/// decoded (`gzip, json`): the walk [`Collect::body`] makes, for what names a leaf again.
+fn each_leaf(body: &Body, headers: &[Header], visit: &mut dyn FnMut(&Leaf<'_>, &str, &str)) {
+    match body {
+        Body::Bytes { field, bytes, .. } => match body::decode_stored(bytes, headers) {
+            // Its one leaf, the text as stored (see `Collect::body`).
+            Ok(text) => visit(&Leaf::stored(text), &field.path, ""),
+            Err(decoded) => {
+                let described = body::describe(&decoded);
+                body::for_each_leaf(&decoded, &mut |leaf| {
+                    visit(leaf, &field.path, &described);
+                });
+            }
+        },
+        Body::Data { path, node } => {
+            body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, ""));
+        }
     }
 }
 
@@ -518,7 +525,7 @@ impl<'a> Collect<'a> {
             let value = &header.value;
             let path = || header_path(&value.path, name);
             if is_one_of(name, CREDENTIAL_HEADERS) {
-                if let Some(hit) = credential::named("credential-header", name, &value.text, 4) {
+                if let Ok(hit) = credential::named("credential-header", name, &value.text, 4) {
                     self.named
                         .push(leak_at(hit, value, self.file, path(), place));
                 }
@@ -546,7 +553,7 @@ impl<'a> Collect<'a> {
                     let (_, token) = super::placeholder::split_scheme(&cookie_value);
                     if is_session_cookie(cookie_name)
                         && super::placeholder::is_token_charset(token)
-                        && let Some(hit) =
+                        && let Ok(hit) =
                             credential::named("credential-header", cookie_name, &cookie_value, 8)
                     {
                         let path = format!("{} cookie {cookie_name}", path());
@@ -648,7 +655,7 @@ impl<'a> Collect<'a> {
                             .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
                     });
                 if (client_secret || is_one_of(name, CREDENTIAL_FIELDS))
-                    && let Some(hit) = credential::named("credential-field", name, leaf.text, 4)
+                    && let Ok(hit) = credential::named("credential-field", name, leaf.text, 4)
                 {
                     let path = leaf_path(base, described, leaf.path);
                     let at = (own, anchor);

@@ -18,6 +18,7 @@ mod detectors;
 mod escape;
 pub mod http;
 mod placeholder;
+mod reason;
 
 use std::sync::OnceLock;
 
@@ -61,6 +62,22 @@ pub struct Hit {
     pub text: String,
     /// The text with its sensitive part hidden, for every output.
     pub masked: String,
+    /// Why the judge took it for one (the rule and the checks it passed), for `verify -v`
+    /// and JSON; it names no value.
+    pub reason: &'static str,
+}
+
+/// A candidate a detector's pattern found in a text, and the judge's verdict on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The detector whose pattern found it.
+    pub detector: &'static str,
+    /// What it would be ("a GitHub token").
+    pub label: String,
+    /// The hit as findings show it, when it is one.
+    pub masked: Option<String>,
+    /// Why it is a leak, or what rejected it.
+    pub verdict: Result<&'static str, &'static str>,
 }
 
 /// The finding a hit becomes.
@@ -203,7 +220,9 @@ impl Scanner {
                 }
                 !span.alive.is_empty()
             });
-            match found.and_then(|(index, end)| Some((self.hit(bytes, index, start, end)?, end))) {
+            match found
+                .and_then(|(index, end)| Some((self.hit(bytes, index, start, end).ok()?, end)))
+            {
                 Some((hit, end)) => {
                     at = hit.end.max(end).max(start + 1);
                     hits.push(hit);
@@ -218,28 +237,86 @@ impl Scanner {
     /// steps through every byte. What `scan` must equal, and its fallback.
     fn scan_every_byte(&self, bytes: &[u8]) -> Vec<Hit> {
         let mut hits = Vec::new();
+        self.judge_every_byte(bytes, &mut |_, verdict| {
+            if let Ok(hit) = verdict {
+                hits.push(hit);
+            }
+        });
+        hits
+    }
+
+    /// The walk of [`Scanner::scan_every_byte`], handing each candidate's detector (its
+    /// pattern's index) and the judge's verdict on it to `judged`.
+    fn judge_every_byte(
+        &self,
+        bytes: &[u8],
+        judged: &mut dyn FnMut(usize, Result<Hit, &'static str>),
+    ) {
         let mut at = 0;
         while at < bytes.len() {
             let Some(m) = self.regex().search(&Input::new(bytes).range(at..)) else {
                 break;
             };
-            match self.hit(bytes, m.pattern().as_usize(), m.start(), m.end()) {
-                Some(hit) => {
-                    at = hit.end.max(m.end()).max(m.start() + 1);
-                    hits.push(hit);
-                }
-                None => at = m.start() + 1,
-            }
+            let index = m.pattern().as_usize();
+            let verdict = self.hit(bytes, index, m.start(), m.end());
+            at = match &verdict {
+                Ok(hit) => hit.end.max(m.end()).max(m.start() + 1),
+                Err(_) => m.start() + 1,
+            };
+            judged(index, verdict);
         }
-        hits
+    }
+
+    /// Every candidate a scan of `bytes` weighs, with the judge's verdict: what `vcr verify
+    /// --explain` shows of a value, where no structure names it. A detector's rejections after
+    /// its first (the same word tried a byte further on) are left out.
+    pub fn candidates(&self, bytes: &[u8]) -> Vec<Candidate> {
+        let mut out: Vec<Candidate> = Vec::new();
+        self.judge_every_byte(bytes, &mut |index, verdict| {
+            let (detector, label) = match DETECTORS.get(index) {
+                Some(d) => (d.name, d.label.to_owned()),
+                None => (
+                    MACHINE_PATH,
+                    format!("this machine's {}", self.machine[index - DETECTORS.len()].0),
+                ),
+            };
+            let candidate = match verdict {
+                Ok(hit) => Candidate {
+                    detector,
+                    label: hit.label,
+                    masked: Some(hit.masked),
+                    verdict: Ok(hit.reason),
+                },
+                Err(why) => Candidate {
+                    detector,
+                    label,
+                    masked: None,
+                    verdict: Err(why),
+                },
+            };
+            let repeated = candidate.verdict.is_err()
+                && out
+                    .iter()
+                    .any(|c: &Candidate| c.detector == candidate.detector);
+            if !repeated {
+                out.push(candidate);
+            }
+        });
+        out
     }
 
     /// The hit that a match of the combined regex's pattern `index` at `start..end` is, if its
-    /// checks pass.
-    fn hit(&self, bytes: &[u8], index: usize, start: usize, end: usize) -> Option<Hit> {
+    /// checks pass, or what rejects it.
+    fn hit(
+        &self,
+        bytes: &[u8],
+        index: usize,
+        start: usize,
+        end: usize,
+    ) -> Result<Hit, &'static str> {
         // The `n` of `\n` starts no word: the match that counts starts after the escape.
         if escape::inside_escape(bytes, start) {
-            return None;
+            return Err(reason::INSIDE_AN_ESCAPE);
         }
         match DETECTORS.get(index) {
             Some(detector) => classify(detector, bytes, start, end),
@@ -322,14 +399,20 @@ impl Scanner {
         out
     }
 
-    fn machine_hit(&self, index: usize, bytes: &[u8], start: usize, end: usize) -> Option<Hit> {
+    fn machine_hit(
+        &self,
+        index: usize,
+        bytes: &[u8],
+        start: usize,
+        end: usize,
+    ) -> Result<Hit, &'static str> {
         let (label, _) = &self.machine[index];
         if !path_boundary_before(bytes, start) || bytes.get(end).is_some_and(|b| is_name_byte(*b)) {
-            return None;
+            return Err(reason::INSIDE_A_PATH);
         }
         let end = path_end(bytes, end);
         let text = lossy(&bytes[start..end]);
-        Some(Hit {
+        Ok(Hit {
             detector: MACHINE_PATH,
             label: format!("this machine's {label}"),
             family: LeakFamily::Path,
@@ -338,6 +421,7 @@ impl Scanner {
             end,
             masked: truncate(&text),
             text,
+            reason: reason::MACHINE,
         })
     }
 }
@@ -496,9 +580,20 @@ fn truncate(text: &str) -> String {
     }
 }
 
-/// Checks a candidate and turns it into a hit.
-fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usize) -> Option<Hit> {
-    let hit = |start: usize, end: usize, label: String, temporary: bool, masked: String| Hit {
+/// Checks a candidate and turns it into a hit, or says what rejects it: the judge of every
+/// pattern's candidates, whose reasons `verify -v` and `verify --explain` show.
+fn classify(
+    detector: &detectors::Detector,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+) -> Result<Hit, &'static str> {
+    let hit = |start: usize,
+               end: usize,
+               label: String,
+               temporary: bool,
+               masked: String,
+               reason: &'static str| Hit {
         detector: detector.name,
         label,
         family: detector.family.into(),
@@ -507,6 +602,7 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
         end,
         text: lossy(&bytes[start..end]),
         masked,
+        reason,
     };
     let text = &bytes[start..end];
     let before = escape::byte_before(bytes, start);
@@ -515,12 +611,33 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
         Kind::Token => {
             if before.is_some_and(is_token_byte) || after.is_some_and(|b| b.is_ascii_alphanumeric())
             {
-                return None;
+                return Err(reason::INSIDE_A_WORD);
             }
             let s = lossy(text);
-            (!(is_placeholder_token(&s)
-                || (detector.name == "jwt" && placeholder::is_fake_jwt(&s))))
-            .then(|| hit(start, end, detector.label.into(), false, mask(&s)))
+            if is_placeholder_token(&s) {
+                return Err(reason::PLACEHOLDER_TOKEN);
+            }
+            if detector.name == "jwt" {
+                if placeholder::is_fake_jwt(&s) {
+                    return Err(reason::FAKE_JWT);
+                }
+                return Ok(hit(
+                    start,
+                    end,
+                    detector.label.into(),
+                    false,
+                    mask(&s),
+                    reason::JWT,
+                ));
+            }
+            Ok(hit(
+                start,
+                end,
+                detector.label.into(),
+                false,
+                mask(&s),
+                reason::TOKEN,
+            ))
         }
         Kind::PrivateKey => {
             // The hit is the whole block, to its `-----END ...-----` line: the `BEGIN` line
@@ -538,22 +655,35 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             if find(block, b"-----END ")
                 .is_some_and(|i| placeholder::is_placeholder_pem_body(&lossy(&block[..i])))
             {
-                return None;
+                return Err(reason::REDACTED_PEM);
             }
-            Some(hit(start, block_end, detector.label.into(), false, begin))
+            Ok(hit(
+                start,
+                block_end,
+                detector.label.into(),
+                false,
+                begin,
+                reason::PRIVATE_KEY,
+            ))
         }
         Kind::UrlCredentials => {
             // Offsets are counted in bytes: text that is not UTF-8 grows when made lossy.
-            let scheme_end = find(text, b"://")? + 3;
-            let at = text.iter().rposition(|&b| b == b'@')?;
-            let userinfo = text.get(scheme_end..at)?;
-            let colon = userinfo.iter().position(|&b| b == b':')?;
+            let scheme_end = find(text, b"://").ok_or(reason::NO_PASSWORD)? + 3;
+            let at = text
+                .iter()
+                .rposition(|&b| b == b'@')
+                .ok_or(reason::NO_PASSWORD)?;
+            let userinfo = text.get(scheme_end..at).ok_or(reason::NO_PASSWORD)?;
+            let colon = userinfo
+                .iter()
+                .position(|&b| b == b':')
+                .ok_or(reason::NO_PASSWORD)?;
             let (user, password) = (lossy(&userinfo[..colon]), lossy(&userinfo[colon + 1..]));
-            if is_placeholder_token(&password)
-                || password == user
-                || placeholder::is_placeholder_value(&password)
-            {
-                return None;
+            if password == user {
+                return Err(reason::PASSWORD_IS_USER);
+            }
+            if is_placeholder_token(&password) || placeholder::is_placeholder_value(&password) {
+                return Err(reason::PLACEHOLDER_PASSWORD);
             }
             let password_start = start + scheme_end + colon + 1;
             let masked = format!(
@@ -562,12 +692,13 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                 mask(&password),
                 lossy(&text[at + 1..])
             );
-            Some(hit(
+            Ok(hit(
                 password_start,
                 start + at,
                 detector.label.into(),
                 false,
                 masked,
+                reason::URL_PASSWORD,
             ))
         }
         Kind::CredentialKey | Kind::CredentialNameValue | Kind::CredentialQuery => {
@@ -575,19 +706,26 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
         }
         Kind::UserHome | Kind::RootHome | Kind::TempDir => {
             if !path_boundary_before(bytes, start) {
-                return None;
+                return Err(reason::INSIDE_A_PATH);
             }
             let s = lossy(text);
             match detector.kind {
                 Kind::UserHome => {
                     let end = path_end(bytes, end);
                     let full = lossy(&bytes[start..end]);
-                    let user = home_user(full.as_bytes())?;
+                    let user = home_user(full.as_bytes()).ok_or(reason::NO_USER)?;
                     if is_placeholder_user(&full[user.clone()]) {
-                        return None;
+                        return Err(reason::PLACEHOLDER_USER);
                     }
                     let masked = truncate(&hide_user(&full, user));
-                    Some(hit(start, end, detector.label.into(), false, masked))
+                    Ok(hit(
+                        start,
+                        end,
+                        detector.label.into(),
+                        false,
+                        masked,
+                        reason::HOME,
+                    ))
                 }
                 Kind::RootHome => {
                     // `/rootfs`, `/root.txt` are not the root user's home, and `</root>` is
@@ -596,9 +734,16 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                     if next.is_some_and(|b| is_name_byte(b) || b == b'.' || b == b'-')
                         || (start > 0 && bytes[start - 1] == b'<')
                     {
-                        return None;
+                        return Err(reason::NOT_ROOT_HOME);
                     }
-                    Some(hit(start, end, detector.label.into(), false, truncate(&s)))
+                    Ok(hit(
+                        start,
+                        end,
+                        detector.label.into(),
+                        false,
+                        truncate(&s),
+                        reason::ROOT_HOME,
+                    ))
                 }
                 _ => {
                     // Prose puts punctuation after a path: `(see /tmp/x/y).` ends at `y`.
@@ -610,12 +755,13 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                         })
                         .count();
                     let end = end - punctuation;
-                    Some(hit(
+                    Ok(hit(
                         start,
                         end,
                         detector.label.into(),
                         true,
                         truncate(&lossy(&bytes[start..end])),
+                        reason::TEMPORARY,
                     ))
                 }
             }
@@ -624,7 +770,7 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
             if before.is_some_and(|b| b.is_ascii_alphanumeric())
                 || after.is_some_and(|b| b.is_ascii_alphanumeric())
             {
-                return None;
+                return Err(reason::INSIDE_A_WORD);
             }
             let s = lossy(text).to_ascii_lowercase();
             let examples = [
@@ -640,29 +786,54 @@ fn classify(detector: &detectors::Detector, bytes: &[u8], start: usize, end: usi
                 .bytes()
                 .filter(|&b| b != b'-' && !std::mem::replace(&mut seen[b as usize], true))
                 .count();
-            (!examples.contains(&s.as_str()) && distinct > 3)
-                .then(|| hit(start, end, detector.label.into(), false, lossy(text)))
+            if examples.contains(&s.as_str()) || distinct <= 3 {
+                return Err(reason::MADE_UP_UUID);
+            }
+            Ok(hit(
+                start,
+                end,
+                detector.label.into(),
+                false,
+                lossy(text),
+                reason::UUID,
+            ))
         }
         Kind::Timestamp => {
             if before.is_some_and(|b| b.is_ascii_digit())
                 || after.is_some_and(|b| b.is_ascii_digit())
             {
-                return None;
+                return Err(reason::INSIDE_A_NUMBER);
             }
-            valid_date_time(text)
-                .then(|| hit(start, end, detector.label.into(), false, lossy(text)))
+            if !valid_date_time(text) {
+                return Err(reason::NO_DATE);
+            }
+            Ok(hit(
+                start,
+                end,
+                detector.label.into(),
+                false,
+                lossy(text),
+                reason::TIMESTAMP,
+            ))
         }
         Kind::Email => {
             if before.is_some_and(|b| is_name_byte(b) || matches!(b, b'.' | b'%' | b'+' | b'-')) {
-                return None;
+                return Err(reason::INSIDE_A_WORD);
             }
             let s = lossy(text);
-            let (local, domain) = s.split_once('@')?;
+            let (local, domain) = s.split_once('@').ok_or(reason::MADE_UP_EMAIL)?;
             if placeholder::is_example_email(local, domain) {
-                return None;
+                return Err(reason::MADE_UP_EMAIL);
             }
             let masked = format!("{}***@{domain}", local.chars().next().unwrap_or('?'));
-            Some(hit(start, end, detector.label.into(), false, masked))
+            Ok(hit(
+                start,
+                end,
+                detector.label.into(),
+                false,
+                masked,
+                reason::EMAIL,
+            ))
         }
     }
 }

@@ -706,8 +706,11 @@ mod tests {
 
     #[test]
     fn addresses_on_a_domain_the_root_does_not_hold_are_made_up() {
-        for (local, domain) in [("the", "agent.instructions"), ("a", "b.c"), ("x", "corp.internal")]
-        {
+        for (local, domain) in [
+            ("the", "agent.instructions"),
+            ("a", "b.c"),
+            ("x", "corp.internal"),
+        ] {
             assert!(is_example_email(local, domain), "{local}@{domain}");
         }
         for (local, domain) in [
@@ -723,7 +726,10 @@ mod tests {
             .lines()
             .filter(|l| !l.starts_with('#'))
             .collect();
-        assert!(tlds.windows(2).all(|w| w[0] < w[1]), "tlds.txt is sorted, once each");
+        assert!(
+            tlds.windows(2).all(|w| w[0] < w[1]),
+            "tlds.txt is sorted, once each"
+        );
     }
 
     #[test]

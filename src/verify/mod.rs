@@ -934,6 +934,15 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             .at(leak.offset.map(|o| locator.locate(o)));
         finding.matched = Some(hit.masked.clone());
         finding.detector = Some(hit.detector);
+        finding.reason = Some(match hit.family {
+            LeakFamily::Uuid | LeakFamily::Timestamp => format!(
+                "{}; it sits in what {} matches requests by{}",
+                hit.reason,
+                format.name(),
+                leak.why
+            ),
+            _ => hit.reason.to_owned(),
+        });
         finding.pointer = Some(masked_pointer(&leak.path, hit));
         finding.fingerprint = fingerprint(&hit.text);
         push(
@@ -1284,6 +1293,7 @@ fn leak_findings(
             .at(Some(locator.locate(hit.start)));
         finding.matched = Some(hit.masked.clone());
         finding.detector = Some(hit.detector);
+        finding.reason = Some(hit.reason.to_owned());
         finding.pointer = pointer.map(|p| masked_pointer(p, hit));
         finding.fingerprint = fingerprint(&hit.text);
         push(checks, out, finding, Some(hit.text.clone()));
@@ -1523,6 +1533,7 @@ mod tests {
             end: at + 1,
             text: String::new(),
             masked: String::new(),
+            reason: "",
         };
         let find = |needle: &str| {
             text.windows(needle.len())

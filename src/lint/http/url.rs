@@ -33,7 +33,7 @@ pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, St
             continue;
         }
         let value = body::percent_decode(raw_value);
-        if let Some(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
+        if let Ok(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
             if as_written && hit.text != raw_value && hit.text == value.trim() {
                 hit.text = raw_value.trim().to_owned();
             }

@@ -65,10 +65,13 @@ pub(crate) struct Args {
     #[arg(long, conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors"])]
     pub(crate) show_files: bool,
 
-    /// Say whether VALUE is judged a credential where a cassette's structure names it (a
-    /// header, a query parameter, a field), and if not why, then list its findings in the
-    /// files checked; exits 0.
-    #[arg(long, value_name = "VALUE", conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors", "show_files"])]
+    /// Say why the leak judge takes VALUE for a credential or not: where a cassette's
+    /// structure names it one (a header, query parameter, cookie or field), and as text
+    /// (each detector's verdict), then list its findings in the files checked. Given
+    /// FILE#POINTER (a pointer as `--format json` prints it, or its start), say why each
+    /// finding there was judged a leak, or, where there is none, why each value there is
+    /// not one. Exits 0.
+    #[arg(long, value_name = "VALUE|FILE#POINTER", conflicts_with_all = ["staged", "baseline", "write_baseline", "usage_log", "list_detectors", "show_files"])]
     pub(crate) explain: Option<String>,
 
     /// Show findings of this severity or worse in the text and GitHub outputs (`-q` shows
@@ -86,23 +89,176 @@ pub(crate) enum Shown {
     Warning,
 }
 
-/// `vcr verify --explain VALUE`: the judge's verdict on the value (the one `verify` applies,
-/// `lint::why_no_credential`), then every finding of that value in the files checked (by its
-/// fingerprint, which is the value's whatever encoding held it). The value is shown masked.
+/// `vcr verify --explain VALUE` or `--explain FILE#POINTER`: the judge's verdicts on a value
+/// (the ones `verify` applies), or on the values at a place in a cassette, then the
+/// findings of that value or place in the files checked.
 fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
     if cx.reporter.output() != Output::Human {
         anyhow::bail!("--explain prints text for people: leave out --format");
     }
+    if let Some((file, pointer)) = value.split_once('#')
+        && cx.working_dir.join(file).is_file()
+    {
+        return explain_place(cx, args, file, pointer);
+    }
     let shown = vcr::lint::masked_value(value);
-    let verdict = match vcr::lint::why_no_credential(value) {
-        Some(why) => format!("`{shown}` is not a credential where a structure names it: {why}"),
-        None => format!(
-            "`{shown}` is a credential where a structure names it (a credential header, query parameter, cookie or field)"
-        ),
-    };
-    cx.reporter.out(&verdict);
+    cx.reporter.out(&format!("`{shown}`"));
+    explain_value(cx, value, Named::Anywhere);
+    let print = vcr::finding::fingerprint(value);
+    let (found, summary) =
+        explained_findings(cx, args, &args.paths, &mut |f| f.fingerprint == print)?;
+    let line = format!(
+        "{} of this value in {} checked",
+        count(found, "finding"),
+        count(summary.files, "file")
+    );
+    cx.reporter.finish_findings(&summary, &line);
+    Ok(Outcome::Clean)
+}
+
+/// The judge's verdicts on one value, indented under what names it: by the name a
+/// structure gives it (`by_name`, from a cassette; else as if a structure named it a
+/// credential), then by each candidate a scan of it as text weighs.
+fn explain_value(cx: &Context, value: &str, named: Named<'_>) {
+    let out = |line: String| cx.reporter.out(&format!("  {line}"));
+    match named {
+        Named::By((name, Ok(why))) => out(format!("by its name `{name}`: a credential, {why}")),
+        Named::By((name, Err(why))) => {
+            out(format!("by its name `{name}`: not a credential: {why}"));
+        }
+        Named::Nothing => out("by its name: where it sits names no credential".to_owned()),
+        Named::Anywhere => match vcr::lint::why_no_credential(value) {
+            Some(why) => out(format!(
+                "where a header, query parameter, cookie or field names a credential: not one: {why}"
+            )),
+            None => out(
+                "where a header, query parameter, cookie or field names a credential: one, as none of the placeholder, test-word, made-up JWT or Basic account, reference or public-key rules rejects it".to_owned(),
+            ),
+        },
+    }
+    let candidates = vcr::lint::Scanner::new(&cx.machine_paths()).candidates(value.as_bytes());
+    if candidates.is_empty() {
+        out("as text: no detector's pattern matches it".to_owned());
+    }
+    for c in candidates {
+        match (c.verdict, c.masked) {
+            (Ok(why), Some(masked)) => out(format!(
+                "as text: `{}` finds {} ({masked}): {why}",
+                c.detector, c.label
+            )),
+            (Ok(why), None) => out(format!(
+                "as text: `{}` finds {}: {why}",
+                c.detector, c.label
+            )),
+            (Err(why), _) => out(format!(
+                "as text: `{}` looks for {} here, and rejects it: {why}",
+                c.detector, c.label
+            )),
+        }
+    }
+}
+
+/// What names the value `explain_value` explains.
+enum Named<'a> {
+    /// A structure names it a credential, and the judge's verdict there.
+    By(&'a (String, Result<&'static str, &'static str>)),
+    /// Where it sits in a cassette names no credential.
+    Nothing,
+    /// A value given alone: judged as if a structure named it a credential.
+    Anywhere,
+}
+
+/// `--explain FILE#POINTER`: the findings at the place (a pointer as findings print it, or
+/// the start of one) with why each was judged a leak; where there are none, the values an
+/// HTTP cassette holds there and the judge's verdicts on each.
+fn explain_place(cx: &Context, args: &Args, file: &str, pointer: &str) -> Result<Outcome> {
+    let at_place =
+        |f: &vcr::finding::Finding| f.pointer.as_deref().is_some_and(|p| p.starts_with(pointer));
+    let mut shown = Vec::new();
+    explained_findings(cx, args, &[PathBuf::from(file)], &mut |f| {
+        if at_place(f) {
+            shown.push(f.clone());
+        }
+        false
+    })?;
+    for f in &shown {
+        let matched = f.matched.as_deref().unwrap_or_default();
+        let severity = match f.severity {
+            vcr::finding::Severity::Error => "error",
+            vcr::finding::Severity::Warning => "warning",
+        };
+        cx.reporter.out(&format!(
+            "{}#{}: {severity} {}: {} ({matched})",
+            f.path,
+            f.pointer.as_deref().unwrap_or_default(),
+            f.id,
+            f.message
+        ));
+        if let Some(reason) = &f.reason {
+            cx.reporter.out(&format!("  why: {reason}"));
+        }
+    }
+    if !shown.is_empty() {
+        return Ok(Outcome::Clean);
+    }
+    let path = cx.working_dir.join(file);
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {file}"))?;
+    let text = vcr::kind::http::decompressed(&bytes);
+    let cassette = vcr::kind::http::read(&path, &text)
+        .map_err(|e| anyhow::anyhow!("{file}: {}", e.message))?;
+    let places: Vec<_> = cassette
+        .map(|c| vcr::lint::http::places(&c))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.path.starts_with(pointer))
+        .collect();
+    if places.is_empty() {
+        anyhow::bail!(
+            "{file}: no finding at `{pointer}`, and no value of an HTTP cassette's there; give a pointer as `verify --format json` prints it (`{file}#interactions[0].request.headers`)"
+        );
+    }
+    cx.reporter.out(&format!(
+        "{file}: no finding at `{pointer}`; the judge's verdicts on the values there:"
+    ));
+    for place in places.iter().take(PLACES_SHOWN) {
+        cx.reporter.out(&format!(
+            "{}: `{}`",
+            place.path,
+            vcr::lint::masked_value(&place.text)
+        ));
+        let named = place.by_name.as_ref().map_or(Named::Nothing, Named::By);
+        explain_value(cx, &place.text, named);
+    }
+    if places.len() > PLACES_SHOWN {
+        cx.reporter.out(&format!(
+            "and {} more; give a longer pointer",
+            count(places.len() - PLACES_SHOWN, "value")
+        ));
+    }
+    if places
+        .iter()
+        .any(|p| p.by_name.as_ref().is_some_and(|(_, v)| v.is_ok()))
+    {
+        cx.reporter.out(
+            "(a credential by its name where `verify` reports none: the cassette makes it public, a page or cookie served to a request that carried no credential, or [[verify.allow]] accepts it)",
+        );
+    }
+    Ok(Outcome::Clean)
+}
+
+/// How many values `--explain FILE#POINTER` explains at most.
+const PLACES_SHOWN: usize = 20;
+
+/// Runs `verify` over `paths` and streams the findings `wanted` keeps; returns how many it
+/// kept and the run's summary.
+fn explained_findings(
+    cx: &Context,
+    args: &Args,
+    paths: &[PathBuf],
+    wanted: &mut dyn FnMut(&vcr::finding::Finding) -> bool,
+) -> Result<(usize, vcr::verify::Summary)> {
     let (selection, checks) = rayon::join(
-        || cx.select_checked(&args.paths, args.allow_empty),
+        || cx.select_checked(paths, args.allow_empty),
         || Checks::new(&cx.project, &cx.machine_paths()),
     );
     let (selection, checks) = (selection?, checks?);
@@ -110,11 +266,10 @@ fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
         dsh_cwd: Some(cx.project.dsh_cwd()),
         ..Options::default()
     };
-    let print = vcr::finding::fingerprint(value);
     let mut found = 0;
     let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress(), &mut |group| {
         let mut group = group;
-        group.retain(|f| f.fingerprint == print);
+        group.retain(|f| wanted(f));
         found += group.len();
         let mut group = Some(group).filter(|g| !g.is_empty());
         cx.progress().suspend(&mut || {
@@ -123,13 +278,7 @@ fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
             }
         });
     });
-    let line = format!(
-        "{} of this value in {} checked",
-        count(found, "finding"),
-        count(outcome.summary.files, "file")
-    );
-    cx.reporter.finish_findings(&outcome.summary, &line);
-    Ok(Outcome::Clean)
+    Ok((found, outcome.summary))
 }
 
 /// `vcr verify --show-files`: what the selection reads, without reading it. Ignored

@@ -299,6 +299,12 @@ pub(super) fn finding(r: &Reporter, finding: &vcr::finding::Finding) {
         finding.message,
         paint(c, Style::Dim, &format!("{matched}{detector}"))
     ));
+    // With -v, why the judge took the value for a leak, under the finding.
+    if let Some(reason) = finding.reason.as_deref()
+        && r.verbosity >= Verbosity::Verbose
+    {
+        r.out(&paint(c, Style::Dim, &format!("{:13}why: {reason}", "")));
+    }
 }
 
 pub(super) fn colour_diff(enabled: bool, diff: &str) -> String {

@@ -348,6 +348,7 @@ fn write_finding(out: &mut Vec<u8>, finding: &Finding) {
         matched,
         detector,
         pointer,
+        reason,
         fingerprint,
     } = finding;
     let severity = match severity {
@@ -386,6 +387,9 @@ fn write_finding(out: &mut Vec<u8>, finding: &Finding) {
     }
     if let Some(pointer) = pointer {
         string(out, b"pointer", pointer);
+    }
+    if let Some(reason) = reason {
+        string(out, b"reason", reason);
     }
     string(out, b"fingerprint", fingerprint);
     out.extend_from_slice(b"\n    }");

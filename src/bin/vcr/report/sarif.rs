@@ -75,12 +75,17 @@ fn result(finding: &Finding) -> Value {
         Some(matched) => format!("{} ({matched})", finding.message),
         None => finding.message.clone(),
     };
-    json!({
+    let mut value = json!({
         "ruleId": finding.id,
         "ruleIndex": rule_index,
         "level": match finding.severity { Severity::Error => "error", Severity::Warning => "warning" },
         "message": {"text": text},
         "locations": [{"physicalLocation": location}],
         "partialFingerprints": {"vcr/v1": format!("{}:{}", finding.pointer.as_deref().unwrap_or(""), finding.fingerprint)},
-    })
+    });
+    // SARIF's property bag: where a format leaves room for what a tool adds.
+    if let Some(reason) = &finding.reason {
+        value["properties"] = json!({"reason": reason});
+    }
+    value
 }

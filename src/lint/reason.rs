@@ -1,0 +1,115 @@
+//! What the leak judge says of a candidate: why a hit was judged real (shown by `verify -v`
+//! and in JSON as a finding's `reason`), or what rejected it (shown by `verify --explain`).
+//! One list, so a rule and its explanation are written once and every output agrees.
+
+// Why a candidate was judged real.
+
+/// A token found by its shape.
+pub(super) const TOKEN: &str = "it has the key's shape (prefix, length, alphabet), and no mark of a placeholder: no marker word such as FAKE or EXAMPLE standing alone, no run of one character, enough distinct characters to be random";
+/// A JWT.
+pub(super) const JWT: &str =
+    "a JWT whose claims are not made up (its subject and name are not test words)";
+/// A PEM private key.
+pub(super) const PRIVATE_KEY: &str =
+    "a private key block whose body is key material, not a placeholder";
+/// A URL's password.
+pub(super) const URL_PASSWORD: &str =
+    "the password of a URL's user-info, neither a placeholder nor the user's name";
+/// A value after a key that names a credential, in text.
+pub(super) const AFTER_A_KEY: &str = "the value of a key that names a credential, written as one (quoted, in an assignment, or shaped like a token), and none of: a placeholder, test words, a program's name for a secret, a key public by design";
+/// A value in a header that carries credentials.
+pub(super) const NAMED_HEADER: &str = "the value of a header that carries a credential (`Authorization`, an API key header, a session cookie), and none of: a placeholder, test words, a made-up JWT or Basic account, a program's name for a secret, a key public by design";
+/// A value of a query parameter named for a credential.
+pub(super) const NAMED_PARAMETER: &str = "the value of a query parameter named for a credential (`key`, `token`, a signature), and none of: a placeholder, test words, a made-up JWT, a program's name for a secret, a key public by design";
+/// A value of a field named for a credential.
+pub(super) const NAMED_FIELD: &str = "the value of a field named for a credential (`password`, `client_secret`, `access_token`), and none of: a placeholder, test words, a made-up JWT or Basic account, a program's name for a secret, a key public by design";
+/// The access key id of an AWS signature.
+pub(super) const SIGV4: &str =
+    "the access key id an AWS Signature V4 names, which identifies the account; not a placeholder";
+/// A user's home folder.
+pub(super) const HOME: &str =
+    "a user's home folder, and the user is not a made-up one (user, me, runner, $USER)";
+/// `/root`.
+pub(super) const ROOT_HOME: &str = "the root user's home folder";
+/// A temporary folder.
+pub(super) const TEMPORARY: &str =
+    "a temporary folder: its name is made per run, so a replay that compares it fails";
+/// A path of this machine.
+pub(super) const MACHINE: &str =
+    "a path of this machine (its working directory, home or configuration home)";
+/// A UUID.
+pub(super) const UUID: &str =
+    "a random-looking UUID: not a documented example, and more than three distinct digits";
+/// A timestamp.
+pub(super) const TIMESTAMP: &str = "a valid date and time";
+/// An e-mail address.
+pub(super) const EMAIL: &str =
+    "an address on a top-level domain of the DNS root, not an example, test or no-reply address";
+
+// What rejected a candidate.
+
+/// The candidate is part of a longer word or token.
+pub(super) const INSIDE_A_WORD: &str = "part of a longer word or token";
+/// The candidate is part of a longer number.
+pub(super) const INSIDE_A_NUMBER: &str = "part of a longer number";
+/// The candidate starts inside an escape (`\n`).
+pub(super) const INSIDE_AN_ESCAPE: &str = "it starts inside an escape sequence such as `\\n`";
+/// A path inside a longer path or word.
+pub(super) const INSIDE_A_PATH: &str = "part of a longer path or word";
+/// A placeholder token.
+pub(super) const PLACEHOLDER_TOKEN: &str = "a placeholder token (redacted with `***` or `...`, a marker such as FAKE, EXAMPLE or XXXX standing as a word, padding, or too few distinct characters to be random)";
+/// A placeholder value.
+pub(super) const PLACEHOLDER: &str = "a placeholder (wrapped, marked with a word such as REDACTED or YOUR standing as a word, one repeated character, fake words, or an environment variable's name)";
+/// A JWT with made-up claims.
+pub(super) const FAKE_JWT: &str =
+    "a JWT whose claims are made up (its subject or, without an issuer, its name is test words)";
+/// A PEM block with a placeholder body.
+pub(super) const REDACTED_PEM: &str = "a PEM block whose body is a placeholder";
+/// A URL without a password.
+pub(super) const NO_PASSWORD: &str = "the URL's user-info holds no password";
+/// A URL whose password is the user's name.
+pub(super) const PASSWORD_IS_USER: &str = "the URL's password is its user's name";
+/// A URL whose password is a placeholder.
+pub(super) const PLACEHOLDER_PASSWORD: &str = "the URL's password is a placeholder";
+/// A home folder without a user.
+pub(super) const NO_USER: &str = "a home folder path with no user's name in it";
+/// A made-up user.
+pub(super) const PLACEHOLDER_USER: &str =
+    "a home folder of a made-up user (user, me, runner, $USER)";
+/// Not `/root`.
+pub(super) const NOT_ROOT_HOME: &str =
+    "not the root user's home (`/rootfs`, `/root.txt`, `</root>`)";
+/// A made-up UUID.
+pub(super) const MADE_UP_UUID: &str =
+    "a documented example or a made-up UUID (three distinct digits or fewer)";
+/// Not a date.
+pub(super) const NO_DATE: &str = "not a valid date and time";
+/// A made-up address.
+pub(super) const MADE_UP_EMAIL: &str = "a made-up address (an example, test or no-reply address, a file name, or a domain the DNS root does not hold)";
+/// No value after a key.
+pub(super) const NO_VALUE: &str = "no value follows the key";
+/// The key is part of a longer name.
+pub(super) const KEY_INSIDE_A_NAME: &str =
+    "the key is part of a longer name (`my_password`), or starts inside an escape";
+/// Empty.
+pub(super) const EMPTY: &str = "empty";
+/// Too short.
+pub(super) const TOO_SHORT: &str = "too short to be a credential";
+/// A made-up Basic account.
+pub(super) const FAKE_BASIC: &str =
+    "an HTTP Basic account made up for a test (its password is test words or a placeholder)";
+/// A public key.
+pub(super) const PUBLIC_KEY: &str = "a key public by design (a publishable or browser client key)";
+/// A program's name for a secret.
+pub(super) const REFERENCE: &str = "a program's name for a secret, not its value";
+/// Test words.
+pub(super) const TEST_WORDS: &str =
+    "test words (glued, in leetspeak, alphabet runs, behind a vendor's prefix)";
+/// `token` naming a token of text.
+pub(super) const TEXT_TOKEN: &str =
+    "a `token` that is not shaped like one (16 or more token characters): a token of text";
+/// A bare word in prose.
+pub(super) const PROSE: &str =
+    "a bare word after the key in prose, not quoted, not an assignment and not shaped like a token";
+/// A short query value.
+pub(super) const SHORT_QUERY: &str = "shorter than 8 characters in a query";
