@@ -901,6 +901,33 @@ fn a_cloudfront_key_pair_id_is_public_and_its_signature_is_not() {
     );
 }
 
+/// The unique ids AWS gives users, roles, groups, instance profiles and policies share an
+/// access key id's shape but open nothing: an IAM response lists them. An access key id is
+/// still an error.
+#[test]
+fn aws_resource_ids_are_not_access_keys() {
+    let body = r#"{"User": {"UserId": "AIDAQ7X9Q2LMZP3XR8VL", "Arn": "arn:aws:iam::123456789012:user/ci"}, "Role": {"RoleId": "AROAQ7X9Q2LMZP3XR8VM"}, "Group": {"GroupId": "AGPAQ7X9Q2LMZP3XR8VN"}, "Policy": {"PolicyId": "ANPAQ7X9Q2LMZP3XR8VP"}}"#;
+    let found = errors(
+        "cassettes/iam.yaml",
+        &vcrpy("", "https://iam.amazonaws.com/?Action=GetUser", body, ""),
+    );
+    assert!(found.is_empty(), "{found:?}");
+    let body = r#"{"AccessKey": {"AccessKeyId": "AKIAQ7X9Q2LMZP3XR8VL", "Status": "Active"}}"#;
+    let found = errors(
+        "cassettes/key.yaml",
+        &vcrpy(
+            "",
+            "https://iam.amazonaws.com/?Action=CreateAccessKey",
+            body,
+            "",
+        ),
+    );
+    assert!(
+        found.iter().any(|f| f.contains("aws-access-key")),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn an_address_on_a_domain_the_root_does_not_hold_is_no_finding() {
     let t = TestDir::new();

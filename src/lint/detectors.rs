@@ -135,9 +135,13 @@ pub(crate) const DETECTORS: &[Detector] = &[
         description: "An AWS access key id (`AKIA...`, `ASIA...`)",
         family: Family::Secret,
         kind: Kind::Token,
-        // Not `APKA`: a CloudFront key-pair id is the public half's name, written in every
-        // signed URL (`Key-Pair-Id=`); the URL's `Signature` is what is judged.
-        pattern: r"(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}",
+        // The prefixes of keys (long-term, temporary, bearer, context-specific). Not those of
+        // resource ids AWS hands out with the same shape (users `AIDA`, roles `AROA`, groups
+        // `AGPA`, instance profiles `AIPA`, policies `ANPA`/`ANVA`): an IAM response lists
+        // them, and they open nothing. Nor `APKA`: a CloudFront key-pair id is the public
+        // half's name, written in every signed URL (`Key-Pair-Id=`); the URL's `Signature` is
+        // what is judged.
+        pattern: r"(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}",
     },
     Detector {
         name: "github-token",
