@@ -255,6 +255,167 @@ fn the_readme_local_hook_runs_the_installed_vcr() {
     assert_eq!(commits(&env, &project), 2);
 }
 
+/// Issue 24: the wheel that `maturin build` makes of this repository installs into a fresh
+/// virtual environment with no Rust toolchain on `PATH` and runs; the pre-commit mirror's
+/// `language: python` hook installs it (from a local folder standing for PyPI) and refuses a
+/// staged cassette with a planted key.
+#[test]
+fn the_wheel_installs_without_rust_and_its_python_hook_refuses_a_leaked_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = std::fs::canonicalize(dir.path()).unwrap();
+    let env = Env::new(&tmp);
+    let Some(tools) = tools_or_skip(&tmp, &["pre-commit", "maturin>=1.5,<2"]) else {
+        return;
+    };
+    let this = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let version = env!("CARGO_PKG_VERSION");
+
+    // The repository's command (see pyproject.toml), into a folder of our own.
+    let dist = tmp.join("dist");
+    let started = Instant::now();
+    let built = run(
+        env.command(tools.join("maturin"))
+            .args(["build", "--release", "--quiet", "-o"])
+            .arg(&dist)
+            .current_dir(this),
+        this,
+    );
+    assert!(built.ok, "maturin build failed:\n{}", built.all);
+    eprintln!("maturin built the wheel in {:.1?}", started.elapsed());
+    let wheels: Vec<PathBuf> = std::fs::read_dir(&dist)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(wheels.len(), 1, "{wheels:?}");
+    let wheel = &wheels[0];
+    let name = wheel.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        name.starts_with(&format!("vcr_cassettes-{version}-py3-none-")),
+        "{name}"
+    );
+
+    // A fresh environment whose PATH holds no cargo and no rustc.
+    let no_rust = std::env::join_paths(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .filter(|dir| !dir.join("cargo").exists() && !dir.join("rustc").exists()),
+    )
+    .unwrap();
+    let fresh = tmp.join("fresh");
+    let made = run(
+        env.command("python3").args(["-m", "venv"]).arg(&fresh),
+        &tmp,
+    );
+    assert!(made.ok, "{}", made.all);
+    let bin = venv_bin(&fresh);
+    let path =
+        std::env::join_paths(std::iter::once(bin.clone()).chain(std::env::split_paths(&no_rust)))
+            .unwrap();
+    let started = Instant::now();
+    let installed = run(
+        env.command(bin.join("python"))
+            .env("PATH", &path)
+            .args(["-m", "pip", "install", "--quiet", "--no-index"])
+            .arg(wheel),
+        &tmp,
+    );
+    assert!(
+        installed.ok,
+        "pip install of the wheel failed:\n{}",
+        installed.all
+    );
+    eprintln!("pip installed the wheel in {:.1?}", started.elapsed());
+    let vcr = |args: &[&str], dir: &Path| {
+        let mut cmd = env.command("vcr");
+        cmd.env("PATH", &path).args(args).current_dir(dir);
+        run(&mut cmd, dir)
+    };
+    let shown = vcr(&["--version"], &tmp);
+    assert!(
+        shown.ok && shown.all.trim() == format!("vcr {version}"),
+        "{}",
+        shown.all
+    );
+    let example = tmp.join("example");
+    for entry in walkdir::WalkDir::new(this.join("examples/claude-code")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let rel = entry
+                .path()
+                .strip_prefix(this.join("examples/claude-code"))
+                .unwrap();
+            write(
+                &example,
+                rel.to_str().unwrap(),
+                &std::fs::read(entry.path()).unwrap(),
+            );
+        }
+    }
+    let verified = vcr(&["verify"], &example);
+    assert!(verified.ok, "{}", verified.all);
+    assert!(verified.all.contains("0 errors"), "{}", verified.all);
+
+    // The mirror pins this version of the wheel.
+    let mirror = std::fs::read_to_string(this.join("pre-commit-mirror/pyproject.toml")).unwrap();
+    for pin in [
+        format!("version = \"{version}\""),
+        format!("\"vcr-cassettes=={version}\""),
+    ] {
+        assert!(
+            mirror.contains(&pin),
+            "pre-commit-mirror/pyproject.toml lacks {pin}"
+        );
+    }
+    let hooks = tmp.join("mirror");
+    let rev = snapshot(&env, "pre-commit-mirror/", &hooks);
+    let project = tmp.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    git(&env, &project, &["init", "-q"]);
+    let cassette = "tests/cassettes/models.yaml";
+    write(
+        &project,
+        cassette,
+        b"interactions:\n- request:\n    body: null\n    headers:\n      Authorization:\n      - Bearer sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k\n    method: GET\n    uri: https://api.openai.com/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+    );
+    let config = format!(
+        "repos:\n  - repo: {}\n    rev: {rev}\n    hooks:\n      - id: vcr-verify\n",
+        serde_json::to_string(hooks.to_str().unwrap()).unwrap()
+    );
+    write(&project, ".pre-commit-config.yaml", config.as_bytes());
+    git(&env, &project, &["add", "-A"]);
+    let started = Instant::now();
+    let refused = run(
+        env.command(tools.join("pre-commit"))
+            .env(
+                "PATH",
+                std::env::join_paths(
+                    std::iter::once(tools.clone()).chain(std::env::split_paths(&no_rust)),
+                )
+                .unwrap(),
+            )
+            .env("PIP_FIND_LINKS", &dist)
+            .args(["run", "--files", cassette])
+            .current_dir(&project),
+        &project,
+    );
+    eprintln!(
+        "pre-commit installed the python hook and ran it in {:.1?}",
+        started.elapsed()
+    );
+    assert!(
+        !refused.ok,
+        "the planted key went through:\n{}",
+        refused.all
+    );
+    for needle in ["vcr verify", "Failed", cassette, "leak/secret"] {
+        assert!(refused.all.contains(needle), "{needle}:\n{}", refused.all);
+    }
+    assert!(
+        !refused.all.contains("Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2k"),
+        "{}",
+        refused.all
+    );
+}
+
 /// Where a JSON string value of a `text` field starts, in vcr's normalized layout.
 const TEXT: &str = "\"text\": \"";
 
@@ -347,8 +508,15 @@ fn install_hooks(env: &Env, pre_commit: &Path, project: &Path) {
 /// `pre-commit` installed in a virtual environment under `tmp`; `None` after saying on
 /// stderr why the test is skipped (it panics instead when CI requires pre-commit).
 fn pre_commit_or_skip(tmp: &Path) -> Option<PathBuf> {
-    match install_pre_commit(&tmp.join("venv")) {
-        Ok(pre_commit) => Some(pre_commit),
+    tools_or_skip(tmp, &["pre-commit"]).map(|bin| bin.join("pre-commit"))
+}
+
+/// `packages` installed from PyPI in a virtual environment under `tmp`, whose scripts
+/// folder is returned; `None` after saying on stderr why the test is skipped (it panics
+/// instead when CI requires them).
+fn tools_or_skip(tmp: &Path, packages: &[&str]) -> Option<PathBuf> {
+    match install_into_venv(&tmp.join("venv"), packages) {
+        Ok(bin) => Some(bin),
         Err(reason) if std::env::var(REQUIRE).as_deref() == Ok("1") => {
             panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
         }
@@ -357,16 +525,17 @@ fn pre_commit_or_skip(tmp: &Path) -> Option<PathBuf> {
             // a skip must be seen without `--nocapture`.
             let _ = writeln!(
                 std::io::stderr(),
-                "skipped: pre-commit could not be installed: {reason}"
+                "skipped: {} could not be installed: {reason}",
+                packages.join(", ")
             );
             None
         }
     }
 }
 
-/// Creates a virtual environment in `venv` and installs `pre-commit` into it from PyPI;
-/// returns the `pre-commit` executable, or why it could not.
-fn install_pre_commit(venv: &Path) -> Result<PathBuf, String> {
+/// Creates a virtual environment in `venv` and installs `packages` into it from PyPI;
+/// returns its scripts folder, or why it could not.
+fn install_into_venv(venv: &Path, packages: &[&str]) -> Result<PathBuf, String> {
     let mut tried = Vec::new();
     let mut created = false;
     for python in ["python3", "python"] {
@@ -385,7 +554,7 @@ fn install_pre_commit(venv: &Path) -> Result<PathBuf, String> {
     if !created {
         return Err(tried.join("; "));
     }
-    let bin = venv.join(if cfg!(windows) { "Scripts" } else { "bin" });
+    let bin = venv_bin(venv);
     let output = Command::new(bin.join("python"))
         .args([
             "-m",
@@ -393,23 +562,35 @@ fn install_pre_commit(venv: &Path) -> Result<PathBuf, String> {
             "install",
             "--quiet",
             "--disable-pip-version-check",
-            "pre-commit",
         ])
+        .args(packages)
         .output()
         .map_err(|e| format!("could not run pip: {e}"))?;
     if !output.status.success() {
         return Err(format!(
-            "`pip install pre-commit` failed: {}",
+            "`pip install {}` failed: {}",
+            packages.join(" "),
             String::from_utf8_lossy(&output.stderr).trim()
         ));
     }
-    Ok(bin.join("pre-commit"))
+    Ok(bin)
+}
+
+/// A virtual environment's scripts folder.
+fn venv_bin(venv: &Path) -> PathBuf {
+    venv.join(if cfg!(windows) { "Scripts" } else { "bin" })
 }
 
 /// Copies the files of this repository that a commit would hold now (tracked and untracked,
 /// not ignored, as they are in the working tree) into a new git repository at `to`, commits
 /// them, and returns that commit.
 fn snapshot_of_this_repository(env: &Env, to: &Path) -> String {
+    snapshot(env, "", to)
+}
+
+/// [`snapshot_of_this_repository`] of the folder `under` (`dir/`) alone, as the root of the
+/// new repository (`""`: the whole repository).
+fn snapshot(env: &Env, under: &str, to: &Path) -> String {
     let this = Path::new(env!("CARGO_MANIFEST_DIR"));
     let listed = git(
         env,
@@ -424,9 +605,12 @@ fn snapshot_of_this_repository(env: &Env, to: &Path) -> String {
     );
     for rel in listed.split('\0').filter(|rel| !rel.is_empty()) {
         let from = this.join(rel);
+        let Some(inside) = rel.strip_prefix(under) else {
+            continue;
+        };
         // Deleted in the working tree but still in the index: not part of the next commit.
         if from.is_file() {
-            write(to, rel, &std::fs::read(&from).unwrap());
+            write(to, inside, &std::fs::read(&from).unwrap());
         }
     }
     git(env, to, &["init", "-q"]);
