@@ -1,10 +1,11 @@
 //! `vcr.toml`: where it is found, what it may say, and how it layers with the environment and
 //! the command line.
 //!
-//! Precedence, low to high: built-in defaults, the configuration file (the nearest `vcr.toml`
-//! or `.vcr.toml` walking up from the working directory to the repository root, or the file
-//! given with `--config` / `VCR_CONFIG`), environment variables, command-line flags. Unknown
-//! keys are errors that name the key: a typo must not silently change what gets rewritten.
+//! Precedence, low to high: built-in defaults, the configuration file (the nearest `vcr.toml`,
+//! `.vcr.toml` or `pyproject.toml` with a `[tool.vcr]` table walking up from the working
+//! directory to the repository root, or the file given with `--config` / `VCR_CONFIG`),
+//! environment variables, command-line flags. Unknown keys are errors that name the key: a
+//! typo must not silently change what gets rewritten.
 
 use std::path::{Path, PathBuf};
 
@@ -14,8 +15,26 @@ use unicode_normalization::UnicodeNormalization;
 use crate::kind::claude_code::Version;
 use crate::rules::{Platform, RuleConfig};
 
-/// Names of the configuration file, in the order they are looked for in each folder.
+/// Names of the configuration file, in the order they are looked for in each folder; after
+/// them, a [`PYPROJECT`] that has a `[tool.vcr]` table.
 pub const FILE_NAMES: [&str; 2] = ["vcr.toml", ".vcr.toml"];
+
+/// Python's project file, where Python users look for a tool's settings first: its
+/// `[tool.vcr]` table says what a `vcr.toml` would. A `vcr.toml` in the same folder wins.
+pub const PYPROJECT: &str = "pyproject.toml";
+
+/// A `pyproject.toml` as vcr reads it: its `[tool.vcr]` table, every other key ignored (they
+/// are Python's and other tools'). Read whole, so an error names the file's own line.
+#[derive(Deserialize)]
+struct Pyproject {
+    #[serde(default)]
+    tool: PyprojectTools,
+}
+
+#[derive(Default, Deserialize)]
+struct PyprojectTools {
+    vcr: Option<ConfigFile>,
+}
 
 /// The contents of a `vcr.toml`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -350,10 +369,24 @@ impl ConfigFile {
             path: path.to_owned(),
             source,
         })?;
-        ConfigFile::parse(&text).map_err(|message| ConfigError::Parse {
+        let parsed = if is_pyproject(path) {
+            ConfigFile::parse_pyproject(&text)
+        } else {
+            ConfigFile::parse(&text)
+        };
+        parsed.map_err(|message| ConfigError::Parse {
             path: path.to_owned(),
             message,
         })
+    }
+
+    /// Parses a `pyproject.toml`'s `[tool.vcr]` table (empty settings when it has none); the
+    /// error message carries the line and column in the file, and names keys as the table
+    /// holds them.
+    pub fn parse_pyproject(text: &str) -> Result<ConfigFile, String> {
+        toml::from_str::<Pyproject>(text)
+            .map(|p| p.tool.vcr.unwrap_or_default())
+            .map_err(|e| e.to_string().trim_end().to_owned())
     }
 
     /// Parses configuration text; the error message carries the line and column.
@@ -362,9 +395,10 @@ impl ConfigFile {
     }
 }
 
-/// Finds the configuration file for a working directory: the nearest `vcr.toml` or
-/// `.vcr.toml` in it or an ancestor, not looking above the repository root (the first folder
-/// holding `.git`).
+/// Finds the configuration file for a working directory: the nearest `vcr.toml`,
+/// `.vcr.toml` or `pyproject.toml` with a `[tool.vcr]` table in it or an ancestor (in that
+/// order within a folder), not looking above the repository root (the first folder holding
+/// `.git`).
 pub fn discover(start: &Path) -> Option<PathBuf> {
     for dir in start.ancestors() {
         for name in FILE_NAMES {
@@ -373,11 +407,36 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
                 return Some(candidate);
             }
         }
+        let pyproject = dir.join(PYPROJECT);
+        if pyproject.is_file() && has_vcr_table(&pyproject) {
+            return Some(pyproject);
+        }
         if dir.join(".git").exists() {
             break;
         }
     }
     None
+}
+
+/// Whether a file is read as a `pyproject.toml` (its `[tool.vcr]` table).
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == PYPROJECT)
+}
+
+/// Whether a `pyproject.toml` has a `[tool.vcr]` table. One that does not parse counts when
+/// its text names the table, so that loading it reports the error instead of vcr running
+/// without the settings the user wrote.
+fn has_vcr_table(path: &Path) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    match toml::from_str::<toml::Table>(&text) {
+        Ok(table) => table
+            .get("tool")
+            .and_then(toml::Value::as_table)
+            .is_some_and(|tool| tool.contains_key("vcr")),
+        Err(_) => text.contains("tool.vcr"),
+    }
 }
 
 /// The environment as vcr reads it, so tests can supply their own.

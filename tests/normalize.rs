@@ -330,6 +330,66 @@ fn config_is_found_above_the_working_directory() {
     assert!(t.read(&format!("fixtures/{name}")).contains("see [CWD]/x"));
 }
 
+/// Issue 24: `[tool.vcr]` in `pyproject.toml` is found as `vcr.toml` is; a `vcr.toml` beside
+/// it wins; a `pyproject.toml` without the table is not a configuration; an unknown key in
+/// the table is an error that names the file and its line.
+#[test]
+fn tool_vcr_in_pyproject_is_a_configuration() {
+    let t = TestDir::new();
+    t.write(".git/HEAD", "ref: refs/heads/main\n");
+    let pyproject = "[project]\nname = \"app\"\n\n[tool.ruff]\nline-length = 100\n\n[tool.vcr.claude-code]\ncwd = \"/srv/app\"\n";
+    t.write("pyproject.toml", pyproject);
+    let (name, text) = fixture(&[r#""hello""#], "see /srv/app/x and /srv/web/y");
+    let rel = format!("fixtures/{name}");
+    t.write(&rel, &text);
+    t.write("sub/dir/readme.txt", "");
+    let run = t
+        .command(&["-v", "normalize"], &[])
+        .arg("-C")
+        .arg(t.path("sub/dir"))
+        .output()
+        .unwrap();
+    common::Run::from(run).code(0).stderr_has(&format!(
+        "config file: {}",
+        t.path("pyproject.toml").display()
+    ));
+    assert!(
+        t.read(&rel).contains("see [CWD]/x and /srv/web/y"),
+        "{}",
+        t.read(&rel)
+    );
+
+    // A vcr.toml beside it wins.
+    t.write(&rel, &text);
+    t.write("vcr.toml", "[claude-code]\ncwd = \"/srv/web\"\n");
+    t.vcr(&["-v", "normalize"])
+        .code(0)
+        .stderr_has(&format!("config file: {}", t.path("vcr.toml").display()));
+    assert!(
+        t.read(&rel).contains("see /srv/app/x and [CWD]/y"),
+        "{}",
+        t.read(&rel)
+    );
+
+    // Without the table, the file is Python's alone.
+    std::fs::remove_file(t.path("vcr.toml")).unwrap();
+    t.write("pyproject.toml", "[project]\nname = \"app\"\n");
+    t.vcr(&["-v", "verify"])
+        .code(0)
+        .stderr_has("config file: none");
+
+    // A typo in the table is an error at its line.
+    t.write(
+        "pyproject.toml",
+        "[project]\nname = \"app\"\n\n[tool.vcr.verify]\ntexts = [\"*.md\"]\n",
+    );
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("pyproject.toml")
+        .stderr_has("line 5")
+        .stderr_has("unknown field `texts`");
+}
+
 #[test]
 fn given_paths_limit_the_run() {
     let t = TestDir::new();
