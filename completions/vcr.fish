@@ -31,7 +31,7 @@ always\t'Always'
 never\t'Never'"
 complete -c vcr -n "__fish_vcr_needs_command" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
 windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
-complete -c vcr -n "__fish_vcr_needs_command" -l generate -d 'Print the man page or a shell\'s completion script and exit (for packagers)' -r -f -a "man\t'The man page vcr(1) (the subcommands\' pages are in the repository\'s `man/`)'
+complete -c vcr -n "__fish_vcr_needs_command" -l generate -d 'Print the man page or a shell\'s completion script and exit (for packagers)' -r -f -a "man\t'The man page vcr(1); `--generate man verify` prints vcr-verify(1), and so on'
 complete-bash\t'Completions for bash'
 complete-zsh\t'Completions for zsh'
 complete-fish\t'Completions for fish'
@@ -56,7 +56,7 @@ complete -c vcr -n "__fish_vcr_using_subcommand verify" -l baseline -d 'Accept t
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l write-baseline -d 'Write today\'s findings to FILE as a baseline and exit 0' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l usage-log -d 'A usage log of a test run: report `missing` and `orphan` cassettes (repeatable)' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l max-age -d 'HTTP cassettes recorded longer ago than AGE (`90d`, `12w`, `1y`, `36h`) are `expired` [default: `[verify] max-age`, else no limit]' -r
-complete -c vcr -n "__fish_vcr_using_subcommand verify" -l explain -d 'Say whether VALUE is judged a credential where a cassette\'s structure names it (a header, a query parameter, a field), and if not why, then list its findings in the files checked; exits 0' -r
+complete -c vcr -n "__fish_vcr_using_subcommand verify" -l explain -d 'Say why the leak judge takes VALUE for a credential or not: where a cassette\'s structure names it one (a header, query parameter, cookie or field), and as text (each detector\'s verdict), then list its findings in the files checked. Given FILE#POINTER (a pointer as `--format json` prints it, or its start), say why each finding there was judged a leak, or, where there is none, why each value there is not one. Exits 0' -r
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -l severity -d 'Show findings of this severity or worse in the text and GitHub outputs (`-q` shows errors only); JSON and SARIF carry every finding, and the counts are the same' -r -f -a "error\t'Errors only'
 warning\t'Errors and warnings'"
 complete -c vcr -n "__fish_vcr_using_subcommand verify" -s C -d 'Run as if vcr was started in DIR' -r -F

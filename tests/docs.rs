@@ -161,7 +161,23 @@ fn generate_prints_what_the_repository_ships() {
             "`vcr --generate {what}` differs from {file}"
         );
     }
-    vcr(&["--generate", "man", "verify"])
+    // Every subcommand's page, for a user who installed the binary alone.
+    for entry in std::fs::read_dir(repo().join("man")).unwrap() {
+        let file = entry.unwrap().file_name().into_string().unwrap();
+        let Some(sub) = file.strip_prefix("vcr-").and_then(|f| f.strip_suffix(".1")) else {
+            continue;
+        };
+        let run = vcr(&["--generate", "man", sub]);
+        run.code(0);
+        assert!(
+            run.stdout == man_page(&file),
+            "`vcr --generate man {sub}` differs from man/{file}"
+        );
+    }
+    vcr(&["--generate", "complete-bash", "verify"])
+        .code(2)
+        .stderr_has("takes no subcommand");
+    vcr(&["--generate", "man", "verify", "--staged"])
         .code(2)
         .stderr_has("takes no subcommand");
     // A subcommand is still required without --generate.

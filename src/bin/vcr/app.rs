@@ -18,6 +18,14 @@ use crate::report::{Reporter, Verbosity};
 
 pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let args: Vec<OsString> = args.into_iter().collect();
+    // `--generate man verify`: a subcommand's page. Read before clap parses, which would take
+    // `record` for a command missing its test command.
+    if let Some(name) = man_page_asked(&args) {
+        let text = crate::generate::man_page_of(&name);
+        let reporter = Reporter::new(Output::Human, Verbosity::Normal, false, false);
+        reporter.out(String::from_utf8_lossy(&text).trim_end_matches('\n'));
+        return ExitCode::SUCCESS;
+    }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => return usage_error(&args, &e),
@@ -28,7 +36,7 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         if cli.command.is_some() {
             let e = Cli::command().error(
                 clap::error::ErrorKind::ArgumentConflict,
-                "`--generate` takes no subcommand",
+                "`--generate` takes no subcommand, but `--generate man COMMAND` alone prints COMMAND's page",
             );
             return usage_error(&args, &e);
         }
@@ -137,4 +145,22 @@ fn requested_output(args: &[OsString]) -> Option<(String, Output)> {
         _ => return None,
     };
     Some((command?, output))
+}
+
+/// The subcommand whose man page `args` ask for: `vcr --generate man verify` (or
+/// `--generate=man verify`), nothing else on the line.
+fn man_page_asked(args: &[OsString]) -> Option<String> {
+    let words: Vec<&str> = args
+        .iter()
+        .skip(1)
+        .map(|a| a.to_str())
+        .collect::<Option<_>>()?;
+    let name = match words.as_slice() {
+        ["--generate", "man", name] | ["--generate=man", name] => *name,
+        _ => return None,
+    };
+    Cli::command()
+        .get_subcommands()
+        .any(|s| s.get_name() == name && !s.is_hide_set())
+        .then(|| name.to_owned())
 }

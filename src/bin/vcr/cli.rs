@@ -38,7 +38,7 @@ pub(crate) struct Cli {
 /// What `--generate` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Generate {
-    /// The man page vcr(1) (the subcommands' pages are in the repository's `man/`).
+    /// The man page vcr(1); `--generate man verify` prints vcr-verify(1), and so on.
     Man,
     /// Completions for bash.
     CompleteBash,

@@ -32,6 +32,16 @@ pub(crate) fn completion(shell: Shell) -> Vec<u8> {
     out
 }
 
+/// The man page of the subcommand `name` (`vcr --generate man verify`), vcr-verify(1): a
+/// user who installed the binary alone (a wheel, an archive) writes every page with it.
+pub(crate) fn man_page_of(name: &str) -> Vec<u8> {
+    let cmd = built();
+    match cmd.find_subcommand(name) {
+        Some(sub) => man_page(sub),
+        None => man_page(&cmd),
+    }
+}
+
 /// Every man page with its file name: `vcr.1`, then one per subcommand (`vcr-verify.1`...).
 #[cfg(test)]
 pub(crate) fn man_pages() -> Vec<(String, Vec<u8>)> {
