@@ -295,8 +295,8 @@ const ENVIRONMENT: &[(&str, &str)] = &[
 
 const FILES: &[(&str, &str)] = &[
     (
-        "vcr.toml, .vcr.toml",
-        "The configuration, found in the working folder or its nearest ancestor up to the repository root; its folder is the project root.",
+        "vcr.toml, .vcr.toml, pyproject.toml",
+        "The configuration (in pyproject.toml, its [tool.vcr] table; a vcr.toml beside it wins), found in the working folder or its nearest ancestor up to the repository root; its folder is the project root.",
     ),
     (
         ".vcr/",
