@@ -34,6 +34,7 @@ pub(super) fn render(findings: &[Finding], problems: &[Problem], fatal: Option<&
             "tool": {"driver": {
                 "name": "vcr",
                 "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": INFORMATION_URI,
                 "rules": rules,
             }},
             "invocations": [invocation],
@@ -44,12 +45,30 @@ pub(super) fn render(findings: &[Finding], problems: &[Problem], fatal: Option<&
     serde_json::to_string_pretty(&log).expect("SARIF serializes")
 }
 
+/// Where a reader of the log learns about the tool: the package's page.
+const INFORMATION_URI: &str = "https://pypi.org/project/vcr-cassettes/";
+
 fn location(path: &str, line: Option<usize>, column: Option<usize>) -> Value {
-    let mut location = json!({"artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"}});
+    let mut location = json!({"artifactLocation": {"uri": uri_of(path), "uriBaseId": "%SRCROOT%"}});
     if let Some(line) = line {
         location["region"] = json!({"startLine": line, "startColumn": column.unwrap_or(1)});
     }
     location
+}
+
+/// A relative path as a URI reference (RFC 3986): every byte but the unreserved characters
+/// and `/` percent-encoded, so pytest's `test_x[param].yaml`, spaces and non-ASCII names
+/// are valid URIs that name the file.
+fn uri_of(path: &str) -> String {
+    let mut uri = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri
 }
 
 fn notification(problem: &Problem) -> Value {
