@@ -83,7 +83,7 @@ fn sarif_passes_the_sarif_validator_in_every_outcome() {
     };
     let t = TestDir::new();
     let out = tempfile::tempdir().unwrap();
-    let mut validate = |name: &str, args: &[&str], code: i32| {
+    let validate = |name: &str, args: &[&str], code: i32| {
         let run = t.vcr(args);
         run.code(code);
         let log = out.path().join(format!("{name}.sarif"));
