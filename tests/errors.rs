@@ -297,6 +297,16 @@ fn a_json_run_that_fails_prints_one_document_with_the_error() {
             } else {
                 assert_eq!(doc["command"], command, "{}: {doc}", case.name);
             }
+        } else if command == "verify" {
+            // It could not start or go on: `verify`'s own shape (issue 24), with no finding
+            // and no summary to misread.
+            assert_eq!(
+                doc["findings"],
+                serde_json::json!([]),
+                "{}: {doc}",
+                case.name
+            );
+            assert!(doc.get("command").is_none(), "{}: {doc}", case.name);
         } else {
             // It could not start or go on: the error document, no summary to misread.
             assert_eq!(doc["command"], command, "{}: {doc}", case.name);

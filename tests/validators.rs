@@ -1,8 +1,9 @@
 //! Issue 24: vcr's machine-readable outputs pass their own validators. SARIF goes through
-//! Microsoft's `sarif-multitool validate` (npm `@microsoft/sarif-multitool`, pinned in
-//! `tests/validators/`), installed under Cargo's `target/tmp` by `npm ci` when its lock file
-//! changed. Where npm cannot install it the test says so on stderr and passes, unless
-//! `VCR_REQUIRE_VALIDATORS=1` (CI sets it).
+//! Microsoft's `sarif-multitool validate` (npm `@microsoft/sarif-multitool`); every command's
+//! `--format json` document, in every outcome, through `schema/output.schema.json` with ajv
+//! (`tests/validators/schema.js`). Both are pinned in `tests/validators/` and installed under
+//! Cargo's `target/tmp` by `npm ci` when the lock file changed. Where npm cannot install them
+//! the tests say so on stderr and pass, unless `VCR_REQUIRE_VALIDATORS=1` (CI sets it).
 
 mod common;
 
@@ -10,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::TestDir;
+use common::{TestDir, git};
 
 const REQUIRE: &str = "VCR_REQUIRE_VALIDATORS";
 
@@ -182,5 +183,227 @@ fn sarif_passes_the_sarif_validator_in_every_outcome() {
     assert_eq!(
         log["runs"][0]["invocations"][0]["executionSuccessful"],
         false
+    );
+}
+
+/// Every command's JSON document in the outcomes it has (clean, findings or changes, a file
+/// or path it could not use, a run that could not start, a usage error, the listings), each
+/// validated against `schema/output.schema.json`.
+#[test]
+fn every_json_document_matches_the_schema() {
+    let Some(validators) = validators() else {
+        return;
+    };
+    let out = tempfile::tempdir().unwrap();
+    let mut documents: Vec<PathBuf> = Vec::new();
+    let mut keep = |name: &str, run: common::Run, code: i32| {
+        run.code(code);
+        let path = out.path().join(format!("{name}.json"));
+        std::fs::write(&path, &run.stdout).unwrap();
+        documents.push(path);
+    };
+
+    // A Claude Code tree in git, then changed: a fixture not normalized, one under a stale
+    // name, one with a leaked home folder.
+    let t = TestDir::example("claude-code");
+    git(&t.path(""), &["init", "-q"]);
+    git(&t.path(""), &["add", "-A"]);
+    git(&t.path(""), &["commit", "-qm", "Record"]);
+    keep("verify-clean", t.vcr(&["verify", "--format", "json"]), 0);
+    keep(
+        "list-detectors",
+        t.vcr(&["verify", "--format", "json", "--list-detectors"]),
+        0,
+    );
+    keep(
+        "show-files",
+        t.vcr(&["verify", "--format", "json", "--show-files"]),
+        0,
+    );
+    keep(
+        "diff-identical",
+        t.vcr(&["diff", "--format", "json", "--rev", "HEAD"]),
+        0,
+    );
+    let fixture = "fixtures/661cf4.json";
+    let text = t.read(fixture);
+    t.write(
+        fixture,
+        text.replacen("{\n", "{\n\n", 1).replacen(
+            "\"text\": \"",
+            "\"text\": \"/home/alice/shop/cart.ts ",
+            1,
+        ),
+    );
+    std::fs::rename(
+        t.path("fixtures/661cf4-3a0997-fbb16d.json"),
+        t.path("fixtures/aaaaaa-3a0997-fbb16d.json"),
+    )
+    .unwrap();
+    keep("verify-findings", t.vcr(&["verify", "--format", "json"]), 1);
+    keep(
+        "verify-missing-path",
+        t.vcr(&["verify", "--format", "json", "fixtures", "gone.json"]),
+        2,
+    );
+    keep(
+        "normalize-check",
+        t.vcr(&["normalize", "--check", "--diff", "--format", "json"]),
+        1,
+    );
+    keep(
+        "rehash-dry-run",
+        t.vcr(&["rehash", "--dry-run", "--format", "json"]),
+        0,
+    );
+    keep(
+        "diff-changed",
+        t.vcr(&["diff", "--format", "json", "--rev", "HEAD"]),
+        1,
+    );
+    keep(
+        "diff-unreadable",
+        t.vcr(&["diff", "--format", "json", "old", "new"]),
+        2,
+    );
+    keep("normalize", t.vcr(&["normalize", "--format", "json"]), 0);
+    keep("rehash", t.vcr(&["rehash", "--format", "json"]), 0);
+    t.write("usage.log", "fixtures/661cf4.json\n");
+    keep(
+        "prune",
+        t.vcr(&["prune", "--format", "json", "--usage-log", "usage.log"]),
+        0,
+    );
+    keep(
+        "prune-no-log",
+        t.vcr(&["prune", "--format", "json", "--usage-log", "gone.log"]),
+        2,
+    );
+    keep(
+        "record",
+        t.vcr(&["record", "--format", "json", "--", "true"]),
+        0,
+    );
+    keep(
+        "record-failing",
+        t.vcr(&["record", "--format", "json", "--", "false"]),
+        1,
+    );
+    for command in ["verify", "normalize", "rehash", "diff", "prune", "record"] {
+        keep(
+            &format!("{command}-usage-error"),
+            t.vcr(&[command, "--format", "json", "--no-such-flag"]),
+            2,
+        );
+    }
+    t.write("vcr.toml", "[verify]\ntexts = 1\n");
+    for command in ["verify", "normalize", "rehash"] {
+        keep(
+            &format!("{command}-not-started"),
+            t.vcr(&[command, "--format", "json"]),
+            2,
+        );
+    }
+
+    // An HTTP cassette scrubbed, with what the recorder matches by.
+    let h = TestDir::new();
+    h.write("tests/cassettes/test_models.yaml", keyed_cassette());
+    keep("verify-http", h.vcr(&["verify", "--format", "json"]), 1);
+    keep(
+        "normalize-http",
+        h.vcr(&["normalize", "--format", "json"]),
+        0,
+    );
+
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema/output.schema.json");
+    let run = Command::new("node")
+        .env("NODE_PATH", validators.join("node_modules"))
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validators/schema.js"))
+        .arg(&schema)
+        .args(&documents)
+        .output()
+        .expect("node runs the schema validator");
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "documents that do not match the schema:\n{said}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(
+        said.contains(&format!("{} valid, 0 invalid", documents.len())),
+        "{said}"
+    );
+
+    // The schema holds each command to its one shape: `verify`'s old error document, which
+    // had the other commands' shape, and an event with a field no event has, are refused.
+    let wrong = out.path().join("wrong.json");
+    for document in [
+        r#"{"version": 1, "command": "verify", "error": {"message": "x"}, "events": []}"#,
+        r#"{"version": 1, "command": "rehash", "events": [{"type": "renamed", "from": "a", "to": "b", "done": true, "rewritten": false, "why": 1}]}"#,
+    ] {
+        std::fs::write(&wrong, document).unwrap();
+        let run = Command::new("node")
+            .env("NODE_PATH", validators.join("node_modules"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validators/schema.js"))
+            .arg(&schema)
+            .arg(&wrong)
+            .output()
+            .unwrap();
+        assert!(!run.status.success(), "the schema accepts {document}");
+    }
+}
+
+/// Every event `type` the library can emit has its place in the schema: a variant added to
+/// `Event` without one fails here, whether or not a test makes it.
+#[test]
+fn the_schema_knows_every_event() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let source = std::fs::read_to_string(root.join("src/event.rs")).unwrap();
+    let body = source
+        .split("pub enum Event<'a> {")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}\n").next())
+        .unwrap();
+    let variants: Vec<String> = body
+        .lines()
+        .filter_map(|line| {
+            let name = line.strip_prefix("    ")?;
+            let end = name.find([' ', '(', ','])?;
+            let name = &name[..end];
+            name.starts_with(|c: char| c.is_ascii_uppercase())
+                .then_some(name)
+        })
+        .map(|name| {
+            let mut snake = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if c.is_ascii_uppercase() && i > 0 {
+                    snake.push('_');
+                }
+                snake.push(c.to_ascii_lowercase());
+            }
+            snake
+        })
+        .collect();
+    assert!(variants.len() >= 20, "{variants:?}");
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("schema/output.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let known: Vec<&str> = schema["$defs"]["event"]["oneOf"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["properties"]["type"]["const"].as_str())
+        .collect();
+    for variant in &variants {
+        assert!(
+            known.contains(&variant.as_str()),
+            "schema/output.schema.json has no event of type `{variant}`"
+        );
+    }
+    assert_eq!(
+        known.len(),
+        variants.len(),
+        "{known:?} against {variants:?}"
     );
 }

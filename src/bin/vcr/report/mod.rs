@@ -226,10 +226,13 @@ impl Reporter {
         }
         match self.output {
             Output::Human => {}
-            // `verify` began its document: it ends with the error, without a summary.
-            Output::Json if lock(&self.collected).streamed => {
+            // `verify`'s document has one shape whatever the outcome: one it began ends
+            // with the error, without a summary; one that could not start is that document
+            // with no finding.
+            Output::Json if lock(&self.collected).streamed || command == "verify" => {
+                let streamed = lock(&self.collected).streamed;
                 let error = self.error_info(Some(message));
-                self.out_parts(&[&document_tail(true, error.as_ref(), None), b"\n"]);
+                self.out_parts(&[&document_tail(streamed, error.as_ref(), None), b"\n"]);
             }
             Output::Json => {
                 let document = Document::<()> {
