@@ -28,3 +28,9 @@ pub mod tree;
 pub mod udiff;
 pub mod usage;
 pub mod verify;
+
+/// The integration tests' skip (`tests/common/skip.rs`), so a unit test that cannot run here
+/// is counted with theirs at the end of `cargo test`.
+#[cfg(test)]
+#[path = "../tests/common/skip.rs"]
+mod test_skip;

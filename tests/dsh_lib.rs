@@ -2,7 +2,9 @@
 //! rule, one-mutation-one-finding tests on a small valid scenario, and the harness's own
 //! scenarios (the shared corpus, when present), which must all check clean.
 
-use std::io::Write as _;
+#[path = "common/skip.rs"]
+mod skip;
+
 use std::path::{Path, PathBuf};
 
 use vcr::kind::dsh::{
@@ -1192,11 +1194,10 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: no dsh corpus at {} (the shared corpus is absent)",
+        skip::skip(&format!(
+            "no dsh corpus at {} (the shared corpus is absent)",
             dir.display()
-        );
+        ));
         None
     }
 }

@@ -6,6 +6,9 @@
 //! test writes, and on the dd-trace-py cassettes of the shared corpus when it is present) and
 //! a JSONL log whose lines carry a `request_hash`.
 
+#[path = "common/skip.rs"]
+mod skip;
+
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -45,10 +48,9 @@ fn oracle(program: &str, args: &[&str], input: &str) -> Option<String> {
     let mut child = match child {
         Ok(child) => child,
         Err(e) => {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: `{program}` is not available ({e}); the oracle check did not run"
-            );
+            skip::skip(&format!(
+                "`{program}` is not available ({e}); the oracle check did not run"
+            ));
             return None;
         }
     };
@@ -505,11 +507,10 @@ fn corpus() -> Option<PathBuf> {
     if root.is_dir() {
         Some(root)
     } else {
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: the shared corpus is not at {}; the DataDog corpus check did not run",
+        skip::skip(&format!(
+            "the shared corpus is not at {}; the DataDog corpus check did not run",
             root.display()
-        );
+        ));
         None
     }
 }

@@ -39,7 +39,7 @@ fn available() -> bool {
     if std::env::var_os(REQUIRE).is_some() {
         panic!("Playwright is required ({REQUIRE} is set): {why}");
     }
-    eprintln!("skipped: Playwright is not installed ({why})");
+    common::skip(&format!("Playwright is not installed ({why})"));
     false
 }
 

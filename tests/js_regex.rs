@@ -5,6 +5,9 @@
 //! (`tests/oracle/regex.js`); without node the test says it is skipped, unless
 //! `VCR_REQUIRE_NODE=1`.
 
+#[path = "common/skip.rs"]
+mod skip;
+
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -229,10 +232,7 @@ fn node_answers(cases: &[(&str, &str, &str)]) -> Option<Vec<Answer>> {
             if std::env::var_os("VCR_REQUIRE_NODE").is_some() {
                 panic!("node is required (VCR_REQUIRE_NODE is set) but cannot run: {e}");
             }
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED regexes_mean_what_node_says: node not found on PATH"
-            );
+            skip::skip("node not found on PATH");
             return None;
         }
     };

@@ -3,7 +3,6 @@
 mod common;
 
 use common::{TestDir, fixture, machine_vectors};
-use std::io::Write as _;
 
 /// A tree holding the seed writer's own files for one machine.
 fn seed_tree(platform: &str) -> TestDir {
@@ -225,10 +224,7 @@ fn unreadable_files_are_reported() {
         let path = t.path(&format!("fixtures/{name}"));
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
         if std::fs::read(&path).is_ok() {
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED unreadable_files_are_reported: running as root, permissions do not apply"
-            );
+            common::skip("running as root, permissions do not apply");
             return;
         }
         t.vcr(&["normalize"])

@@ -3,7 +3,9 @@
 //! dehydration and writer). These tests hold the library to them, and, where node is
 //! installed, regenerate them to prove the committed files are what node says today.
 
-use std::io::Write as _;
+#[path = "common/skip.rs"]
+mod skip;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -160,10 +162,7 @@ fn committed_vectors_are_what_node_says() {
         if std::env::var_os("VCR_REQUIRE_NODE").is_some() {
             panic!("node is required (VCR_REQUIRE_NODE is set) but was not found on PATH");
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED committed_vectors_are_what_node_says: node not found on PATH"
-        );
+        skip::skip("node not found on PATH");
         return;
     }
     for file in ["json.jsonl", "dehydrate.jsonl", "fixtures.jsonl"] {

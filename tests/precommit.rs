@@ -13,8 +13,10 @@
 //! When `pre-commit` cannot be installed (no Python, no `venv`, no network to PyPI) the test
 //! says so on stderr and passes, unless `VCR_REQUIRE_PRE_COMMIT=1` (CI sets it).
 
+#[path = "common/skip.rs"]
+mod skip;
+
 use std::ffi::OsStr;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Instant;
@@ -521,13 +523,10 @@ fn tools_or_skip(tmp: &Path, packages: &[&str]) -> Option<PathBuf> {
             panic!("{REQUIRE}=1 and pre-commit could not be installed: {reason}")
         }
         Err(reason) => {
-            // Straight to the process's stderr: the test harness captures `eprintln!`, and
-            // a skip must be seen without `--nocapture`.
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: {} could not be installed: {reason}",
+            skip::skip(&format!(
+                "{} could not be installed: {reason}",
                 packages.join(", ")
-            );
+            ));
             None
         }
     }

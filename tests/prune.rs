@@ -194,7 +194,7 @@ if __name__ == "__main__":
 #[test]
 fn a_harness_that_only_opens_files_is_seen_through_inotify() {
     if !cfg!(target_os = "linux") {
-        eprintln!("SKIPPED: file-open watching (inotify) exists on Linux only");
+        common::skip("file-open watching (inotify) exists on Linux only");
         return;
     }
     let (t, names) = repo();

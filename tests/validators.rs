@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -39,10 +38,9 @@ fn validators() -> Option<PathBuf> {
             if std::env::var(REQUIRE).as_deref() == Ok("1") {
                 panic!("{REQUIRE}=1 and the validators could not be installed: {why}");
             }
-            let _ = writeln!(
-                std::io::stderr(),
-                "skipped: the output validators could not be installed (npm ci in tests/validators): {why}"
-            );
+            common::skip(&format!(
+                "the output validators could not be installed (npm ci in tests/validators): {why}"
+            ));
             return None;
         }
         std::fs::write(&installed, &lock).unwrap();

@@ -73,11 +73,7 @@ impl Loader {
         if std::env::var_os(REQUIRE).is_some() {
             panic!("{} is required ({REQUIRE} is set): {why}", self.name());
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "skipped: {} is not installed ({why})",
-            self.name()
-        );
+        super::skip(&format!("{} is not installed ({why})", self.name()));
         false
     }
 

@@ -6,6 +6,9 @@ pub mod loaders;
 pub mod recorders;
 pub mod scenario;
 pub mod server;
+pub mod skip;
+
+pub use skip::skip;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -393,10 +396,7 @@ pub fn corpus(sub: &str) -> Option<PathBuf> {
     if path.is_dir() {
         return Some(path);
     }
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!("skipped: the corpus at {} is absent\n", path.display()),
-    );
+    skip(&format!("the corpus at {} is absent", path.display()));
     None
 }
 

@@ -353,10 +353,7 @@ pub fn available(recorder: Recorder) -> bool {
     if std::env::var_os(REQUIRE).is_some() {
         panic!("{} is required ({REQUIRE} is set): {why}", recorder.name());
     }
-    let _ = std::io::Write::write_fmt(
-        &mut std::io::stderr(),
-        format_args!("skipped: {} is not installed ({why})\n", recorder.name()),
-    );
+    super::skip(&format!("{} is not installed ({why})", recorder.name()));
     false
 }
 
