@@ -563,6 +563,73 @@ fn textconv_makes_git_diff_show_behaviour() {
     assert!(plain.contains("\"partial_json\""), "{plain}");
 }
 
+/// The diff-driver recipe of `docs/diff.md`, run as pasted with this `vcr` on PATH, reaches
+/// cassettes in nested folders: `git diff` shows the behaviour summary for a fixture under
+/// `packages/app/fixtures/`.
+#[test]
+fn the_documented_diff_driver_covers_nested_folders() {
+    let docs = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/diff.md"))
+        .unwrap();
+    let recipe = docs
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|block| block.split("```").next())
+        .find(|block| block.contains("diff=vcr"))
+        .expect("docs/diff.md's diff-driver recipe");
+    let t = TestDir::new();
+    let input = [json!(PROMPT)];
+    let dir = "packages/app";
+    let rel = format!(
+        "{dir}/{}",
+        put(
+            &t,
+            dir,
+            &input,
+            output(&[read("src/a.ts")], "tool_use", (10, 4), false),
+        )
+    );
+    git(&t.root, &["init", "-q"]);
+    let bin = Path::new(env!("CARGO_BIN_EXE_vcr")).parent().unwrap();
+    let path = std::env::join_paths(std::iter::once(bin.to_owned()).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
+    let mut sh = std::process::Command::new("sh");
+    common::isolate_git(&mut sh);
+    let ran = sh
+        .args(["-e", "-c", recipe])
+        .current_dir(&t.root)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "record"]);
+    put(
+        &t,
+        dir,
+        &input,
+        output(&[bash("npm test")], "end_turn", (10, 4), false),
+    );
+    let mut cmd = std::process::Command::new("git");
+    common::isolate_git(&mut cmd);
+    let shown = cmd
+        .args(["diff", "--", &rel])
+        .current_dir(&t.root)
+        .env("PATH", &path)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&shown.stdout);
+    assert!(
+        shown.lines().any(|l| l == "+  stop: end_turn"),
+        "the driver did not run for {rel}:\n{shown}"
+    );
+}
+
 #[test]
 fn full_adds_the_canonical_diff_and_never_shows_a_secret() {
     // Built at run time so that this file holds no secret-shaped literal.

@@ -14,8 +14,20 @@ fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The README and every page of `docs/`, one after another: what a user reads.
 fn readme() -> String {
-    std::fs::read_to_string(repo().join("README.md")).unwrap()
+    let mut text = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(repo().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    pages.sort();
+    for page in pages {
+        text.push('\n');
+        text.push_str(&std::fs::read_to_string(page).unwrap());
+    }
+    text
 }
 
 /// The fenced code blocks of a Markdown text: (info string, body).
@@ -36,7 +48,7 @@ fn code_blocks(markdown: &str) -> Vec<(String, String)> {
     blocks
 }
 
-/// The README's first ```` ```info ```` block that holds `text`.
+/// The documentation's first ```` ```info ```` block that holds `text`.
 fn readme_block(info: &str, text: &str) -> String {
     code_blocks(&readme())
         .into_iter()
@@ -277,6 +289,115 @@ fn the_man_page_environment_is_true() {
         assert!(
             sources.contains(&format!("\"{name}\"")),
             "the man page names `{name}`, which vcr never reads or sets"
+        );
+    }
+}
+
+/// The words of a shell command line, quotes removed (`'...'`, `"..."`).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut started = false;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => word.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                started = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if started || !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            (None, c) => word.push(c),
+        }
+    }
+    if started || !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+/// Every `vcr` command in the shell blocks of the README and `docs/` runs as written, in a
+/// copy of the example tree under git: it may find something, or fail for want of what the
+/// reader has (a usage log, a test command), but it is never a usage error. A command that
+/// uses a shell variable is taken with the loop's first value (`for c in verify ...`), or the
+/// tree it runs in (the demo's `$demo`).
+#[test]
+fn every_documented_command_is_one_vcr_takes() {
+    let mut commands = Vec::new();
+    for (info, body) in code_blocks(&readme()) {
+        if info != "sh" {
+            continue;
+        }
+        let body = body.replace("\\\n", " ");
+        for line in body.lines() {
+            let line = line.trim();
+            if line.starts_with('#') {
+                continue;
+            }
+            // The loop variable of `for c in a b ...; do ... $c ...`: its first value.
+            let first_value = line
+                .split_once("for ")
+                .and_then(|(_, rest)| rest.split_once(" in "))
+                .and_then(|(_, values)| values.split_whitespace().next())
+                .map(str::to_owned);
+            // A comment ends the line (none of the commands has a `#` of its own).
+            let line = line.split(" #").next().unwrap_or_default();
+            for part in line.split(['&', ';', '|']) {
+                let words = shell_words(part);
+                let Some(at) = words.iter().position(|w| w == "vcr") else {
+                    continue;
+                };
+                if at > 0 && !matches!(words[0].as_str(), "do" | "exec" | "then") {
+                    continue;
+                }
+                let mut args = Vec::new();
+                let mut skip_next = false;
+                for word in &words[at + 1..] {
+                    if std::mem::take(&mut skip_next) {
+                        continue;
+                    }
+                    if word.starts_with('>') || word.starts_with("2>") {
+                        skip_next = word == ">" || word == ">>" || word == "2>";
+                        continue;
+                    }
+                    // A variable: the loop's first value, else the folder the demo made (here,
+                    // the tree the command runs in).
+                    let word = match (&first_value, word.strip_prefix('$')) {
+                        (Some(value), Some(_)) => value.clone(),
+                        (None, Some(_)) => ".".to_owned(),
+                        _ => word.clone(),
+                    };
+                    args.push(word);
+                }
+                commands.push(args);
+            }
+        }
+    }
+    assert!(commands.len() >= 15, "{commands:?}");
+    for args in &commands {
+        let t = TestDir::copy_of(&repo().join("examples/claude-code"));
+        common::git(&t.root, &["init", "-q"]);
+        common::git(&t.root, &["add", "-A"]);
+        common::git(&t.root, &["commit", "-qm", "Record"]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_vcr"));
+        for (key, _) in std::env::vars() {
+            if key.starts_with("VCR_") {
+                cmd.env_remove(key);
+            }
+        }
+        let run = Run::from(cmd.args(&args).current_dir(&t.root).output().unwrap());
+        assert!(
+            !run.stderr.contains("Usage:") && !run.stderr.contains("unexpected argument"),
+            "`vcr {}` is not a command vcr takes:\n{}",
+            args.join(" "),
+            run.stderr
         );
     }
 }

@@ -91,6 +91,7 @@ fn the_release_script_packs_the_host_archive_and_describes_the_rest() {
         "completions/vcr.bash",
         "man/vcr.1",
         "man/vcr-verify.1",
+        "docs/verify.md",
     ] {
         assert!(folder.join(rel).is_file(), "the archive has no {rel}");
     }

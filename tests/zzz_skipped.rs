@@ -35,7 +35,7 @@ fn the_tests_that_did_not_run_are_counted() {
             .map(|(why, n)| format!("{n} × {why}"))
             .collect();
         format!(
-            "{} skipped, not run here: {}; the README's \"Running every test\" says how to run them all",
+            "{} skipped, not run here: {}; docs/development.md's \"Running every test\" says how to run them all",
             if tests.len() == 1 {
                 "1 test".to_owned()
             } else {
