@@ -1,7 +1,7 @@
 //! The count of the tests that did not run: `cargo test` runs test targets in name order, so
 //! this one comes last and prints, in one line, how many tests of this run skipped (a
 //! recorder, node, the shared corpus or a validator missing: see `tests/common/skip.rs`)
-//! and why, and where the README says how to run them all.
+//! and why, and where `docs/development.md` says how to run them all.
 
 #[path = "common/skip.rs"]
 mod skip;
