@@ -604,6 +604,10 @@ fn classify(
         masked,
         reason,
     };
+    // The candidate as matched, not a temporary folder: most hits.
+    let whole = |masked: String, reason: &'static str| {
+        hit(start, end, detector.label.into(), false, masked, reason)
+    };
     let text = &bytes[start..end];
     let before = escape::byte_before(bytes, start);
     let after = bytes.get(end).copied();
@@ -621,23 +625,9 @@ fn classify(
                 if placeholder::is_fake_jwt(&s) {
                     return Err(reason::FAKE_JWT);
                 }
-                return Ok(hit(
-                    start,
-                    end,
-                    detector.label.into(),
-                    false,
-                    mask(&s),
-                    reason::JWT,
-                ));
+                return Ok(whole(mask(&s), reason::JWT));
             }
-            Ok(hit(
-                start,
-                end,
-                detector.label.into(),
-                false,
-                mask(&s),
-                reason::TOKEN,
-            ))
+            Ok(whole(mask(&s), reason::TOKEN))
         }
         Kind::PrivateKey => {
             // The hit is the whole block, to its `-----END ...-----` line: the `BEGIN` line
@@ -718,6 +708,7 @@ fn classify(
                         return Err(reason::PLACEHOLDER_USER);
                     }
                     let masked = truncate(&hide_user(&full, user));
+                    // Not `whole`: the path runs on past the match.
                     Ok(hit(
                         start,
                         end,
@@ -736,14 +727,7 @@ fn classify(
                     {
                         return Err(reason::NOT_ROOT_HOME);
                     }
-                    Ok(hit(
-                        start,
-                        end,
-                        detector.label.into(),
-                        false,
-                        truncate(&s),
-                        reason::ROOT_HOME,
-                    ))
+                    Ok(whole(truncate(&s), reason::ROOT_HOME))
                 }
                 _ => {
                     // Prose puts punctuation after a path: `(see /tmp/x/y).` ends at `y`.
@@ -789,14 +773,7 @@ fn classify(
             if examples.contains(&s.as_str()) || distinct <= 3 {
                 return Err(reason::MADE_UP_UUID);
             }
-            Ok(hit(
-                start,
-                end,
-                detector.label.into(),
-                false,
-                lossy(text),
-                reason::UUID,
-            ))
+            Ok(whole(lossy(text), reason::UUID))
         }
         Kind::Timestamp => {
             if before.is_some_and(|b| b.is_ascii_digit())
@@ -807,14 +784,7 @@ fn classify(
             if !valid_date_time(text) {
                 return Err(reason::NO_DATE);
             }
-            Ok(hit(
-                start,
-                end,
-                detector.label.into(),
-                false,
-                lossy(text),
-                reason::TIMESTAMP,
-            ))
+            Ok(whole(lossy(text), reason::TIMESTAMP))
         }
         Kind::Email => {
             if before.is_some_and(|b| is_name_byte(b) || matches!(b, b'.' | b'%' | b'+' | b'-')) {
@@ -826,14 +796,7 @@ fn classify(
                 return Err(reason::MADE_UP_EMAIL);
             }
             let masked = format!("{}***@{domain}", local.chars().next().unwrap_or('?'));
-            Ok(hit(
-                start,
-                end,
-                detector.label.into(),
-                false,
-                masked,
-                reason::EMAIL,
-            ))
+            Ok(whole(masked, reason::EMAIL))
         }
     }
 }
