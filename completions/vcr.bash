@@ -99,7 +99,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__diff)
-            opts="-C -q -v -h --rev --textconv --full --format --config --color --platform --no-ignore --quiet --verbose --help"
+            opts="-C -q -v -h --rev --textconv --full --format --fail-on --config --color --platform --no-ignore --quiet --verbose --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -115,6 +115,10 @@ _vcr() {
                     ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "behaviour reworded any" -- "${cur}"))
                     return 0
                     ;;
                 -C)

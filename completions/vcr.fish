@@ -109,6 +109,9 @@ complete -c vcr -n "__fish_vcr_using_subcommand diff" -l rev -d 'Compare the tre
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l textconv -d 'Print the readable behaviour summary of one cassette (for a git diff driver)' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l format -d 'Output format' -r -f -a "human\t'Text for people'
 json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l fail-on -d 'Which differences exit 1, for a CI gate: `behaviour` (a behaviour change, or a cassette added or removed), `reworded` (those, or reworded text), `any` (any difference at all, the default)' -r -f -a "behaviour\t'A behaviour change, or a cassette added or removed: what the agent did changed'
+reworded\t'Those, or reworded text'
+any\t'Any difference, "same behaviour" included'"
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s C -d 'Run as if vcr was started in DIR' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'

@@ -227,6 +227,55 @@ fn text_only_rewording_is_reworded_and_still_exits_1() {
     assert!((50..100).contains(&similarity), "{entry}");
 }
 
+/// `--fail-on` gates CI on the difference that matters: a re-recording whose text only was
+/// reworded passes `--fail-on behaviour` and fails `reworded`; one whose usage only changed
+/// (same behaviour) fails only the default, `any`; a behaviour change fails all three.
+#[test]
+fn fail_on_chooses_which_differences_exit_1() {
+    let input = [json!(PROMPT)];
+    let cases: [(&str, Vec<Value>, Vec<Value>, [i32; 3]); 3] = [
+        (
+            "reworded",
+            output(
+                &[text("I will look."), read("src/a.ts")],
+                "tool_use",
+                (100, 40),
+                false,
+            ),
+            output(
+                &[text("Let me look."), read("src/a.ts")],
+                "tool_use",
+                (100, 40),
+                false,
+            ),
+            [0, 1, 1],
+        ),
+        (
+            "same behaviour",
+            output(&[read("src/a.ts")], "tool_use", (100, 40), false),
+            output(&[read("src/a.ts")], "tool_use", (100, 52), false),
+            [0, 0, 1],
+        ),
+        (
+            "behaviour change",
+            output(&[read("src/a.ts")], "tool_use", (100, 40), false),
+            output(&[bash("npm test")], "tool_use", (100, 40), false),
+            [1, 1, 1],
+        ),
+    ];
+    for (verdict, old, new, codes) in cases {
+        let t = TestDir::new();
+        put(&t, "old", &input, old);
+        put(&t, "new", &input, new);
+        diff(&t, &["old", "new"]).code(1).stdout_has(verdict);
+        for (level, code) in ["behaviour", "reworded", "any"].into_iter().zip(codes) {
+            diff(&t, &["old", "new", "--fail-on", level])
+                .code(code)
+                .stdout_has(verdict);
+        }
+    }
+}
+
 #[test]
 fn identical_trees_exit_0_whatever_the_formatting() {
     let t = TestDir::new();

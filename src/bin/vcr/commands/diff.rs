@@ -47,6 +47,35 @@ pub(crate) struct Args {
     /// Output format.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     pub(crate) format: Format,
+
+    /// Which differences exit 1, for a CI gate: `behaviour` (a behaviour change, or a
+    /// cassette added or removed), `reworded` (those, or reworded text), `any` (any
+    /// difference at all, the default).
+    #[arg(long, value_name = "LEVEL", default_value = "any")]
+    pub(crate) fail_on: FailOn,
+}
+
+/// The least difference that makes `vcr diff` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FailOn {
+    /// A behaviour change, or a cassette added or removed: what the agent did changed.
+    Behaviour,
+    /// Those, or reworded text.
+    Reworded,
+    /// Any difference, "same behaviour" included.
+    Any,
+}
+
+impl FailOn {
+    /// Whether a comparison with these counts fails.
+    fn fails(self, s: &Summary) -> bool {
+        let behaviour = s.behaviour_change + s.added + s.removed > 0;
+        match self {
+            FailOn::Behaviour => behaviour,
+            FailOn::Reworded => behaviour || s.reworded > 0,
+            FailOn::Any => s.has_differences(),
+        }
+    }
 }
 
 pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
@@ -84,7 +113,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     };
     cx.reporter
         .finish("diff", &summary, &summary_line(&summary));
-    Ok(if summary.has_differences() {
+    Ok(if args.fail_on.fails(&summary) {
         Outcome::Findings
     } else {
         Outcome::Clean
