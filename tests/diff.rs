@@ -233,7 +233,7 @@ fn text_only_rewording_is_reworded_and_still_exits_1() {
 #[test]
 fn fail_on_chooses_which_differences_exit_1() {
     let input = [json!(PROMPT)];
-    let cases: [(&str, Vec<Value>, Vec<Value>, [i32; 3]); 3] = [
+    let cases = [
         (
             "reworded",
             output(
