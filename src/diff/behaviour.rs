@@ -164,11 +164,9 @@ impl ToolUse {
                             .collect()
                     })
                     .unwrap_or_default();
-                (
-                    String::from_utf8_lossy(&json::to_compact(value)).into_owned(),
-                    arguments,
-                    value.as_object().and_then(key_argument),
-                )
+                let mut input = String::new();
+                sorted_compact(value, &mut input);
+                (input, arguments, value.as_object().and_then(key_argument))
             }
             None => (String::new(), Vec::new(), None),
         };
@@ -211,15 +209,112 @@ const KEY_LEN: usize = 48;
 /// the first string argument; the recording folder placeholder is dropped from paths so
 /// that `[CWD]/src/a.ts` reads `src/a.ts`.
 fn key_argument(input: &Object<'_>) -> Option<String> {
+    // Else the string of the first key in sorted order: the order a model wrote the keys in
+    // is not a different call.
+    let mut entries: Vec<_> = input.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
     let value = KEY_ARGUMENTS
         .iter()
         .find_map(|k| input.get(k).and_then(Value::as_str))
-        .or_else(|| input.values().find_map(Value::as_str))?;
+        .or_else(|| entries.iter().find_map(|(_, v)| v.as_str()))?;
     let value = ["[CWD]/", "{{cwd}}/"]
         .iter()
         .find_map(|p| value.strip_prefix(p))
         .unwrap_or(value);
     Some(shorten(value, KEY_LEN))
+}
+
+/// The leaves of a skeleton [`shape`] wrote, as `path: type` lines (`answer_box.title:
+/// string`, `items[]: number`), sorted: what two shapes differ by, said by key. Text before
+/// the skeleton (`json `) is skipped; a skeleton that does not parse gives nothing.
+pub(super) fn shape_leaves(shape: &str) -> Vec<String> {
+    fn value(s: &[u8], at: &mut usize, path: &str, out: &mut Vec<String>) -> Option<()> {
+        match s.get(*at)? {
+            b'{' => {
+                *at += 1;
+                if s.get(*at) == Some(&b'}') {
+                    *at += 1;
+                    out.push(format!("{path}: {{}}"));
+                    return Some(());
+                }
+                loop {
+                    // A key: a JSON string, escapes skipped.
+                    if s.get(*at)? != &b'"' {
+                        return None;
+                    }
+                    let start = *at + 1;
+                    *at += 1;
+                    while *s.get(*at)? != b'"' {
+                        *at += if s[*at] == b'\\' { 2 } else { 1 };
+                    }
+                    let key = String::from_utf8_lossy(&s[start..*at]).into_owned();
+                    *at += 1;
+                    if s.get(*at)? != &b':' {
+                        return None;
+                    }
+                    *at += 1;
+                    let inner = if path.is_empty() {
+                        key
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    value(s, at, &inner, out)?;
+                    match s.get(*at)? {
+                        b',' => *at += 1,
+                        b'}' => {
+                            *at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                *at += 1;
+                let inner = format!("{path}[]");
+                if s.get(*at) == Some(&b']') {
+                    *at += 1;
+                    out.push(format!("{inner}: (empty)"));
+                    return Some(());
+                }
+                loop {
+                    value(s, at, &inner, out)?;
+                    match s.get(*at)? {
+                        b'|' => *at += 1,
+                        b']' => {
+                            *at += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            _ => {
+                let start = *at;
+                while s.get(*at).is_some_and(u8::is_ascii_alphabetic) {
+                    *at += 1;
+                }
+                let kind = std::str::from_utf8(&s[start..*at]).ok()?;
+                out.push(if path.is_empty() {
+                    kind.to_owned()
+                } else {
+                    format!("{path}: {kind}")
+                });
+                Some(())
+            }
+        }
+    }
+    let Some(start) = shape.find(['{', '[']) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut at = start;
+    if value(shape.as_bytes(), &mut at, "", &mut out).is_none() {
+        return Vec::new();
+    }
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// The first line of `text`, at most `max` characters, with `…` where it was cut, secrets
@@ -303,7 +398,43 @@ impl ModelCall {
     }
 }
 
-/// A type skeleton of a JSON value: `{"a":string,"b":[number]}`.
+/// `value` as compact JSON with every object's keys sorted: tool arguments compared as JSON,
+/// so the same arguments written in another key order are the same call.
+fn sorted_compact(value: &Value<'_>, out: &mut String) {
+    match value {
+        Value::Object(o) => {
+            let mut entries: Vec<_> = o.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&String::from_utf8_lossy(&json::to_compact(&Value::String(
+                    k.clone(),
+                ))));
+                out.push(':');
+                sorted_compact(v, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                sorted_compact(item, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&String::from_utf8_lossy(&json::to_compact(other))),
+    }
+}
+
+/// A type skeleton of a JSON value: `{"a":string,"b":[number]}`, keys sorted: JSON objects
+/// do not order their keys, so a re-recording that wrote them in another order has the same
+/// shape.
 pub(super) fn shape(value: &Value<'_>, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
@@ -324,7 +455,9 @@ pub(super) fn shape(value: &Value<'_>, out: &mut String) {
         }
         Value::Object(o) => {
             out.push('{');
-            for (i, (k, v)) in o.iter().enumerate() {
+            let mut entries: Vec<_> = o.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            for (i, (k, v)) in entries.into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

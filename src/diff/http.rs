@@ -23,7 +23,7 @@ use sha1::{Digest, Sha1};
 
 use super::behaviour::{
     Behaviour, BehaviourError, Kind, ModelCall, RequestMessage, ToolUse, Usage, call_from_messages,
-    call_from_stream, count_field, shape, shorten, str_field,
+    call_from_stream, count_field, shape, shape_leaves, shorten, str_field,
 };
 use super::compare::Change;
 use crate::doc::{Node, NodeValue, Style};
@@ -1080,9 +1080,8 @@ fn gemini_finish(value: Option<&Value<'_>>) -> Option<String> {
 /// keys and value types, a form or multipart body by its field names, an event stream by
 /// its event names (or its data's `type` / `object`).
 fn body_shape(decoded: &Decoded) -> String {
-    /// Longest shape kept: a huge document's skeleton is still a skeleton.
-    const MAX: usize = 400;
-    let mut out = match &decoded.content {
+    // Whole: a key lost past any prefix kept is a shape change all the same.
+    match &decoded.content {
         Content::Empty => "empty".to_owned(),
         Content::Json(node) => {
             let mut s = "json ".to_owned();
@@ -1122,11 +1121,41 @@ fn body_shape(decoded: &Decoded) -> String {
         }
         Content::Text(_) => "text".to_owned(),
         Content::Binary(_) => "binary".to_owned(),
-    };
-    if out.chars().count() > MAX {
-        out = out.chars().take(MAX).collect::<String>() + "…";
     }
-    out
+}
+
+/// What two body shapes differ by, for people: the JSON keys (`path: type`) one has and the
+/// other lacks, a few of each, rather than the first characters of two long skeletons; the
+/// skeletons themselves where they are no JSON objects or lists.
+fn shape_difference(old: &str, new: &str) -> (String, String) {
+    /// Keys shown per side.
+    const SHOWN: usize = 6;
+    let (a, b) = (shape_leaves(old), shape_leaves(new));
+    if a.is_empty() || b.is_empty() {
+        return (old.to_owned(), new.to_owned());
+    }
+    let only = |x: &[String], y: &[String]| {
+        let only: Vec<&str> = x
+            .iter()
+            .filter(|k| y.binary_search(k).is_err())
+            .map(String::as_str)
+            .collect();
+        let mut text = only
+            .iter()
+            .take(SHOWN)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if only.len() > SHOWN {
+            text.push_str(&format!(" and {} more", only.len() - SHOWN));
+        }
+        if text.is_empty() {
+            "-".to_owned()
+        } else {
+            format!("{{{text}}}")
+        }
+    };
+    (only(&a, &b), only(&b, &a))
 }
 
 /// Pairs the interactions of two recordings of a cassette by request: first those with
@@ -1275,11 +1304,12 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                     ("response", &a.response_shape, &b.response_shape),
                 ] {
                     if x != y {
+                        let (old, new) = shape_difference(x, y);
                         out.behaviour.push(Change::BodyShape {
                             call: call.clone(),
                             side: side.to_owned(),
-                            old: x.clone(),
-                            new: y.clone(),
+                            old,
+                            new,
                         });
                     }
                 }
@@ -1367,8 +1397,25 @@ pub(super) fn textconv(behaviour: &Behaviour, out: &mut String) {
                 call.write_summary(out, "  ");
             }
             _ => {
-                let _ = writeln!(out, "  request: {}", e.request_shape);
-                let _ = writeln!(out, "  response: {}", e.response_shape);
+                // A JSON skeleton a key per line, so that a line diff of two summaries
+                // (git's textconv) names the key that came or went.
+                for (side, shape) in [
+                    ("request", &e.request_shape),
+                    ("response", &e.response_shape),
+                ] {
+                    let leaves = shape_leaves(shape);
+                    if leaves.is_empty() {
+                        let _ = writeln!(out, "  {side}: {shape}");
+                        continue;
+                    }
+                    let kind = shape
+                        .split_once([' ', '{', '['])
+                        .map_or("", |(k, _)| k.trim());
+                    let _ = writeln!(out, "  {side}: {kind}");
+                    for leaf in &leaves {
+                        let _ = writeln!(out, "    {leaf}");
+                    }
+                }
             }
         }
     }
@@ -1383,6 +1430,45 @@ mod tests {
     /// One interaction of a test cassette: method, URL, request body, status, response
     /// content type and body.
     type Call<'a> = (&'a str, &'a str, serde_json::Value, u16, &'a str, String);
+
+    /// A response that lost a top-level key far into a long skeleton is a shape change, and
+    /// the change names the key, not the first characters of both skeletons.
+    #[test]
+    fn shapes_are_compared_whole_and_their_difference_named() {
+        let mut old = serde_json::Map::new();
+        for i in 0..60 {
+            old.insert(
+                format!("organic_result_{i:02}"),
+                json!({"title": "t", "link": "l"}),
+            );
+        }
+        let mut new = old.clone();
+        old.insert("zz_answer_box".into(), json!({"answer": "a"}));
+        let shapes: Vec<String> = [old, new.clone()]
+            .iter()
+            .map(|body| {
+                let text = serde_json::to_string(body).unwrap();
+                let mut s = "json ".to_owned();
+                shape(&json::parse(text.as_bytes()).unwrap(), &mut s);
+                s
+            })
+            .collect();
+        assert!(shapes[0].len() > 1000);
+        assert_ne!(shapes[0], shapes[1]);
+        let (removed, added) = shape_difference(&shapes[0], &shapes[1]);
+        assert_eq!(removed, "{zz_answer_box.answer: string}");
+        assert_eq!(added, "-");
+        // Keys written in another order: the same shape.
+        new.remove("organic_result_00");
+        new.insert(
+            "organic_result_00".into(),
+            json!({"link": "l", "title": "t"}),
+        );
+        let mut again = "json ".to_owned();
+        let text = serde_json::to_string(&new).unwrap();
+        shape(&json::parse(text.as_bytes()).unwrap(), &mut again);
+        assert_eq!(again, shapes[1]);
+    }
 
     /// A vcrpy JSON cassette (`serializer="json"`) of `calls`, read into a behaviour.
     fn cassette(calls: &[Call<'_>]) -> Behaviour {
@@ -1867,7 +1953,7 @@ mod tests {
             lines,
             vec![
                 "#3 GET /v1/models: status 200 -> 429",
-                "#3 GET /v1/models: response body shape json {\"data\":[{\"id\":string}]} -> json {\"error\":{\"message\":string}}",
+                "#3 GET /v1/models: response body shape {data[].id: string} -> {error.message: string}",
                 "#1 POST /v1/chat/completions: tool calls `search(dogs)` became `search(wolves)`",
                 "#1 POST /v1/chat/completions: stop reason tool_calls -> length",
                 "interactions reordered: #1 POST /v1/chat/completions is now #2, #2 POST /v1/chat/completions is now #1",

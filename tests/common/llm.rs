@@ -12,8 +12,9 @@
 //!   weather tool call asks for another `unit` (so the next request differs too), the
 //!   streamed answer stops at `length` instead of `stop`, and listing the models is rate
 //!   limited (`429`).
-//! - [`Version::Again`]: re-recorded with nothing changed but the ids, the timestamps and a
-//!   rotated API key in the query.
+//! - [`Version::Again`]: re-recorded with nothing changed but the ids, the timestamps, a
+//!   rotated API key in the query, and the order the JSON keys are written in (the tool
+//!   call's arguments, the models list): the same behaviour (issue 23).
 
 use std::time::SystemTime;
 
@@ -51,7 +52,12 @@ pub fn agent(version: Version) -> Scenario {
     } else {
         "celsius"
     };
-    let arguments = json!({"location": "Paris", "unit": unit}).to_string();
+    // Again, the model writes the same arguments in another key order: the same call.
+    let arguments = if version == Version::Again {
+        format!(r#"{{"unit": "{unit}", "location": "Paris"}}"#)
+    } else {
+        json!({"location": "Paris", "unit": unit}).to_string()
+    };
     let system = json!({"role": "system", "content": "You are a weather agent."});
     let user = json!({"role": "user", "content": QUESTION});
 
@@ -164,6 +170,13 @@ pub fn agent(version: Version) -> Scenario {
             &json!({"error": {"message": "Rate limit reached", "type": "requests",
                 "code": "rate_limit_exceeded"}}),
         )
+    } else if version == Version::Again {
+        // The same list with its keys written in another order: the same shape.
+        Reply {
+            status: 200,
+            headers: vec![("Content-Type".into(), "application/json".into())],
+            body: br#"{"object":"list","data":[{"owned_by":"system","object":"model","id":"gpt-4o-mini"}]}"#.to_vec(),
+        }
     } else {
         json_reply(
             200,
