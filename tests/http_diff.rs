@@ -212,6 +212,16 @@ fn a_rerecording_with_new_ids_only_is_the_same_behaviour(recorder: Recorder) {
     let doc = t.vcr(&["diff", "old", "new", "--format", "json"]).json();
     assert_eq!(doc["events"][0]["verdict"], "same_behaviour", "{doc:#}");
     assert_eq!(doc["summary"]["same_behaviour"], 1, "{doc:#}");
+    // Reported, not deciding (issue 23): the model call's new query, the token response
+    // that lost its `id_token`.
+    let changes = doc["events"][0]["changes"].as_array().unwrap();
+    let has = |what: &str, flag: &str| {
+        changes
+            .iter()
+            .any(|c| c["what"] == what && c[flag] == Value::Bool(true))
+    };
+    assert!(has("url", "model_call"), "{doc:#}");
+    assert!(has("body_shape", "plumbing"), "{doc:#}");
 }
 
 fn diff_rev_and_textconv_in_a_git_repository(recorder: Recorder) {

@@ -152,6 +152,10 @@ pub enum Change {
         call: String,
         /// It in one line: status, and for a model call its tool calls or text.
         summary: String,
+        /// An authentication or telemetry call: reported, but it does not decide what the
+        /// agent did.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        plumbing: bool,
     },
     /// An HTTP interaction only the old recording has.
     InteractionRemoved {
@@ -159,6 +163,9 @@ pub enum Change {
         call: String,
         /// It in one line.
         summary: String,
+        /// An authentication or telemetry call (see [`Change::InteractionAdded`]).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        plumbing: bool,
     },
     /// An HTTP interaction's response status differs (`200` -> `429`).
     Status {
@@ -178,6 +185,10 @@ pub enum Change {
         old: String,
         /// After.
         new: String,
+        /// A model call's URL (a query added, the model in the path): a change of the
+        /// request, not of what the agent did; its calls are compared as calls.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        model_call: bool,
     },
     /// The server the requests went to differs (scheme, host and port): a local test
     /// server's port, a proxy, a region. Once per pair of origins.
@@ -200,6 +211,10 @@ pub enum Change {
         old: String,
         /// After.
         new: String,
+        /// An authentication or telemetry call's body (an OAuth token response that lost
+        /// `id_token`): reported, but it does not decide what the agent did.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        plumbing: bool,
     },
     /// HTTP interactions, paired by request, were recorded in another order.
     Reordered {
@@ -220,11 +235,24 @@ impl Change {
             | Change::ToolArguments { .. }
             | Change::StopReason { .. }
             | Change::OutputShape { .. }
-            | Change::InteractionAdded { .. }
-            | Change::InteractionRemoved { .. }
+            | Change::InteractionAdded {
+                plumbing: false, ..
+            }
+            | Change::InteractionRemoved {
+                plumbing: false, ..
+            }
             | Change::Status { .. }
+            | Change::BodyShape {
+                plumbing: false, ..
+            }
+            | Change::Url {
+                model_call: false, ..
+            } => Verdict::BehaviourChange,
+            // Authentication and telemetry, and a model call's URL: reported, not deciding.
+            Change::InteractionAdded { .. }
+            | Change::InteractionRemoved { .. }
             | Change::BodyShape { .. }
-            | Change::Url { .. } => Verdict::BehaviourChange,
+            | Change::Url { .. } => Verdict::SameBehaviour,
             Change::Text { .. } => Verdict::Reworded,
             Change::Model { .. }
             | Change::Usage { .. }
@@ -320,23 +348,39 @@ impl Change {
                 old_messages,
                 new_messages,
             },
-            Change::InteractionAdded { call, summary } => Change::InteractionAdded {
+            Change::InteractionAdded {
+                call,
+                summary,
+                plumbing,
+            } => Change::InteractionAdded {
                 call: m(call),
                 summary: m(summary),
+                plumbing,
             },
-            Change::InteractionRemoved { call, summary } => Change::InteractionRemoved {
+            Change::InteractionRemoved {
+                call,
+                summary,
+                plumbing,
+            } => Change::InteractionRemoved {
                 call: m(call),
                 summary: m(summary),
+                plumbing,
             },
             Change::Status { call, old, new } => Change::Status {
                 call: m(call),
                 old,
                 new,
             },
-            Change::Url { call, old, new } => Change::Url {
+            Change::Url {
+                call,
+                old,
+                new,
+                model_call,
+            } => Change::Url {
                 call: m(call),
                 old: m(old),
                 new: m(new),
+                model_call,
             },
             Change::Origin { old, new, requests } => Change::Origin {
                 old: m(old),
@@ -348,11 +392,13 @@ impl Change {
                 side,
                 old,
                 new,
+                plumbing,
             } => Change::BodyShape {
                 call: m(call),
                 side,
                 old: m(old),
                 new: m(new),
+                plumbing,
             },
             Change::Reordered { moves } => Change::Reordered {
                 moves: moves.into_iter().map(m).collect(),
@@ -501,7 +547,7 @@ impl fmt::Display for Change {
                 };
                 write!(f, "{call}: status {} -> {}", show(old), show(new))
             }
-            Change::Url { call, old, new } => write!(f, "{call}: URL {old} -> {new}"),
+            Change::Url { call, old, new, .. } => write!(f, "{call}: URL {old} -> {new}"),
             Change::Origin { old, new, requests } => write!(
                 f,
                 "server {old} -> {new} ({requests} request{})",
@@ -512,11 +558,17 @@ impl fmt::Display for Change {
                 side,
                 old,
                 new,
+                plumbing,
             } => write!(
                 f,
-                "{call}: {side} body shape {} -> {}",
+                "{call}: {side} body shape {} -> {}{}",
                 shorten(old, SHAPE_EXCERPT),
-                shorten(new, SHAPE_EXCERPT)
+                shorten(new, SHAPE_EXCERPT),
+                if *plumbing {
+                    " (authentication or telemetry: not what the agent did)"
+                } else {
+                    ""
+                }
             ),
             Change::Reordered { moves } => {
                 write!(f, "interactions reordered: {}", moves.join(", "))

@@ -1158,6 +1158,44 @@ fn shape_difference(old: &str, new: &str) -> (String, String) {
     (only(&a, &b), only(&b, &a))
 }
 
+/// Whether an interaction is plumbing: authentication (an OAuth or OpenID token endpoint, a
+/// login) or telemetry (OpenTelemetry's export paths, analytics and error-reporting hosts).
+/// A re-recording changes them for reasons of their own (a token response gains or loses
+/// `id_token`); they are reported, but what the agent did is decided by the rest. A status
+/// class change decides all the same.
+fn is_plumbing(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let telemetry_host = [
+        "telemetry",
+        "sentry",
+        "segment.",
+        "posthog",
+        "mixpanel",
+        "amplitude",
+        "statsig",
+        "datadoghq",
+        "browser-intake",
+        "honeycomb",
+        "analytics",
+    ]
+    .iter()
+    .any(|w| host.contains(w));
+    let auth = segments.iter().any(|s| {
+        matches!(
+            *s,
+            "oauth" | "oauth2" | "openid-connect" | ".well-known" | "login" | "logout"
+        )
+    }) || segments
+        .last()
+        .is_some_and(|s| matches!(*s, "token" | "tokens" | "authorize" | "auth" | "refresh"));
+    let otlp = matches!(path, "v1/traces" | "v1/metrics" | "v1/logs");
+    telemetry_host || auth || otlp
+}
+
 /// Pairs the interactions of two recordings of a cassette by request: first those with
 /// equal requests (method, tolerant target, body; a model call's messages with ids left
 /// out), the n-th of equal requests with the n-th; then, among the rest, those to one
@@ -1262,6 +1300,7 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                 call: call.clone(),
                 old: a.url.clone(),
                 new: b.url.clone(),
+                model_call: a.call.is_some() && b.call.is_some(),
             });
         }
         if a.origin != b.origin {
@@ -1310,6 +1349,7 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                             side: side.to_owned(),
                             old,
                             new,
+                            plumbing: is_plumbing(&b.url),
                         });
                     }
                 }
@@ -1325,12 +1365,14 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
         out.behaviour.push(Change::InteractionRemoved {
             call: a.label.clone(),
             summary: a.summary.clone(),
+            plumbing: is_plumbing(&a.url),
         });
     }
     for (_, b) in n.iter().enumerate().filter(|(j, _)| !paired_new[*j]) {
         out.behaviour.push(Change::InteractionAdded {
             call: b.label.clone(),
             summary: b.summary.clone(),
+            plumbing: is_plumbing(&b.url),
         });
     }
     // Order: the pairs in old order; a new index that is not increasing moved.
@@ -1430,6 +1472,45 @@ mod tests {
     /// One interaction of a test cassette: method, URL, request body, status, response
     /// content type and body.
     type Call<'a> = (&'a str, &'a str, serde_json::Value, u16, &'a str, String);
+
+    /// Authentication and telemetry are told by their URL; a status change decides even for
+    /// them, a body change does not.
+    #[test]
+    fn plumbing_is_reported_and_decides_only_by_its_status() {
+        for url in [
+            "https://auth.example.com/oauth/token",
+            "https://login.microsoftonline.com/t/oauth2/v2.0/token",
+            "https://accounts.google.com/o/oauth2/token",
+            "https://telemetry.crewai.com:4319/v1/traces",
+            "https://o1.ingest.sentry.io/api/1/envelope/",
+            "http://localhost:4318/v1/metrics",
+        ] {
+            assert!(is_plumbing(url), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1/chat/completions",
+            "https://api.example.com/v1/tokenize",
+            "https://api.example.com/v1/token_count",
+            "https://serpapi.com/search?q=token",
+        ] {
+            assert!(!is_plumbing(url), "{url}");
+        }
+        let shape = |plumbing| Change::BodyShape {
+            call: "#1".into(),
+            side: "response".into(),
+            old: "-".into(),
+            new: "-".into(),
+            plumbing,
+        };
+        assert_eq!(shape(true).verdict(), Verdict::SameBehaviour);
+        assert_eq!(shape(false).verdict(), Verdict::BehaviourChange);
+        let status = Change::Status {
+            call: "#1 POST /oauth/token".into(),
+            old: Some(200),
+            new: Some(401),
+        };
+        assert_eq!(status.verdict(), Verdict::BehaviourChange);
+    }
 
     /// A response that lost a top-level key far into a long skeleton is a shape change, and
     /// the change names the key, not the first characters of both skeletons.

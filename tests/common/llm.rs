@@ -13,8 +13,9 @@
 //!   streamed answer stops at `length` instead of `stop`, and listing the models is rate
 //!   limited (`429`).
 //! - [`Version::Again`]: re-recorded with nothing changed but the ids, the timestamps, a
-//!   rotated API key in the query, and the order the JSON keys are written in (the tool
-//!   call's arguments, the models list): the same behaviour (issue 23).
+//!   rotated API key in the query, the order the JSON keys are written in (the tool call's
+//!   arguments, the models list), a query on the Anthropic call (`?beta=true`) and an OAuth
+//!   token response without its `id_token`: the same behaviour (issue 23).
 
 use std::time::SystemTime;
 
@@ -151,9 +152,15 @@ pub fn agent(version: Version) -> Scenario {
             "usage": {"output_tokens": 41}}),
         json!({"type": "message_stop"}),
     ];
+    // Again, the client asks the same call with a query (Anthropic's `?beta=true`): a change
+    // of the request, not of what the agent did.
     let files = post(
         "files",
-        "/v1/messages",
+        if version == Version::Again {
+            "/v1/messages?beta=true"
+        } else {
+            "/v1/messages"
+        },
         &[
             ("x-api-key", "<API_KEY>"),
             ("anthropic-version", "2023-06-01"),
@@ -193,9 +200,25 @@ pub fn agent(version: Version) -> Scenario {
         models_reply,
     );
 
+    // An OAuth token fetched last, whose response lost its `id_token` when recorded again:
+    // plumbing, which does not decide what the agent did.
+    let token_body = if version == Version::Again {
+        json!({"access_token": "at-again", "token_type": "Bearer", "expires_in": 3600})
+    } else {
+        json!({"access_token": "at-first", "token_type": "Bearer", "expires_in": 3600,
+            "id_token": "it-first"})
+    };
+    let token = post(
+        "token",
+        "/oauth/token",
+        &[],
+        json!({"grant_type": "client_credentials"}),
+        json_reply(200, &token_body),
+    );
+
     let exchanges = match version {
-        Version::First | Version::Again => vec![weather, answer, files, models],
-        Version::Changed => vec![files, weather, answer, models],
+        Version::First | Version::Again => vec![weather, answer, files, models, token],
+        Version::Changed => vec![files, weather, answer, models, token],
     };
     Scenario {
         name: "agent",
