@@ -830,10 +830,14 @@ pub(super) fn call_from_messages(assistants: &[&Object<'_>]) -> ModelCall {
             };
             match block.get("type").and_then(Value::as_str) {
                 Some("text") => texts.push(str_field(block, "text").unwrap_or_default()),
-                Some("tool_use") => call.tools.push(ToolUse::from_input(
-                    &str_field(block, "name").unwrap_or_default(),
-                    block.get("input"),
-                )),
+                // A tool the server ran (`server_tool_use`: code execution, web search) or
+                // an MCP server's is a tool call as the client's are.
+                Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                    call.tools.push(ToolUse::from_input(
+                        &str_field(block, "name").unwrap_or_default(),
+                        block.get("input"),
+                    ));
+                }
                 _ => {}
             }
         }
@@ -941,7 +945,7 @@ pub(super) fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
     for b in blocks {
         match b.kind.as_str() {
             "text" => texts.push(b.text),
-            "tool_use" => {
+            "tool_use" | "server_tool_use" | "mcp_tool_use" => {
                 let parsed = (!b.partial_json.is_empty())
                     .then(|| json::parse(b.partial_json.as_bytes()).ok())
                     .flatten();

@@ -634,9 +634,13 @@ fn message_summary(message: &Value<'_>) -> String {
     }
 }
 
-/// A tool call block of a request message: Anthropic `tool_use`, Gemini `functionCall`.
+/// A tool call block of a request message: Anthropic `tool_use` (and `server_tool_use`,
+/// `mcp_tool_use`, tools a server ran), Gemini `functionCall`.
 fn tool_of(block: &Object<'_>) -> Option<ToolUse> {
-    if block.get("type").and_then(Value::as_str) == Some("tool_use") {
+    if matches!(
+        block.get("type").and_then(Value::as_str),
+        Some("tool_use" | "server_tool_use" | "mcp_tool_use")
+    ) {
         return Some(ToolUse::from_input(
             &str_field(block, "name").unwrap_or_default(),
             block.get("input"),

@@ -148,10 +148,25 @@ pub fn agent(version: Version) -> Scenario {
         json!({"type": "content_block_delta", "index": 1,
             "delta": {"type": "input_json_delta", "partial_json": " -la\"}"}}),
         json!({"type": "content_block_stop", "index": 1}),
+    ];
+    // Changed, the model also had the server run code (a server tool: a tool call all the
+    // same, issue 23).
+    let mut files_events = files_events.to_vec();
+    if version == Version::Changed {
+        files_events.extend([
+            json!({"type": "content_block_start", "index": 2, "content_block": {
+                "type": "server_tool_use", "id": ids.next("srvtoolu_01"),
+                "name": "bash_code_execution", "input": {}}}),
+            json!({"type": "content_block_delta", "index": 2,
+                "delta": {"type": "input_json_delta", "partial_json": "{\"command\": \"pwd\"}"}}),
+            json!({"type": "content_block_stop", "index": 2}),
+        ]);
+    }
+    files_events.extend([
         json!({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": null},
             "usage": {"output_tokens": 41}}),
         json!({"type": "message_stop"}),
-    ];
+    ]);
     // Again, the client asks the same call with a query (Anthropic's `?beta=true`): a change
     // of the request, not of what the agent did.
     let files = post(
