@@ -276,6 +276,35 @@ fn fail_on_chooses_which_differences_exit_1() {
     }
 }
 
+/// Text that differs only in whitespace is formatting: the same behaviour, never "0%
+/// similar" rewording.
+#[test]
+fn whitespace_only_text_is_no_rewording() {
+    let t = TestDir::new();
+    let input = [json!(PROMPT)];
+    put(
+        &t,
+        "old",
+        &input,
+        output(&[text("Done. All tests pass.")], "end_turn", (10, 4), false),
+    );
+    let rel = put(
+        &t,
+        "new",
+        &input,
+        output(
+            &[text("Done.\n\nAll tests pass.\n")],
+            "end_turn",
+            (10, 4),
+            false,
+        ),
+    );
+    let run = diff(&t, &["old", "new"]);
+    run.code(1).stdout_has(&format!("same behaviour {rel}"));
+    assert!(!run.stdout.contains("reworded"), "{}", run.stdout);
+    assert!(!run.stdout.contains("% similar"), "{}", run.stdout);
+}
+
 #[test]
 fn identical_trees_exit_0_whatever_the_formatting() {
     let t = TestDir::new();
@@ -305,7 +334,7 @@ fn identical_trees_exit_0_whatever_the_formatting() {
     diff(&t, &["old", "new"])
         .code(1)
         .stdout_has(&format!("same behaviour {rel}"))
-        .stdout_has("only ids, timestamps or formatting changed");
+        .stdout_has("values changed (ids, timestamps, data or formatting)");
 }
 
 #[test]

@@ -285,7 +285,7 @@ impl Change {
             Change::Origin { .. } => "server changed".to_owned(),
             Change::BodyShape { side, .. } => format!("{side} body shape changed"),
             Change::Reordered { .. } => "interactions reordered".to_owned(),
-            Change::Other => "only ids or timestamps changed".to_owned(),
+            Change::Other => "values changed, same shape".to_owned(),
         }
     }
 }
@@ -573,7 +573,9 @@ impl fmt::Display for Change {
             Change::Reordered { moves } => {
                 write!(f, "interactions reordered: {}", moves.join(", "))
             }
-            Change::Other => f.write_str("only ids, timestamps or formatting changed"),
+            Change::Other => f.write_str(
+                "values changed (ids, timestamps, data or formatting); the shapes and the calls did not",
+            ),
         }
     }
 }
@@ -859,7 +861,9 @@ fn compare_call(
             new: new_shape,
         });
     }
-    if old.text != new.text {
+    // Text that differs only in whitespace is formatting, not rewording (it read as "0%
+    // similar").
+    if old.text.split_whitespace().ne(new.text.split_whitespace()) {
         let ratio = similar::TextDiff::from_words(old.text.as_str(), new.text.as_str()).ratio();
         wording.push(Change::Text {
             call: call.clone(),
