@@ -322,6 +322,43 @@ fn volatile_value(value: &str) -> bool {
 
 /// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
 /// `?key=*&alt=sse`): what pairs two recordings of one request.
+/// `path` with the model it names replaced by `{model}`: the segment after `models`,
+/// `model`, `tunedModels` or `deployments`, up to a `:method` suffix
+/// (`/v1beta/models/gemini-2.0-flash:generateContent` is
+/// `/v1beta/models/{model}:generateContent`).
+fn operation_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut previous = "";
+    for (i, segment) in path.split('/').enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        if matches!(previous, "models" | "model" | "tunedModels" | "deployments")
+            && !segment.is_empty()
+        {
+            out.push_str("{model}");
+            // A method (`:generateContent`), not a version inside a Bedrock id (`-v1:0`).
+            if let Some(at) = segment
+                .char_indices()
+                .find(|&(i, c)| {
+                    c == ':'
+                        && segment[i + 1..]
+                            .chars()
+                            .next()
+                            .is_some_and(|n| n.is_ascii_alphabetic())
+                })
+                .map(|(i, _)| i)
+            {
+                out.push_str(&segment[at..]);
+            }
+        } else {
+            out.push_str(segment);
+        }
+        previous = segment;
+    }
+    out
+}
+
 fn tolerant_target(path: &str, query: &str) -> String {
     if query.is_empty() {
         return path.to_owned();
@@ -376,7 +413,11 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     let payload = Payload::of(&response_body);
     let provider = provider(&method, path, request_value.as_ref(), &payload);
     let label = format!("#{} {method} {path}", i + 1);
-    let target = tolerant_target(path, query);
+    // The model in the path (Gemini and Vertex `models/<model>:generateContent`, Bedrock
+    // `model/<id>/converse`, Azure `deployments/<name>/...`) is the model, compared as such:
+    // the call is its provider operation.
+    let operation = operation_path(path);
+    let target = tolerant_target(&operation, query);
     let mut exchange = Exchange {
         label: label.clone(),
         method: method.clone(),
@@ -389,7 +430,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         response_shape: body_shape(&response_body),
         summary: String::new(),
         key: String::new(),
-        endpoint: format!("{method} {path}"),
+        endpoint: format!("{method} {operation}"),
         target: target.clone(),
         origin: origin(&url).to_owned(),
     };
@@ -2075,6 +2116,46 @@ mod tests {
             vec!["server http://127.0.0.1:4001 -> http://127.0.0.1:4002 (1 request)"]
         );
         assert_eq!(changes[0].verdict(), Verdict::SameBehaviour);
+    }
+
+    /// A model bump where the model is in the URL (Gemini) pairs the call with its old self:
+    /// the model changed, the behaviour did not.
+    #[test]
+    fn a_model_in_the_url_is_compared_as_the_model() {
+        let call = |model: &str| -> Call<'static> {
+            (
+                "POST",
+                Box::leak(
+                    format!(
+                        "https://generativelanguage.googleapis.com/v1beta/models/{model}:generateContent"
+                    )
+                    .into_boxed_str(),
+                ),
+                json!({"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]}),
+                200,
+                "application/json",
+                json!({"candidates": [{"content": {"role": "model", "parts": [{"text": "Hello!"}]},
+                    "finishReason": "STOP"}], "modelVersion": model})
+                .to_string(),
+            )
+        };
+        let old = cassette(&[call("gemini-1.5-flash")]);
+        let new = cassette(&[call("gemini-2.0-flash")]);
+        let changes = compare::compare(&old, &new);
+        assert!(
+            changes
+                .iter()
+                .all(|c| c.verdict() == Verdict::SameBehaviour),
+            "{changes:?}"
+        );
+        assert!(
+            changes.iter().any(|c| matches!(c, Change::Model { .. })),
+            "{changes:?}"
+        );
+        assert_eq!(
+            operation_path("/v1/model/anthropic.claude-3-haiku-20240307-v1:0/converse"),
+            "/v1/model/{model}/converse"
+        );
     }
 
     #[test]
