@@ -45,6 +45,10 @@ pub enum Provider {
     Anthropic,
     /// Gemini `generateContent` and `streamGenerateContent`.
     Gemini,
+    /// Amazon Bedrock Converse (`/model/<id>/converse`), JSON.
+    BedrockConverse,
+    /// Ollama's `/api/chat` and `/api/generate`, JSON.
+    Ollama,
 }
 
 impl Provider {
@@ -55,6 +59,8 @@ impl Provider {
             Provider::OpenAiResponses => "OpenAI responses",
             Provider::Anthropic => "Anthropic messages",
             Provider::Gemini => "Gemini generateContent",
+            Provider::BedrockConverse => "Bedrock Converse",
+            Provider::Ollama => "Ollama",
         }
     }
 }
@@ -455,7 +461,17 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         Provider::OpenAiResponses => openai_responses(&payload),
         Provider::Anthropic => anthropic(&payload),
         Provider::Gemini => gemini(&payload),
+        Provider::BedrockConverse => bedrock_converse(&payload),
+        Provider::Ollama => ollama(&payload),
     };
+    if call.model.is_none() && provider == Provider::BedrockConverse {
+        // Bedrock names the model in the URL only.
+        call.model = path
+            .split('/')
+            .skip_while(|s| *s != "model")
+            .nth(1)
+            .map(body::percent_decode);
+    }
     if call.model.is_none() {
         // An error answer, or a stream cut short, still says which model was asked.
         call.model = request_value
@@ -513,6 +529,12 @@ fn provider(
     if path.ends_with("/messages") && has("messages") {
         return Some(Provider::Anthropic);
     }
+    if path.ends_with("/converse") {
+        return Some(Provider::BedrockConverse);
+    }
+    if path.ends_with("/api/chat") || path.ends_with("/api/generate") {
+        return Some(Provider::Ollama);
+    }
     // Behind a proxy or a gateway (Bedrock, Vertex, a company's LLM proxy): by shape.
     let objects = payload.objects();
     let first = objects.first()?;
@@ -530,6 +552,15 @@ fn provider(
         Some(Provider::Anthropic)
     } else if first.contains_key("candidates") && has("contents") {
         Some(Provider::Gemini)
+    } else if first.contains_key("stopReason")
+        && first
+            .get("output")
+            .and_then(Value::as_object)
+            .is_some_and(|o| o.contains_key("message"))
+    {
+        Some(Provider::BedrockConverse)
+    } else if first.contains_key("done") && first.contains_key("model") {
+        Some(Provider::Ollama)
     } else {
         None
     }
@@ -580,7 +611,15 @@ fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<RequestMessa
     let (system_key, list_key) = match provider {
         Provider::OpenAiChat => ("", "messages"),
         Provider::OpenAiResponses => ("instructions", "input"),
-        Provider::Anthropic => ("system", "messages"),
+        Provider::Anthropic | Provider::BedrockConverse => ("system", "messages"),
+        Provider::Ollama => (
+            "system",
+            if o.contains_key("messages") {
+                "messages"
+            } else {
+                "prompt"
+            },
+        ),
         Provider::Gemini => (
             if o.contains_key("system_instruction") {
                 "system_instruction"
@@ -1088,6 +1127,81 @@ fn gemini(payload: &Payload) -> ModelCall {
                 call.text.push_str(text);
             } else if let Some(tool) = tool_of(part) {
                 call.tools.push(tool);
+            }
+        }
+    }
+    call
+}
+
+/// A Bedrock Converse answer: `output.message.content` (`text` and `toolUse` blocks),
+/// `stopReason`, `usage`.
+fn bedrock_converse(payload: &Payload) -> ModelCall {
+    let mut call = ModelCall::default();
+    let Some(o) = payload.objects().into_iter().next() else {
+        return call;
+    };
+    call.stop_reason = str_field(o, "stopReason");
+    if let Some(usage) = o.get("usage").and_then(Value::as_object) {
+        call.usage = Usage {
+            input: count_field(usage, "inputTokens"),
+            output: count_field(usage, "outputTokens"),
+            cache_read: count_field(usage, "cacheReadInputTokens"),
+            cache_write: count_field(usage, "cacheWriteInputTokens"),
+        };
+    }
+    let content = o
+        .get("output")
+        .and_then(Value::as_object)
+        .and_then(|out| out.get("message"))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+        .unwrap_or(&[]);
+    for block in content.iter().filter_map(Value::as_object) {
+        if let Some(text) = block.get("text").and_then(Value::as_str) {
+            call.text.push_str(text);
+        } else if let Some(tool_use) = block.get("toolUse").and_then(Value::as_object) {
+            call.tools.push(tool(tool_use, "name", "input"));
+        }
+    }
+    call
+}
+
+/// An Ollama answer: `/api/chat`'s `message` (its `content` and `tool_calls`) or
+/// `/api/generate`'s `response`, `done_reason`, the token counts.
+fn ollama(payload: &Payload) -> ModelCall {
+    let mut call = ModelCall::default();
+    for o in payload.objects() {
+        if let Some(model) = str_field(o, "model") {
+            call.model = Some(model);
+        }
+        if let Some(stop) = str_field(o, "done_reason") {
+            call.stop_reason = Some(stop);
+        }
+        if let Some(n) = count_field(o, "prompt_eval_count") {
+            call.usage.input = Some(n);
+        }
+        if let Some(n) = count_field(o, "eval_count") {
+            call.usage.output = Some(n);
+        }
+        if let Some(text) = o.get("response").and_then(Value::as_str) {
+            call.text.push_str(text);
+        }
+        let Some(message) = o.get("message").and_then(Value::as_object) else {
+            continue;
+        };
+        if let Some(text) = message.get("content").and_then(Value::as_str) {
+            call.text.push_str(text);
+        }
+        for t in message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(Value::as_object)
+        {
+            if let Some(function) = t.get("function").and_then(Value::as_object) {
+                call.tools.push(tool(function, "name", "arguments"));
             }
         }
     }
@@ -2155,6 +2269,103 @@ mod tests {
         assert_eq!(
             operation_path("/v1/model/anthropic.claude-3-haiku-20240307-v1:0/converse"),
             "/v1/model/{model}/converse"
+        );
+    }
+
+    /// Bedrock Converse and Ollama answers are model calls: tool calls, stop reason, model
+    /// (Bedrock's from its URL) compared as for the other providers.
+    #[test]
+    fn bedrock_converse_and_ollama_are_read_as_model_calls() {
+        let bedrock = |model: &str, stop: &str, city: &str| -> Call<'static> {
+            (
+                "POST",
+                Box::leak(
+                    format!("https://bedrock-runtime.us-east-1.amazonaws.com/model/{model}/converse")
+                        .into_boxed_str(),
+                ),
+                json!({"messages": [{"role": "user", "content": [{"text": "Weather?"}]}]}),
+                200,
+                "application/json",
+                json!({"output": {"message": {"role": "assistant", "content": [
+                    {"text": "Checking."},
+                    {"toolUse": {"toolUseId": "t1", "name": "get_weather", "input": {"city": city}}}]}},
+                    "stopReason": stop, "usage": {"inputTokens": 10, "outputTokens": 5}})
+                .to_string(),
+            )
+        };
+        let old = cassette(&[bedrock(
+            "anthropic.claude-3-haiku-20240307-v1:0",
+            "tool_use",
+            "Paris",
+        )]);
+        let b = &old.calls[0];
+        assert_eq!(old.exchanges[0].provider, Some(Provider::BedrockConverse));
+        assert_eq!(b.tool_sequence(), "get_weather(Paris)");
+        assert_eq!(b.stop_reason.as_deref(), Some("tool_use"));
+        assert_eq!(
+            b.model.as_deref(),
+            Some("anthropic.claude-3-haiku-20240307-v1:0")
+        );
+        // A model bump alone: the same behaviour, the model named.
+        let bumped = cassette(&[bedrock(
+            "anthropic.claude-3-5-haiku-20241022-v1:0",
+            "tool_use",
+            "Paris",
+        )]);
+        let changes = compare::compare(&old, &bumped);
+        assert!(
+            changes
+                .iter()
+                .all(|c| c.verdict() == Verdict::SameBehaviour),
+            "{changes:?}"
+        );
+        assert!(
+            changes.iter().any(|c| matches!(c, Change::Model { .. })),
+            "{changes:?}"
+        );
+        // Another city: a behaviour change.
+        let other = cassette(&[bedrock(
+            "anthropic.claude-3-haiku-20240307-v1:0",
+            "tool_use",
+            "Rome",
+        )]);
+        let changes = compare::compare(&old, &other);
+        assert!(
+            changes
+                .iter()
+                .any(|c| c.verdict() == Verdict::BehaviourChange),
+            "{changes:?}"
+        );
+
+        let ollama = |answer: serde_json::Value, stop: &str| -> Call<'static> {
+            (
+                "POST",
+                "http://localhost:11434/api/chat",
+                json!({"model": "llama3.2", "messages": [{"role": "user", "content": "Hi"}]}),
+                200,
+                "application/json",
+                json!({"model": "llama3.2", "message": answer, "done": true,
+                    "done_reason": stop, "prompt_eval_count": 8, "eval_count": 4})
+                .to_string(),
+            )
+        };
+        let old = cassette(&[ollama(
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}),
+            "stop",
+        )]);
+        assert_eq!(old.exchanges[0].provider, Some(Provider::Ollama));
+        assert_eq!(old.calls[0].tool_sequence(), "get_weather(Paris)");
+        let new = cassette(&[ollama(
+            json!({"role": "assistant", "content": "Hello!"}),
+            "stop",
+        )]);
+        let changes = compare::compare(&old, &new);
+        assert!(
+            changes
+                .iter()
+                .any(|c| matches!(c, Change::ToolCalls { .. })),
+            "{changes:?}"
         );
     }
 
