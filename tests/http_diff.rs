@@ -94,7 +94,7 @@ const CHANGED: [&str; 5] = [
     "#4 GET /v1/models: status 200 -> 429",
     "#2 POST /v1/chat/completions: get_weather(Paris): arguments changed (unit)",
     "#3 POST /v1/chat/completions: stop reason stop -> length",
-    "#3 POST /v1/chat/completions: request message [2] changed",
+    "#3 POST /v1/chat/completions: request message 2 changed",
     "interactions reordered: ",
 ];
 

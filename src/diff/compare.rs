@@ -138,6 +138,10 @@ pub enum Change {
         old_messages: usize,
         /// Messages after.
         new_messages: usize,
+        /// Whether message 0 is the system prompt (an HTTP model call's): messages are then
+        /// shown counted from 1 after it, as a reader counts a conversation.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        system: bool,
     },
     /// A token-count fixture's count differs.
     TokenCount {
@@ -342,11 +346,13 @@ impl Change {
                 message,
                 old_messages,
                 new_messages,
+                system,
             } => Change::Request {
                 call: m(call),
                 message,
                 old_messages,
                 new_messages,
+                system,
             },
             Change::InteractionAdded {
                 call,
@@ -505,8 +511,13 @@ impl fmt::Display for Change {
                 message,
                 old_messages,
                 new_messages,
+                system,
             } if !call.is_empty() => {
-                write!(f, "{call}: request message [{message}] changed")?;
+                match (system, message) {
+                    (true, 0) => write!(f, "{call}: system prompt changed")?,
+                    (true, n) => write!(f, "{call}: request message {n} changed")?,
+                    (false, n) => write!(f, "{call}: request message {} changed", n + 1)?,
+                }
                 if old_messages != new_messages {
                     write!(f, " ({new_messages} messages, was {old_messages})")?;
                 }
@@ -659,6 +670,7 @@ fn request_change(
         message,
         old_messages,
         new_messages,
+        system: false,
     })
 }
 

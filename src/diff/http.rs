@@ -1493,6 +1493,10 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                         message: shared,
                         old_messages: a.request.len(),
                         new_messages: b.request.len(),
+                        system: b
+                            .request
+                            .first()
+                            .is_some_and(|m| m.summary.starts_with("system")),
                     });
                 }
             }
@@ -2422,7 +2426,7 @@ mod tests {
             .map(ToString::to_string)
             .collect();
         assert!(
-            lines.contains(&"#2 POST /v1/chat/completions: request message [2] changed".to_owned()),
+            lines.contains(&"#2 POST /v1/chat/completions: request message 3 changed".to_owned()),
             "{lines:#?}"
         );
     }
