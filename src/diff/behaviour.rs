@@ -400,7 +400,7 @@ impl ModelCall {
 
 /// `value` as compact JSON with every object's keys sorted: tool arguments compared as JSON,
 /// so the same arguments written in another key order are the same call.
-fn sorted_compact(value: &Value<'_>, out: &mut String) {
+pub(super) fn sorted_compact(value: &Value<'_>, out: &mut String) {
     match value {
         Value::Object(o) => {
             let mut entries: Vec<_> = o.iter().collect();

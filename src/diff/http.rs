@@ -101,6 +101,13 @@ pub struct Exchange {
     /// Scheme, host and port (`https://api.openai.com`), empty for a URL without them.
     #[serde(skip)]
     origin: String,
+    /// What was recorded, whatever the file's encoding of it: a hash of the method, URL,
+    /// status, headers (but those of the encoding: `Content-Encoding`, `Content-Length`,
+    /// `Transfer-Encoding`) and decoded bodies (JSON with its keys sorted). Two recordings
+    /// whose interactions all have equal ones are identical: a cassette converted to another
+    /// recorder's layout, or a gzip body stored as text, records the same thing.
+    #[serde(skip)]
+    recorded: String,
 }
 
 /// Reads an HTTP cassette into a [`Behaviour`] of kind [`Kind::Http`]; `Ok(None)` when the
@@ -328,6 +335,49 @@ fn volatile_value(value: &str) -> bool {
 
 /// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
 /// `?key=*&alt=sse`): what pairs two recordings of one request.
+/// Decoded content as text for [`Exchange::recorded`]: JSON compact with sorted keys, the
+/// other kinds by their parts.
+fn recorded_text(content: &Content, out: &mut String) {
+    match content {
+        Content::Empty => {}
+        Content::Json(node) => super::behaviour::sorted_compact(&to_value(node), out),
+        Content::Form(pairs) => {
+            for (k, v) in pairs {
+                let _ = write!(out, "{k}={v}&");
+            }
+        }
+        Content::Multipart(parts) => {
+            for part in parts {
+                let _ = writeln!(out, "--{:?}", part.name);
+                recorded_text(&part.body.content, out);
+            }
+        }
+        Content::Sse(events) => {
+            for e in events {
+                let _ = writeln!(out, "event {:?} {:?}", e.event, e.id);
+                recorded_text(&e.data.content, out);
+                out.push('\n');
+            }
+        }
+        Content::Text(t) => out.push_str(t),
+        Content::Binary(n) => {
+            let _ = write!(out, "binary {n}");
+        }
+    }
+}
+
+/// Whether two HTTP recordings recorded the same interactions, in the same order (see
+/// [`Exchange::recorded`]).
+pub(super) fn same_recording(old: &Behaviour, new: &Behaviour) -> bool {
+    !old.exchanges.is_empty()
+        && old.exchanges.len() == new.exchanges.len()
+        && old
+            .exchanges
+            .iter()
+            .zip(&new.exchanges)
+            .all(|(a, b)| a.recorded == b.recorded)
+}
+
 /// `path` with the model it names replaced by `{model}`: the segment after `models`,
 /// `model`, `tunedModels` or `deployments`, up to a `:method` suffix
 /// (`/v1beta/models/gemini-2.0-flash:generateContent` is
@@ -424,7 +474,35 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     // the call is its provider operation.
     let operation = operation_path(path);
     let target = tolerant_target(&operation, query);
+    let recorded = {
+        let mut text = format!("{method} {url} {status:?}\n");
+        for headers in [Some(&request.headers), response.map(|r| &r.headers)]
+            .into_iter()
+            .flatten()
+        {
+            let mut lines: Vec<String> = headers
+                .iter()
+                .map(|h| h.name.to_ascii_lowercase())
+                .zip(headers.iter().map(|h| h.value.text.as_str()))
+                .filter(|(name, _)| {
+                    !matches!(
+                        name.as_str(),
+                        "content-encoding" | "content-length" | "transfer-encoding"
+                    )
+                })
+                .map(|(name, value)| format!("{name}: {value}"))
+                .collect();
+            lines.sort();
+            text.push_str(&lines.join("\n"));
+            text.push('\n');
+        }
+        recorded_text(&request_body.content, &mut text);
+        text.push('\n');
+        recorded_text(&response_body.content, &mut text);
+        sha1_hex(text.as_bytes())
+    };
     let mut exchange = Exchange {
+        recorded,
         label: label.clone(),
         method: method.clone(),
         url: url.clone(),
@@ -2274,6 +2352,37 @@ mod tests {
             operation_path("/v1/model/anthropic.claude-3-haiku-20240307-v1:0/converse"),
             "/v1/model/{model}/converse"
         );
+    }
+
+    /// A recording written another way (a body pretty-printed, its keys in another order)
+    /// records the same interactions: identical; a changed value is not.
+    #[test]
+    fn the_same_recording_written_another_way_is_identical() {
+        let call = |body: String| -> Call<'static> {
+            (
+                "GET",
+                "https://api.example.com/v1/items",
+                json!(null),
+                200,
+                "application/json",
+                body,
+            )
+        };
+        let compact = r#"{"items":[{"id":1,"name":"a"}],"total":1}"#.to_owned();
+        let pretty =
+            "{\n  \"total\": 1,\n  \"items\": [{\"name\": \"a\", \"id\": 1}]\n}".to_owned();
+        let old = cassette(&[call(compact)]);
+        let new = cassette(&[call(pretty)]);
+        assert!(same_recording(&old, &new));
+        let masker = crate::lint::Scanner::new(&[]);
+        let entry = super::super::entry_for(&old, &new, false, &masker);
+        assert_eq!(entry.verdict, Some(Verdict::Identical));
+        let changed = cassette(&[call(
+            r#"{"items":[{"id":1,"name":"b"}],"total":1}"#.to_owned(),
+        )]);
+        assert!(!same_recording(&old, &changed));
+        let entry = super::super::entry_for(&old, &changed, false, &masker);
+        assert_eq!(entry.verdict, Some(Verdict::SameBehaviour));
     }
 
     /// Bedrock Converse and Ollama answers are model calls: tool calls, stop reason, model
