@@ -381,7 +381,8 @@ pub(super) fn same_recording(old: &Behaviour, new: &Behaviour) -> bool {
 /// `path` with the model it names replaced by `{model}`: the segment after `models`,
 /// `model`, `tunedModels` or `deployments`, up to a `:method` suffix
 /// (`/v1beta/models/gemini-2.0-flash:generateContent` is
-/// `/v1beta/models/{model}:generateContent`).
+/// `/v1beta/models/{model}:generateContent`); and Vertex's project and location by
+/// `{projects}` and `{locations}`.
 fn operation_path(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut previous = "";
@@ -389,7 +390,13 @@ fn operation_path(path: &str) -> String {
         if i > 0 {
             out.push('/');
         }
-        if matches!(previous, "models" | "model" | "tunedModels" | "deployments")
+        if matches!(previous, "projects" | "locations") && !segment.is_empty() {
+            // Vertex's project and region: where the call went, like its host, not which
+            // call it is.
+            out.push('{');
+            out.push_str(previous);
+            out.push('}');
+        } else if matches!(previous, "models" | "model" | "tunedModels" | "deployments")
             && !segment.is_empty()
         {
             out.push_str("{model}");
@@ -2351,6 +2358,14 @@ mod tests {
         assert_eq!(
             operation_path("/v1/model/anthropic.claude-3-haiku-20240307-v1:0/converse"),
             "/v1/model/{model}/converse"
+        );
+        assert_eq!(
+            operation_path(
+                "/v1/projects/p-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent"
+            ),
+            operation_path(
+                "/v1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-flash:generateContent"
+            )
         );
     }
 
