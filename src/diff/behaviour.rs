@@ -211,12 +211,14 @@ const KEY_LEN: usize = 48;
 fn key_argument(input: &Object<'_>) -> Option<String> {
     // Else the string of the first key in sorted order: the order a model wrote the keys in
     // is not a different call.
-    let mut entries: Vec<_> = input.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
     let value = KEY_ARGUMENTS
         .iter()
         .find_map(|k| input.get(k).and_then(Value::as_str))
-        .or_else(|| entries.iter().find_map(|(_, v)| v.as_str()))?;
+        .or_else(|| {
+            sorted_entries(input)
+                .into_iter()
+                .find_map(|(_, v)| v.as_str())
+        })?;
     let value = ["[CWD]/", "{{cwd}}/"]
         .iter()
         .find_map(|p| value.strip_prefix(p))
@@ -398,15 +400,21 @@ impl ModelCall {
     }
 }
 
+/// An object's entries in key order: JSON objects do not order their keys, so neither does
+/// a comparison of them.
+fn sorted_entries<'o, 'a>(object: &'o Object<'a>) -> Vec<(&'o json::Str<'a>, &'o Value<'a>)> {
+    let mut entries: Vec<_> = object.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
 /// `value` as compact JSON with every object's keys sorted: tool arguments compared as JSON,
 /// so the same arguments written in another key order are the same call.
 pub(super) fn sorted_compact(value: &Value<'_>, out: &mut String) {
     match value {
         Value::Object(o) => {
-            let mut entries: Vec<_> = o.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
             out.push('{');
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            for (i, (k, v)) in sorted_entries(o).into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -455,9 +463,7 @@ pub(super) fn shape(value: &Value<'_>, out: &mut String) {
         }
         Value::Object(o) => {
             out.push('{');
-            let mut entries: Vec<_> = o.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            for (i, (k, v)) in entries.into_iter().enumerate() {
+            for (i, (k, v)) in sorted_entries(o).into_iter().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }

@@ -333,14 +333,16 @@ fn volatile_value(value: &str) -> bool {
             && v.chars().any(|c| c.is_ascii_alphabetic()))
 }
 
-/// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
-/// `?key=*&alt=sse`): what pairs two recordings of one request.
-/// Decoded content as text for [`Exchange::recorded`]: JSON compact with sorted keys, the
-/// other kinds by their parts.
-fn recorded_text(content: &Content, out: &mut String) {
+/// Decoded content as text for [`Exchange::recorded`]: JSON compact with sorted keys (from
+/// `value`, the JSON already built from it, when there is one), the other kinds by their
+/// parts.
+fn recorded_text(content: &Content, value: Option<&Value<'_>>, out: &mut String) {
     match content {
         Content::Empty => {}
-        Content::Json(node) => super::behaviour::sorted_compact(&to_value(node), out),
+        Content::Json(node) => match value {
+            Some(value) => super::behaviour::sorted_compact(value, out),
+            None => super::behaviour::sorted_compact(&to_value(node), out),
+        },
         Content::Form(pairs) => {
             for (k, v) in pairs {
                 let _ = write!(out, "{k}={v}&");
@@ -349,13 +351,13 @@ fn recorded_text(content: &Content, out: &mut String) {
         Content::Multipart(parts) => {
             for part in parts {
                 let _ = writeln!(out, "--{:?}", part.name);
-                recorded_text(&part.body.content, out);
+                recorded_text(&part.body.content, None, out);
             }
         }
         Content::Sse(events) => {
             for e in events {
                 let _ = writeln!(out, "event {:?} {:?}", e.event, e.id);
-                recorded_text(&e.data.content, out);
+                recorded_text(&e.data.content, None, out);
                 out.push('\n');
             }
         }
@@ -364,6 +366,37 @@ fn recorded_text(content: &Content, out: &mut String) {
             let _ = write!(out, "binary {n}");
         }
     }
+}
+
+/// [`Exchange::recorded`]: the hash of the request line, the headers of each side but those
+/// of the encoding, sorted, and each side's decoded body.
+fn recorded_hash(
+    line: &str,
+    headers: [Option<&[Header]>; 2],
+    bodies: [(&Content, Option<&Value<'_>>); 2],
+) -> String {
+    let mut text = format!("{line}\n");
+    for headers in headers.into_iter().flatten() {
+        let mut lines: Vec<String> = headers
+            .iter()
+            .map(|h| (h.name.to_ascii_lowercase(), h.value.text.as_str()))
+            .filter(|(name, _)| {
+                !matches!(
+                    name.as_str(),
+                    "content-encoding" | "content-length" | "transfer-encoding"
+                )
+            })
+            .map(|(name, value)| format!("{name}: {value}"))
+            .collect();
+        lines.sort();
+        text.push_str(&lines.join("\n"));
+        text.push('\n');
+    }
+    for (content, value) in bodies {
+        recorded_text(content, value, &mut text);
+        text.push('\n');
+    }
+    sha1_hex(text.as_bytes())
 }
 
 /// Whether two HTTP recordings recorded the same interactions, in the same order (see
@@ -422,6 +455,8 @@ fn operation_path(path: &str) -> String {
     out
 }
 
+/// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
+/// `?key=*&alt=sse`): what pairs two recordings of one request.
 fn tolerant_target(path: &str, query: &str) -> String {
     if query.is_empty() {
         return path.to_owned();
@@ -481,33 +516,18 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     // the call is its provider operation.
     let operation = operation_path(path);
     let target = tolerant_target(&operation, query);
-    let recorded = {
-        let mut text = format!("{method} {url} {status:?}\n");
-        for headers in [Some(&request.headers), response.map(|r| &r.headers)]
-            .into_iter()
-            .flatten()
-        {
-            let mut lines: Vec<String> = headers
-                .iter()
-                .map(|h| h.name.to_ascii_lowercase())
-                .zip(headers.iter().map(|h| h.value.text.as_str()))
-                .filter(|(name, _)| {
-                    !matches!(
-                        name.as_str(),
-                        "content-encoding" | "content-length" | "transfer-encoding"
-                    )
-                })
-                .map(|(name, value)| format!("{name}: {value}"))
-                .collect();
-            lines.sort();
-            text.push_str(&lines.join("\n"));
-            text.push('\n');
-        }
-        recorded_text(&request_body.content, &mut text);
-        text.push('\n');
-        recorded_text(&response_body.content, &mut text);
-        sha1_hex(text.as_bytes())
+    let response_value = match &payload {
+        Payload::Json(value) => Some(value),
+        _ => None,
     };
+    let recorded = recorded_hash(
+        &format!("{method} {url} {status:?}"),
+        [Some(&request.headers[..]), response.map(|r| &r.headers[..])],
+        [
+            (&request_body.content, request_value.as_ref()),
+            (&response_body.content, response_value),
+        ],
+    );
     let mut exchange = Exchange {
         recorded,
         label: label.clone(),

@@ -300,6 +300,27 @@ const CLIENT_KEYS: &[&str] = &[
     "access_key",
 ];
 
+/// Whether a cookie is judged by its name as a credential: a session cookie's name, and a
+/// value in a token's characters (session ids and tokens are; a value of words and JSON, a
+/// demo app's `Bearer <time>:{"user": ...}`, is not one).
+fn is_session_credential(name: &str, value: &str) -> bool {
+    let (_, token) = super::placeholder::split_scheme(value);
+    is_session_cookie(name) && super::placeholder::is_token_charset(token)
+}
+
+/// The name of a body leaf that a credential field's name gives it, when it has one: one of
+/// [`CREDENTIAL_FIELDS`], or `secret` beside a client's id. A key itself is none.
+fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
+    let name = leaf.name.filter(|_| !leaf.is_key)?;
+    let client_secret = name.eq_ignore_ascii_case("secret")
+        && leaf.siblings.is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
+        });
+    (client_secret || is_one_of(name, CREDENTIAL_FIELDS)).then_some(name)
+}
+
 /// Cookie names that hold a session or a credential.
 fn is_session_cookie(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
@@ -548,11 +569,7 @@ impl<'a> Collect<'a> {
                         continue;
                     };
                     let cookie_value = body::percent_decode(cookie_value);
-                    // Session ids and tokens are written in a token's characters; a value of
-                    // words and JSON (a demo app's `Bearer <time>:{"user": ...}`) is not one.
-                    let (_, token) = super::placeholder::split_scheme(&cookie_value);
-                    if is_session_cookie(cookie_name)
-                        && super::placeholder::is_token_charset(token)
+                    if is_session_credential(cookie_name, &cookie_value)
                         && let Ok(hit) =
                             credential::named("credential-header", cookie_name, &cookie_value, 8)
                     {
@@ -643,26 +660,16 @@ impl<'a> Collect<'a> {
                         )
                     })
                 });
-            if !leaf.is_key
-                && !public
+            if !public
                 && !public_page
-                && let Some(name) = leaf.name
+                && let Some(name) = credential_field_name(leaf)
+                && let Ok(hit) = credential::named("credential-field", name, leaf.text, 4)
             {
-                let client_secret = name.eq_ignore_ascii_case("secret")
-                    && leaf.siblings.is_some_and(|entries| {
-                        entries
-                            .iter()
-                            .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
-                    });
-                if (client_secret || is_one_of(name, CREDENTIAL_FIELDS))
-                    && let Ok(hit) = credential::named("credential-field", name, leaf.text, 4)
-                {
-                    let path = leaf_path(base, described, leaf.path);
-                    let at = (own, anchor);
-                    this.named
-                        .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
-                    return;
-                }
+                let path = leaf_path(base, described, leaf.path);
+                let at = (own, anchor);
+                this.named
+                    .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
+                return;
             }
             // A URL in markup (an `<iframe src>`) is fetched by every browser that renders
             // it, and oEmbed data is what a provider hands anyone who asks: their keys are

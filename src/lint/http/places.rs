@@ -8,8 +8,8 @@ use crate::kind::http::HttpCassette;
 use crate::lint::credential;
 
 use super::{
-    CLIENT_KEYS, CREDENTIAL_FIELDS, CREDENTIAL_HEADERS, CREDENTIAL_PARAMETERS, each_leaf,
-    header_path, is_one_of, is_session_cookie, leaf_path,
+    CREDENTIAL_HEADERS, CREDENTIAL_PARAMETERS, credential_field_name, each_leaf, header_path,
+    is_one_of, is_session_credential, leaf_path,
 };
 
 /// One text of a cassette.
@@ -41,9 +41,7 @@ pub fn places(cassette: &HttpCassette) -> Vec<Place> {
     for interaction in &cassette.interactions {
         let url = &interaction.request.url;
         push(url.path.clone(), &url.text, None);
-        let query = url.text.split_once('?').map_or("", |(_, q)| q);
-        for piece in query.split('#').next().unwrap_or_default().split('&') {
-            let (name, value) = piece.split_once('=').unwrap_or((piece, ""));
+        for (name, value) in super::url::query_pairs(&url.text) {
             let name = crate::kind::http::body::percent_decode(name);
             let value = crate::kind::http::body::percent_decode(value);
             let rule = is_one_of(&name, CREDENTIAL_PARAMETERS).then_some((
@@ -51,9 +49,7 @@ pub fn places(cassette: &HttpCassette) -> Vec<Place> {
                 "credential-parameter",
                 8,
             ));
-            if !piece.is_empty() {
-                push(format!("{} ?{name}", url.path), &value, rule);
-            }
+            push(format!("{} ?{name}", url.path), &value, rule);
         }
         let mut sides = vec![(
             &interaction.request.headers,
@@ -76,32 +72,19 @@ pub fn places(cassette: &HttpCassette) -> Vec<Place> {
                             continue;
                         };
                         let cookie_value = crate::kind::http::body::percent_decode(cookie_value);
-                        // Session ids are written in a token's characters (`Collect::headers`).
-                        let (_, token) = crate::lint::placeholder::split_scheme(&cookie_value);
-                        let session = is_session_cookie(cookie_name)
-                            && crate::lint::placeholder::is_token_charset(token);
-                        let rule = session.then_some((cookie_name, "credential-header", 8));
+                        let rule = is_session_credential(cookie_name, &cookie_value).then_some((
+                            cookie_name,
+                            "credential-header",
+                            8,
+                        ));
                         push(format!("{path} cookie {cookie_name}"), &cookie_value, rule);
                     }
                 }
             }
             if let Some(body) = body {
                 each_leaf(body, headers, &mut |leaf, base, described| {
-                    let client_secret = |name: &str| {
-                        name.eq_ignore_ascii_case("secret")
-                            && leaf.siblings.is_some_and(|entries| {
-                                entries.iter().any(|(k, _)| {
-                                    k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS))
-                                })
-                            })
-                    };
-                    let rule = leaf
-                        .name
-                        .filter(|name| {
-                            !leaf.is_key
-                                && (client_secret(name) || is_one_of(name, CREDENTIAL_FIELDS))
-                        })
-                        .map(|name| (name, "credential-field", 4));
+                    let rule =
+                        credential_field_name(leaf).map(|name| (name, "credential-field", 4));
                     let path = leaf_path(base, described, leaf.path);
                     let path = if leaf.is_key {
                         format!("{path} (key)")

@@ -7,13 +7,18 @@ use crate::lint::{Hit, credential};
 
 use super::{CREDENTIAL_PARAMETERS, is_one_of};
 
-/// The names of a URL's query parameters, percent-decoded.
-pub(super) fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
+/// A URL's query parameters as written, `(name, value)`, before any `#`.
+pub(super) fn query_pairs(url: &str) -> impl Iterator<Item = (&str, &str)> {
     let query = url.split_once('?').map_or("", |(_, q)| q);
     let query = query.split('#').next().unwrap_or_default();
     (query.split('&'))
         .filter(|p| !p.is_empty())
-        .map(|p| body::percent_decode(p.split_once('=').map_or(p, |(n, _)| n)))
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+}
+
+/// The names of a URL's query parameters, percent-decoded.
+pub(super) fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
+    query_pairs(url).map(|(name, _)| body::percent_decode(name))
 }
 
 /// The credentials in a URL's query parameters, each with its parameter's name. Each is
@@ -21,13 +26,8 @@ pub(super) fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
 /// it, which is what a scrub finds in a text that holds the URL: writers encode a value's
 /// `+`, `/` and `=` each their own way (`%2B` beside a bare `/` in real presigned URLs).
 pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, String)> {
-    let Some((_, query)) = url.split_once('?') else {
-        return Vec::new();
-    };
-    let query = query.split('#').next().unwrap_or_default();
     let mut found = Vec::new();
-    for piece in query.split('&') {
-        let (raw_name, raw_value) = piece.split_once('=').unwrap_or((piece, ""));
+    for (raw_name, raw_value) in query_pairs(url) {
         let name = body::percent_decode(raw_name);
         if !is_one_of(&name, CREDENTIAL_PARAMETERS) {
             continue;

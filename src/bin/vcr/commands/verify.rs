@@ -103,7 +103,8 @@ fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
     }
     let shown = vcr::lint::masked_value(value);
     cx.reporter.out(&format!("`{shown}`"));
-    explain_value(cx, value, Named::Anywhere);
+    let scanner = vcr::lint::Scanner::new(&cx.machine_paths());
+    explain_value(cx, &scanner, value, Named::Anywhere);
     let print = vcr::finding::fingerprint(value);
     let (found, summary) =
         explained_findings(cx, args, &args.paths, &mut |f| f.fingerprint == print)?;
@@ -119,7 +120,7 @@ fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
 /// The judge's verdicts on one value, indented under what names it: by the name a
 /// structure gives it (`by_name`, from a cassette; else as if a structure named it a
 /// credential), then by each candidate a scan of it as text weighs.
-fn explain_value(cx: &Context, value: &str, named: Named<'_>) {
+fn explain_value(cx: &Context, scanner: &vcr::lint::Scanner, value: &str, named: Named<'_>) {
     let out = |line: String| cx.reporter.out(&format!("  {line}"));
     match named {
         Named::By((name, Ok(why))) => out(format!("by its name `{name}`: a credential, {why}")),
@@ -136,7 +137,7 @@ fn explain_value(cx: &Context, value: &str, named: Named<'_>) {
             ),
         },
     }
-    let candidates = vcr::lint::Scanner::new(&cx.machine_paths()).candidates(value.as_bytes());
+    let candidates = scanner.candidates(value.as_bytes());
     if candidates.is_empty() {
         out("as text: no detector's pattern matches it".to_owned());
     }
@@ -220,6 +221,7 @@ fn explain_place(cx: &Context, args: &Args, file: &str, pointer: &str) -> Result
     cx.reporter.out(&format!(
         "{file}: no finding at `{pointer}`; the judge's verdicts on the values there:"
     ));
+    let scanner = vcr::lint::Scanner::new(&cx.machine_paths());
     for place in places.iter().take(PLACES_SHOWN) {
         cx.reporter.out(&format!(
             "{}: `{}`",
@@ -227,7 +229,7 @@ fn explain_place(cx: &Context, args: &Args, file: &str, pointer: &str) -> Result
             vcr::lint::masked_value(&place.text)
         ));
         let named = place.by_name.as_ref().map_or(Named::Nothing, Named::By);
-        explain_value(cx, &place.text, named);
+        explain_value(cx, &scanner, &place.text, named);
     }
     if places.len() > PLACES_SHOWN {
         cx.reporter.out(&format!(

@@ -224,13 +224,13 @@ impl Reporter {
         if self.finished.swap(true, Ordering::SeqCst) {
             return;
         }
+        let streamed = lock(&self.collected).streamed;
         match self.output {
             Output::Human => {}
             // `verify`'s document has one shape whatever the outcome: one it began ends
             // with the error, without a summary; one that could not start is that document
             // with no finding.
-            Output::Json if lock(&self.collected).streamed || command == "verify" => {
-                let streamed = lock(&self.collected).streamed;
+            Output::Json if streamed || command == "verify" => {
                 let error = self.error_info(Some(message));
                 self.out_parts(&[&document_tail(streamed, error.as_ref(), None), b"\n"]);
             }
