@@ -19,6 +19,7 @@ pub mod json;
 pub mod kind;
 pub mod lint;
 pub mod normalize;
+pub mod provider;
 pub mod prune;
 pub mod record;
 pub mod rehash;

@@ -2,13 +2,11 @@
 //! other interaction by its method, URL, status and body shapes.
 //!
 //! A re-recorded vcrpy or HAR cassette of an agent's run is the same story as a Claude Code
-//! fixture told in another API's words: each call to OpenAI chat completions or responses,
-//! Anthropic messages or Gemini `generateContent` (JSON or streamed) becomes a
-//! [`ModelCall`] with its text, tool calls, stop reason (the provider's own word), model and
-//! usage, so that [`super::compare`] judges it exactly as it judges a fixture. The calls are
-//! recognised by the request's URL path (`.../chat/completions`, `.../responses`,
-//! `.../messages`, `...:generateContent`), and, behind a proxy or a cloud gateway, by the
-//! shape of the bodies.
+//! fixture told in another API's words. The provider layer ([`crate::provider`]) reads each
+//! model call (OpenAI, Anthropic, Gemini and Vertex, Bedrock, Ollama; JSON or streamed) into
+//! a [`ModelCall`], so that [`super::compare`] judges it exactly as it judges a fixture; this
+//! module knows no provider's JSON, only where a call is (its operation, with the model
+//! taken out of the URL) and how interactions pair.
 //!
 //! Two recordings of a cassette are compared interaction by interaction, paired by request
 //! rather than by position ([`pair`]): a re-recording may send its calls in another order,
@@ -22,48 +20,15 @@ use serde::Serialize;
 use sha1::{Digest, Sha1};
 
 use super::behaviour::{
-    Behaviour, BehaviourError, Kind, ModelCall, RequestMessage, ToolUse, Usage, call_from_messages,
-    call_from_stream, count_field, shape, shape_leaves, shorten, str_field,
+    Behaviour, BehaviourError, Kind, ModelCall, RequestMessage, shape, shape_leaves, shorten,
 };
 use super::compare::Change;
 use crate::doc::{Node, NodeValue, Style};
-use crate::json::{self, Num, Object, Str, Value};
+use crate::json::{self, Value};
 use crate::kind::claude_code;
 use crate::kind::http::body::{self, Content, Decoded};
 use crate::kind::http::{self as http_kind, Body, Header, Interaction};
-
-/// The LLM APIs whose calls are read as model calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Provider {
-    /// OpenAI chat completions (`/v1/chat/completions`, and Azure's and proxies' paths
-    /// ending in `/chat/completions`).
-    OpenAiChat,
-    /// The OpenAI responses API (`/v1/responses`).
-    OpenAiResponses,
-    /// Anthropic messages (`/v1/messages`).
-    Anthropic,
-    /// Gemini `generateContent` and `streamGenerateContent`.
-    Gemini,
-    /// Amazon Bedrock Converse (`/model/<id>/converse`), JSON.
-    BedrockConverse,
-    /// Ollama's `/api/chat` and `/api/generate`, JSON.
-    Ollama,
-}
-
-impl Provider {
-    /// How the summary names the API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::OpenAiChat => "OpenAI chat completions",
-            Provider::OpenAiResponses => "OpenAI responses",
-            Provider::Anthropic => "Anthropic messages",
-            Provider::Gemini => "Gemini generateContent",
-            Provider::BedrockConverse => "Bedrock Converse",
-            Provider::Ollama => "Ollama",
-        }
-    }
-}
+use crate::provider::{self, Payload, Provider, json_value, sorted_compact};
 
 /// One interaction of an HTTP cassette, as `vcr diff` compares it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -191,78 +156,6 @@ fn raw(body: Option<&Body>) -> Vec<u8> {
     }
 }
 
-/// A document node as a JSON value: YAML plain scalars that JSON would read as a number,
-/// a boolean or null become one; every other scalar is a string.
-fn to_value(node: &Node) -> Value<'static> {
-    match &node.value {
-        NodeValue::Scalar(s) => {
-            if s.style == Style::Plain && s.tag.is_none() {
-                if node.is_null() {
-                    return Value::Null;
-                }
-                match s.text.as_str() {
-                    "true" => return Value::Bool(true),
-                    "false" => return Value::Bool(false),
-                    text if matches!(json::parse(text.as_bytes()), Ok(Value::Number(_))) => {
-                        return Value::Number(Num(text.to_owned().into()));
-                    }
-                    _ => {}
-                }
-            }
-            Value::String(Str::new(s.text.clone()))
-        }
-        NodeValue::Seq(items) => Value::Array(items.iter().map(to_value).collect()),
-        NodeValue::Map(entries) => Value::Object(
-            entries
-                .iter()
-                .map(|(k, v)| {
-                    let key = k.as_scalar().map_or_else(String::new, |s| s.text.clone());
-                    (Str::new(key), to_value(v))
-                })
-                .collect(),
-        ),
-    }
-}
-
-/// What a response body holds for the parsers: one JSON document, or the JSON data of a
-/// server-sent event stream's events (`[DONE]` and other text left out).
-enum Payload {
-    None,
-    Json(Value<'static>),
-    Events(Vec<Value<'static>>),
-}
-
-impl Payload {
-    fn of(decoded: &Decoded) -> Payload {
-        match &decoded.content {
-            Content::Json(node) => Payload::Json(to_value(node)),
-            Content::Sse(events) => Payload::Events(
-                events
-                    .iter()
-                    .filter_map(|e| match &e.data.content {
-                        Content::Json(node) => Some(to_value(node)),
-                        _ => None,
-                    })
-                    .collect(),
-            ),
-            _ => Payload::None,
-        }
-    }
-
-    /// The JSON objects it holds: the document (each item of a top-level array, as a
-    /// Gemini stream without `alt=sse` is), or each event's data.
-    fn objects(&self) -> Vec<&Object<'static>> {
-        match self {
-            Payload::None => Vec::new(),
-            Payload::Json(Value::Array(items)) => {
-                items.iter().filter_map(Value::as_object).collect()
-            }
-            Payload::Json(value) => value.as_object().into_iter().collect(),
-            Payload::Events(events) => events.iter().filter_map(Value::as_object).collect(),
-        }
-    }
-}
-
 /// The scheme, host and port of a URL (`https://h:8080`), empty when it has none.
 fn origin(url: &str) -> &str {
     let Some(at) = url.find("://") else { return "" };
@@ -340,8 +233,8 @@ fn recorded_text(content: &Content, value: Option<&Value<'_>>, out: &mut String)
     match content {
         Content::Empty => {}
         Content::Json(node) => match value {
-            Some(value) => super::behaviour::sorted_compact(value, out),
-            None => super::behaviour::sorted_compact(&to_value(node), out),
+            Some(value) => sorted_compact(value, out),
+            None => sorted_compact(&json_value(node), out),
         },
         Content::Form(pairs) => {
             for (k, v) in pairs {
@@ -411,50 +304,6 @@ pub(super) fn same_recording(old: &Behaviour, new: &Behaviour) -> bool {
             .all(|(a, b)| a.recorded == b.recorded)
 }
 
-/// `path` with the model it names replaced by `{model}`: the segment after `models`,
-/// `model`, `tunedModels` or `deployments`, up to a `:method` suffix
-/// (`/v1beta/models/gemini-2.0-flash:generateContent` is
-/// `/v1beta/models/{model}:generateContent`); and Vertex's project and location by
-/// `{projects}` and `{locations}`.
-fn operation_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    let mut previous = "";
-    for (i, segment) in path.split('/').enumerate() {
-        if i > 0 {
-            out.push('/');
-        }
-        if matches!(previous, "projects" | "locations") && !segment.is_empty() {
-            // Vertex's project and region: where the call went, like its host, not which
-            // call it is.
-            out.push('{');
-            out.push_str(previous);
-            out.push('}');
-        } else if matches!(previous, "models" | "model" | "tunedModels" | "deployments")
-            && !segment.is_empty()
-        {
-            out.push_str("{model}");
-            // A method (`:generateContent`), not a version inside a Bedrock id (`-v1:0`).
-            if let Some(at) = segment
-                .char_indices()
-                .find(|&(i, c)| {
-                    c == ':'
-                        && segment[i + 1..]
-                            .chars()
-                            .next()
-                            .is_some_and(|n| n.is_ascii_alphabetic())
-                })
-                .map(|(i, _)| i)
-            {
-                out.push_str(&segment[at..]);
-            }
-        } else {
-            out.push_str(segment);
-        }
-        previous = segment;
-    }
-    out
-}
-
 /// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
 /// `?key=*&alt=sse`): what pairs two recordings of one request.
 fn tolerant_target(path: &str, query: &str) -> String {
@@ -496,7 +345,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     let (path, query) = path_and_query(&url);
     let request_body = decoded(request.body.as_ref(), &request.headers);
     let request_value = match &request_body.content {
-        Content::Json(node) => Some(to_value(node)),
+        Content::Json(node) => Some(json_value(node)),
         _ => None,
     };
     let response = interaction.response.as_ref();
@@ -509,12 +358,12 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         |r| decoded(r.body.as_ref(), &r.headers),
     );
     let payload = Payload::of(&response_body);
-    let provider = provider(&method, path, request_value.as_ref(), &payload);
+    let read = provider::read(&method, path, request_value.as_ref(), &payload, status);
     let label = format!("#{} {method} {path}", i + 1);
     // The model in the path (Gemini and Vertex `models/<model>:generateContent`, Bedrock
     // `model/<id>/converse`, Azure `deployments/<name>/...`) is the model, compared as such:
     // the call is its provider operation.
-    let operation = operation_path(path);
+    let operation = provider::operation(path);
     let target = tolerant_target(&operation, query);
     let response_value = match &payload {
         Payload::Json(value) => Some(value),
@@ -534,7 +383,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         method: method.clone(),
         url: url.clone(),
         status,
-        provider,
+        provider: read.as_ref().map(|r| r.provider),
         call: None,
         request: Vec::new(),
         request_shape: body_shape(&request_body),
@@ -546,7 +395,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         origin: origin(&url).to_owned(),
     };
     let status_text = status.map_or_else(|| "(no response)".to_owned(), |s| s.to_string());
-    let Some(provider) = provider else {
+    let Some(read) = read else {
         let body_key = match &request_value {
             Some(value) => sha1_hex(&json::to_compact(value)),
             None => sha1_hex(&raw(request.body.as_ref())),
@@ -555,789 +404,20 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         exchange.summary = format!("{label} -> {status_text}");
         return (exchange, None);
     };
-    exchange.request = request_value
-        .as_ref()
-        .map(|v| request_messages(provider, v))
-        .unwrap_or_default();
+    exchange.request = read
+        .messages
+        .into_iter()
+        .map(|m| RequestMessage {
+            hash: claude_code::message_segment(&m.value),
+            summary: m.summary,
+        })
+        .collect();
     let hashes: Vec<&str> = exchange.request.iter().map(|m| m.hash.as_str()).collect();
     exchange.key = format!("{method} {target}\n{}", hashes.join("-"));
-    let mut call = match provider {
-        Provider::OpenAiChat => openai_chat(&payload),
-        Provider::OpenAiResponses => openai_responses(&payload),
-        Provider::Anthropic => anthropic(&payload),
-        Provider::Gemini => gemini(&payload),
-        Provider::BedrockConverse => bedrock_converse(&payload),
-        Provider::Ollama => ollama(&payload),
-    };
-    if call.model.is_none() && provider == Provider::BedrockConverse {
-        // Bedrock names the model in the URL only.
-        call.model = path
-            .split('/')
-            .skip_while(|s| *s != "model")
-            .nth(1)
-            .map(body::percent_decode);
-    }
-    if call.model.is_none() {
-        // An error answer, or a stream cut short, still says which model was asked.
-        call.model = request_value
-            .as_ref()
-            .and_then(Value::as_object)
-            .and_then(|o| str_field(o, "model"));
-    }
-    if let Some(status) = status.filter(|s| *s >= 400) {
-        call.stop_reason = Some(error_word(status, &payload));
-    }
+    let mut call = read.call;
     exchange.summary = format!("{label} -> {status_text}: {}", call.one_line());
     call.label = label;
     (exchange, Some(call))
-}
-
-/// `error 429 rate_limit_error`: an API error in the provider's words (OpenAI's and
-/// Anthropic's `error.type` or `error.code`, Gemini's `error.status`).
-fn error_word(status: u16, payload: &Payload) -> String {
-    let kind = payload.objects().first().and_then(|o| {
-        let error = o.get("error")?.as_object()?;
-        ["type", "status", "code"]
-            .iter()
-            .find_map(|k| str_field(error, k))
-    });
-    match kind {
-        Some(kind) => format!("error {status} {kind}"),
-        None => format!("error {status}"),
-    }
-}
-
-/// Which LLM API an interaction calls: by the path first, then by the bodies' shape. Every
-/// call is a `POST` (a websocket message of a realtime session, which some recorders keep
-/// as an interaction, is not one).
-fn provider(
-    method: &str,
-    path: &str,
-    request: Option<&Value<'_>>,
-    payload: &Payload,
-) -> Option<Provider> {
-    if method != "POST" {
-        return None;
-    }
-    let path = path.trim_end_matches('/');
-    let request = request.and_then(Value::as_object);
-    let has = |key: &str| request.is_some_and(|r| r.contains_key(key));
-    if path.ends_with("/chat/completions") {
-        return Some(Provider::OpenAiChat);
-    }
-    if path.contains(":generateContent") || path.contains(":streamGenerateContent") {
-        return Some(Provider::Gemini);
-    }
-    if path.ends_with("/responses") && (has("input") || request.is_none()) {
-        return Some(Provider::OpenAiResponses);
-    }
-    if path.ends_with("/messages") && has("messages") {
-        return Some(Provider::Anthropic);
-    }
-    if path.ends_with("/converse") {
-        return Some(Provider::BedrockConverse);
-    }
-    if path.ends_with("/api/chat") || path.ends_with("/api/generate") {
-        return Some(Provider::Ollama);
-    }
-    // Behind a proxy or a gateway (Bedrock, Vertex, a company's LLM proxy): by shape.
-    let objects = payload.objects();
-    let first = objects.first()?;
-    let field = |k: &str| first.get(k).and_then(Value::as_str);
-    if field("object").is_some_and(|o| o.starts_with("chat.completion")) {
-        Some(Provider::OpenAiChat)
-    } else if field("object") == Some("response")
-        || (matches!(payload, Payload::Events(_))
-            && field("type").is_some_and(|t| t.starts_with("response.")))
-    {
-        Some(Provider::OpenAiResponses)
-    } else if (field("type") == Some("message") && field("role") == Some("assistant"))
-        || field("type") == Some("message_start")
-    {
-        Some(Provider::Anthropic)
-    } else if first.contains_key("candidates") && has("contents") {
-        Some(Provider::Gemini)
-    } else if first.contains_key("stopReason")
-        && first
-            .get("output")
-            .and_then(Value::as_object)
-            .is_some_and(|o| o.contains_key("message"))
-    {
-        Some(Provider::BedrockConverse)
-    } else if first.contains_key("done") && first.contains_key("model") {
-        Some(Provider::Ollama)
-    } else {
-        None
-    }
-}
-
-/// Values that differ between two recordings of one conversation (ids the API handed
-/// out, signatures of thinking blocks): left out of the request messages' hashes.
-const VOLATILE_FIELDS: [&str; 8] = [
-    "id",
-    "tool_call_id",
-    "call_id",
-    "tool_use_id",
-    "signature",
-    "encrypted_content",
-    "thoughtSignature",
-    "thought_signature",
-];
-
-fn without_ids(value: &mut Value<'_>) {
-    match value {
-        Value::Object(o) => {
-            for (k, v) in o.iter_mut() {
-                if VOLATILE_FIELDS.contains(&k.as_str()) && matches!(v, Value::String(_)) {
-                    *v = Value::string("");
-                } else {
-                    without_ids(v);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(without_ids),
-        _ => {}
-    }
-}
-
-/// A model call's request messages, system instructions first (as a message of role
-/// `system`): what pairs a call with its counterpart and tells where a prompt changed.
-fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<RequestMessage> {
-    let Some(o) = request.as_object() else {
-        return Vec::new();
-    };
-    let mut messages: Vec<Value<'static>> = Vec::new();
-    let system = |text: &Value<'_>| {
-        let mut m = Object::new();
-        m.insert(Str::new("role"), Value::string("system"));
-        m.insert(Str::new("content"), text.clone().into_owned());
-        Value::Object(m)
-    };
-    let (system_key, list_key) = match provider {
-        Provider::OpenAiChat => ("", "messages"),
-        Provider::OpenAiResponses => ("instructions", "input"),
-        Provider::Anthropic | Provider::BedrockConverse => ("system", "messages"),
-        Provider::Ollama => (
-            "system",
-            if o.contains_key("messages") {
-                "messages"
-            } else {
-                "prompt"
-            },
-        ),
-        Provider::Gemini => (
-            if o.contains_key("system_instruction") {
-                "system_instruction"
-            } else {
-                "systemInstruction"
-            },
-            "contents",
-        ),
-    };
-    if let Some(s) = o.get(system_key).filter(|v| !matches!(v, Value::Null)) {
-        messages.push(system(s));
-    }
-    match o.get(list_key) {
-        Some(Value::Array(items)) => messages.extend(items.iter().map(|m| m.clone().into_owned())),
-        Some(Value::String(s)) => {
-            let mut m = Object::new();
-            m.insert(Str::new("role"), Value::string("user"));
-            m.insert(Str::new("content"), Value::string(s.as_str().to_owned()));
-            messages.push(Value::Object(m));
-        }
-        _ => {}
-    }
-    messages
-        .into_iter()
-        .map(|mut m| {
-            let summary = message_summary(&m);
-            without_ids(&mut m);
-            RequestMessage {
-                hash: claude_code::message_segment(&m),
-                summary,
-            }
-        })
-        .collect()
-}
-
-/// A request message in a few words: its role, then its text, or its tool calls and
-/// results (`user "Say hi"`, `assistant get_weather(Paris)`, `tool result "18°C"`).
-fn message_summary(message: &Value<'_>) -> String {
-    let Some(o) = message.as_object() else {
-        return message.type_name().to_owned();
-    };
-    let role = str_field(o, "role")
-        .or_else(|| str_field(o, "type"))
-        .unwrap_or_else(|| "message".to_owned());
-    let mut parts: Vec<String> = Vec::new();
-    let text = |t: &str, parts: &mut Vec<String>| {
-        if !t.trim().is_empty() {
-            parts.push(format!("\"{}\"", shorten(t, 60)));
-        }
-    };
-    let content = o.get("content").or_else(|| o.get("parts"));
-    match content {
-        Some(Value::String(s)) => text(s, &mut parts),
-        Some(Value::Array(blocks)) => {
-            for block in blocks {
-                let Some(b) = block.as_object() else {
-                    continue;
-                };
-                if let Some(t) = b.get("text").and_then(Value::as_str) {
-                    text(t, &mut parts);
-                } else if let Some(call) = tool_of(b) {
-                    parts.push(call.signature());
-                } else if let Some(kind) = str_field(b, "type") {
-                    parts.push(kind);
-                } else if let Some(first) = b.iter().next() {
-                    parts.push(first.0.as_str().to_owned());
-                }
-            }
-        }
-        _ => {}
-    }
-    for call in o
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(Value::as_object)
-    {
-        if let Some(f) = call.get("function").and_then(Value::as_object) {
-            parts.push(tool(f, "name", "arguments").signature());
-        }
-    }
-    if role == "function_call" {
-        parts.push(tool(o, "name", "arguments").signature());
-    } else if let Some(output) = o.get("output").and_then(Value::as_str) {
-        text(output, &mut parts);
-    }
-    if parts.is_empty() {
-        role
-    } else {
-        format!("{role} {}", parts.join(", "))
-    }
-}
-
-/// A tool call block of a request message: Anthropic `tool_use` (and `server_tool_use`,
-/// `mcp_tool_use`, tools a server ran), Gemini `functionCall`.
-fn tool_of(block: &Object<'_>) -> Option<ToolUse> {
-    if matches!(
-        block.get("type").and_then(Value::as_str),
-        Some("tool_use" | "server_tool_use" | "mcp_tool_use")
-    ) {
-        return Some(ToolUse::from_input(
-            &str_field(block, "name").unwrap_or_default(),
-            block.get("input"),
-        ));
-    }
-    let call = block.get("functionCall")?.as_object()?;
-    Some(ToolUse::from_input(
-        &str_field(call, "name").unwrap_or_default(),
-        call.get("args"),
-    ))
-}
-
-/// A tool call whose arguments are a JSON text (OpenAI's `arguments`): read as the object
-/// they hold, or kept raw when they are not JSON.
-fn tool(o: &Object<'_>, name_key: &str, arguments_key: &str) -> ToolUse {
-    let name = str_field(o, name_key).unwrap_or_default();
-    match o.get(arguments_key) {
-        Some(Value::String(text)) => tool_from_text(&name, text),
-        other => ToolUse::from_input(&name, other),
-    }
-}
-
-fn tool_from_text(name: &str, arguments: &str) -> ToolUse {
-    let parsed = json::parse(arguments.as_bytes()).ok();
-    let mut tool = ToolUse::from_input(name, parsed.as_ref());
-    if parsed.is_none() {
-        // Arguments that are not JSON (a stream cut short) are still arguments.
-        arguments.clone_into(&mut tool.input);
-    }
-    tool
-}
-
-/// OpenAI usage: `prompt_tokens` / `completion_tokens` (chat) or `input_tokens` /
-/// `output_tokens` (responses), cached prompt tokens as cache reads.
-fn openai_usage(o: &Object<'_>) -> Usage {
-    let cached = ["prompt_tokens_details", "input_tokens_details"]
-        .iter()
-        .find_map(|k| count_field(o.get(k)?.as_object()?, "cached_tokens"));
-    Usage {
-        input: count_field(o, "prompt_tokens").or_else(|| count_field(o, "input_tokens")),
-        output: count_field(o, "completion_tokens").or_else(|| count_field(o, "output_tokens")),
-        cache_read: cached,
-        cache_write: None,
-    }
-}
-
-/// Text of a chat message's `content`: a string, or its text parts joined.
-fn content_text(content: Option<&Value<'_>>) -> String {
-    match content {
-        Some(Value::String(s)) => s.as_str().to_owned(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.as_object()?.get("text")?.as_str())
-            .collect::<Vec<_>>()
-            .join(""),
-        _ => String::new(),
-    }
-}
-
-/// A tool call being assembled from stream deltas.
-#[derive(Default)]
-struct PartialTool {
-    index: String,
-    name: String,
-    arguments: String,
-}
-
-/// An OpenAI chat completion, JSON or streamed (`chat.completion.chunk` deltas; tool call
-/// deltas assembled by their `index`).
-fn openai_chat(payload: &Payload) -> ModelCall {
-    let mut call = ModelCall::default();
-    let mut tools: Vec<PartialTool> = Vec::new();
-    for o in payload.objects() {
-        if call.model.is_none() {
-            call.model = str_field(o, "model").filter(|m| !m.is_empty());
-        }
-        if let Some(usage) = o.get("usage").and_then(Value::as_object) {
-            call.usage = openai_usage(usage);
-        }
-        let Some(choice) = choice_of(o) else { continue };
-        if let Some(stop) = str_field(choice, "finish_reason") {
-            call.stop_reason = Some(stop);
-        }
-        let Some(message) = choice
-            .get("message")
-            .or_else(|| choice.get("delta"))
-            .and_then(Value::as_object)
-        else {
-            continue;
-        };
-        call.text.push_str(&content_text(message.get("content")));
-        if let Some(refusal) = message.get("refusal").and_then(Value::as_str) {
-            call.text.push_str(refusal);
-        }
-        let calls = message
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .unwrap_or(&[]);
-        for (position, delta) in calls.iter().enumerate() {
-            let Some(delta) = delta.as_object() else {
-                continue;
-            };
-            // Streamed deltas name their tool call by `index`; a JSON message lists them.
-            let index = delta.get("index").map_or_else(
-                || format!("@{position}"),
-                |v| String::from_utf8_lossy(&json::to_compact(v)).into_owned(),
-            );
-            let at = match tools.iter().position(|t| t.index == index) {
-                Some(at) => at,
-                None => {
-                    tools.push(PartialTool {
-                        index,
-                        ..PartialTool::default()
-                    });
-                    tools.len() - 1
-                }
-            };
-            let function = delta
-                .get("function")
-                .or_else(|| delta.get("custom"))
-                .and_then(Value::as_object);
-            if let Some(f) = function {
-                if let Some(name) = str_field(f, "name") {
-                    tools[at].name.push_str(&name);
-                }
-                if let Some(arguments) = f
-                    .get("arguments")
-                    .or_else(|| f.get("input"))
-                    .and_then(Value::as_str)
-                {
-                    tools[at].arguments.push_str(arguments);
-                }
-            }
-        }
-        // The legacy single `function_call`.
-        if let Some(f) = message.get("function_call").and_then(Value::as_object) {
-            if tools.last().is_none_or(|t| t.index != "function_call") {
-                tools.push(PartialTool {
-                    index: "function_call".to_owned(),
-                    ..PartialTool::default()
-                });
-            }
-            let t = tools.last_mut().expect("pushed above");
-            if let Some(name) = str_field(f, "name") {
-                t.name.push_str(&name);
-            }
-            if let Some(arguments) = f.get("arguments").and_then(Value::as_str) {
-                t.arguments.push_str(arguments);
-            }
-        }
-    }
-    call.tools = tools
-        .iter()
-        .map(|t| tool_from_text(&t.name, &t.arguments))
-        .collect();
-    call
-}
-
-/// The first choice of a chat completion (`index` 0, else the first listed): the call's
-/// answer when several were asked for (`n` > 1).
-fn choice_of<'a>(o: &'a Object<'_>) -> Option<&'a Object<'a>> {
-    let choices = o.get("choices")?.as_array()?;
-    choices
-        .iter()
-        .filter_map(Value::as_object)
-        .find(|c| count_field(c, "index").unwrap_or(0) == 0)
-}
-
-/// A response of the OpenAI responses API, JSON or streamed (`response.*` events: the
-/// final `response.completed` when it was recorded, else the output items and deltas).
-fn openai_responses(payload: &Payload) -> ModelCall {
-    let objects = payload.objects();
-    if let Payload::Json(value) = payload
-        && let Some(o) = value.as_object()
-    {
-        return response_call(o);
-    }
-    // The last event that carries the whole response (`response.completed`,
-    // `response.incomplete`, `response.failed`) says everything.
-    let finished = objects.iter().rev().find_map(|e| {
-        let kind = e.get("type").and_then(Value::as_str)?;
-        matches!(
-            kind,
-            "response.completed" | "response.incomplete" | "response.failed"
-        )
-        .then(|| e.get("response")?.as_object())
-        .flatten()
-    });
-    if let Some(response) = finished {
-        return response_call(response);
-    }
-    // Cut short: what the output items and deltas say.
-    let mut call = ModelCall::default();
-    let mut items: Vec<(String, Value<'static>)> = Vec::new();
-    let mut texts: Vec<(String, String)> = Vec::new();
-    let mut arguments: Vec<(String, String)> = Vec::new();
-    let append = |list: &mut Vec<(String, String)>, index: String, text: &str| match list
-        .iter_mut()
-        .find(|(i, _)| *i == index)
-    {
-        Some((_, t)) => t.push_str(text),
-        None => list.push((index, text.to_owned())),
-    };
-    for e in &objects {
-        let index = e
-            .get("output_index")
-            .map(|v| String::from_utf8_lossy(&json::to_compact(v)).into_owned())
-            .unwrap_or_default();
-        match e.get("type").and_then(Value::as_str) {
-            Some("response.created" | "response.in_progress") => {
-                if let Some(r) = e.get("response").and_then(Value::as_object) {
-                    call.model = str_field(r, "model");
-                }
-            }
-            Some("response.output_item.added" | "response.output_item.done") => {
-                if let Some(item) = e.get("item") {
-                    let item = item.clone().into_owned();
-                    match items.iter_mut().find(|(i, _)| *i == index) {
-                        Some((_, old)) => *old = item,
-                        None => items.push((index, item)),
-                    }
-                }
-            }
-            Some("response.output_text.delta") => {
-                append(
-                    &mut texts,
-                    index,
-                    e.get("delta").and_then(Value::as_str).unwrap_or(""),
-                );
-            }
-            Some("response.function_call_arguments.delta") => append(
-                &mut arguments,
-                index,
-                e.get("delta").and_then(Value::as_str).unwrap_or(""),
-            ),
-            _ => {}
-        }
-    }
-    let mut text = String::new();
-    for (index, item) in &items {
-        let Some(o) = item.as_object() else { continue };
-        let streamed = |list: &[(String, String)]| {
-            list.iter()
-                .find(|(i, _)| i == index)
-                .map(|(_, t)| t.clone())
-        };
-        match str_field(o, "type").as_deref() {
-            Some("message") => {
-                let done = output_text(o);
-                text.push_str(&if done.is_empty() {
-                    streamed(&texts).unwrap_or_default()
-                } else {
-                    done
-                });
-            }
-            Some("function_call") => {
-                let name = str_field(o, "name").unwrap_or_default();
-                let done = str_field(o, "arguments").unwrap_or_default();
-                let args = if done.is_empty() {
-                    streamed(&arguments).unwrap_or_default()
-                } else {
-                    done
-                };
-                call.tools.push(tool_from_text(&name, &args));
-            }
-            Some(other) => {
-                if let Some(tool) = builtin_tool(other, o) {
-                    call.tools.push(tool);
-                }
-            }
-            None => {}
-        }
-    }
-    call.text = text;
-    call
-}
-
-/// The call a whole response object describes.
-fn response_call(o: &Object<'_>) -> ModelCall {
-    let mut call = ModelCall {
-        model: str_field(o, "model"),
-        ..ModelCall::default()
-    };
-    if let Some(usage) = o.get("usage").and_then(Value::as_object) {
-        call.usage = openai_usage(usage);
-    }
-    call.stop_reason = match str_field(o, "status").as_deref() {
-        Some("incomplete") => Some(
-            o.get("incomplete_details")
-                .and_then(Value::as_object)
-                .and_then(|d| str_field(d, "reason"))
-                .map_or_else(|| "incomplete".to_owned(), |r| format!("incomplete: {r}")),
-        ),
-        Some(status) => Some(status.to_owned()),
-        None => None,
-    };
-    for item in o
-        .get("output")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(Value::as_object)
-    {
-        match str_field(item, "type").as_deref() {
-            Some("message") => call.text.push_str(&output_text(item)),
-            Some("function_call") => call.tools.push(tool(item, "name", "arguments")),
-            Some("custom_tool_call") => call.tools.push(tool(item, "name", "input")),
-            Some(other) => call.tools.extend(builtin_tool(other, item)),
-            None => {}
-        }
-    }
-    call
-}
-
-/// The text of a responses API `message` item: its `output_text` (and `refusal`) parts.
-fn output_text(item: &Object<'_>) -> String {
-    item.get("content")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(Value::as_object)
-        .filter_map(|p| {
-            p.get("text")
-                .or_else(|| p.get("refusal"))
-                .and_then(Value::as_str)
-        })
-        .collect::<Vec<_>>()
-        .join("")
-}
-
-/// A built-in tool the responses API ran (`web_search_call`, `file_search_call`,
-/// `code_interpreter_call`, `mcp_call`, ...): named by its type (an MCP call by its tool),
-/// its action or arguments as the input.
-fn builtin_tool(kind: &str, item: &Object<'_>) -> Option<ToolUse> {
-    if !kind.ends_with("_call") {
-        return None;
-    }
-    if kind == "mcp_call" {
-        return Some(tool(item, "name", "arguments"));
-    }
-    let input = item
-        .get("action")
-        .or_else(|| item.get("queries"))
-        .or_else(|| item.get("code"))
-        .or_else(|| item.get("arguments"));
-    Some(ToolUse::from_input(kind, input))
-}
-
-/// An Anthropic message, JSON or streamed (the existing readers of Claude Code's
-/// assistant items and stream events).
-fn anthropic(payload: &Payload) -> ModelCall {
-    let objects = payload.objects();
-    match payload {
-        Payload::Events(_) => call_from_stream(&objects),
-        _ => {
-            let messages: Vec<&Object<'_>> = objects
-                .into_iter()
-                .filter(|o| o.get("type").and_then(Value::as_str) == Some("message"))
-                .collect();
-            call_from_messages(&messages)
-        }
-    }
-}
-
-/// A Gemini answer: one `GenerateContentResponse`, or a stream of them (a JSON array, or
-/// server-sent events with `alt=sse`): text parts joined (thoughts left out), function
-/// calls in order, the last finish reason and usage.
-fn gemini(payload: &Payload) -> ModelCall {
-    let mut call = ModelCall::default();
-    for o in payload.objects() {
-        if let Some(model) = str_field(o, "modelVersion") {
-            call.model = Some(model);
-        }
-        if let Some(usage) = o.get("usageMetadata").and_then(Value::as_object) {
-            call.usage = Usage {
-                input: count_field(usage, "promptTokenCount"),
-                output: count_field(usage, "candidatesTokenCount"),
-                cache_read: count_field(usage, "cachedContentTokenCount"),
-                cache_write: None,
-            };
-        }
-        let candidate = o
-            .get("candidates")
-            .and_then(Value::as_array)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(Value::as_object)
-            .find(|c| count_field(c, "index").unwrap_or(0) == 0);
-        let Some(candidate) = candidate else { continue };
-        if let Some(stop) = gemini_finish(candidate.get("finishReason")) {
-            call.stop_reason = Some(stop);
-        }
-        let parts = candidate
-            .get("content")
-            .and_then(Value::as_object)
-            .and_then(|c| c.get("parts"))
-            .and_then(Value::as_array)
-            .unwrap_or(&[]);
-        for part in parts.iter().filter_map(Value::as_object) {
-            if part.get("thought").is_some_and(Value::is_truthy) {
-                continue;
-            }
-            if let Some(text) = part.get("text").and_then(Value::as_str) {
-                call.text.push_str(text);
-            } else if let Some(tool) = tool_of(part) {
-                call.tools.push(tool);
-            }
-        }
-    }
-    call
-}
-
-/// A Bedrock Converse answer: `output.message.content` (`text` and `toolUse` blocks),
-/// `stopReason`, `usage`.
-fn bedrock_converse(payload: &Payload) -> ModelCall {
-    let mut call = ModelCall::default();
-    let Some(o) = payload.objects().into_iter().next() else {
-        return call;
-    };
-    call.stop_reason = str_field(o, "stopReason");
-    if let Some(usage) = o.get("usage").and_then(Value::as_object) {
-        call.usage = Usage {
-            input: count_field(usage, "inputTokens"),
-            output: count_field(usage, "outputTokens"),
-            cache_read: count_field(usage, "cacheReadInputTokens"),
-            cache_write: count_field(usage, "cacheWriteInputTokens"),
-        };
-    }
-    let content = o
-        .get("output")
-        .and_then(Value::as_object)
-        .and_then(|out| out.get("message"))
-        .and_then(Value::as_object)
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_array)
-        .unwrap_or(&[]);
-    for block in content.iter().filter_map(Value::as_object) {
-        if let Some(text) = block.get("text").and_then(Value::as_str) {
-            call.text.push_str(text);
-        } else if let Some(tool_use) = block.get("toolUse").and_then(Value::as_object) {
-            call.tools.push(tool(tool_use, "name", "input"));
-        }
-    }
-    call
-}
-
-/// An Ollama answer: `/api/chat`'s `message` (its `content` and `tool_calls`) or
-/// `/api/generate`'s `response`, `done_reason`, the token counts.
-fn ollama(payload: &Payload) -> ModelCall {
-    let mut call = ModelCall::default();
-    for o in payload.objects() {
-        if let Some(model) = str_field(o, "model") {
-            call.model = Some(model);
-        }
-        if let Some(stop) = str_field(o, "done_reason") {
-            call.stop_reason = Some(stop);
-        }
-        if let Some(n) = count_field(o, "prompt_eval_count") {
-            call.usage.input = Some(n);
-        }
-        if let Some(n) = count_field(o, "eval_count") {
-            call.usage.output = Some(n);
-        }
-        if let Some(text) = o.get("response").and_then(Value::as_str) {
-            call.text.push_str(text);
-        }
-        let Some(message) = o.get("message").and_then(Value::as_object) else {
-            continue;
-        };
-        if let Some(text) = message.get("content").and_then(Value::as_str) {
-            call.text.push_str(text);
-        }
-        for t in message
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(Value::as_object)
-        {
-            if let Some(function) = t.get("function").and_then(Value::as_object) {
-                call.tools.push(tool(function, "name", "arguments"));
-            }
-        }
-    }
-    call
-}
-
-/// Gemini's finish reason: its name, also when the client asked for enums as numbers
-/// (`$alt=json;enum-encoding=int`, as the Python SDK does).
-fn gemini_finish(value: Option<&Value<'_>>) -> Option<String> {
-    const NAMES: [&str; 10] = [
-        "FINISH_REASON_UNSPECIFIED",
-        "STOP",
-        "MAX_TOKENS",
-        "SAFETY",
-        "RECITATION",
-        "OTHER",
-        "BLOCKLIST",
-        "PROHIBITED_CONTENT",
-        "SPII",
-        "MALFORMED_FUNCTION_CALL",
-    ];
-    match value? {
-        Value::String(s) => Some(s.as_str().to_owned()),
-        Value::Number(n) => Some(
-            n.0.parse::<usize>()
-                .ok()
-                .and_then(|i| NAMES.get(i))
-                .map_or_else(|| n.0.to_string(), |name| (*name).to_owned()),
-        ),
-        _ => None,
-    }
 }
 
 /// The type skeleton of a body, for the interactions that are not model calls: JSON as
@@ -1349,7 +429,7 @@ fn body_shape(decoded: &Decoded) -> String {
         Content::Empty => "empty".to_owned(),
         Content::Json(node) => {
             let mut s = "json ".to_owned();
-            shape(&to_value(node), &mut s);
+            shape(&json_value(node), &mut s);
             s
         }
         Content::Form(pairs) => {
@@ -2376,14 +1456,14 @@ mod tests {
             "{changes:?}"
         );
         assert_eq!(
-            operation_path("/v1/model/anthropic.claude-3-haiku-20240307-v1:0/converse"),
+            provider::operation("/v1/model/anthropic.claude-3-haiku-20240307-v1:0/converse"),
             "/v1/model/{model}/converse"
         );
         assert_eq!(
-            operation_path(
+            provider::operation(
                 "/v1/projects/p-1/locations/us-central1/publishers/google/models/gemini-2.5-flash:generateContent"
             ),
-            operation_path(
+            provider::operation(
                 "/v1/projects/p-1/locations/global/publishers/google/models/gemini-2.5-flash:generateContent"
             )
         );

@@ -21,7 +21,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-pub use behaviour::{Behaviour, BehaviourError, Kind, ModelCall, ToolUse, Usage};
+pub use crate::provider::{ModelCall, ToolUse, Usage};
+pub use behaviour::{Behaviour, BehaviourError, Kind};
 pub use compare::{Change, Verdict};
 
 use crate::event::{Event, FileProblem, Progress, Report, par_ordered};

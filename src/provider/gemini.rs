@@ -1,0 +1,81 @@
+//! Gemini and Vertex AI `generateContent` and `streamGenerateContent`: one response, a JSON
+//! array of them, or server-sent events (`alt=sse`).
+
+use crate::json::Value;
+
+use super::{ModelCall, Payload, Usage, count_field, str_field, tool_of};
+
+/// A Gemini answer: one `GenerateContentResponse`, or a stream of them (a JSON array, or
+/// server-sent events with `alt=sse`): text parts joined (thoughts left out), function
+/// calls in order, the last finish reason and usage.
+pub(super) fn generate_content(payload: &Payload) -> ModelCall {
+    let mut call = ModelCall::default();
+    for o in payload.objects() {
+        if let Some(model) = str_field(o, "modelVersion") {
+            call.model = Some(model);
+        }
+        if let Some(usage) = o.get("usageMetadata").and_then(Value::as_object) {
+            call.usage = Usage {
+                input: count_field(usage, "promptTokenCount"),
+                output: count_field(usage, "candidatesTokenCount"),
+                cache_read: count_field(usage, "cachedContentTokenCount"),
+                cache_write: None,
+            };
+        }
+        let candidate = o
+            .get("candidates")
+            .and_then(Value::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(Value::as_object)
+            .find(|c| count_field(c, "index").unwrap_or(0) == 0);
+        let Some(candidate) = candidate else { continue };
+        if let Some(stop) = gemini_finish(candidate.get("finishReason")) {
+            call.stop_reason = Some(stop);
+        }
+        let parts = candidate
+            .get("content")
+            .and_then(Value::as_object)
+            .and_then(|c| c.get("parts"))
+            .and_then(Value::as_array)
+            .unwrap_or(&[]);
+        for part in parts.iter().filter_map(Value::as_object) {
+            if part.get("thought").is_some_and(Value::is_truthy) {
+                continue;
+            }
+            if let Some(text) = part.get("text").and_then(Value::as_str) {
+                call.text.push_str(text);
+            } else if let Some(tool) = tool_of(part) {
+                call.tools.push(tool);
+            }
+        }
+    }
+    call
+}
+
+/// Gemini's finish reason: its name, also when the client asked for enums as numbers
+/// (`$alt=json;enum-encoding=int`, as the Python SDK does).
+fn gemini_finish(value: Option<&Value<'_>>) -> Option<String> {
+    const NAMES: [&str; 10] = [
+        "FINISH_REASON_UNSPECIFIED",
+        "STOP",
+        "MAX_TOKENS",
+        "SAFETY",
+        "RECITATION",
+        "OTHER",
+        "BLOCKLIST",
+        "PROHIBITED_CONTENT",
+        "SPII",
+        "MALFORMED_FUNCTION_CALL",
+    ];
+    match value? {
+        Value::String(s) => Some(s.as_str().to_owned()),
+        Value::Number(n) => Some(
+            n.0.parse::<usize>()
+                .ok()
+                .and_then(|i| NAMES.get(i))
+                .map_or_else(|| n.0.to_string(), |name| (*name).to_owned()),
+        ),
+        _ => None,
+    }
+}
