@@ -148,11 +148,11 @@ fn decoded(body: Option<&Body>, headers: &[Header]) -> Decoded {
 }
 
 /// The raw request body, for the pairing key of a body that is not JSON.
-fn raw(body: Option<&Body>) -> Vec<u8> {
+fn raw(body: Option<&Body>) -> &[u8] {
     match body {
-        None => Vec::new(),
-        Some(Body::Bytes { bytes, .. }) => bytes.clone(),
-        Some(Body::Data { node, .. }) => node.as_str().unwrap_or("").as_bytes().to_vec(),
+        None => &[],
+        Some(Body::Bytes { bytes, .. }) => bytes,
+        Some(Body::Data { node, .. }) => node.as_str().unwrap_or("").as_bytes(),
     }
 }
 
@@ -357,7 +357,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         },
         |r| decoded(r.body.as_ref(), &r.headers),
     );
-    let payload = Payload::of(&response_body);
+    let payload = Payload::of(&response_body, raw(response.and_then(|r| r.body.as_ref())));
     let read = provider::read(&method, path, request_value.as_ref(), &payload, status);
     let label = format!("#{} {method} {path}", i + 1);
     // The model in the path (Gemini and Vertex `models/<model>:generateContent`, Bedrock
@@ -398,7 +398,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     let Some(read) = read else {
         let body_key = match &request_value {
             Some(value) => sha1_hex(&json::to_compact(value)),
-            None => sha1_hex(&raw(request.body.as_ref())),
+            None => sha1_hex(raw(request.body.as_ref())),
         };
         exchange.key = format!("{method} {target}\n{body_key}");
         exchange.summary = format!("{label} -> {status_text}");

@@ -158,20 +158,29 @@ pub fn json_value(node: &Node) -> Value<'static> {
 }
 
 /// What a response body holds for the parsers: one JSON document, or the JSON data of a
-/// server-sent event stream's events (`[DONE]` and other text left out).
+/// stream's events (`[DONE]` and other text left out).
 pub enum Payload {
     /// No JSON: an empty body, text, a form.
     None,
     /// One JSON document.
     Json(Value<'static>),
-    /// The JSON data of each event of a server-sent event stream.
+    /// The JSON data of each event of a stream: server-sent events, JSON lines (Ollama), an
+    /// AWS event stream (Bedrock's `converse-stream`, each event as `{"<event type>": data}`,
+    /// the shape AWS's SDKs hand out).
     Events(Vec<Value<'static>>),
 }
 
 impl Payload {
-    /// The payload of a decoded body.
-    pub fn of(decoded: &Decoded) -> Payload {
+    /// The payload of a body: `decoded` as the client saw it, `bytes` as stored (what a
+    /// binary AWS event stream is read from).
+    pub fn of(decoded: &Decoded, bytes: &[u8]) -> Payload {
+        if matches!(decoded.content, Content::Text(_) | Content::Binary(_))
+            && let Some(events) = bedrock::event_stream(bytes)
+        {
+            return Payload::Events(events);
+        }
         match &decoded.content {
+            Content::Text(text) => json_lines(text).map_or(Payload::None, Payload::Events),
             Content::Json(node) => Payload::Json(json_value(node)),
             Content::Sse(events) => Payload::Events(
                 events
@@ -198,6 +207,19 @@ impl Payload {
             Payload::Events(events) => events.iter().filter_map(Value::as_object).collect(),
         }
     }
+}
+
+/// A body of JSON lines, one object per line (Ollama's streams, `application/x-ndjson`):
+/// `None` when a line that is not blank is no JSON object.
+fn json_lines(text: &str) -> Option<Vec<Value<'static>>> {
+    let mut events = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        match json::parse(line.as_bytes()) {
+            Ok(value @ Value::Object(_)) => events.push(value.into_owned()),
+            _ => return None,
+        }
+    }
+    (!events.is_empty()).then_some(events)
 }
 
 /// `path` with the model it names replaced by `{model}`: the segment after `models`,
@@ -286,7 +308,7 @@ pub fn detect(
     if path.ends_with("/messages") && has("messages") {
         return Some(Provider::Anthropic);
     }
-    if path.ends_with("/converse") {
+    if path.ends_with("/converse") || path.ends_with("/converse-stream") {
         return Some(Provider::BedrockConverse);
     }
     if path.ends_with("/api/chat") || path.ends_with("/api/generate") {
