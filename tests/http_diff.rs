@@ -2,7 +2,10 @@
 //! Polly record an agent's run against a fake LLM API (`tests/common/llm.rs`: OpenAI chat
 //! completions as JSON and as a stream, Anthropic messages as a stream, a models list),
 //! then record it again changed, or unchanged but with new ids; `vcr diff` compares the
-//! recordings as folders, against a git revision, and as git's textconv driver.
+//! recordings as folders, against a git revision, and as git's textconv driver. A second
+//! run (`llm::providers`) calls Gemini, Vertex, Bedrock (JSON and event stream) and Ollama, a
+//! search API and embeddings, re-recorded with the models bumped in the URL and again with
+//! changed behaviour (issue 23).
 //!
 //! What a reviewer must see: the tool call whose argument changed, the stop reason that
 //! changed, the status that became a rate limit, each call paired with its counterpart
@@ -32,6 +35,11 @@ macro_rules! recorder_tests {
             #[test]
             fn a_rerecording_with_new_ids_only_is_the_same_behaviour() {
                 super::a_rerecording_with_new_ids_only_is_the_same_behaviour($recorder);
+            }
+
+            #[test]
+            fn every_provider_rerecorded() {
+                super::every_provider_rerecorded($recorder);
             }
 
             #[test]
@@ -226,6 +234,111 @@ fn a_rerecording_with_new_ids_only_is_the_same_behaviour(recorder: Recorder) {
     };
     assert!(has("url", "model_call"), "{doc:#}");
     assert!(has("body_shape", "plumbing"), "{doc:#}");
+}
+
+/// Gemini, Vertex, Bedrock (JSON and event stream) and Ollama calls, a search API and
+/// embeddings (`llm::providers`), recorded again (issue 23).
+fn every_provider_rerecorded(recorder: Recorder) {
+    let versions = [Version::First, Version::Again, Version::Changed];
+    let Some(runs) = versions
+        .iter()
+        .map(|v| record(recorder, llm::providers(*v)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    let t = TestDir::new();
+    for (run, dir) in runs.iter().zip(["first", "again", "changed"]) {
+        place(&t, dir, run);
+    }
+    let changes = |new: &str| -> (String, Vec<Value>) {
+        let doc = t.vcr(&["diff", "first", new, "--format", "json"]).json();
+        let entry = &doc["events"][0];
+        assert_eq!(entry["kind"], "http", "{doc:#}");
+        let verdict = entry["verdict"].as_str().unwrap().to_owned();
+        (verdict, entry["changes"].as_array().unwrap().clone())
+    };
+    let messages = |changes: &[Value]| -> Vec<String> {
+        changes
+            .iter()
+            .map(|c| c["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+
+    // The models bumped in the URL, Vertex's location moved, Vertex's text respaced, other
+    // embedding values: every call paired with its counterpart, the model compared as the
+    // model; nothing reworded, added or removed.
+    let (verdict, found) = changes("again");
+    let shown = messages(&found);
+    assert_eq!(verdict, "same_behaviour", "{shown:#?}");
+    let whats: Vec<&str> = found.iter().map(|c| c["what"].as_str().unwrap()).collect();
+    assert_eq!(whats, ["model", "model", "model", "origin"], "{shown:#?}");
+    assert_eq!(
+        (&found[0]["old"], &found[0]["new"]),
+        (&"gemini-2.0-flash".into(), &"gemini-2.5-flash".into())
+    );
+    for (change, call) in found[1..3].iter().zip(["converse", "converse-stream"]) {
+        assert!(
+            change["call"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("/{call}")),
+            "{shown:#?}"
+        );
+        assert_eq!(
+            (&change["old"], &change["new"]),
+            (
+                &"anthropic.claude-3-haiku-20240307-v1:0".into(),
+                &"anthropic.claude-3-5-haiku-20241022-v1:0".into()
+            )
+        );
+    }
+    // CI gates on what the agent did: a same-behaviour re-recording passes.
+    t.vcr(&["diff", "first", "again"]).code(1);
+    t.vcr(&["diff", "first", "again", "--fail-on", "reworded"])
+        .code(0);
+    t.vcr(&["diff", "first", "again", "--fail-on", "behaviour"])
+        .code(0);
+
+    // What the agent did differently, per provider; and the search answer's lost key, past
+    // more than 450 characters of its shape, named.
+    let (verdict, found) = changes("changed");
+    let shown = messages(&found);
+    assert_eq!(verdict, "behaviour_change", "{shown:#?}");
+    for expected in [
+        "#6 GET /search.json: response body shape {weather_result.location: string, weather_result.temperature: string, weather_result.unit: string, weather_result.weather: string} -> -",
+        "#1 POST /v1beta/models/gemini-2.0-flash:generateContent: get_weather(Paris): arguments changed (unit)",
+        "#3 POST /model/anthropic.claude-3-haiku-20240307-v1%3A0/converse: tool calls `get_weather(Paris)` became `(no tool calls)`",
+        "#3 POST /model/anthropic.claude-3-haiku-20240307-v1%3A0/converse: stop reason tool_use -> end_turn",
+        "#4 POST /model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream: tool calls `get_weather(Paris)` became `get_weather(Lyon)`",
+        "#5 POST /api/chat: tool calls `(no tool calls)` became `get_weather(Paris)`",
+    ] {
+        assert!(
+            shown.iter().any(|m| m == expected),
+            "lacks {expected:?}: {shown:#?}"
+        );
+    }
+    assert_eq!(shown.len(), 7, "{shown:#?}");
+    t.vcr(&["diff", "first", "changed", "--fail-on", "behaviour"])
+        .code(1);
+
+    // Only the embedding's values changed, by hand: said as such, never as ids, timestamps
+    // or formatting.
+    let rel = runs[0].cassettes().remove(0);
+    let text = t.read(&format!("first/{rel}"));
+    let third = (2.0_f64 / 7.0).to_string();
+    assert_eq!(text.matches(&third).count(), 1, "{text}");
+    t.write(&format!("edited/{rel}"), &text.replace(&third, "0.5"));
+    let run = t.vcr(&["diff", "first", "edited"]);
+    run.code(1);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "same behaviour {rel} (http): values changed, same shape"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("only ids"), "{}", run.stdout);
 }
 
 fn diff_rev_and_textconv_in_a_git_repository(recorder: Recorder) {

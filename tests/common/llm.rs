@@ -314,3 +314,286 @@ impl Ids {
         out
     }
 }
+
+/// The calls of an agent that uses every other provider the provider layer reads, and an
+/// API that is no model (issue 23), recorded as `version` says into the cassette named
+/// `providers`:
+///
+/// - Gemini `generateContent` (the model in the URL), asking for a `get_weather` call;
+/// - Vertex AI `generateContent` (project and location in the URL) answering in text;
+/// - Bedrock Converse (JSON) and `converse-stream` (an AWS event stream), each a tool call;
+/// - Ollama `/api/chat`, streamed as JSON lines;
+/// - a search API whose answer ends with a `weather_result` object, its key sorting after
+///   more than 450 characters of the answer's shape;
+/// - an embeddings call.
+///
+/// [`Version::Again`] bumps the Gemini and Bedrock models (in the URL), moves the Vertex
+/// call to another location, changes only whitespace in Vertex's text and gets other
+/// embedding values: the same behaviour. [`Version::Changed`] asks Gemini for `fahrenheit`,
+/// has Bedrock answer in text without its tool call, the stream call another city, Ollama
+/// call a tool, and the search answer lose `weather_result`: behaviour changes.
+pub fn providers(version: Version) -> Scenario {
+    let changed = version == Version::Changed;
+    let again = version == Version::Again;
+    let question = json!({"role": "user", "parts": [{"text": QUESTION}]});
+
+    let gemini_model = if again {
+        "gemini-2.5-flash"
+    } else {
+        "gemini-2.0-flash"
+    };
+    let arguments = if changed {
+        json!({"city": "Paris", "unit": "fahrenheit"})
+    } else {
+        json!({"city": "Paris"})
+    };
+    let gemini = post(
+        "gemini",
+        &format!("/v1beta/models/{gemini_model}:generateContent"),
+        &[("x-goog-api-key", "GEMINI_API_KEY")],
+        json!({"contents": [question.clone()],
+            "systemInstruction": {"parts": [{"text": "You are a weather agent."}]},
+            "tools": [{"functionDeclarations": [{"name": "get_weather"}]}]}),
+        json_reply(
+            200,
+            &json!({"candidates": [{"content": {"role": "model", "parts": [
+                    {"functionCall": {"name": "get_weather", "args": arguments}}]},
+                    "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 40, "candidatesTokenCount": 7,
+                    "totalTokenCount": 47},
+                "modelVersion": gemini_model}),
+        ),
+    );
+
+    let location = if again { "europe-west4" } else { "us-central1" };
+    // Again, the same words with other spaces: not a rewording.
+    let forecast = if again {
+        "It is 18°C  and sunny\nin Paris. "
+    } else {
+        "It is 18°C and sunny in Paris."
+    };
+    let vertex = post(
+        "vertex",
+        &format!(
+            "/v1/projects/vcr-tests/locations/{location}/publishers/google/models/gemini-2.0-flash:generateContent"
+        ),
+        &[("Authorization", "Bearer GOOGLE_ACCESS_TOKEN")],
+        json!({"contents": [question, {"role": "model", "parts": [
+                {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "get_weather",
+                "response": {"temperature": "18°C"}}}]}]}),
+        json_reply(
+            200,
+            &json!({"candidates": [{"content": {"role": "model", "parts": [{"text": forecast}]},
+                    "finishReason": "STOP", "index": 0}],
+                "usageMetadata": {"promptTokenCount": 52, "candidatesTokenCount": 11},
+                "modelVersion": "gemini-2.0-flash"}),
+        ),
+    );
+
+    // boto3 sends the model id's `:` percent-encoded.
+    let bedrock_model = if again {
+        "anthropic.claude-3-5-haiku-20241022-v1%3A0"
+    } else {
+        "anthropic.claude-3-haiku-20240307-v1%3A0"
+    };
+    let mut content = vec![json!({"text": "Let me check the weather."})];
+    if !changed {
+        content.push(
+            json!({"toolUse": {"toolUseId": format!("tooluse_{}", Ids::new().next("")),
+            "name": "get_weather", "input": {"city": "Paris"}}}),
+        );
+    }
+    let converse_body = json!({"messages": [{"role": "user", "content": [{"text": QUESTION}]}],
+        "toolConfig": {"tools": [{"toolSpec": {"name": "get_weather"}}]}});
+    let bedrock = post(
+        "bedrock",
+        &format!("/model/{bedrock_model}/converse"),
+        &[(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/bedrock",
+        )],
+        converse_body.clone(),
+        json_reply(
+            200,
+            &json!({"output": {"message": {"role": "assistant", "content": content}},
+                "stopReason": if changed { "end_turn" } else { "tool_use" },
+                "usage": {"inputTokens": 30, "outputTokens": 21, "totalTokens": 51},
+                "metrics": {"latencyMs": 612}}),
+        ),
+    );
+
+    let city = if changed { "Lyon" } else { "Paris" };
+    let stream_events = [
+        ("messageStart", json!({"role": "assistant"})),
+        (
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 0, "delta": {"text": "Checking."}}),
+        ),
+        ("contentBlockStop", json!({"contentBlockIndex": 0})),
+        (
+            "contentBlockStart",
+            json!({"contentBlockIndex": 1, "start": {"toolUse": {
+                "toolUseId": format!("tooluse_{}", Ids::new().next("")), "name": "get_weather"}}}),
+        ),
+        (
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"toolUse": {"input": "{\"city\": "}}}),
+        ),
+        (
+            "contentBlockDelta",
+            json!({"contentBlockIndex": 1, "delta": {"toolUse": {"input": format!("\"{city}\"}}")}}}),
+        ),
+        ("contentBlockStop", json!({"contentBlockIndex": 1})),
+        ("messageStop", json!({"stopReason": "tool_use"})),
+        (
+            "metadata",
+            json!({"usage": {"inputTokens": 30, "outputTokens": 25}, "metrics": {"latencyMs": 700}}),
+        ),
+    ];
+    let bedrock_stream = post(
+        "bedrock-stream",
+        &format!("/model/{bedrock_model}/converse-stream"),
+        &[(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/bedrock",
+        )],
+        converse_body,
+        Reply {
+            status: 200,
+            headers: vec![(
+                "Content-Type".into(),
+                "application/vnd.amazon.eventstream".into(),
+            )],
+            body: event_stream(&stream_events),
+        },
+    );
+
+    let mut lines = vec![
+        json!({"model": "llama3.2", "created_at": "2026-01-05T10:00:00Z",
+            "message": {"role": "assistant", "content": "Let me "}, "done": false}),
+        json!({"model": "llama3.2", "created_at": "2026-01-05T10:00:01Z",
+            "message": {"role": "assistant", "content": "look."}, "done": false}),
+    ];
+    if changed {
+        lines.push(
+            json!({"model": "llama3.2", "created_at": "2026-01-05T10:00:02Z",
+            "message": {"role": "assistant", "content": "", "tool_calls": [
+                {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
+            "done": false}),
+        );
+    }
+    lines.push(
+        json!({"model": "llama3.2", "created_at": "2026-01-05T10:00:03Z",
+        "message": {"role": "assistant", "content": ""}, "done": true, "done_reason": "stop",
+        "prompt_eval_count": 26, "eval_count": 9}),
+    );
+    let ollama = post(
+        "ollama",
+        "/api/chat",
+        &[],
+        json!({"model": "llama3.2", "messages": [{"role": "user", "content": QUESTION}]}),
+        Reply {
+            status: 200,
+            headers: vec![("Content-Type".into(), "application/x-ndjson".into())],
+            body: lines
+                .iter()
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+                .into_bytes(),
+        },
+    );
+
+    let mut answer = json!({
+        "search_metadata": {"id": Ids::new().next(""), "status": "Success",
+            "json_endpoint": "https://serp.example/searches/1.json",
+            "created_at": "2026-01-05 10:00:00 UTC", "processed_at": "2026-01-05 10:00:00 UTC",
+            "google_url": "https://www.google.com/search?q=weather+paris",
+            "raw_html_file": "https://serp.example/searches/1.html", "total_time_taken": 1.2},
+        "search_parameters": {"engine": "google", "q": "weather paris", "google_domain": "google.com",
+            "device": "desktop", "hl": "en", "gl": "fr", "location_requested": "Paris",
+            "location_used": "Paris,France"},
+        "search_information": {"organic_results_state": "Results for exact spelling",
+            "query_displayed": "weather paris", "total_results": 1_230_000,
+            "time_taken_displayed": 0.41},
+        "organic_results": [{"position": 1, "title": "Paris weather", "link": "https://weather.example/paris",
+            "displayed_link": "weather.example", "snippet": "Sunny, 18°C", "source": "Weather"}],
+    });
+    if !changed {
+        answer["weather_result"] = json!({"temperature": "18", "unit": "Celsius", "weather": "Sunny", "location": "Paris"});
+    }
+    let search = Exchange::new(
+        "search",
+        "GET",
+        "/search.json?engine=google&q=weather%20paris",
+        &[],
+        None,
+        json_reply(200, &answer),
+    );
+
+    let embedding: Vec<f64> = (0..8)
+        .map(|i| f64::from(i) / if again { 10.0 } else { 7.0 })
+        .collect();
+    let embeddings = post(
+        "embeddings",
+        "/v1/embeddings",
+        &[("Authorization", "Bearer OPENAI_API_KEY")],
+        json!({"model": "text-embedding-3-small", "input": QUESTION}),
+        json_reply(
+            200,
+            &json!({"object": "list", "data": [{"object": "embedding", "index": 0,
+                "embedding": embedding}], "model": "text-embedding-3-small",
+                "usage": {"prompt_tokens": 7, "total_tokens": 7}}),
+        ),
+    );
+
+    Scenario {
+        name: "providers",
+        exchanges: vec![
+            gemini,
+            vertex,
+            bedrock,
+            bedrock_stream,
+            ollama,
+            search,
+            embeddings,
+        ],
+        secrets: Vec::new(),
+    }
+}
+
+/// An AWS event stream (`application/vnd.amazon.eventstream`) of `events`: each a frame with
+/// `:event-type`, `:content-type` and `:message-type` headers and its JSON payload. The JSON
+/// is padded with spaces so that every byte of the two lengths is ASCII, and the CRCs are
+/// left zero: the recorders' test clients compare answers as UTF-8 text, and `vcr` does not
+/// check the CRCs (the client that made the recording did).
+fn event_stream(events: &[(&str, Value)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (kind, payload) in events {
+        let mut headers = Vec::new();
+        for (name, value) in [
+            (":event-type", *kind),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        ] {
+            headers.push(name.len() as u8);
+            headers.extend_from_slice(name.as_bytes());
+            headers.push(7);
+            headers.extend_from_slice(&(value.len() as u16).to_be_bytes());
+            headers.extend_from_slice(value.as_bytes());
+        }
+        let mut payload = payload.to_string();
+        let ascii = |n: usize| (n as u32).to_be_bytes().iter().all(|b| *b < 0x80);
+        while !ascii(16 + headers.len() + payload.len()) {
+            payload.push(' ');
+        }
+        assert!(ascii(headers.len()), "{headers:?}");
+        out.extend_from_slice(&((16 + headers.len() + payload.len()) as u32).to_be_bytes());
+        out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
+        out.extend_from_slice(&[0; 4]);
+        out.extend_from_slice(&headers);
+        out.extend_from_slice(payload.as_bytes());
+        out.extend_from_slice(&[0; 4]);
+    }
+    out
+}
