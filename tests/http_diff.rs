@@ -328,7 +328,7 @@ fn every_provider_rerecorded(recorder: Recorder) {
     let text = t.read(&format!("first/{rel}"));
     let third = (2.0_f64 / 7.0).to_string();
     assert_eq!(text.matches(&third).count(), 1, "{text}");
-    t.write(&format!("edited/{rel}"), &text.replace(&third, "0.5"));
+    t.write(&format!("edited/{rel}"), text.replace(&third, "0.5"));
     let run = t.vcr(&["diff", "first", "edited"]);
     run.code(1);
     assert!(
