@@ -312,13 +312,23 @@ fn every_provider_rerecorded(recorder: Recorder) {
         "#3 POST /model/anthropic.claude-3-haiku-20240307-v1%3A0/converse: stop reason tool_use -> end_turn",
         "#4 POST /model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream: tool calls `get_weather(Paris)` became `get_weather(Lyon)`",
         "#5 POST /api/chat: tool calls `(no tool calls)` became `get_weather(Paris)`",
+        "#8 POST /v1/responses: tool calls `(no tool calls)` became `web_search_call(weather Paris)`",
+        "#9 POST /oauth2/token: status 200 -> 401",
     ] {
         assert!(
             shown.iter().any(|m| m == expected),
             "lacks {expected:?}: {shown:#?}"
         );
     }
-    assert_eq!(shown.len(), 7, "{shown:#?}");
+    // The token endpoint's body, refused, changed shape too: reported, but its status is
+    // what decides.
+    assert!(
+        found
+            .iter()
+            .any(|c| c["what"] == "body_shape" && c["plumbing"] == true),
+        "{shown:#?}"
+    );
+    assert_eq!(shown.len(), 10, "{shown:#?}");
     t.vcr(&["diff", "first", "changed", "--fail-on", "behaviour"])
         .code(1);
 

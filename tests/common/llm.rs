@@ -325,13 +325,16 @@ impl Ids {
 /// - Ollama `/api/chat`, streamed as JSON lines;
 /// - a search API whose answer ends with a `weather_result` object, its key sorting after
 ///   more than 450 characters of the answer's shape;
-/// - an embeddings call.
+/// - an embeddings call;
+/// - OpenAI responses, and an OAuth token endpoint.
 ///
 /// [`Version::Again`] bumps the Gemini and Bedrock models (in the URL), moves the Vertex
 /// call to another location, changes only whitespace in Vertex's text and gets other
 /// embedding values: the same behaviour. [`Version::Changed`] asks Gemini for `fahrenheit`,
 /// has Bedrock answer in text without its tool call, the stream call another city, Ollama
-/// call a tool, and the search answer lose `weather_result`: behaviour changes.
+/// call a tool, the search answer lose `weather_result`, the responses call search the web
+/// first (a built-in tool) and the token endpoint refuse the client (401): behaviour
+/// changes.
 pub fn providers(version: Version) -> Scenario {
     let changed = version == Version::Changed;
     let again = version == Version::Again;
@@ -547,6 +550,50 @@ pub fn providers(version: Version) -> Scenario {
         ),
     );
 
+    // Changed, the model searched the web first (a built-in tool: a tool call all the same).
+    let mut output = Vec::new();
+    if changed {
+        output.push(
+            json!({"type": "web_search_call", "id": Ids::new().next("ws_"),
+            "status": "completed", "action": {"type": "search", "query": "weather Paris"}}),
+        );
+    }
+    output.push(
+        json!({"type": "message", "id": Ids::new().next("msg_"), "role": "assistant",
+        "status": "completed", "content": [{"type": "output_text", "text": "Sunny, 18°C.",
+            "annotations": []}]}),
+    );
+    let responses = post(
+        "responses",
+        "/v1/responses",
+        &[("Authorization", "Bearer OPENAI_API_KEY")],
+        json!({"model": "gpt-4.1-mini", "input": QUESTION, "tools": [{"type": "web_search"}]}),
+        json_reply(
+            200,
+            &json!({"id": Ids::new().next("resp_"), "object": "response", "status": "completed",
+                "model": "gpt-4.1-mini-2025-04-14", "output": output,
+                "usage": {"input_tokens": 20, "output_tokens": 6, "total_tokens": 26}}),
+        ),
+    );
+
+    // A token endpoint: plumbing, whose body does not decide, but whose status does (changed,
+    // the client is refused).
+    let token = post(
+        "token",
+        "/oauth2/token",
+        &[],
+        json!({"grant_type": "client_credentials", "scope": "weather"}),
+        if changed {
+            json_reply(401, &json!({"error": "invalid_client"}))
+        } else {
+            json_reply(
+                200,
+                &json!({"access_token": Ids::new().next("at-"), "token_type": "Bearer",
+                    "expires_in": 3600}),
+            )
+        },
+    );
+
     Scenario {
         name: "providers",
         exchanges: vec![
@@ -557,6 +604,8 @@ pub fn providers(version: Version) -> Scenario {
             ollama,
             search,
             embeddings,
+            responses,
+            token,
         ],
         secrets: Vec::new(),
     }
