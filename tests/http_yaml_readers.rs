@@ -184,7 +184,8 @@ fn broken_cassettes_are_errors_with_their_position() {
 }
 
 /// What vcrpy loads, vcr reads (issue 25): a request body aiohttp recorded as a mapping (was
-/// a `parse` error, so its key was never scrubbed), a merge key, a tab inside a quoted scalar.
+/// a `parse` error, so its key was never scrubbed), a merge key, a tab inside a quoted scalar,
+/// a quoted scalar whose lines start with tabs.
 /// Each is read as vcrpy; the key in the mapping is found and scrubbed, and the result still
 /// holds a mapping.
 #[test]
@@ -203,11 +204,19 @@ fn what_vcrpy_loads_is_read() {
     .write(
         "cassettes/tab.yaml",
         format!("interactions:\n- request:\n    body: \"a\tb\"\n{tail}"),
+    )
+    .write(
+        // A JSON body pasted with tabs, its lines left of the block's indentation (a real
+        // repository's cassette; PyYAML skips a continuation line's leading tabs).
+        "cassettes/tabbed.yaml",
+        format!(
+            "interactions:\n- request:\n    body:\n      '{{\n\t\t\"model\": \"gpt-4o\",\n\t\t\"api_key\": \"sk-proj-QwErTyUiOpAsDfGhJkLzXcVbNm0123456789qwer\"\n\t}}'\n{tail}"
+        ),
     );
     let run = t.vcr(&["verify", "--format", "json"]);
     run.code(1);
     let doc = run.json();
-    assert_eq!(doc["summary"]["http"]["vcrpy"], 3, "{doc:#}");
+    assert_eq!(doc["summary"]["http"]["vcrpy"], 4, "{doc:#}");
     let ids: Vec<(&str, &str)> = doc["findings"]
         .as_array()
         .unwrap()
@@ -218,7 +227,8 @@ fn what_vcrpy_loads_is_read() {
         ids,
         [
             ("cassettes/aiohttp.yaml", "leak/secret"),
-            ("cassettes/merge.yaml", "leak/secret")
+            ("cassettes/merge.yaml", "leak/secret"),
+            ("cassettes/tabbed.yaml", "leak/secret")
         ]
     );
     t.vcr(&["normalize"]).code(0);
@@ -231,6 +241,13 @@ fn what_vcrpy_loads_is_read() {
     let scrubbed = t.read("cassettes/aiohttp.yaml");
     assert!(
         scrubbed.contains("    body:\n      model: gpt-4o\n      api_key: REDACTED_API_KEY\n"),
+        "{scrubbed}"
+    );
+    // Written again as the value PyYAML loads (its line breaks folded).
+    let scrubbed = t.read("cassettes/tabbed.yaml");
+    assert!(
+        scrubbed
+            .contains("\n      '{ \"model\": \"gpt-4o\", \"api_key\": \"REDACTED_API_KEY\" }'\n"),
         "{scrubbed}"
     );
     t.vcr(&["verify"]).code(0);

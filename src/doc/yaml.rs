@@ -113,9 +113,12 @@ fn parse_events_as_is(text: &str) -> Result<Node, DocError> {
             }
             Err(e) => e,
         };
-        let retry = error.message == QUOTED_INDENT
-            && patch.count() < MAX_REINDENTS
-            && patch.indent_quoted(source, error.offset);
+        let retry = patch.count() < MAX_REINDENTS
+            && match error.message.as_str() {
+                QUOTED_INDENT => patch.indent_quoted(source, error.offset),
+                QUOTED_TAB => patch.indent_tabs(source, error.offset),
+                _ => false,
+            };
         if !retry {
             return Err(DocError {
                 offset: patch.to_original(error.offset),
@@ -127,6 +130,10 @@ fn parse_events_as_is(text: &str) -> Result<Node, DocError> {
 
 /// saphyr's message for a quoted scalar's line indented less than its block.
 const QUOTED_INDENT: &str = "not valid YAML: invalid indentation in quoted scalar";
+
+/// saphyr's message for a quoted scalar's continuation line that starts with a tab left of
+/// its block's indentation (the only place it says this).
+const QUOTED_TAB: &str = "not valid YAML: tab cannot be used as indentation";
 
 /// How many quoted scalars may be re-indented (each costs a parse of the whole text).
 const MAX_REINDENTS: usize = 64;
@@ -225,6 +232,50 @@ impl Reindent {
         self.inserts.extend(new);
         self.inserts.sort_unstable();
         changed
+    }
+}
+
+impl Reindent {
+    /// Indents the line of the quoted scalar continuation at `tab` (an offset in `source`)
+    /// that starts with tabs, and the lines that follow it starting with tabs, by one space
+    /// more than the last line before them that does not; whether anything changed.
+    ///
+    /// PyYAML (vcrpy) and libyaml skip a continuation line's leading spaces and tabs alike,
+    /// without measuring them against the block's indentation (a hand-pasted JSON body
+    /// indented with tabs loads); saphyr refuses a tab left of that indentation. The spaces
+    /// change no value: a quoted scalar's line breaks fold its leading white space away. The
+    /// lines that follow are in the same scalar: a line of the document outside it cannot
+    /// start with a tab.
+    fn indent_tabs(&mut self, source: &str, tab: usize) -> bool {
+        let line_start = source[..tab].rfind('\n').map_or(0, |i| i + 1);
+        if !source[line_start..].starts_with('\t') {
+            return false;
+        }
+        let spaces = source[..line_start]
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty() && !l.starts_with('\t'))
+            .map_or(0, |l| l.len() - l.trim_start_matches(' ').len())
+            // Past a key on that line, as YAML wants a continuation line.
+            + 1;
+        let mut new = Vec::new();
+        let mut at = line_start;
+        loop {
+            let line = &source[at..];
+            if line.starts_with('\t') {
+                new.push((self.to_original(at), spaces));
+            } else if !line.starts_with(['\n', '\r']) {
+                break;
+            }
+            match line.find('\n') {
+                Some(nl) => at += nl + 1,
+                None => break,
+            }
+        }
+        self.scalars += 1;
+        self.inserts.extend(new);
+        self.inserts.sort_unstable();
+        true
     }
 }
 
@@ -1086,6 +1137,26 @@ mod tests {
         // Still an error where libyaml has one too.
         let e = parse("a: 'x\n\nb: [\n").unwrap_err();
         assert!(e.message.starts_with("not valid YAML: "), "{}", e.message);
+    }
+
+    /// A quoted scalar whose continuation lines start with tabs, left of their block's
+    /// indentation (a JSON body pasted into a vcrpy cassette, in a real repository): PyYAML
+    /// and libyaml load it, saphyr alone refuses it. Values are PyYAML's.
+    #[test]
+    fn reads_quoted_scalars_whose_lines_start_with_tabs_as_pyyaml_does() {
+        let text = "r:\n  body:\n    string:\n      '{\n\t\t\"a\": 1,\n\n\t\t  \"b\": 2\n\t}'\n  next: \"x\n\ty\"\n  after: z\n";
+        let root = parse(text).unwrap();
+        let r = at(&root, &["r"]);
+        assert_eq!(
+            at(r, &["body", "string"]).as_str(),
+            Some("{ \"a\": 1,\n\"b\": 2 }")
+        );
+        assert_eq!(at(r, &["next"]).as_str(), Some("x y"));
+        let span = |n: &Node| &text[n.start as usize..n.end as usize];
+        assert_eq!(span(at(r, &["next"])), "\"x\n\ty\"");
+        assert_eq!(span(at(r, &["after"])), "z");
+        // A tab as a block's indentation is still an error.
+        assert!(parse("a:\n\t- x\n").is_err());
     }
 
     #[test]
