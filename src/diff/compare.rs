@@ -422,6 +422,15 @@ fn call_prefix(call: &str) -> String {
     }
 }
 
+/// What a change of an authentication or telemetry call adds to its line.
+fn plumbing_note(plumbing: bool) -> &'static str {
+    if plumbing {
+        " (authentication or telemetry: not what the agent did)"
+    } else {
+        ""
+    }
+}
+
 fn or_none(value: Option<&String>) -> &str {
     value.map_or("(none)", String::as_str)
 }
@@ -546,11 +555,15 @@ impl fmt::Display for Change {
                 }
                 Ok(())
             }
-            Change::InteractionAdded { summary, .. } => {
-                write!(f, "interaction added: {summary}")
+            Change::InteractionAdded {
+                summary, plumbing, ..
+            } => {
+                write!(f, "interaction added: {summary}{}", plumbing_note(*plumbing))
             }
-            Change::InteractionRemoved { summary, .. } => {
-                write!(f, "interaction removed: {summary}")
+            Change::InteractionRemoved {
+                summary, plumbing, ..
+            } => {
+                write!(f, "interaction removed: {summary}{}", plumbing_note(*plumbing))
             }
             Change::Status { call, old, new } => {
                 let show = |s: &Option<u16>| {
@@ -575,11 +588,7 @@ impl fmt::Display for Change {
                 "{call}: {side} body shape {} -> {}{}",
                 shorten(old, SHAPE_EXCERPT),
                 shorten(new, SHAPE_EXCERPT),
-                if *plumbing {
-                    " (authentication or telemetry: not what the agent did)"
-                } else {
-                    ""
-                }
+                plumbing_note(*plumbing)
             ),
             Change::Reordered { moves } => {
                 write!(f, "interactions reordered: {}", moves.join(", "))

@@ -179,9 +179,9 @@ fn path_and_query(url: &str) -> (&str, &str) {
     rest.split_once('?').unwrap_or((rest, ""))
 }
 
-/// Query parameters whose values change from one recording to the next, or are
-/// credentials that a re-recording may rotate: tolerated when pairing.
-const VOLATILE_PARAMETERS: [&str; 20] = [
+/// Query parameters whose values change from one recording to the next, are credentials
+/// that a re-recording may rotate, or name the API's version: tolerated when pairing.
+const VOLATILE_PARAMETERS: [&str; 23] = [
     "key",
     "api_key",
     "apikey",
@@ -202,6 +202,11 @@ const VOLATILE_PARAMETERS: [&str; 20] = [
     "request_id",
     "requestid",
     "expires",
+    // The API's version (Azure's `api-version=2024-02-01`, watsonx's `version=...`): where
+    // the call went, not which call.
+    "version",
+    "api-version",
+    "api_version",
 ];
 
 /// Whether a query value looks generated: a UUID, a long number (a Unix time), a date, a
@@ -304,6 +309,51 @@ pub(super) fn same_recording(old: &Behaviour, new: &Behaviour) -> bool {
             .all(|(a, b)| a.recorded == b.recorded)
 }
 
+/// A path as pairing reads it: empty segments dropped (`//openai` is `/openai`), a segment
+/// that is an id (a UUID, a long number, hex or mixed run: see [`volatile_value`]) read as
+/// `{id}` (a re-recording works on new objects with the same calls); and, for a model call,
+/// its API version (`v1`, `v1beta1`) as `{version}`: like the host, where the call went, as
+/// the provider layer reads the calls of every version alike.
+fn tolerant_path(path: &str, model_call: bool) -> String {
+    let mut out = String::with_capacity(path.len());
+    for (i, segment) in path.split('/').enumerate() {
+        if i > 0 && segment.is_empty() {
+            continue;
+        }
+        if i > 0 {
+            out.push('/');
+        }
+        if model_call && api_version(segment) {
+            out.push_str("{version}");
+        } else if volatile_value(segment) {
+            out.push_str("{id}");
+        } else {
+            out.push_str(segment);
+        }
+    }
+    if path.ends_with('/') && !out.ends_with('/') {
+        out.push('/');
+    }
+    out
+}
+
+/// `v1`, `v2`, `v1beta`, `v1beta1`, `v1alpha2`: an API version segment.
+fn api_version(segment: &str) -> bool {
+    let Some(rest) = segment.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return false;
+    }
+    let tail = &rest[digits..];
+    let tail = tail
+        .strip_prefix("alpha")
+        .or_else(|| tail.strip_prefix("beta"))
+        .unwrap_or(tail);
+    tail.chars().all(|c| c.is_ascii_digit())
+}
+
 /// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
 /// `?key=*&alt=sse`): what pairs two recordings of one request.
 fn tolerant_target(path: &str, query: &str) -> String {
@@ -363,7 +413,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     // The model in the path (Gemini and Vertex `models/<model>:generateContent`, Bedrock
     // `model/<id>/converse`, Azure `deployments/<name>/...`) is the model, compared as such:
     // the call is its provider operation.
-    let operation = provider::operation(path);
+    let operation = tolerant_path(&provider::operation(path), read.is_some());
     let target = tolerant_target(&operation, query);
     let response_value = match &payload {
         Payload::Json(value) => Some(value),
@@ -502,6 +552,33 @@ fn shape_difference(old: &str, new: &str) -> (String, String) {
     (only(&a, &b), only(&b, &a))
 }
 
+/// Top-level keys that account for a call (its token counts): a provider adding a counter
+/// to them is not a different answer.
+const ACCOUNTING: [&str; 3] = ["usage", "usageMetadata", "usage_metadata"];
+
+/// Whether two JSON body shapes differ only under [`ACCOUNTING`] keys.
+fn accounting_only(old: &str, new: &str) -> bool {
+    let deciding = |shape: &str| -> Option<Vec<String>> {
+        let leaves = shape_leaves(shape);
+        if leaves.is_empty() {
+            return None;
+        }
+        Some(
+            leaves
+                .into_iter()
+                .filter(|leaf| {
+                    let key = leaf.split(['.', '[', ':']).next().unwrap_or_default();
+                    !ACCOUNTING.contains(&key)
+                })
+                .collect(),
+        )
+    };
+    match (deciding(old), deciding(new)) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
 /// Whether an interaction is plumbing: authentication (an OAuth or OpenID token endpoint, a
 /// login) or telemetry (OpenTelemetry's export paths, analytics and error-reporting hosts).
 /// A re-recording changes them for reasons of their own (a token response gains or loses
@@ -536,7 +613,12 @@ fn is_plumbing(url: &str) -> bool {
     }) || segments
         .last()
         .is_some_and(|s| matches!(*s, "token" | "tokens" | "authorize" | "auth" | "refresh"));
-    let otlp = matches!(path, "v1/traces" | "v1/metrics" | "v1/logs");
+    // OpenTelemetry's exports (`v1/traces`, `v1/metrics`, `v1/logs`), and tracing APIs
+    // (`/v1/traces/ingest`, `/api/public/spans`).
+    let otlp = matches!(path, "v1/traces" | "v1/metrics" | "v1/logs")
+        || segments
+            .iter()
+            .any(|s| matches!(*s, "traces" | "spans" | "telemetry"));
     telemetry_host || auth || otlp
 }
 
@@ -690,7 +772,7 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                     ("request", &a.request_shape, &b.request_shape),
                     ("response", &a.response_shape, &b.response_shape),
                 ] {
-                    if x != y {
+                    if x != y && !accounting_only(x, y) {
                         let (old, new) = shape_difference(x, y);
                         out.behaviour.push(Change::BodyShape {
                             call: call.clone(),
@@ -1709,6 +1791,54 @@ mod tests {
     /// Regression (issue 10): a realtime session's websocket messages, which pydantic-ai's
     /// vcrpy cassettes keep as interactions, were read as OpenAI responses calls by their
     /// events' `response.*` types.
+    /// Pairing reads a path without its empty segments and ids, and a model call's without
+    /// its API version; everything else in it counts.
+    #[test]
+    fn paths_pair_without_ids_and_a_model_calls_version() {
+        for (path, model_call, expected) in [
+            ("//openai/deployments/x", false, "/openai/deployments/x"),
+            (
+                "/v1/assistants/asst_Q8x2Lw9ZpR4tYv7Kc3mN1bHs",
+                false,
+                "/v1/assistants/{id}",
+            ),
+            (
+                "/v2/instances/7c9e6679-7425-40de-944b-e07fc1f90ae7",
+                false,
+                "/v2/instances/{id}",
+            ),
+            (
+                "/v1beta1/projects/p:generateContent",
+                true,
+                "/{version}/projects/p:generateContent",
+            ),
+            ("/v1beta1/x", false, "/v1beta1/x"),
+            ("/v2/rerank", false, "/v2/rerank"),
+            ("/video/v1/", true, "/video/{version}/"),
+        ] {
+            assert_eq!(tolerant_path(path, model_call), expected, "{path}");
+        }
+        assert!(
+            ["v1", "v2", "v1beta", "v1beta1", "v1alpha2"]
+                .iter()
+                .all(|s| api_version(s))
+        );
+        assert!(
+            !["v", "video", "vbeta1", "v1x", "1"]
+                .iter()
+                .any(|s| api_version(s))
+        );
+        // Only a usage counter added is no shape change; another key is.
+        assert!(accounting_only(
+            "json {\"a\":string,\"usage\":{\"t\":number}}",
+            "json {\"a\":string,\"usage\":{\"s\":number,\"t\":number}}"
+        ));
+        assert!(!accounting_only(
+            "json {\"a\":string}",
+            "json {\"a\":string,\"b\":number}"
+        ));
+    }
+
     #[test]
     fn only_a_post_is_a_model_call() {
         let event = json!({"type": "response.created", "event_id": "e1",

@@ -1,9 +1,10 @@
 //! Amazon Bedrock Converse: `/model/<id>/converse` (JSON) and `/model/<id>/converse-stream`
 //! (an AWS event stream: binary frames, each a JSON event named by its `:event-type`
-//! header).
+//! header). InvokeModel (`/model/<id>/invoke`, `invoke-with-response-stream`) carries the
+//! model's own API instead (Anthropic messages for Claude): its stream's chunks are
+//! unwrapped here, and the calls read by that API's reader.
 
 use crate::json::{self, Object, Str, Value};
-use crate::kind::http::body;
 
 use super::{ModelCall, Payload, Usage, count_field, str_field, tool, tool_from_text};
 
@@ -12,11 +13,7 @@ use super::{ModelCall, Payload, Usage, count_field, str_field, tool, tool_from_t
 pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
     let mut call = ModelCall {
         // Bedrock names the model in the URL only.
-        model: path
-            .split('/')
-            .skip_while(|s| *s != "model")
-            .nth(1)
-            .map(body::percent_decode),
+        model: super::model_in_path(path),
         ..ModelCall::default()
     };
     if let Payload::Events(events) = payload {
@@ -41,6 +38,18 @@ pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
     for block in content.iter().filter_map(Value::as_object) {
         if let Some(text) = block.get("text").and_then(Value::as_str) {
             call.text.push_str(text);
+        } else if let Some(cited) = block.get("citationsContent").and_then(Value::as_object) {
+            // Text with its sources: the text is the answer all the same.
+            for part in cited
+                .get("content")
+                .and_then(Value::as_array)
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(Value::as_object)
+            {
+                call.text
+                    .push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
+            }
         } else if let Some(tool_use) = block.get("toolUse").and_then(Value::as_object) {
             call.tools.push(tool(tool_use, "name", "input"));
         }
@@ -133,6 +142,23 @@ fn stream(events: &[Value<'static>], call: &mut ModelCall) {
     }
 }
 
+/// The event a `chunk` of `invoke-with-response-stream` carries: its `bytes`, base64 of the
+/// JSON the model's own API streams (an Anthropic `content_block_delta`, ...).
+fn model_chunk(data: &Value<'_>) -> Option<Value<'static>> {
+    use base64::Engine as _;
+    let o = data.as_object()?;
+    if o.len() > 2 {
+        return None;
+    }
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(o.get("bytes")?.as_str()?)
+        .ok()?;
+    match json::parse(&bytes).ok()? {
+        value @ Value::Object(_) => Some(value.into_owned()),
+        _ => None,
+    }
+}
+
 /// The events of an AWS event stream (`application/vnd.amazon.eventstream`), each as
 /// `{"<:event-type>": <payload JSON>}`; `None` unless the bytes are such frames from end to
 /// end. A frame is its total length and its headers' length (big-endian `u32`s), the
@@ -187,9 +213,15 @@ pub(super) fn event_stream(bytes: &[u8]) -> Option<Vec<Value<'static>>> {
         } else {
             json::parse(payload).ok()?.into_owned()
         };
-        let mut event = Object::new();
-        event.insert(Str::new(kind.unwrap_or_default()), data);
-        events.push(Value::Object(event));
+        match model_chunk(&data) {
+            // `invoke-with-response-stream`: the model's own event, as its API streams it.
+            Some(inner) => events.push(inner),
+            None => {
+                let mut event = Object::new();
+                event.insert(Str::new(kind.unwrap_or_default()), data);
+                events.push(Value::Object(event));
+            }
+        }
         rest = &rest[total..];
     }
     (!events.is_empty()).then_some(events)

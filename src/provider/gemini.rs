@@ -1,13 +1,14 @@
 //! Gemini and Vertex AI `generateContent` and `streamGenerateContent`: one response, a JSON
 //! array of them, or server-sent events (`alt=sse`).
 
-use crate::json::Value;
+use crate::json::{Object, Str, Value};
 
-use super::{ModelCall, Payload, Usage, count_field, str_field, tool_of};
+use super::{ModelCall, Payload, ToolUse, Usage, count_field, str_field, tool_of};
 
 /// A Gemini answer: one `GenerateContentResponse`, or a stream of them (a JSON array, or
 /// server-sent events with `alt=sse`): text parts joined (thoughts left out), function
-/// calls in order, the last finish reason and usage.
+/// calls in order, code the server ran and the searches that grounded the answer as tool
+/// calls, the last finish reason and usage.
 pub(super) fn generate_content(payload: &Payload) -> ModelCall {
     let mut call = ModelCall::default();
     for o in payload.objects() {
@@ -47,7 +48,29 @@ pub(super) fn generate_content(payload: &Payload) -> ModelCall {
                 call.text.push_str(text);
             } else if let Some(tool) = tool_of(part) {
                 call.tools.push(tool);
+            } else if let Some(code) = part.get("executableCode") {
+                // Code the server ran (the code execution tool): a tool call as the client's.
+                call.tools
+                    .push(ToolUse::from_input("code_execution", Some(code)));
             }
+        }
+        // The searches the Google Search tool ran to ground the answer: tool calls, as
+        // OpenAI's `web_search_call` is.
+        for query in candidate
+            .get("groundingMetadata")
+            .and_then(Value::as_object)
+            .and_then(|g| g.get("webSearchQueries"))
+            .and_then(Value::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|q| q.as_str().is_some())
+        {
+            let mut input = Object::new();
+            input.insert(Str::new("query"), query.clone().into_owned());
+            call.tools.push(ToolUse::from_input(
+                "google_search",
+                Some(&Value::Object(input)),
+            ));
         }
     }
     call

@@ -17,6 +17,7 @@
 mod anthropic;
 mod bedrock;
 mod call;
+mod cohere;
 mod gemini;
 mod ollama;
 mod openai;
@@ -74,7 +75,13 @@ pub fn read(
         Provider::Gemini => gemini::generate_content(payload),
         Provider::BedrockConverse => bedrock::converse(payload, path),
         Provider::Ollama => ollama::chat(payload),
+        Provider::OpenAiCompletions => openai::completions(payload),
+        Provider::Cohere => cohere::chat(payload),
     };
+    if call.model.is_none() {
+        // Bedrock names the model in the URL only (`/model/<id>/invoke`).
+        call.model = model_in_path(path);
+    }
     if call.model.is_none() {
         // An error answer, or a stream cut short, still says which model was asked.
         call.model = request
@@ -106,8 +113,12 @@ pub enum Provider {
     Gemini,
     /// Amazon Bedrock Converse (`/model/<id>/converse`), JSON.
     BedrockConverse,
-    /// Ollama's `/api/chat` and `/api/generate`, JSON.
+    /// Ollama's `/api/chat` and `/api/generate`, JSON and streamed.
     Ollama,
+    /// OpenAI's legacy completions (`/v1/completions`: a `prompt`, `choices[].text`).
+    OpenAiCompletions,
+    /// Cohere chat (v1 and v2) and generate.
+    Cohere,
 }
 
 impl Provider {
@@ -120,6 +131,8 @@ impl Provider {
             Provider::Gemini => "Gemini generateContent",
             Provider::BedrockConverse => "Bedrock Converse",
             Provider::Ollama => "Ollama",
+            Provider::OpenAiCompletions => "OpenAI completions",
+            Provider::Cohere => "Cohere",
         }
     }
 }
@@ -207,6 +220,15 @@ impl Payload {
             Payload::Events(events) => events.iter().filter_map(Value::as_object).collect(),
         }
     }
+}
+
+/// The model a path names after `model` (Bedrock's `/model/<id>/invoke`), decoded.
+fn model_in_path(path: &str) -> Option<String> {
+    path.split('/')
+        .skip_while(|s| *s != "model")
+        .nth(1)
+        .filter(|s| !s.is_empty())
+        .map(crate::kind::http::body::percent_decode)
 }
 
 /// A body of JSON lines, one object per line (Ollama's streams, `application/x-ndjson`):
@@ -314,6 +336,9 @@ pub fn detect(
     if path.ends_with("/api/chat") || path.ends_with("/api/generate") {
         return Some(Provider::Ollama);
     }
+    if path.ends_with("/completions") && has("prompt") {
+        return Some(Provider::OpenAiCompletions);
+    }
     // Behind a proxy or a gateway (Bedrock, Vertex, a company's LLM proxy): by shape.
     let objects = payload.objects();
     let first = objects.first()?;
@@ -340,6 +365,21 @@ pub fn detect(
         Some(Provider::BedrockConverse)
     } else if first.contains_key("done") && first.contains_key("model") {
         Some(Provider::Ollama)
+    } else if field("object") == Some("text_completion") {
+        Some(Provider::OpenAiCompletions)
+    } else if ["/v1/chat", "/v2/chat", "/v1/generate"]
+        .iter()
+        .any(|p| path.ends_with(p))
+        && [
+            "generation_id",
+            "generations",
+            "event_type",
+            "finish_reason",
+        ]
+        .iter()
+        .any(|k| first.contains_key(k))
+    {
+        Some(Provider::Cohere)
     } else {
         None
     }
@@ -399,6 +439,16 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
                 "prompt"
             },
         ),
+        Provider::OpenAiCompletions => ("", "prompt"),
+        // v1: the history, then this turn's `message`; v2: `messages`.
+        Provider::Cohere => (
+            "preamble",
+            if o.contains_key("messages") {
+                "messages"
+            } else {
+                "chat_history"
+            },
+        ),
         Provider::Gemini => (
             if o.contains_key("system_instruction") {
                 "system_instruction"
@@ -411,15 +461,21 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
     if let Some(s) = o.get(system_key).filter(|v| !matches!(v, Value::Null)) {
         messages.push(system(s));
     }
+    let user = |text: &str| {
+        let mut m = Object::new();
+        m.insert(Str::new("role"), Value::string("user"));
+        m.insert(Str::new("content"), Value::string(text.to_owned()));
+        Value::Object(m)
+    };
     match o.get(list_key) {
         Some(Value::Array(items)) => messages.extend(items.iter().map(|m| m.clone().into_owned())),
-        Some(Value::String(s)) => {
-            let mut m = Object::new();
-            m.insert(Str::new("role"), Value::string("user"));
-            m.insert(Str::new("content"), Value::string(s.as_str().to_owned()));
-            messages.push(Value::Object(m));
-        }
+        Some(Value::String(s)) => messages.push(user(s)),
         _ => {}
+    }
+    if provider == Provider::Cohere
+        && let Some(Value::String(s)) = o.get("message")
+    {
+        messages.push(user(s));
     }
     messages
         .into_iter()

@@ -1,5 +1,6 @@
-//! OpenAI chat completions and the responses API, JSON and streamed; the OpenAI-compatible
-//! APIs (DeepSeek, Azure OpenAI, proxies and gateways) speak chat completions.
+//! OpenAI chat completions, the responses API and legacy completions, JSON and streamed; the
+//! OpenAI-compatible APIs (DeepSeek, Azure OpenAI, proxies and gateways) speak chat
+//! completions.
 
 use crate::json::{self, Object, Value};
 
@@ -319,4 +320,25 @@ fn builtin_tool(kind: &str, item: &Object<'_>) -> Option<ToolUse> {
         .or_else(|| item.get("code"))
         .or_else(|| item.get("arguments"));
     Some(ToolUse::from_input(kind, input))
+}
+
+/// A legacy completion (`/v1/completions`), JSON or streamed (`text_completion` chunks): the
+/// first choice's text, its finish reason, the usage.
+pub(super) fn completions(payload: &Payload) -> ModelCall {
+    let mut call = ModelCall::default();
+    for o in payload.objects() {
+        if call.model.is_none() {
+            call.model = str_field(o, "model").filter(|m| !m.is_empty());
+        }
+        if let Some(usage) = o.get("usage").and_then(Value::as_object) {
+            call.usage = openai_usage(usage);
+        }
+        let Some(choice) = choice_of(o) else { continue };
+        call.text
+            .push_str(choice.get("text").and_then(Value::as_str).unwrap_or(""));
+        if let Some(stop) = str_field(choice, "finish_reason") {
+            call.stop_reason = Some(stop);
+        }
+    }
+    call
 }

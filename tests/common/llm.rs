@@ -369,6 +369,11 @@ pub fn providers(version: Version) -> Scenario {
     );
 
     let location = if again { "europe-west4" } else { "us-central1" };
+    let vertex_version = if again { "v1beta1" } else { "v1" };
+    let mut searches = vec!["weather Paris"];
+    if changed {
+        searches.push("Paris forecast tomorrow");
+    }
     // Again, the same words with other spaces: not a rewording.
     let forecast = if again {
         "It is 18°C  and sunny\nin Paris. "
@@ -378,7 +383,7 @@ pub fn providers(version: Version) -> Scenario {
     let vertex = post(
         "vertex",
         &format!(
-            "/v1/projects/vcr-tests/locations/{location}/publishers/google/models/gemini-2.0-flash:generateContent"
+            "/{vertex_version}/projects/vcr-tests/locations/{location}/publishers/google/models/gemini-2.0-flash:generateContent"
         ),
         &[("Authorization", "Bearer GOOGLE_ACCESS_TOKEN")],
         json!({"contents": [question, {"role": "model", "parts": [
@@ -388,7 +393,8 @@ pub fn providers(version: Version) -> Scenario {
         json_reply(
             200,
             &json!({"candidates": [{"content": {"role": "model", "parts": [{"text": forecast}]},
-                    "finishReason": "STOP", "index": 0}],
+                    "finishReason": "STOP", "index": 0,
+                    "groundingMetadata": {"webSearchQueries": searches}}],
                 "usageMetadata": {"promptTokenCount": 52, "candidatesTokenCount": 11},
                 "modelVersion": "gemini-2.0-flash"}),
         ),
@@ -545,8 +551,12 @@ pub fn providers(version: Version) -> Scenario {
         json_reply(
             200,
             &json!({"object": "list", "data": [{"object": "embedding", "index": 0,
-                "embedding": embedding}], "model": "text-embedding-3-small",
-                "usage": {"prompt_tokens": 7, "total_tokens": 7}}),
+            "embedding": embedding}], "model": "text-embedding-3-small",
+            "usage": if again {
+                json!({"prompt_tokens": 7, "total_tokens": 7, "prompt_audio_seconds": 0})
+            } else {
+                json!({"prompt_tokens": 7, "total_tokens": 7})
+            }}),
         ),
     );
 
@@ -594,21 +604,195 @@ pub fn providers(version: Version) -> Scenario {
         },
     );
 
+    let more = more_providers(version);
+    let mut exchanges = vec![
+        gemini,
+        vertex,
+        bedrock,
+        bedrock_stream,
+        ollama,
+        search,
+        embeddings,
+        responses,
+        token,
+    ];
+    exchanges.extend(more);
     Scenario {
         name: "providers",
-        exchanges: vec![
-            gemini,
-            vertex,
-            bedrock,
-            bedrock_stream,
-            ollama,
-            search,
-            embeddings,
-            responses,
-            token,
-        ],
+        exchanges,
         secrets: Vec::new(),
     }
+}
+
+/// The rest of [`providers`], in order:
+///
+/// - Azure OpenAI chat: again at `//openai/...` (the double slash a base URL with a trailing
+///   slash makes) with another `api-version`;
+/// - Cohere chat v2, its `Content-Type` redacted by a recording filter: a tool call, changed
+///   an answer in text;
+/// - OpenAI legacy completions: changed, cut at `length`;
+/// - Bedrock `invoke-with-response-stream` of Claude (Anthropic events in base64 chunks):
+///   changed, another city in the tool call;
+/// - Bedrock Converse answering with citations: changed, other words;
+/// - an assistant read by its id, which every recording makes anew;
+/// - again, a trace exported to `/v1/traces/ingest` (telemetry) after the rest.
+fn more_providers(version: Version) -> Vec<Exchange> {
+    let changed = version == Version::Changed;
+    let again = version == Version::Again;
+    let question = json!({"role": "user", "content": QUESTION});
+
+    let azure = post(
+        "azure",
+        &format!(
+            "{}/openai/deployments/gpt-4o/chat/completions?api-version={}",
+            if again { "/" } else { "" },
+            if again { "2024-10-21" } else { "2024-02-01" }
+        ),
+        &[("api-key", "AZURE_OPENAI_API_KEY")],
+        json!({"messages": [question]}),
+        json_reply(
+            200,
+            &json!({"id": Ids::new().next("chatcmpl-"), "object": "chat.completion",
+                "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Sunny, 18°C."}}]}),
+        ),
+    );
+
+    let message = if changed {
+        json!({"role": "assistant", "content": [{"type": "text", "text": "It is sunny."}]})
+    } else {
+        json!({"role": "assistant", "tool_plan": "I will look it up.", "tool_calls": [{
+            "id": Ids::new().next("get_weather_"), "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]})
+    };
+    let mut cohere = post(
+        "cohere",
+        "/v2/chat",
+        &[("Authorization", "Bearer CO_API_KEY")],
+        json!({"model": "command-r-plus", "messages": [question]}),
+        json_reply(
+            200,
+            &json!({"id": Ids::new().next(""), "message": message,
+                "finish_reason": if changed { "COMPLETE" } else { "TOOL_CALL" },
+                "usage": {"tokens": {"input_tokens": 30, "output_tokens": 12}}}),
+        ),
+    );
+    cohere.reply.headers = vec![("Content-Type".into(), "**REDACTED**".into())];
+
+    let completions = post(
+        "completions",
+        "/v1/completions",
+        &[("Authorization", "Bearer OPENAI_API_KEY")],
+        json!({"model": "gpt-3.5-turbo-instruct", "prompt": "Say it is sunny.", "max_tokens": 8}),
+        json_reply(
+            200,
+            &json!({"id": Ids::new().next("cmpl-"), "object": "text_completion",
+                "model": "gpt-3.5-turbo-instruct", "choices": [{"index": 0, "logprobs": null,
+                    "text": "It is sunny.",
+                    "finish_reason": if changed { "length" } else { "stop" }}],
+                "usage": {"prompt_tokens": 5, "completion_tokens": 4, "total_tokens": 9}}),
+        ),
+    );
+
+    let city = if changed { "Nice" } else { "Paris" };
+    let chunk = |event: Value| {
+        use base64::Engine as _;
+        (
+            "chunk",
+            json!({"bytes": base64::engine::general_purpose::STANDARD.encode(event.to_string())}),
+        )
+    };
+    let invoke_events = [
+        chunk(
+            json!({"type": "message_start", "message": {"id": Ids::new().next("msg_bdrk_"),
+            "type": "message", "role": "assistant", "model": "claude-3-5-sonnet-20240620",
+            "content": [], "usage": {"input_tokens": 20, "output_tokens": 1}}}),
+        ),
+        chunk(json!({"type": "content_block_start", "index": 0,
+            "content_block": {"type": "tool_use", "id": Ids::new().next("toolu_bdrk_"),
+                "name": "get_weather", "input": {}}})),
+        chunk(json!({"type": "content_block_delta", "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": format!("{{\"city\": \"{city}\"}}")}})),
+        chunk(json!({"type": "content_block_stop", "index": 0})),
+        chunk(
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"},
+            "usage": {"output_tokens": 17}}),
+        ),
+        chunk(json!({"type": "message_stop"})),
+    ];
+    let invoke = post(
+        "invoke-stream",
+        "/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/invoke-with-response-stream",
+        &[(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/bedrock",
+        )],
+        json!({"anthropic_version": "bedrock-2023-05-31", "max_tokens": 100,
+            "messages": [question]}),
+        Reply {
+            status: 200,
+            headers: vec![(
+                "Content-Type".into(),
+                "application/vnd.amazon.eventstream".into(),
+            )],
+            body: event_stream(&invoke_events),
+        },
+    );
+
+    let cited = if changed {
+        "a dummy PDF file"
+    } else {
+        "Dummy PDF file"
+    };
+    let citations = post(
+        "citations",
+        "/model/anthropic.claude-3-7-sonnet-20250219-v1%3A0/converse",
+        &[(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/bedrock",
+        )],
+        json!({"messages": [{"role": "user", "content": [{"text": "What is the title?"}]}]}),
+        json_reply(
+            200,
+            &json!({"output": {"message": {"role": "assistant", "content": [
+                    {"text": "The title is "},
+                    {"citationsContent": {"content": [{"text": cited}],
+                        "citations": [{"location": {"documentPage": {"documentIndex": 0,
+                            "start": 1, "end": 2}}}]}}]}},
+                "stopReason": "end_turn",
+                "usage": {"inputTokens": 40, "outputTokens": 9, "totalTokens": 49}}),
+        ),
+    );
+
+    let assistant_id = Ids::new().next("asst_");
+    let assistant = Exchange::new(
+        "assistant",
+        "GET",
+        &format!("/v1/assistants/{assistant_id}"),
+        &[("Authorization", "Bearer OPENAI_API_KEY")],
+        None,
+        json_reply(
+            200,
+            &json!({"id": assistant_id, "object": "assistant", "model": "gpt-4o",
+                "name": "Weather", "tools": [{"type": "function"}]}),
+        ),
+    );
+
+    let mut out = vec![azure, cohere, completions, invoke, citations, assistant];
+    if again {
+        out.push(post(
+            "traces",
+            "/v1/traces/ingest",
+            &[("Authorization", "Bearer OPENAI_API_KEY")],
+            json!({"data": [{"object": "trace.span", "id": Ids::new().next("span_")}]}),
+            Reply {
+                status: 204,
+                headers: Vec::new(),
+                body: Vec::new(),
+            },
+        ));
+    }
+    out
 }
 
 /// An AWS event stream (`application/vnd.amazon.eventstream`) of `events`: each a frame with

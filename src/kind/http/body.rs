@@ -285,6 +285,9 @@ impl<'h> Media<'h> {
         } else if self.is("application/json") || self.is("text/json") || suffix("+json") {
             Kind::Json
         } else if e.is_empty()
+            // Not a media type at all (`**REDACTED**`, a filter's placeholder): it says
+            // nothing.
+            || !e.contains(&b'/')
             || [
                 "application/octet-stream",
                 "binary/octet-stream",
