@@ -85,6 +85,17 @@ pub enum Change {
         /// After.
         new: Option<String>,
     },
+    /// The model answered nothing (no text, no tool call) where it had answered, or the
+    /// other way round: a reply that vanished (thinking spent the token budget) is not a
+    /// rewording.
+    Output {
+        /// Which call.
+        call: String,
+        /// The answer before, in one line, or `nothing`.
+        old: String,
+        /// The answer after.
+        new: String,
+    },
     /// The text is JSON of another shape (structured output).
     OutputShape {
         /// Which call.
@@ -239,6 +250,7 @@ impl Change {
             | Change::ToolArguments { .. }
             | Change::StopReason { .. }
             | Change::OutputShape { .. }
+            | Change::Output { .. }
             | Change::InteractionAdded {
                 plumbing: false, ..
             }
@@ -246,12 +258,17 @@ impl Change {
                 plumbing: false, ..
             }
             | Change::Status { .. }
-            | Change::BodyShape {
-                plumbing: false, ..
-            }
             | Change::Url {
                 model_call: false, ..
             } => Verdict::BehaviourChange,
+            // A response's shape decides; a request's is how the call was written (a field
+            // sent that the default was, a list of objects sent as strings), as a model
+            // call's request is.
+            Change::BodyShape {
+                plumbing: false,
+                side,
+                ..
+            } if side == "response" => Verdict::BehaviourChange,
             // Authentication and telemetry, and a model call's URL: reported, not deciding.
             Change::InteractionAdded { .. }
             | Change::InteractionRemoved { .. }
@@ -277,6 +294,8 @@ impl Change {
             Change::ToolArguments { .. } => "tool arguments changed".to_owned(),
             Change::StopReason { .. } => "stop reason changed".to_owned(),
             Change::OutputShape { .. } => "structured output shape changed".to_owned(),
+            Change::Output { new, .. } if new == NOTHING => "the answer is gone".to_owned(),
+            Change::Output { .. } => "an answer where there was none".to_owned(),
             Change::Text { similarity, .. } => format!("text reworded ({similarity}% similar)"),
             Change::Model { .. } => "model changed".to_owned(),
             Change::Usage { .. } => "usage changed".to_owned(),
@@ -324,6 +343,11 @@ impl Change {
                 call: m(call),
                 old: mo(old),
                 new: mo(new),
+            },
+            Change::Output { call, old, new } => Change::Output {
+                call: m(call),
+                old: m(old),
+                new: m(new),
             },
             Change::Text {
                 call,
@@ -431,6 +455,9 @@ fn plumbing_note(plumbing: bool) -> &'static str {
     }
 }
 
+/// How [`Change::Output`] names a call that answered nothing.
+const NOTHING: &str = "nothing";
+
 fn or_none(value: Option<&String>) -> &str {
     value.map_or("(none)", String::as_str)
 }
@@ -466,6 +493,9 @@ impl fmt::Display for Change {
                 or_none(old.as_ref()),
                 or_none(new.as_ref())
             ),
+            Change::Output { call, old, new } => {
+                write!(f, "{}answer {old} became {new}", call_prefix(call))
+            }
             Change::OutputShape { call, old, new } => write!(
                 f,
                 "{}structured output shape {} -> {}",
@@ -882,9 +912,25 @@ fn compare_call(
             new: new_shape,
         });
     }
-    // Text that differs only in whitespace is formatting, not rewording (it read as "0%
-    // similar").
-    if old.text.split_whitespace().ne(new.text.split_whitespace()) {
+    // Without tool calls on either side (a change of those is told above), text that
+    // appeared or vanished is an answer that did.
+    let answered = |c: &ModelCall| !c.text.trim().is_empty();
+    if old.tools.is_empty() && new.tools.is_empty() && answered(old) != answered(new) {
+        let line = |c: &ModelCall| {
+            if answered(c) {
+                format!("\"{}\"", shorten(&c.text, EXCERPT))
+            } else {
+                NOTHING.to_owned()
+            }
+        };
+        behaviour.push(Change::Output {
+            call: call.clone(),
+            old: line(old),
+            new: line(new),
+        });
+    } else if old.text.split_whitespace().ne(new.text.split_whitespace()) {
+        // Text that differs only in whitespace is formatting, not rewording (it read as "0%
+        // similar").
         let ratio = similar::TextDiff::from_words(old.text.as_str(), new.text.as_str()).ratio();
         wording.push(Change::Text {
             call: call.clone(),

@@ -57,6 +57,58 @@ pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
     call
 }
 
+/// An InvokeModel answer in its model's own API, JSON or streamed: Titan (`results[]` with
+/// `outputText` and `completionReason`; streamed, each chunk's `outputText`), Nova (the
+/// Converse shape), Llama (`generation`, `stop_reason`), Mistral (`outputs[]` with `text`
+/// and `stop_reason`), Cohere (`generations[]`, `finish_reason`).
+pub(super) fn invoke(payload: &Payload) -> ModelCall {
+    let objects = payload.objects();
+    if let [o] = objects.as_slice()
+        && o.contains_key("output")
+    {
+        return converse(payload, "");
+    }
+    let mut call = ModelCall::default();
+    let stop = |o: &Object<'_>| {
+        ["completionReason", "stop_reason", "finish_reason"]
+            .iter()
+            .find_map(|k| str_field(o, k))
+    };
+    for o in objects {
+        let first = |key: &str| {
+            o.get(key)
+                .and_then(Value::as_array)
+                .and_then(|items| items.first())
+                .and_then(Value::as_object)
+        };
+        let answer = first("results")
+            .or_else(|| first("outputs"))
+            .or_else(|| first("generations"))
+            .unwrap_or(o);
+        for key in ["outputText", "generation", "text"] {
+            if let Some(text) = answer.get(key).and_then(Value::as_str) {
+                call.text.push_str(text);
+                break;
+            }
+        }
+        if let Some(reason) = stop(answer).or_else(|| stop(o)) {
+            call.stop_reason = Some(reason);
+        }
+        let input =
+            count_field(o, "inputTextTokenCount").or_else(|| count_field(o, "prompt_token_count"));
+        let output =
+            count_field(answer, "tokenCount").or_else(|| count_field(o, "generation_token_count"));
+        if input.is_some() || output.is_some() {
+            call.usage = Usage {
+                input: input.or(call.usage.input),
+                output: output.or(call.usage.output),
+                ..call.usage
+            };
+        }
+    }
+    call
+}
+
 /// Converse's token counts.
 fn usage_of(usage: &Object<'_>) -> Usage {
     Usage {

@@ -77,6 +77,8 @@ pub fn read(
         Provider::Ollama => ollama::chat(payload),
         Provider::OpenAiCompletions => openai::completions(payload),
         Provider::Cohere => cohere::chat(payload),
+        Provider::BedrockInvoke => bedrock::invoke(payload),
+        Provider::OpenAiAudio => openai::transcription(payload),
     };
     if call.model.is_none() {
         // Bedrock names the model in the URL only (`/model/<id>/invoke`).
@@ -119,6 +121,11 @@ pub enum Provider {
     OpenAiCompletions,
     /// Cohere chat (v1 and v2) and generate.
     Cohere,
+    /// Bedrock InvokeModel of a model whose API is its own (Titan, Nova, Llama, Mistral,
+    /// Cohere); Claude's is Anthropic messages.
+    BedrockInvoke,
+    /// OpenAI's speech to text (`/audio/transcriptions`, `/audio/translations`).
+    OpenAiAudio,
 }
 
 impl Provider {
@@ -133,6 +140,8 @@ impl Provider {
             Provider::Ollama => "Ollama",
             Provider::OpenAiCompletions => "OpenAI completions",
             Provider::Cohere => "Cohere",
+            Provider::BedrockInvoke => "Bedrock InvokeModel",
+            Provider::OpenAiAudio => "OpenAI audio",
         }
     }
 }
@@ -173,8 +182,10 @@ pub fn json_value(node: &Node) -> Value<'static> {
 /// What a response body holds for the parsers: one JSON document, or the JSON data of a
 /// stream's events (`[DONE]` and other text left out).
 pub enum Payload {
-    /// No JSON: an empty body, text, a form.
+    /// No JSON: an empty body, a form, bytes.
     None,
+    /// Text that is no JSON (a transcription asked for as `text`).
+    Text(String),
     /// One JSON document.
     Json(Value<'static>),
     /// The JSON data of each event of a stream: server-sent events, JSON lines (Ollama), an
@@ -193,7 +204,9 @@ impl Payload {
             return Payload::Events(events);
         }
         match &decoded.content {
-            Content::Text(text) => json_lines(text).map_or(Payload::None, Payload::Events),
+            Content::Text(text) => {
+                json_lines(text).map_or_else(|| Payload::Text(text.clone()), Payload::Events)
+            }
             Content::Json(node) => Payload::Json(json_value(node)),
             Content::Sse(events) => Payload::Events(
                 events
@@ -212,7 +225,7 @@ impl Payload {
     /// Gemini stream without `alt=sse` is), or each event's data.
     pub fn objects(&self) -> Vec<&Object<'static>> {
         match self {
-            Payload::None => Vec::new(),
+            Payload::None | Payload::Text(_) => Vec::new(),
             Payload::Json(Value::Array(items)) => {
                 items.iter().filter_map(Value::as_object).collect()
             }
@@ -339,6 +352,25 @@ pub fn detect(
     if path.ends_with("/completions") && has("prompt") {
         return Some(Provider::OpenAiCompletions);
     }
+    if path.ends_with("/audio/transcriptions") || path.ends_with("/audio/translations") {
+        return Some(Provider::OpenAiAudio);
+    }
+    if path.ends_with("/invoke") || path.ends_with("/invoke-with-response-stream") {
+        // Claude's InvokeModel is Anthropic messages; the other models' their own.
+        let first_type = payload
+            .objects()
+            .first()
+            .and_then(|o| o.get("type"))
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let anthropic = has("anthropic_version")
+            || matches!(first_type.as_deref(), Some("message" | "message_start"));
+        return Some(if anthropic {
+            Provider::Anthropic
+        } else {
+            Provider::BedrockInvoke
+        });
+    }
     // Behind a proxy or a gateway (Bedrock, Vertex, a company's LLM proxy): by shape.
     let objects = payload.objects();
     let first = objects.first()?;
@@ -439,7 +471,14 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
                 "prompt"
             },
         ),
-        Provider::OpenAiCompletions => ("", "prompt"),
+        Provider::OpenAiCompletions | Provider::OpenAiAudio => ("", "prompt"),
+        Provider::BedrockInvoke => (
+            "system",
+            ["messages", "prompt", "inputText"]
+                .into_iter()
+                .find(|k| o.contains_key(*k))
+                .unwrap_or("prompt"),
+        ),
         // v1: the history, then this turn's `message`; v2: `messages`.
         Provider::Cohere => (
             "preamble",

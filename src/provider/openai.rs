@@ -342,3 +342,20 @@ pub(super) fn completions(payload: &Payload) -> ModelCall {
     }
     call
 }
+
+/// A transcription or translation (`/audio/transcriptions`): its `text` (JSON, verbose JSON)
+/// or the body itself (`response_format=text`).
+pub(super) fn transcription(payload: &Payload) -> ModelCall {
+    let text = match payload {
+        Payload::Text(text) => text.clone(),
+        _ => payload
+            .objects()
+            .first()
+            .and_then(|o| str_field(o, "text"))
+            .unwrap_or_default(),
+    };
+    ModelCall {
+        text,
+        ..ModelCall::default()
+    }
+}

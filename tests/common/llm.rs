@@ -635,6 +635,10 @@ pub fn providers(version: Version) -> Scenario {
 ///   changed, another city in the tool call;
 /// - Bedrock Converse answering with citations: changed, other words;
 /// - an assistant read by its id, which every recording makes anew;
+/// - Azure, changed, answering nothing;
+/// - Bedrock InvokeModel of Titan: changed, cut at `LENGTH`;
+/// - a Whisper transcription: changed, other words;
+/// - an image generation: again, the request names the model it defaulted to;
 /// - again, a trace exported to `/v1/traces/ingest` (telemetry) after the rest.
 fn more_providers(version: Version) -> Vec<Exchange> {
     let changed = version == Version::Changed;
@@ -654,7 +658,8 @@ fn more_providers(version: Version) -> Vec<Exchange> {
             200,
             &json!({"id": Ids::new().next("chatcmpl-"), "object": "chat.completion",
                 "model": "gpt-4o-2024-08-06", "choices": [{"index": 0, "finish_reason": "stop",
-                    "message": {"role": "assistant", "content": "Sunny, 18°C."}}]}),
+                    "message": {"role": "assistant",
+                        "content": if changed { "" } else { "Sunny, 18°C." }}}]}),
         ),
     );
 
@@ -778,7 +783,71 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
-    let mut out = vec![azure, cohere, completions, invoke, citations, assistant];
+    let titan = post(
+        "titan",
+        "/model/amazon.titan-text-express-v1/invoke",
+        &[(
+            "Authorization",
+            "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/bedrock",
+        )],
+        json!({"inputText": "Say hello.", "textGenerationConfig": {"maxTokenCount": 10}}),
+        json_reply(
+            200,
+            &json!({"inputTextTokenCount": 3, "results": [{"tokenCount": 6,
+                "outputText": "Hello! How are you?",
+                "completionReason": if changed { "LENGTH" } else { "FINISH" }}]}),
+        ),
+    );
+
+    let boundary = "vcr-test-boundary";
+    let whisper = Exchange::new(
+        "whisper",
+        "POST",
+        "/v1/audio/transcriptions",
+        &[
+            (
+                "Content-Type",
+                &format!("multipart/form-data; boundary={boundary}"),
+            ),
+            ("Authorization", "Bearer OPENAI_API_KEY"),
+        ],
+        Some(format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"model\"\r\n\r\nwhisper-1\r\n--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.mp3\"\r\nContent-Type: audio/mpeg\r\n\r\nID3 audio\r\n--{boundary}--\r\n"
+        )),
+        json_reply(
+            200,
+            &json!({"text": if changed { "Concierge, and it's ignoring." } else { "Concecia, and it's in Noring." }}),
+        ),
+    );
+
+    // Again, the client names the model it used by default: how the request is written.
+    let mut image_request = json!({"prompt": "A sea otter cooking pasta", "size": "256x256"});
+    if again {
+        image_request["model"] = json!("dall-e-2");
+    }
+    let images = post(
+        "images",
+        "/v1/images/generations",
+        &[("Authorization", "Bearer OPENAI_API_KEY")],
+        image_request,
+        json_reply(
+            200,
+            &json!({"created": Ids::new().now, "data": [{"url": format!(
+                "https://images.example/{}.png", Ids::new().next(""))}]}),
+        ),
+    );
+
+    let mut out = vec![
+        azure,
+        cohere,
+        completions,
+        invoke,
+        citations,
+        assistant,
+        titan,
+        whisper,
+        images,
+    ];
     if again {
         out.push(post(
             "traces",
