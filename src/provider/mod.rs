@@ -476,7 +476,7 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
             "system",
             ["messages", "prompt", "inputText"]
                 .into_iter()
-                .find(|k| o.contains_key(*k))
+                .find(|k| o.contains_key(k))
                 .unwrap_or("prompt"),
         ),
         // v1: the history, then this turn's `message`; v2: `messages`.
