@@ -56,9 +56,13 @@ pub(super) fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        // Past the character before the scheme, which may take more than a byte (`…`: the
+        // fuzz target found the cut inside one).
         let start = text[..at]
-            .rfind(|c: char| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '-' | '.'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '-' | '.'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let end = text[at..]
             .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\'))
             .map_or(text.len(), |i| at + i);
@@ -68,4 +72,22 @@ pub(super) fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
         from = end.max(at + 3);
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a character of more than a byte just before a URL's scheme (`…`) made the
+    /// cut land inside it, and the lint panicked (found by the `http` fuzz target).
+    #[test]
+    fn a_url_after_a_wide_character_is_read() {
+        let text = "Be\"http…teractionbeare://api.example.org/v1?token=x and a…b://h/?k=1";
+        // Must not panic; the URLs found start past the wide character.
+        let _ = url_credentials(text, false);
+        let presigned = "see…https://bucket.example.com/o?X-Amz-Signature=8f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c";
+        let found = url_credentials(presigned, false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, "X-Amz-Signature");
+    }
 }
