@@ -243,11 +243,12 @@ fn what_vcrpy_loads_is_read() {
         scrubbed.contains("    body:\n      model: gpt-4o\n      api_key: REDACTED_API_KEY\n"),
         "{scrubbed}"
     );
-    // Written again as the value PyYAML loads (its line breaks folded).
+    // Only the key's bytes change: the tabs stay as they were.
     let scrubbed = t.read("cassettes/tabbed.yaml");
     assert!(
-        scrubbed
-            .contains("\n      '{ \"model\": \"gpt-4o\", \"api_key\": \"REDACTED_API_KEY\" }'\n"),
+        scrubbed.contains(
+            "\n      '{\n\t\t\"model\": \"gpt-4o\",\n\t\t\"api_key\": \"REDACTED_API_KEY\"\n\t}'\n"
+        ),
         "{scrubbed}"
     );
     t.vcr(&["verify"]).code(0);
@@ -296,4 +297,65 @@ fn a_large_body_is_read_whole_into_every_body_that_names_it() {
         }
     }
     assert_eq!(seen, 3);
+}
+
+/// Regression (issue 25): a key written as it is in a body scalar is replaced where it
+/// stands, its bytes only (a 500 MB body was copied three times, and normalize took 10 s);
+/// a key the file writes otherwise (split by an escaped line break, spelled with an escape) goes
+/// through the whole scalar written again. Either way PyYAML loads the body vcrpy would,
+/// with the placeholder where the key was.
+#[test]
+fn keys_are_replaced_where_they_stand_or_the_scalar_is_written_again() {
+    let key = "sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5pR7tV9";
+    let escaped = format!("\\x73{}", &key[1..]);
+    let (head, tail) = key.split_at(20);
+    let cassette = |body: &str| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/a\n  response:\n    body:\n      string: {body}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+        )
+    };
+    let t = common::TestDir::new();
+    t.write(
+        "cassettes/as_is.yaml",
+        cassette(&format!("'first line\n\n\t\tapi_key={key} and more'")),
+    )
+    .write(
+        "cassettes/folded.yaml",
+        // An escaped line break joins the lines with nothing between.
+        cassette(&format!("\"api_key={head}\\\n        {tail}\"")),
+    )
+    .write(
+        "cassettes/escaped.yaml",
+        cassette(&format!("\"api_key={escaped}\"")),
+    );
+    t.vcr(&["normalize"]).code(0);
+    let as_is = t.read("cassettes/as_is.yaml");
+    assert!(
+        as_is.contains("'first line\n\n\t\tapi_key=REDACTED_STRING and more'"),
+        "{as_is}"
+    );
+    for name in ["as_is", "folded", "escaped"] {
+        assert!(!t.read(&format!("cassettes/{name}.yaml")).contains(tail));
+    }
+    t.vcr(&["verify"]).code(0);
+    let Some(loaded) = common::loaders::load(
+        common::loaders::Loader::PyYaml,
+        &t.root.join("cassettes/as_is.yaml"),
+    ) else {
+        return;
+    };
+    let body = &loaded["interactions"][0]["response"]["body"]["string"];
+    assert_eq!(body, "first line\napi_key=REDACTED_STRING and more");
+    for name in ["folded", "escaped"] {
+        let loaded = common::loaders::load(
+            common::loaders::Loader::PyYaml,
+            &t.root.join(format!("cassettes/{name}.yaml")),
+        )
+        .unwrap();
+        let body = &loaded["interactions"][0]["response"]["body"]["string"];
+        assert!(
+            body.as_str().unwrap().starts_with("api_key=REDACTED"),
+            "{name}: {body}"
+        );
+    }
 }

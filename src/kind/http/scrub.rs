@@ -1170,6 +1170,67 @@ impl<'t> Doc<'t> {
         edit::scalar_in(self.text, &self.facts, node, value, self.dialect)
     }
 
+    /// Edits of the bytes of each value `subs` replace inside the body `value`, which the
+    /// scalar `node` holds as it is (no coding, not base64), where the file writes them as
+    /// they are; with the rules applied and the body's new length. `None` unless that gives
+    /// exactly [`substitute_body`]'s text: every substitution replaces inside (`How::Inside`)
+    /// a value of letters, digits, `-`, `_` and `.` (which every form a body may write it in,
+    /// JSON-escaped or percent-encoded, leaves as it is) by such a value, the file's scalar
+    /// writes each value as many times as the body holds it (a line fold or an escape
+    /// inside one would hide it), never right after a backslash, and no two overlap.
+    fn verbatim_edits(
+        &self,
+        node: &Node,
+        value: &str,
+        subs: &[Sub],
+    ) -> Option<(Vec<Edit>, Vec<String>, usize)> {
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        };
+        if self.raw || subs.is_empty() {
+            return None;
+        }
+        let (start, end) = (node.start as usize, node.end as usize);
+        let source = self.text.get(start..end)?;
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut rules: Vec<String> = Vec::new();
+        let mut new_len = value.len();
+        for sub in subs {
+            let in_value = memchr::memmem::find_iter(value.as_bytes(), sub.old.as_bytes()).count();
+            if in_value == 0 {
+                continue;
+            }
+            if !matches!(sub.how, How::Inside) || !plain(&sub.old) || !plain(&sub.new) {
+                return None;
+            }
+            let found: Vec<usize> =
+                memchr::memmem::find_iter(source.as_bytes(), sub.old.as_bytes()).collect();
+            if found.len() != in_value
+                || found
+                    .iter()
+                    .any(|&at| at > 0 && source.as_bytes()[at - 1] == b'\\')
+            {
+                return None;
+            }
+            edits.extend(found.iter().map(|&at| Edit {
+                start: start + at,
+                end: start + at + sub.old.len(),
+                text: sub.new.clone(),
+            }));
+            new_len = new_len - in_value * sub.old.len() + in_value * sub.new.len();
+            if !rules.contains(&sub.rule) {
+                rules.push(sub.rule.clone());
+            }
+        }
+        edits.sort_by_key(|e| e.start);
+        if edits.is_empty() || edits.windows(2).any(|w| w[0].end > w[1].start) {
+            return None;
+        }
+        Some((edits, rules, new_len))
+    }
+
     /// For an httprr trace, the `N M` lines that give the records' new lengths.
     fn lengths(&self, edits: &[Edit]) -> Vec<Edit> {
         if !self.raw {
@@ -1448,6 +1509,30 @@ impl Ctx<'_> {
             return Err(e);
         }
         subs.extend(self.defaults.relevant(text).cloned());
+        if stored.is_empty()
+            && matches!(plain, Cow::Borrowed(_))
+            && let Some(node) = field.at.and_then(|at| self.doc.scalars.get(&at))
+            && !node.is_binary()
+            && let Some((edits, rules, new_len)) = self.doc.verbatim_edits(node, text, &subs)
+        {
+            // The values to replace are written in the file as they are: only their bytes
+            // change, and the body is never copied (a 500 MB body was held three times).
+            let old_len = bytes.len();
+            drop(plain);
+            *bytes = Vec::new();
+            for edit in edits {
+                plan.edits.insert(
+                    edit.start,
+                    Planned {
+                        edit,
+                        path: field.path.clone(),
+                        rules: rules.clone(),
+                    },
+                );
+            }
+            self.lengths_follow(plan, node, field, headers, old_len, new_len)?;
+            return Ok(true);
+        }
         let mut rules = Vec::new();
         let new_text = substitute_body(text, &subs, &mut rules);
         if new_text == text {
