@@ -1018,6 +1018,43 @@ impl Project {
     /// ([`http::sniff`]): any file `named` on the command line or `extend-include` selects
     /// (linted as text when it shows none), a file of the walk with a cassette's extension.
     /// Coverage is a property of content (issue 21).
+    /// The folder of a cassette that is no Claude Code fixture (no rules, no `[CWD]`): one
+    /// value for the cassettes of a folder that one `[[cassettes]]` entry describes, or none
+    /// does. A value each was a third of the selection's memory, which grew with the number
+    /// of files (issue 25). The last one made on this thread is kept: a folder's files are
+    /// met one after the other.
+    fn plain_dir(&self, folder: &Path, spec: Option<&Arc<generic::Spec>>) -> Arc<FixtureDir> {
+        thread_local! {
+            static LAST: std::cell::RefCell<Option<Arc<FixtureDir>>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        LAST.with(|last| {
+            let mut last = last.borrow_mut();
+            if let Some(dir) = last.as_ref()
+                && dir.path == folder
+                && dir.version == self.claude_code.version
+                && dir.dehydrate_stream_events == self.claude_code.dehydrate_stream_events
+                && match (&dir.spec, spec) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                    _ => false,
+                }
+            {
+                return Arc::clone(dir);
+            }
+            let dir = Arc::new(FixtureDir {
+                path: folder.to_owned(),
+                rules: Arc::new(RuleSet::default()),
+                version: self.claude_code.version,
+                dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
+                cwd: String::new(),
+                spec: spec.cloned(),
+            });
+            *last = Some(Arc::clone(&dir));
+            dir
+        })
+    }
+
     fn glob_cassette(&self, path: &Path, named: bool) -> Option<Cassette> {
         // Without globs of any file name, a file the walk meets is a cassette only with a
         // cassette's extension (a well-known folder's or the sniff's): the rest (most of a monorepo) is dropped before its relative
@@ -1060,14 +1097,7 @@ impl Project {
         }
         Some(Cassette {
             rel,
-            dir: Arc::new(FixtureDir {
-                path: path.parent().map(Path::to_owned).unwrap_or_default(),
-                rules: Arc::new(RuleSet::default()),
-                version: self.claude_code.version,
-                dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
-                cwd: String::new(),
-                spec: spec.cloned(),
-            }),
+            dir: self.plain_dir(path.parent().unwrap_or(path), spec),
             path: path.to_owned(),
             kind: if spec.is_some() {
                 CassetteKind::Generic
