@@ -6,7 +6,7 @@
 
 use crate::json::{self, Object, Str, Value};
 
-use super::{ModelCall, Payload, Usage, count_field, str_field, tool, tool_from_text};
+use super::{ModelCall, Payload, Usage, count_field, str_field, text_parts, tool, tool_from_text};
 
 /// A Bedrock Converse answer: `output.message.content` (`text` and `toolUse` blocks),
 /// `stopReason`, `usage`.
@@ -40,16 +40,7 @@ pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
             call.text.push_str(text);
         } else if let Some(cited) = block.get("citationsContent").and_then(Value::as_object) {
             // Text with its sources: the text is the answer all the same.
-            for part in cited
-                .get("content")
-                .and_then(Value::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(Value::as_object)
-            {
-                call.text
-                    .push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
-            }
+            call.text.push_str(&text_parts(cited, "content"));
         } else if let Some(tool_use) = block.get("toolUse").and_then(Value::as_object) {
             call.tools.push(tool(tool_use, "name", "input"));
         }

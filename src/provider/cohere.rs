@@ -5,7 +5,10 @@
 
 use crate::json::{self, Object, Value};
 
-use super::{ModelCall, Payload, ToolUse, Usage, count_field, str_field, tool, tool_from_text};
+use super::{
+    ModelCall, Payload, ToolUse, Usage, count_field, function_tools, items, str_field, text_parts,
+    tool_from_text,
+};
 
 /// A Cohere answer, JSON or streamed, in any of its three APIs.
 pub(super) fn chat(payload: &Payload) -> ModelCall {
@@ -115,27 +118,8 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
         v1_tools(o, &mut call);
         // v2 chat JSON.
         if let Some(message) = o.get("message").and_then(Value::as_object) {
-            for part in message
-                .get("content")
-                .and_then(Value::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(Value::as_object)
-            {
-                call.text
-                    .push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
-            }
-            for t in message
-                .get("tool_calls")
-                .and_then(Value::as_array)
-                .unwrap_or(&[])
-                .iter()
-                .filter_map(Value::as_object)
-            {
-                if let Some(f) = t.get("function").and_then(Value::as_object) {
-                    call.tools.push(tool(f, "name", "arguments"));
-                }
-            }
+            call.text.push_str(&text_parts(message, "content"));
+            call.tools.extend(function_tools(message));
         }
         // Generate: the first generation's text.
         if let Some(first) = o
@@ -161,13 +145,7 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
 
 /// Chat v1's `tool_calls`: each a `name` and its `parameters`.
 fn v1_tools(o: &Object<'_>, call: &mut ModelCall) {
-    for t in o
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(Value::as_object)
-    {
+    for t in items(o, "tool_calls") {
         if t.contains_key("parameters") {
             call.tools.push(ToolUse::from_input(
                 &str_field(t, "name").unwrap_or_default(),

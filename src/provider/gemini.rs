@@ -3,7 +3,7 @@
 
 use crate::json::{Object, Str, Value};
 
-use super::{ModelCall, Payload, ToolUse, Usage, count_field, str_field, tool_of};
+use super::{ModelCall, Payload, ToolUse, Usage, count_field, items, str_field, tool_of};
 
 /// A Gemini answer: one `GenerateContentResponse`, or a stream of them (a JSON array, or
 /// server-sent events with `alt=sse`): text parts joined (thoughts left out), function
@@ -23,13 +23,7 @@ pub(super) fn generate_content(payload: &Payload) -> ModelCall {
                 cache_write: None,
             };
         }
-        let candidate = o
-            .get("candidates")
-            .and_then(Value::as_array)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(Value::as_object)
-            .find(|c| count_field(c, "index").unwrap_or(0) == 0);
+        let candidate = items(o, "candidates").find(|c| count_field(c, "index").unwrap_or(0) == 0);
         let Some(candidate) = candidate else { continue };
         if let Some(stop) = gemini_finish(candidate.get("finishReason")) {
             call.stop_reason = Some(stop);

@@ -562,17 +562,7 @@ fn message_summary(message: &Value<'_>) -> String {
         }
         _ => {}
     }
-    for call in o
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(Value::as_object)
-    {
-        if let Some(f) = call.get("function").and_then(Value::as_object) {
-            parts.push(tool(f, "name", "arguments").signature());
-        }
-    }
+    parts.extend(function_tools(o).map(|t| t.signature()));
     if role == "function_call" {
         parts.push(tool(o, "name", "arguments").signature());
     } else if let Some(output) = o.get("output").and_then(Value::as_str) {
@@ -602,6 +592,31 @@ pub(crate) fn tool_of(block: &Object<'_>) -> Option<ToolUse> {
         &str_field(call, "name").unwrap_or_default(),
         call.get("args"),
     ))
+}
+
+/// The objects of the list under `key` in `o` (none when it is missing or no list): the
+/// content blocks, choices, tool calls and parts every provider's answer is made of.
+fn items<'o, 'v>(o: &'o Object<'v>, key: &str) -> impl Iterator<Item = &'o Object<'v>> {
+    o.get(key)
+        .and_then(Value::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(Value::as_object)
+}
+
+/// The tool calls of a message's `tool_calls`, each a `function` with its `name` and
+/// `arguments` (OpenAI chat's, and Ollama's and Cohere v2's that copy it).
+fn function_tools<'o>(message: &'o Object<'_>) -> impl Iterator<Item = ToolUse> + 'o {
+    items(message, "tool_calls")
+        .filter_map(|t| t.get("function").and_then(Value::as_object))
+        .map(|f| tool(f, "name", "arguments"))
+}
+
+/// The text parts of the list under `key` in `o`, joined: each part's `text`.
+fn text_parts(o: &Object<'_>, key: &str) -> String {
+    items(o, key)
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect()
 }
 
 /// A tool call whose arguments are a JSON text (OpenAI's `arguments`): read as the object

@@ -2,7 +2,7 @@
 
 use crate::json::Value;
 
-use super::{ModelCall, Payload, count_field, str_field, tool};
+use super::{ModelCall, Payload, count_field, function_tools, str_field};
 
 /// An Ollama answer: `/api/chat`'s `message` (its `content` and `tool_calls`) or
 /// `/api/generate`'s `response`, `done_reason`, the token counts.
@@ -30,17 +30,7 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
         if let Some(text) = message.get("content").and_then(Value::as_str) {
             call.text.push_str(text);
         }
-        for t in message
-            .get("tool_calls")
-            .and_then(Value::as_array)
-            .unwrap_or(&[])
-            .iter()
-            .filter_map(Value::as_object)
-        {
-            if let Some(function) = t.get("function").and_then(Value::as_object) {
-                call.tools.push(tool(function, "name", "arguments"));
-            }
-        }
+        call.tools.extend(function_tools(message));
     }
     call
 }

@@ -4,7 +4,9 @@
 
 use crate::json::{self, Object, Value};
 
-use super::{ModelCall, Payload, ToolUse, Usage, count_field, str_field, tool, tool_from_text};
+use super::{
+    ModelCall, Payload, ToolUse, Usage, count_field, items, str_field, tool, tool_from_text,
+};
 
 /// OpenAI usage: `prompt_tokens` / `completion_tokens` (chat) or `input_tokens` /
 /// `output_tokens` (responses), cached prompt tokens as cache reads.
@@ -47,12 +49,7 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
     let mut call = ModelCall::default();
     let mut tools: Vec<PartialTool> = Vec::new();
     for o in payload.objects() {
-        if call.model.is_none() {
-            call.model = str_field(o, "model").filter(|m| !m.is_empty());
-        }
-        if let Some(usage) = o.get("usage").and_then(Value::as_object) {
-            call.usage = openai_usage(usage);
-        }
+        model_and_usage(&mut call, o);
         let Some(choice) = choice_of(o) else { continue };
         if let Some(stop) = str_field(choice, "finish_reason") {
             call.stop_reason = Some(stop);
@@ -130,6 +127,16 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
         .map(|t| tool_from_text(&t.name, &t.arguments))
         .collect();
     call
+}
+
+/// A completion chunk's model (the first one named) and usage (the last one given).
+fn model_and_usage(call: &mut ModelCall, o: &Object<'_>) {
+    if call.model.is_none() {
+        call.model = str_field(o, "model").filter(|m| !m.is_empty());
+    }
+    if let Some(usage) = o.get("usage").and_then(Value::as_object) {
+        call.usage = openai_usage(usage);
+    }
 }
 
 /// The first choice of a chat completion (`index` 0, else the first listed): the call's
@@ -270,13 +277,7 @@ fn response_call(o: &Object<'_>) -> ModelCall {
         Some(status) => Some(status.to_owned()),
         None => None,
     };
-    for item in o
-        .get("output")
-        .and_then(Value::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(Value::as_object)
-    {
+    for item in items(o, "output") {
         match str_field(item, "type").as_deref() {
             Some("message") => call.text.push_str(&output_text(item)),
             Some("function_call") => call.tools.push(tool(item, "name", "arguments")),
@@ -327,12 +328,7 @@ fn builtin_tool(kind: &str, item: &Object<'_>) -> Option<ToolUse> {
 pub(super) fn completions(payload: &Payload) -> ModelCall {
     let mut call = ModelCall::default();
     for o in payload.objects() {
-        if call.model.is_none() {
-            call.model = str_field(o, "model").filter(|m| !m.is_empty());
-        }
-        if let Some(usage) = o.get("usage").and_then(Value::as_object) {
-            call.usage = openai_usage(usage);
-        }
+        model_and_usage(&mut call, o);
         let Some(choice) = choice_of(o) else { continue };
         call.text
             .push_str(choice.get("text").and_then(Value::as_str).unwrap_or(""));
