@@ -680,6 +680,7 @@ pub(super) fn summary_call(summary: &dsh::CallSummary) -> ModelCall {
     ModelCall {
         label: String::new(),
         text: summary.text.clone(),
+        thinking: String::new(),
         tools: summary
             .tool_calls
             .iter()

@@ -116,6 +116,13 @@ pub enum Change {
         /// The new text, shortened.
         new: String,
     },
+    /// The thinking differs, the answer does not.
+    Thinking {
+        /// Which call.
+        call: String,
+        /// How alike the two thoughts are, in percent (word-level similarity ratio).
+        similarity: u8,
+    },
     /// The model differs.
     Model {
         /// Which call.
@@ -274,7 +281,7 @@ impl Change {
             | Change::InteractionRemoved { .. }
             | Change::BodyShape { .. }
             | Change::Url { .. } => Verdict::SameBehaviour,
-            Change::Text { .. } => Verdict::Reworded,
+            Change::Text { .. } | Change::Thinking { .. } => Verdict::Reworded,
             Change::Model { .. }
             | Change::Usage { .. }
             | Change::Request { .. }
@@ -297,6 +304,9 @@ impl Change {
             Change::Output { new, .. } if new == NOTHING => "the answer is gone".to_owned(),
             Change::Output { .. } => "an answer where there was none".to_owned(),
             Change::Text { similarity, .. } => format!("text reworded ({similarity}% similar)"),
+            Change::Thinking { similarity, .. } => {
+                format!("thinking reworded ({similarity}% similar)")
+            }
             Change::Model { .. } => "model changed".to_owned(),
             Change::Usage { .. } => "usage changed".to_owned(),
             Change::Request { .. } => "request changed".to_owned(),
@@ -348,6 +358,10 @@ impl Change {
                 call: m(call),
                 old: m(old),
                 new: m(new),
+            },
+            Change::Thinking { call, similarity } => Change::Thinking {
+                call: m(call),
+                similarity,
             },
             Change::Text {
                 call,
@@ -455,6 +469,12 @@ fn plumbing_note(plumbing: bool) -> &'static str {
     }
 }
 
+/// How alike two texts are, in percent: the word-level similarity ratio.
+fn similarity(old: &str, new: &str) -> u8 {
+    let ratio = similar::TextDiff::from_words(old, new).ratio();
+    (ratio * 100.0).floor().clamp(0.0, 100.0) as u8
+}
+
 /// How [`Change::Output`] names a call that answered nothing.
 const NOTHING: &str = "nothing";
 
@@ -496,6 +516,11 @@ impl fmt::Display for Change {
             Change::Output { call, old, new } => {
                 write!(f, "{}answer {old} became {new}", call_prefix(call))
             }
+            Change::Thinking { call, similarity } => write!(
+                f,
+                "{}thinking reworded ({similarity}% similar), the answer the same",
+                call_prefix(call)
+            ),
             Change::OutputShape { call, old, new } => write!(
                 f,
                 "{}structured output shape {} -> {}",
@@ -931,12 +956,21 @@ fn compare_call(
     } else if old.text.split_whitespace().ne(new.text.split_whitespace()) {
         // Text that differs only in whitespace is formatting, not rewording (it read as "0%
         // similar").
-        let ratio = similar::TextDiff::from_words(old.text.as_str(), new.text.as_str()).ratio();
         wording.push(Change::Text {
             call: call.clone(),
-            similarity: (ratio * 100.0).floor().clamp(0.0, 100.0) as u8,
+            similarity: similarity(&old.text, &new.text),
             old: shorten(&old.text, EXCERPT),
             new: shorten(&new.text, EXCERPT),
+        });
+    } else if old
+        .thinking
+        .split_whitespace()
+        .ne(new.thinking.split_whitespace())
+    {
+        // The same answer reached by other thoughts: the model's words changed all the same.
+        wording.push(Change::Thinking {
+            call: call.clone(),
+            similarity: similarity(&old.thinking, &new.thinking),
         });
     }
     if old.model != new.model {

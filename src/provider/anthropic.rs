@@ -45,6 +45,9 @@ pub fn call_from_messages(assistants: &[&Object<'_>]) -> ModelCall {
             };
             match block.get("type").and_then(Value::as_str) {
                 Some("text") => texts.push(str_field(block, "text").unwrap_or_default()),
+                Some("thinking") => call
+                    .thinking
+                    .push_str(&str_field(block, "thinking").unwrap_or_default()),
                 // A tool the server ran (`server_tool_use`: code execution, web search) or
                 // an MCP server's is a tool call as the client's are.
                 Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
@@ -117,7 +120,9 @@ pub fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
                 if let Some(start) = event.get("content_block").and_then(Value::as_object) {
                     let b = &mut blocks[at];
                     b.kind = str_field(start, "type").unwrap_or_default();
-                    b.text = str_field(start, "text").unwrap_or_default();
+                    b.text = str_field(start, "text")
+                        .or_else(|| str_field(start, "thinking"))
+                        .unwrap_or_default();
                     b.name = str_field(start, "name").unwrap_or_default();
                     b.input = start.get("input").cloned().map(Value::into_owned);
                 }
@@ -130,6 +135,11 @@ pub fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
                         Some("text_delta") => {
                             b.text
                                 .push_str(delta.get("text").and_then(Value::as_str).unwrap_or(""));
+                        }
+                        Some("thinking_delta") => {
+                            b.text.push_str(
+                                delta.get("thinking").and_then(Value::as_str).unwrap_or(""),
+                            );
                         }
                         Some("input_json_delta") => b.partial_json.push_str(
                             delta
@@ -160,6 +170,7 @@ pub fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
     for b in blocks {
         match b.kind.as_str() {
             "text" => texts.push(b.text),
+            "thinking" => call.thinking.push_str(&b.text),
             "tool_use" | "server_tool_use" | "mcp_tool_use" => {
                 let parsed = (!b.partial_json.is_empty())
                     .then(|| json::parse(b.partial_json.as_bytes()).ok())

@@ -178,6 +178,10 @@ pub struct ModelCall {
     pub label: String,
     /// The text the model wrote, text blocks joined by blank lines.
     pub text: String,
+    /// What the model thought before it answered, as the API shows it: Anthropic's
+    /// `thinking` blocks, Gemini's thought parts, the summaries of OpenAI's reasoning items.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub thinking: String,
     /// The tool calls, in order.
     pub tools: Vec<ToolUse>,
     /// The stop reason (`end_turn`, `tool_use`, `max_tokens`; dsh: `stop`, `tool-calls`, ...;

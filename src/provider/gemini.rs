@@ -36,6 +36,8 @@ pub(super) fn generate_content(payload: &Payload) -> ModelCall {
             .unwrap_or(&[]);
         for part in parts.iter().filter_map(Value::as_object) {
             if part.get("thought").is_some_and(Value::is_truthy) {
+                call.thinking
+                    .push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
                 continue;
             }
             if let Some(text) = part.get("text").and_then(Value::as_str) {

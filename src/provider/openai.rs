@@ -5,7 +5,8 @@
 use crate::json::{self, Object, Value};
 
 use super::{
-    ModelCall, Payload, ToolUse, Usage, count_field, items, str_field, tool, tool_from_text,
+    ModelCall, Payload, ToolUse, Usage, count_field, items, str_field, text_parts, tool,
+    tool_from_text,
 };
 
 /// OpenAI usage: `prompt_tokens` / `completion_tokens` (chat) or `input_tokens` /
@@ -246,6 +247,7 @@ pub(super) fn responses(payload: &Payload) -> ModelCall {
                 };
                 call.tools.push(tool_from_text(&name, &args));
             }
+            Some("reasoning") => call.thinking.push_str(&text_parts(o, "summary")),
             Some(other) => {
                 if let Some(tool) = builtin_tool(other, o) {
                     call.tools.push(tool);
@@ -282,6 +284,7 @@ fn response_call(o: &Object<'_>) -> ModelCall {
             Some("message") => call.text.push_str(&output_text(item)),
             Some("function_call") => call.tools.push(tool(item, "name", "arguments")),
             Some("custom_tool_call") => call.tools.push(tool(item, "name", "input")),
+            Some("reasoning") => call.thinking.push_str(&text_parts(item, "summary")),
             Some(other) => call.tools.extend(builtin_tool(other, item)),
             None => {}
         }

@@ -639,6 +639,7 @@ pub fn providers(version: Version) -> Scenario {
 /// - Bedrock InvokeModel of Titan: changed, cut at `LENGTH`;
 /// - a Whisper transcription: changed, other words;
 /// - an image generation: again, the request names the model it defaulted to;
+/// - Anthropic with thinking: changed, the same answer after other thoughts;
 /// - again, a trace exported to `/v1/traces/ingest` (telemetry) after the rest.
 fn more_providers(version: Version) -> Vec<Exchange> {
     let changed = version == Version::Changed;
@@ -837,6 +838,34 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
+    // Changed, the same answer after other thoughts.
+    let thought = if changed {
+        "The user wants a greeting; a short one will do."
+    } else {
+        "A greeting is asked for. Keep it short."
+    };
+    let thinking = post(
+        "thinking",
+        "/v1/messages",
+        &[
+            ("x-api-key", "<API_KEY>"),
+            ("anthropic-version", "2023-06-01"),
+        ],
+        json!({"model": "claude-sonnet-4-5", "max_tokens": 2048,
+            "thinking": {"type": "enabled", "budget_tokens": 1024},
+            "messages": [{"role": "user", "content": "Say hello."}]}),
+        json_reply(
+            200,
+            &json!({"id": Ids::new().next("msg_01"), "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929", "content": [
+                    {"type": "thinking", "thinking": thought,
+                        "signature": Ids::new().next("EqQB")},
+                    {"type": "text", "text": "Hello!"}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 12, "output_tokens": 30}}),
+        ),
+    );
+
     let mut out = vec![
         azure,
         cohere,
@@ -847,6 +876,7 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         titan,
         whisper,
         images,
+        thinking,
     ];
     if again {
         out.push(post(
