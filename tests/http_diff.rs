@@ -294,7 +294,7 @@ fn every_provider_rerecorded(recorder: Recorder) {
     );
     assert_eq!(
         shown[1],
-        "interaction added: #20 POST /v1/traces/ingest -> 204 (authentication or telemetry: not what the agent did)"
+        "interaction added: #21 POST /v1/traces/ingest -> 204 (authentication or telemetry: not what the agent did)"
     );
     assert_eq!(found[1]["plumbing"], true);
     let found = &found[2..];
@@ -355,6 +355,7 @@ fn every_provider_rerecorded(recorder: Recorder) {
         "#17 POST /v1/audio/transcriptions: text reworded (62% similar): \"Concecia, and it's in Noring.\" -> \"Concierge, and it's ignoring.\"",
         // The same answer after other thoughts: the model's words changed.
         "#19 POST /v1/messages: thinking reworded (41% similar), the answer the same",
+        "#20 POST /chat/completions: thinking reworded (46% similar), the answer the same",
     ] {
         assert!(
             shown.iter().any(|m| m == expected),
@@ -369,7 +370,7 @@ fn every_provider_rerecorded(recorder: Recorder) {
             .any(|c| c["what"] == "body_shape" && c["plumbing"] == true),
         "{shown:#?}"
     );
-    assert_eq!(shown.len(), 21, "{shown:#?}");
+    assert_eq!(shown.len(), 22, "{shown:#?}");
     t.vcr(&["diff", "first", "changed", "--fail-on", "behaviour"])
         .code(1);
 

@@ -179,7 +179,8 @@ pub struct ModelCall {
     /// The text the model wrote, text blocks joined by blank lines.
     pub text: String,
     /// What the model thought before it answered, as the API shows it: Anthropic's
-    /// `thinking` blocks, Gemini's thought parts, the summaries of OpenAI's reasoning items.
+    /// `thinking` blocks, Gemini's thought parts, the summaries of OpenAI's reasoning items,
+    /// DeepSeek's `reasoning_content`.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub thinking: String,
     /// The tool calls, in order.

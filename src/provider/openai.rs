@@ -63,6 +63,14 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
             continue;
         };
         call.text.push_str(&content_text(message.get("content")));
+        // DeepSeek's (and OpenRouter's) reasoning beside the answer.
+        if let Some(reasoning) = message
+            .get("reasoning_content")
+            .or_else(|| message.get("reasoning"))
+            .and_then(Value::as_str)
+        {
+            call.thinking.push_str(reasoning);
+        }
         if let Some(refusal) = message.get("refusal").and_then(Value::as_str) {
             call.text.push_str(refusal);
         }

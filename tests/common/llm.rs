@@ -639,7 +639,8 @@ pub fn providers(version: Version) -> Scenario {
 /// - Bedrock InvokeModel of Titan: changed, cut at `LENGTH`;
 /// - a Whisper transcription: changed, other words;
 /// - an image generation: again, the request names the model it defaulted to;
-/// - Anthropic with thinking: changed, the same answer after other thoughts;
+/// - Anthropic with thinking, and DeepSeek's reasoner: changed, the same answers after other
+///   thoughts;
 /// - again, a trace exported to `/v1/traces/ingest` (telemetry) after the rest.
 fn more_providers(version: Version) -> Vec<Exchange> {
     let changed = version == Version::Changed;
@@ -866,6 +867,25 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
+    let reasoning = if changed {
+        "Paris in spring: mild. Answer briefly."
+    } else {
+        "The user asks about Paris weather; answer briefly."
+    };
+    let deepseek = post(
+        "deepseek",
+        "/chat/completions",
+        &[("Authorization", "Bearer DEEPSEEK_API_KEY")],
+        json!({"model": "deepseek-reasoner", "messages": [question]}),
+        json_reply(
+            200,
+            &json!({"id": Ids::new().next(""), "object": "chat.completion",
+                "model": "deepseek-reasoner", "choices": [{"index": 0, "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": "Mild and sunny.",
+                        "reasoning_content": reasoning}}]}),
+        ),
+    );
+
     let mut out = vec![
         azure,
         cohere,
@@ -877,6 +897,7 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         whisper,
         images,
         thinking,
+        deepseek,
     ];
     if again {
         out.push(post(
