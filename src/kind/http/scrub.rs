@@ -1196,7 +1196,6 @@ impl<'t> Doc<'t> {
         let source = self.text.get(start..end)?;
         let mut edits: Vec<Edit> = Vec::new();
         let mut rules: Vec<String> = Vec::new();
-        let mut new_len = value.len();
         for sub in subs {
             let in_value = memchr::memmem::find_iter(value.as_bytes(), sub.old.as_bytes()).count();
             if in_value == 0 {
@@ -1219,7 +1218,6 @@ impl<'t> Doc<'t> {
                 end: start + at + sub.old.len(),
                 text: sub.new.clone(),
             }));
-            new_len = new_len - in_value * sub.old.len() + in_value * sub.new.len();
             if !rules.contains(&sub.rule) {
                 rules.push(sub.rule.clone());
             }
@@ -1228,6 +1226,11 @@ impl<'t> Doc<'t> {
         if edits.is_empty() || edits.windows(2).any(|w| w[0].end > w[1].start) {
             return None;
         }
+        // Counted from the edits, which overlap nowhere: two values that overlapped in the
+        // body (`abc` and `bcd` in `abcd`) are refused above, not counted twice.
+        let removed: usize = edits.iter().map(|e| e.end - e.start).sum();
+        let added: usize = edits.iter().map(|e| e.text.len()).sum();
+        let new_len = (value.len() + added).checked_sub(removed)?;
         Some((edits, rules, new_len))
     }
 
@@ -2040,6 +2043,62 @@ fn json_escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key written as it is is edited where it stands, each place it stands; values that
+    /// overlap in the body, or a value a line fold hides, leave the scalar to be written
+    /// again (regression: overlapping values made the new length wrap around).
+    #[test]
+    fn verbatim_edits_are_exact_or_refused() {
+        let text = "a: 'key=abcd and\n  abcd'\nb: \"x=ab\\\n  cd\"\nc: abcd\n";
+        let root = crate::doc::yaml::parse(text).unwrap();
+        let doc = Doc {
+            text,
+            dialect: Dialect::PyYaml,
+            raw: false,
+            facts: edit::Facts::of(text),
+            scalars: BTreeMap::new(),
+            lengths: BTreeMap::new(),
+        };
+        let inside = |old: &str, new: &str| Sub {
+            old: old.to_owned(),
+            new: new.to_owned(),
+            how: How::Inside,
+            rule: "test".to_owned(),
+        };
+        let a = root.get("a").unwrap();
+        let value = a.as_str().unwrap();
+        assert_eq!(value, "key=abcd and abcd");
+        let (edits, rules, new_len) = doc
+            .verbatim_edits(a, value, &[inside("abcd", "REDACTED_X")])
+            .unwrap();
+        assert_eq!(edits.len(), 2);
+        assert!(edits.iter().all(|e| &text[e.start..e.end] == "abcd"));
+        assert_eq!(rules, ["test"]);
+        assert_eq!(new_len, value.len() + 2 * ("REDACTED_X".len() - 4));
+        // `abc` and `bcd` overlap in `abcd`.
+        let c = root.get("c").unwrap();
+        assert!(
+            doc.verbatim_edits(c, "abcd", &[inside("abc", "X"), inside("bcd", "Y")])
+                .is_none()
+        );
+        // Not a value of letters and digits, or not replaced inside.
+        assert!(
+            doc.verbatim_edits(a, value, &[inside("d and", "X")])
+                .is_none()
+        );
+        let whole = Sub {
+            how: How::Whole,
+            ..inside("abcd", "X")
+        };
+        assert!(doc.verbatim_edits(a, value, &[whole]).is_none());
+        // An escaped line break joins `ab` and `cd`: the file does not write `abcd`.
+        let b = root.get("b").unwrap();
+        assert_eq!(b.as_str(), Some("x=abcd"));
+        assert!(
+            doc.verbatim_edits(b, "x=abcd", &[inside("abcd", "X")])
+                .is_none()
+        );
+    }
 
     #[test]
     fn placeholders_are_one_per_name_and_known_to_verify() {
