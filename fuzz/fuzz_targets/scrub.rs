@@ -241,7 +241,13 @@ fuzz_target!(|data: &[u8]| {
         cassette.interactions.len(),
         "{new}"
     );
-    for key in &planted {
+    // A key the judge reads as a placeholder (the input can spell `xxx` or `EXAMPLE` into
+    // one) is not a leak, and rightly stays.
+    let scanner = vcr::lint::Scanner::new(&[]);
+    for key in planted
+        .iter()
+        .filter(|k| !scanner.scan(k.as_bytes()).is_empty())
+    {
         assert!(!new.contains(key.as_str()), "{key} is still in\n{new}");
     }
     // Every Content-Length that gave its body's length still does.
