@@ -1147,6 +1147,13 @@ impl Project {
             None
         };
         let python = python && file_type.is_file() && path.extension().is_some_and(|e| e == "py");
+        // A cassette holds its own path: the walk's list of every file met (the largest thing
+        // a whole-tree selection builds, issue 25) does not hold it twice.
+        let path = if matches!(globbed, Some(Globbed::Cassette(_))) && !dsh && !python {
+            PathBuf::new()
+        } else {
+            path
+        };
         (dsh || fixture || globbed.is_some() || python).then_some(MetFile {
             path,
             what: Met::File {
@@ -1174,7 +1181,11 @@ impl Project {
                         globbed,
                         ..
                     },
-            } => (dsh || fixture || matches!(globbed, Some(Globbed::Cassette(_)))).then_some(path),
+            } => match globbed {
+                // The cassette holds the path (see `meet`).
+                Some(Globbed::Cassette(cassette)) => Some(cassette.path),
+                _ => (dsh || fixture).then_some(path),
+            },
             MetFile { .. } => None,
         };
         would.map(|path| MetFile {
@@ -1235,6 +1246,7 @@ type ListedScenario = (Scenario, Vec<Cassette>);
 
 /// A file (or link) `discover`'s walk met, and what it is.
 struct MetFile {
+    /// The file; empty for a cassette that is nothing else, whose [`Cassette`] holds it.
     path: PathBuf,
     what: Met,
 }
