@@ -227,15 +227,18 @@ impl Reindent {
             }
             at = start;
         }
-        self.scalars += 1;
         let changed = !new.is_empty();
-        self.inserts.extend(new);
-        self.inserts.sort_unstable();
+        self.insert(new);
         changed
     }
-}
 
-impl Reindent {
+    /// Takes the spaces one scalar's lines get, `(offset in the original text, how many)`.
+    fn insert(&mut self, new: Vec<(usize, usize)>) {
+        self.scalars += 1;
+        self.inserts.extend(new);
+        self.inserts.sort_unstable();
+    }
+
     /// Indents the line of the quoted scalar continuation at `tab` (an offset in `source`)
     /// that starts with tabs, and the lines that follow it starting with tabs, by one space
     /// more than the last line before them that does not; whether anything changed.
@@ -272,9 +275,7 @@ impl Reindent {
                 None => break,
             }
         }
-        self.scalars += 1;
-        self.inserts.extend(new);
-        self.inserts.sort_unstable();
+        self.insert(new);
         true
     }
 }

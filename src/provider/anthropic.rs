@@ -4,11 +4,11 @@
 
 use crate::json::{self, Object, Value};
 
-use super::{ModelCall, Payload, ToolUse, Usage, count_field, str_field};
+use super::{ModelCall, Payload, ToolUse, Usage, count_field, index_key, str_field};
 
 /// An Anthropic message, JSON or streamed (the existing readers of Claude Code's
 /// assistant items and stream events).
-pub(super) fn messages(payload: &Payload) -> ModelCall {
+pub(super) fn messages(payload: &Payload<'_>) -> ModelCall {
     let objects = payload.objects();
     match payload {
         Payload::Events(_) => call_from_stream(&objects),
@@ -90,10 +90,7 @@ pub fn call_from_stream(events: &[&Object<'_>]) -> ModelCall {
     let mut call = ModelCall::default();
     let mut blocks: Vec<StreamBlock> = Vec::new();
     for event in events {
-        let index = event
-            .get("index")
-            .map(|v| String::from_utf8_lossy(&json::to_compact(v)).into_owned())
-            .unwrap_or_default();
+        let index = index_key(event, "index");
         let block_at = |blocks: &mut Vec<StreamBlock>| -> usize {
             match blocks.iter().position(|b| b.index == index) {
                 Some(at) => at,

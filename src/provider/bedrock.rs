@@ -6,11 +6,14 @@
 
 use crate::json::{self, Object, Str, Value};
 
-use super::{ModelCall, Payload, Usage, count_field, str_field, text_parts, tool, tool_from_text};
+use super::{
+    ModelCall, Payload, Usage, count_field, index_key, items, object_at, str_field, text_parts,
+    tool, tool_from_text,
+};
 
 /// A Bedrock Converse answer: `output.message.content` (`text` and `toolUse` blocks),
 /// `stopReason`, `usage`.
-pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
+pub(super) fn converse(payload: &Payload<'_>, path: &str) -> ModelCall {
     let mut call = ModelCall {
         // Bedrock names the model in the URL only.
         model: super::model_in_path(path),
@@ -27,15 +30,8 @@ pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
     if let Some(usage) = o.get("usage").and_then(Value::as_object) {
         call.usage = usage_of(usage);
     }
-    let content = o
-        .get("output")
-        .and_then(Value::as_object)
-        .and_then(|out| out.get("message"))
-        .and_then(Value::as_object)
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_array)
-        .unwrap_or(&[]);
-    for block in content.iter().filter_map(Value::as_object) {
+    let message = object_at(o, &["output", "message"]);
+    for block in message.into_iter().flat_map(|m| items(m, "content")) {
         if let Some(text) = block.get("text").and_then(Value::as_str) {
             call.text.push_str(text);
         } else if let Some(cited) = block.get("citationsContent").and_then(Value::as_object) {
@@ -52,7 +48,7 @@ pub(super) fn converse(payload: &Payload, path: &str) -> ModelCall {
 /// `outputText` and `completionReason`; streamed, each chunk's `outputText`), Nova (the
 /// Converse shape), Llama (`generation`, `stop_reason`), Mistral (`outputs[]` with `text`
 /// and `stop_reason`), Cohere (`generations[]`, `finish_reason`).
-pub(super) fn invoke(payload: &Payload) -> ModelCall {
+pub(super) fn invoke(payload: &Payload<'_>) -> ModelCall {
     let objects = payload.objects();
     if let [o] = objects.as_slice()
         && o.contains_key("output")
@@ -128,10 +124,7 @@ fn stream(events: &[Value<'static>], call: &mut ModelCall) {
         let Some(data) = data.as_object() else {
             continue;
         };
-        let index = data
-            .get("contentBlockIndex")
-            .map(|v| String::from_utf8_lossy(&json::to_compact(v)).into_owned())
-            .unwrap_or_default();
+        let index = index_key(data, "contentBlockIndex");
         let at = |blocks: &mut Vec<Block>| match blocks.iter().position(|b| b.index == index) {
             Some(at) => at,
             None => {
@@ -145,12 +138,8 @@ fn stream(events: &[Value<'static>], call: &mut ModelCall) {
         };
         match kind.as_str() {
             "contentBlockStart" => {
-                let name = data
-                    .get("start")
-                    .and_then(Value::as_object)
-                    .and_then(|s| s.get("toolUse"))
-                    .and_then(Value::as_object)
-                    .and_then(|t| str_field(t, "name"));
+                let name =
+                    object_at(data, &["start", "toolUse"]).and_then(|t| str_field(t, "name"));
                 let at = at(&mut blocks);
                 blocks[at].tool = name;
             }

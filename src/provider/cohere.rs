@@ -3,15 +3,15 @@
 //! parts and `tool_calls` as OpenAI's; streamed as `content-delta`, `tool-call-*` and
 //! `message-end` events) and generate (`/v1/generate`: `generations`).
 
-use crate::json::{self, Object, Value};
+use crate::json::{Object, Value};
 
 use super::{
-    ModelCall, Payload, ToolUse, Usage, count_field, function_tools, items, str_field, text_parts,
-    tool_from_text,
+    ModelCall, Payload, ToolUse, Usage, count_field, function_tools, index_key, items, object_at,
+    str_field, text_parts, tool_from_text,
 };
 
 /// A Cohere answer, JSON or streamed, in any of its three APIs.
-pub(super) fn chat(payload: &Payload) -> ModelCall {
+pub(super) fn chat(payload: &Payload<'_>) -> ModelCall {
     let mut call = ModelCall::default();
     // v2 tool calls arrive in pieces, by `index`: (index, name, arguments).
     let mut pieces: Vec<(String, String, String)> = Vec::new();
@@ -56,32 +56,15 @@ pub(super) fn chat(payload: &Payload) -> ModelCall {
             }
             // v2 stream.
             Some("content-delta") => {
-                let text = o
-                    .get("delta")
-                    .and_then(Value::as_object)
-                    .and_then(|d| d.get("message"))
-                    .and_then(Value::as_object)
-                    .and_then(|m| m.get("content"))
-                    .and_then(Value::as_object)
+                let text = object_at(o, &["delta", "message", "content"])
                     .and_then(|c| c.get("text"))
                     .and_then(Value::as_str);
                 call.text.push_str(text.unwrap_or(""));
                 continue;
             }
             Some("tool-call-start" | "tool-call-delta") => {
-                let index = o
-                    .get("index")
-                    .map(|v| String::from_utf8_lossy(&json::to_compact(v)).into_owned())
-                    .unwrap_or_default();
-                let function = o
-                    .get("delta")
-                    .and_then(Value::as_object)
-                    .and_then(|d| d.get("message"))
-                    .and_then(Value::as_object)
-                    .and_then(|m| m.get("tool_calls"))
-                    .and_then(Value::as_object)
-                    .and_then(|t| t.get("function"))
-                    .and_then(Value::as_object);
+                let index = index_key(o, "index");
+                let function = object_at(o, &["delta", "message", "tool_calls", "function"]);
                 let at = match pieces.iter().position(|p| p.0 == index) {
                     Some(at) => at,
                     None => {

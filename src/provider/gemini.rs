@@ -3,13 +3,15 @@
 
 use crate::json::{Object, Str, Value};
 
-use super::{ModelCall, Payload, ToolUse, Usage, count_field, items, str_field, tool_of};
+use super::{
+    ModelCall, Payload, ToolUse, Usage, count_field, items, object_at, str_field, tool_of,
+};
 
 /// A Gemini answer: one `GenerateContentResponse`, or a stream of them (a JSON array, or
 /// server-sent events with `alt=sse`): text parts joined (thoughts left out), function
 /// calls in order, code the server ran and the searches that grounded the answer as tool
 /// calls, the last finish reason and usage.
-pub(super) fn generate_content(payload: &Payload) -> ModelCall {
+pub(super) fn generate_content(payload: &Payload<'_>) -> ModelCall {
     let mut call = ModelCall::default();
     for o in payload.objects() {
         if let Some(model) = str_field(o, "modelVersion") {
@@ -28,13 +30,8 @@ pub(super) fn generate_content(payload: &Payload) -> ModelCall {
         if let Some(stop) = gemini_finish(candidate.get("finishReason")) {
             call.stop_reason = Some(stop);
         }
-        let parts = candidate
-            .get("content")
-            .and_then(Value::as_object)
-            .and_then(|c| c.get("parts"))
-            .and_then(Value::as_array)
-            .unwrap_or(&[]);
-        for part in parts.iter().filter_map(Value::as_object) {
+        let content = object_at(candidate, &["content"]);
+        for part in content.into_iter().flat_map(|c| items(c, "parts")) {
             if part.get("thought").is_some_and(Value::is_truthy) {
                 call.thinking
                     .push_str(part.get("text").and_then(Value::as_str).unwrap_or(""));
@@ -52,9 +49,7 @@ pub(super) fn generate_content(payload: &Payload) -> ModelCall {
         }
         // The searches the Google Search tool ran to ground the answer: tool calls, as
         // OpenAI's `web_search_call` is.
-        for query in candidate
-            .get("groundingMetadata")
-            .and_then(Value::as_object)
+        for query in object_at(candidate, &["groundingMetadata"])
             .and_then(|g| g.get("webSearchQueries"))
             .and_then(Value::as_array)
             .unwrap_or(&[])

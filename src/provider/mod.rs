@@ -61,7 +61,7 @@ pub fn read(
     method: &str,
     path: &str,
     request: Option<&Value<'_>>,
-    payload: &Payload,
+    payload: &Payload<'_>,
     status: Option<u16>,
 ) -> Option<Read> {
     let provider = detect(method, path, request, payload)?;
@@ -181,11 +181,11 @@ pub fn json_value(node: &Node) -> Value<'static> {
 
 /// What a response body holds for the parsers: one JSON document, or the JSON data of a
 /// stream's events (`[DONE]` and other text left out).
-pub enum Payload {
+pub enum Payload<'d> {
     /// No JSON: an empty body, a form, bytes.
     None,
-    /// Text that is no JSON (a transcription asked for as `text`).
-    Text(String),
+    /// Text that is no JSON (a transcription asked for as `text`), as the body holds it.
+    Text(&'d str),
     /// One JSON document.
     Json(Value<'static>),
     /// The JSON data of each event of a stream: server-sent events, JSON lines (Ollama), an
@@ -194,19 +194,17 @@ pub enum Payload {
     Events(Vec<Value<'static>>),
 }
 
-impl Payload {
+impl<'d> Payload<'d> {
     /// The payload of a body: `decoded` as the client saw it, `bytes` as stored (what a
     /// binary AWS event stream is read from).
-    pub fn of(decoded: &Decoded, bytes: &[u8]) -> Payload {
+    pub fn of(decoded: &'d Decoded, bytes: &[u8]) -> Payload<'d> {
         if matches!(decoded.content, Content::Text(_) | Content::Binary(_))
             && let Some(events) = bedrock::event_stream(bytes)
         {
             return Payload::Events(events);
         }
         match &decoded.content {
-            Content::Text(text) => {
-                json_lines(text).map_or_else(|| Payload::Text(text.clone()), Payload::Events)
-            }
+            Content::Text(text) => json_lines(text).map_or(Payload::Text(text), Payload::Events),
             Content::Json(node) => Payload::Json(json_value(node)),
             Content::Sse(events) => Payload::Events(
                 events
@@ -303,7 +301,7 @@ pub fn operation(path: &str) -> String {
 
 /// `error 429 rate_limit_error`: an API error in the provider's words (OpenAI's and
 /// Anthropic's `error.type` or `error.code`, Gemini's `error.status`).
-pub fn error_word(status: u16, payload: &Payload) -> String {
+pub fn error_word(status: u16, payload: &Payload<'_>) -> String {
     let kind = payload.objects().first().and_then(|o| {
         let error = o.get("error")?.as_object()?;
         ["type", "status", "code"]
@@ -323,7 +321,7 @@ pub fn detect(
     method: &str,
     path: &str,
     request: Option<&Value<'_>>,
-    payload: &Payload,
+    payload: &Payload<'_>,
 ) -> Option<Provider> {
     if method != "POST" {
         return None;
@@ -602,6 +600,20 @@ fn items<'o, 'v>(o: &'o Object<'v>, key: &str) -> impl Iterator<Item = &'o Objec
         .unwrap_or(&[])
         .iter()
         .filter_map(Value::as_object)
+}
+
+/// The object at `keys` under `o`, a key a level (`["output", "message"]`): where the
+/// providers nest an answer's parts.
+fn object_at<'o, 'v>(o: &'o Object<'v>, keys: &[&str]) -> Option<&'o Object<'v>> {
+    keys.iter().try_fold(o, |o, key| o.get(key)?.as_object())
+}
+
+/// The value of `key` as compact JSON (`0`, `"a"`), empty when there is none: what names the
+/// part of a streamed answer a delta adds to.
+fn index_key(o: &Object<'_>, key: &str) -> String {
+    o.get(key)
+        .map(|v| String::from_utf8_lossy(&json::to_compact(v)).into_owned())
+        .unwrap_or_default()
 }
 
 /// The tool calls of a message's `tool_calls`, each a `function` with its `name` and

@@ -6,7 +6,7 @@ use super::{ModelCall, Payload, count_field, function_tools, str_field};
 
 /// An Ollama answer: `/api/chat`'s `message` (its `content` and `tool_calls`) or
 /// `/api/generate`'s `response`, `done_reason`, the token counts.
-pub(super) fn chat(payload: &Payload) -> ModelCall {
+pub(super) fn chat(payload: &Payload<'_>) -> ModelCall {
     let mut call = ModelCall::default();
     for o in payload.objects() {
         if let Some(model) = str_field(o, "model") {

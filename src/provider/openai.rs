@@ -5,7 +5,7 @@
 use crate::json::{self, Object, Value};
 
 use super::{
-    ModelCall, Payload, ToolUse, Usage, count_field, items, str_field, text_parts, tool,
+    ModelCall, Payload, ToolUse, Usage, count_field, index_key, items, str_field, text_parts, tool,
     tool_from_text,
 };
 
@@ -46,7 +46,7 @@ struct PartialTool {
 
 /// An OpenAI chat completion, JSON or streamed (`chat.completion.chunk` deltas; tool call
 /// deltas assembled by their `index`).
-pub(super) fn chat(payload: &Payload) -> ModelCall {
+pub(super) fn chat(payload: &Payload<'_>) -> ModelCall {
     let mut call = ModelCall::default();
     let mut tools: Vec<PartialTool> = Vec::new();
     for o in payload.objects() {
@@ -160,7 +160,7 @@ fn choice_of<'a>(o: &'a Object<'_>) -> Option<&'a Object<'a>> {
 
 /// A response of the OpenAI responses API, JSON or streamed (`response.*` events: the
 /// final `response.completed` when it was recorded, else the output items and deltas).
-pub(super) fn responses(payload: &Payload) -> ModelCall {
+pub(super) fn responses(payload: &Payload<'_>) -> ModelCall {
     let objects = payload.objects();
     if let Payload::Json(value) = payload
         && let Some(o) = value.as_object()
@@ -194,10 +194,7 @@ pub(super) fn responses(payload: &Payload) -> ModelCall {
         None => list.push((index, text.to_owned())),
     };
     for e in &objects {
-        let index = e
-            .get("output_index")
-            .map(|v| String::from_utf8_lossy(&json::to_compact(v)).into_owned())
-            .unwrap_or_default();
+        let index = index_key(e, "output_index");
         match e.get("type").and_then(Value::as_str) {
             Some("response.created" | "response.in_progress") => {
                 if let Some(r) = e.get("response").and_then(Value::as_object) {
@@ -336,7 +333,7 @@ fn builtin_tool(kind: &str, item: &Object<'_>) -> Option<ToolUse> {
 
 /// A legacy completion (`/v1/completions`), JSON or streamed (`text_completion` chunks): the
 /// first choice's text, its finish reason, the usage.
-pub(super) fn completions(payload: &Payload) -> ModelCall {
+pub(super) fn completions(payload: &Payload<'_>) -> ModelCall {
     let mut call = ModelCall::default();
     for o in payload.objects() {
         model_and_usage(&mut call, o);
@@ -352,9 +349,9 @@ pub(super) fn completions(payload: &Payload) -> ModelCall {
 
 /// A transcription or translation (`/audio/transcriptions`): its `text` (JSON, verbose JSON)
 /// or the body itself (`response_format=text`).
-pub(super) fn transcription(payload: &Payload) -> ModelCall {
+pub(super) fn transcription(payload: &Payload<'_>) -> ModelCall {
     let text = match payload {
-        Payload::Text(text) => text.clone(),
+        Payload::Text(text) => (*text).to_owned(),
         _ => payload
             .objects()
             .first()
