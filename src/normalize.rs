@@ -94,7 +94,7 @@ impl FileResult {
 struct HttpResult {
     /// Whether the file is an HTTP cassette at all.
     read: bool,
-    replaced: Vec<(Position, scrub::Replaced)>,
+    replaced: Vec<scrub::Replaced>,
     interference: Vec<scrub::Interference>,
 }
 
@@ -166,11 +166,11 @@ pub fn run(
             }
             if let Some(http) = &result.http {
                 summary.replaced += http.replaced.len();
-                for (at, replaced) in &http.replaced {
+                for replaced in &http.replaced {
                     report.report(&Event::Scrubbed {
                         path: &cassette.rel,
-                        line: at.line,
-                        column: at.column,
+                        line: replaced.at.line,
+                        column: replaced.at.column,
                         pointer: &replaced.path,
                         rule: &replaced.rule,
                         written: result.written,
@@ -250,17 +250,23 @@ fn normalize_one(
     result.stale = canonical
         .name
         .filter(|name| Some(name.as_str()) != file_name);
-    let masker = masker.map(|scanner| Mask {
-        scanner,
-        values: &[],
+    if canonical.bytes == bytes {
+        return result;
+    }
+    let diff = masker.map(|scanner| {
+        let masker = Mask {
+            scanner,
+            values: &[],
+        };
+        masker.apply(&unified_diff(&cassette.rel, &bytes, &canonical.bytes))
     });
     write_changed(
         cassette,
         store,
         options,
-        masker,
-        &bytes,
+        ContentHash::of(&bytes),
         &canonical.bytes,
+        diff,
         &mut result,
     );
     result
@@ -453,28 +459,25 @@ fn canonical_lines(
     Ok(Ok(()))
 }
 
-/// Compares, diffs and (unless checking) writes the new contents of a file.
+/// Records a file as changed, with its diff when asked, and (unless checking) writes its new
+/// contents, only over the bytes it was read with (`read`).
 fn write_changed(
     cassette: &Cassette,
     store: &Store,
     options: Options,
-    masker: Option<Mask<'_>>,
-    old: &[u8],
+    read: ContentHash,
     new: &[u8],
+    diff: Option<String>,
     result: &mut FileResult,
 ) {
-    if new == old {
-        return;
-    }
     result.changed = true;
-    if let Some(masker) = masker {
-        let diff = masker.apply(&unified_diff(&cassette.rel, old, new));
+    if let Some(diff) = diff {
         // A HAR's sidecars' diffs, when there are, come after it.
         let sidecars = result.diff.take().unwrap_or_default();
         result.diff = Some(diff + &sidecars);
     }
     if !options.check {
-        match store.replace_file(&cassette.path, new, ContentHash::of(old)) {
+        match store.replace_file(&cassette.path, new, read) {
             Ok(()) => result.written = true,
             Err(StoreError::Changed { .. }) => result.changed_meanwhile = true,
             Err(e) => result.error = Some(FileProblem::io(&error_chain(&e))),
@@ -538,8 +541,11 @@ fn scrub_one(
             return result;
         }
     };
-    let text = http::decompressed(&bytes);
-    if matches!(text, std::borrow::Cow::Borrowed(_))
+    let inflated = match http::decompressed(&bytes) {
+        std::borrow::Cow::Owned(inflated) => Some(inflated),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    if inflated.is_none()
         && let Some((_, why)) = http::inflate_problem(&bytes)
     {
         // Never rewrite what cannot be read whole.
@@ -555,10 +561,14 @@ fn scrub_one(
         });
         return result;
     }
-    // Whether the file is gzip: `http::read` is given the inflated text, so its own
-    // `compressed` is false; a compressed file is written back compressed (a `.httprr.gz`
-    // written as plain text under its name is one Go's httprr cannot open).
-    let compressed = matches!(text, std::borrow::Cow::Owned(_));
+    // The text is taken by the scrub, which lets it go before it reads its result back (a
+    // 500 MB body was held three times over, issue 25); a gzip file keeps its compressed
+    // bytes, and is written back compressed (a `.httprr.gz` written as plain text under its
+    // name is one Go's httprr cannot open).
+    let (text, compressed) = match inflated {
+        Some(text) => (text, Some(bytes)),
+        None => (bytes, None),
+    };
     let rel = cassette.rel.as_str();
     let reported = |leak: &crate::lint::http::HttpLeak| http.checks.reports_leak(rel, leak);
     let scrubber = scrub::Scrubber {
@@ -568,6 +578,9 @@ fn scrub_one(
         user_rules: http.user_rules,
         reported: &reported,
     };
+    // What `--diff` masks beside the scan's hits: the secrets the cassette's structure shows,
+    // found in the cassette read whole before it is scrubbed (else in the file read again).
+    let mut values = None;
     // A HAR large enough to be read in windows is scrubbed so, never built whole (issue 25);
     // anything else, or one that does not read so, is read whole.
     let scrubbed = match scrubber.scrub_windows(&text, &|format| http.checks.match_on(rel, format))
@@ -575,9 +588,11 @@ fn scrub_one(
         Ok(Some(scrubbed)) => Ok(scrubbed),
         Err(e) => Err(e),
         Ok(None) => match read_whole(cassette, &text, &mut result) {
-            Some(read) => {
+            Some((read, document)) => {
                 let match_on = http.checks.match_on(rel, read.format);
-                scrubber.scrub(read, &text, &match_on)
+                values = masker
+                    .map(|scanner| crate::lint::http::secret_values_of(&read, &text, scanner));
+                scrubber.scrub(read, document, std::borrow::Cow::Owned(text), &match_on)
             }
             None => return result,
         },
@@ -586,16 +601,6 @@ fn scrub_one(
         read: true,
         ..HttpResult::default()
     };
-    let values = match (&scrubbed, masker) {
-        (Ok(s), Some(_)) if s.text.is_some() || !s.sidecars.is_empty() => {
-            crate::lint::http::secret_values(&cassette.path, &text, http.checks.scanner())
-        }
-        _ => Vec::new(),
-    };
-    let masker = masker.map(|scanner| Mask {
-        scanner,
-        values: &values,
-    });
     let scrubbed = match scrubbed {
         Ok(scrubbed) => scrubbed,
         Err(e) => {
@@ -609,16 +614,7 @@ fn scrub_one(
             return result;
         }
     };
-    outcome.replaced = scrubbed
-        .replaced
-        .into_iter()
-        // In offset order, located incrementally: counting lines from the start for each
-        // value made a scrub of many credentials quadratic (issue 25).
-        .map({
-            let mut locator = crate::lint::Locator::new(&text);
-            move |r| (locator.locate(r.offset), r)
-        })
-        .collect();
+    outcome.replaced = scrubbed.replaced;
     outcome.interference = scrubbed.interference;
     result.http = Some(outcome);
     if !scrubbed.remaining.is_empty() {
@@ -632,6 +628,29 @@ fn scrub_one(
             ),
         });
     }
+    let Some(read) = compressed.as_deref().map(ContentHash::of).or(scrubbed.read) else {
+        return result;
+    };
+    // `--diff` shows the file as it was: read again (the scrub let go of it), and masked by
+    // the values its structure judged secrets too.
+    let old = match masker {
+        Some(scanner) if scrubbed.text.is_some() || !scrubbed.sidecars.is_empty() => {
+            match read_again(cassette, read, &mut result) {
+                Some(old) => {
+                    let values = values.take().unwrap_or_else(|| {
+                        let text = http::decompressed(&old);
+                        crate::lint::http::secret_values(&cassette.path, &text, scanner)
+                    });
+                    Some((old, scanner, values))
+                }
+                None => return result,
+            }
+        }
+        _ => None,
+    };
+    let masker = old
+        .as_ref()
+        .map(|(_, scanner, values)| Mask { scanner, values });
     if !scrubbed.sidecars.is_empty() {
         write_sidecars(
             cassette,
@@ -646,10 +665,10 @@ fn scrub_one(
             return result;
         }
     }
-    let Some(scrubbed_text) = scrubbed.text.filter(|new| new.as_slice() != text.as_ref()) else {
+    let Some(scrubbed_text) = scrubbed.text else {
         return result;
     };
-    let new = if compressed {
+    let new = if compressed.is_some() {
         match http::compress(&scrubbed_text) {
             Ok(gz) => gz,
             Err(e) => {
@@ -660,11 +679,33 @@ fn scrub_one(
     } else {
         scrubbed_text
     };
-    write_changed(cassette, store, options, masker, &bytes, &new, &mut result);
+    let diff = match (masker, &old) {
+        (Some(masker), Some((old, ..))) => Some(masker.apply(&unified_diff(rel, old, &new))),
+        _ => None,
+    };
+    write_changed(cassette, store, options, read, &new, diff, &mut result);
     result
 }
 
-/// The HTTP cassette in `text` (the file of `cassette`, decompressed), read whole; `None`
+/// The file a scrub read, read again for `--diff`; `None` (with `result` saying so) when it
+/// no longer holds what the scrub read, or cannot be read.
+fn read_again(cassette: &Cassette, read: ContentHash, result: &mut FileResult) -> Option<Vec<u8>> {
+    match std::fs::read(&cassette.path) {
+        Ok(old) if ContentHash::of(&old) == read => Some(old),
+        Ok(_) => {
+            result.changed = true;
+            result.changed_meanwhile = true;
+            None
+        }
+        Err(e) => {
+            result.error = Some(FileProblem::io(&e));
+            None
+        }
+    }
+}
+
+/// The HTTP cassette in `text` (the file of `cassette`, decompressed), read whole, with the
+/// document it was read from (see `http::read_document`); `None`
 /// when there is nothing to scrub, `result` then saying why: no cassette (nothing
 /// `normalize` does), or one that does not read (a `parse` error; never rewritten). A
 /// `[verify] text` file is only scrubbed when it reads as a cassette (`verify` reports one
@@ -673,8 +714,8 @@ fn read_whole(
     cassette: &Cassette,
     text: &[u8],
     result: &mut FileResult,
-) -> Option<http::HttpCassette> {
-    let read = http::read(&cassette.path, text);
+) -> Option<(http::HttpCassette, Option<crate::doc::Node>)> {
+    let read = http::read_document(&cassette.path, text);
     if cassette.kind == CassetteKind::Text && !matches!(read, Ok(Some(_))) {
         return None;
     }

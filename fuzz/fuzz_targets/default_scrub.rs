@@ -22,5 +22,10 @@ pub fn scrub(cassette: &HttpCassette, text: &[u8]) -> Result<scrub::Scrubbed, sc
         user_rules: None,
         reported: &|_| true,
     };
-    scrubber.scrub(cassette.clone(), text, cassette.format.default_match_on())
+    scrubber.scrub(
+        cassette.clone(),
+        None,
+        std::borrow::Cow::Borrowed(text),
+        cassette.format.default_match_on(),
+    )
 }

@@ -908,12 +908,31 @@ pub fn secret_values(
         &mut |_| {},
     );
     match checked {
-        Ok(Some(checked)) => (checked.leaks.into_iter())
-            .filter(|l| l.hit.family == LeakFamily::Secret)
-            .map(|l| (l.hit.text, l.hit.masked))
-            .collect(),
+        Ok(Some(checked)) => secrets(checked.leaks),
         _ => Vec::new(),
     }
+}
+
+/// [`secret_values`] of a cassette read already from `text`: not read a second time (a huge
+/// body was then held again).
+pub fn secret_values_of(
+    cassette: &HttpCassette,
+    text: &[u8],
+    scanner: &Scanner,
+) -> Vec<(String, String)> {
+    secrets(check(
+        cassette,
+        text,
+        scanner,
+        cassette.format.default_match_on(),
+    ))
+}
+
+fn secrets(leaks: Vec<HttpLeak>) -> Vec<(String, String)> {
+    (leaks.into_iter())
+        .filter(|l| l.hit.family == LeakFamily::Secret)
+        .map(|l| (l.hit.text, l.hit.masked))
+        .collect()
 }
 
 /// Reads the cassette in `text` (the file at `path`, its rewritten sidecars in `sidecars`)

@@ -294,11 +294,25 @@ pub fn read_with(
         return Ok(None);
     };
     let mut cassette = match read_text(path, text, replaced)? {
-        Some(cassette) => cassette,
+        Some((cassette, _)) => cassette,
         None => return Ok(None),
     };
     cassette.compressed = compressed;
     Ok(Some(cassette))
+}
+
+/// [`read`] of a text (decompressed already), with the document it was read from, whose
+/// large bodies' texts were moved into the cassette (`None` for an httprr trace, which has
+/// none): what a scrub plans its edits in. Parsing the text again for that held a huge
+/// body's text a third time, beside the file and the cassette (issue 25).
+pub fn read_document(
+    path: &Path,
+    text: &[u8],
+) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
+    match std::str::from_utf8(text) {
+        Ok(text) => read_text(path, text, &Sidecars::new()),
+        Err(_) => Ok(None),
+    }
 }
 
 /// The size from which a body's text is held once, where it is, rather than copied: moved
@@ -479,9 +493,9 @@ fn read_text(
     path: &Path,
     text: &str,
     replaced: &Sidecars,
-) -> Result<Option<HttpCassette>, ReadError> {
+) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
     if httprr::is_httprr(text) {
-        return httprr::read(text).map(Some);
+        return httprr::read(text).map(|cassette| Some((cassette, None)));
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     // A talkback tape may open with a `//` comment before its `{`.
@@ -542,7 +556,7 @@ fn read_text(
         &[],
         (0, text.len() as u32),
     );
-    Ok(Some(cassette))
+    Ok(Some((cassette, Some(root))))
 }
 
 /// The ranges of `within` (a range of the text) that none of `interactions` holds: every

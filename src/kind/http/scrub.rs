@@ -34,9 +34,11 @@ use base64::Engine as _;
 use crate::config::{HttpScrubConfig, ScrubEntry};
 use crate::doc::edit::{self, Dialect, Edit};
 use crate::doc::{Node, NodeValue};
+use crate::json::Position;
 use crate::lint::Scanner;
 use crate::lint::http::HttpLeak;
 use crate::rules::{RuleSet, Scope};
+use crate::store::ContentHash;
 
 use super::body::{self, Content, Leaf};
 use super::{Body, Field, Format, Header, HttpCassette, Interaction, Matched};
@@ -174,7 +176,7 @@ pub fn placeholder(name: &str) -> String {
 }
 
 /// One value replaced.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replaced {
     /// Where: the readable path of the scalar rewritten.
     pub path: String,
@@ -183,6 +185,8 @@ pub struct Replaced {
     pub rule: String,
     /// Byte offset of the scalar in the (decompressed) file.
     pub offset: usize,
+    /// Its line and column there, found before the file's text is let go of.
+    pub at: Position,
 }
 
 /// A change in what the recorder matches requests by: the live request will no longer match
@@ -203,6 +207,10 @@ pub struct Scrubbed {
     /// The new (decompressed) contents; `None` when nothing changed (a copy of a huge file
     /// that nothing was scrubbed from took its size again, issue 25).
     pub text: Option<Vec<u8>>,
+    /// The SHA-1 of the text scrubbed, when anything was planned: what a rewrite must find
+    /// still in the file. The text itself is let go of before the result is read back, so
+    /// that a huge file is not held a third time beside its new text and the read-back's.
+    pub read: Option<ContentHash>,
     /// Every value replaced, in file order.
     pub replaced: Vec<Replaced>,
     /// Changes replay will notice.
@@ -228,7 +236,7 @@ pub struct Sidecar {
     /// The name as the HAR gives it (`_file`).
     pub name: String,
     /// What the reader read from it, for the write to check nothing changed it since.
-    pub old: crate::store::ContentHash,
+    pub old: ContentHash,
     /// The new contents.
     pub text: Vec<u8>,
 }
@@ -359,27 +367,39 @@ impl Scrubber<'_> {
     }
 
     /// Scrubs `cassette`, read from `file` (decompressed), whose recorder matches by
-    /// `match_on`. The cassette is taken, not borrowed: each body is let go of once its new
-    /// text is made, and the rest before the result is read back, so that a huge body is
-    /// not held again beside its new text and the read-back's (issue 25).
+    /// `match_on`. The cassette and the file are taken, not borrowed (an owned `file` is
+    /// let go of once the new text is made): each body is let go of once its new text is
+    /// made, and the rest before the result is read back, so that a huge body is not held
+    /// again beside its new text and the read-back's (issue 25).
+    ///
+    /// `document` is the one `cassette` was read from ([`super::read_document`]), if it was
+    /// kept: the plan's edits are placed in it instead of in a new parse of `file`.
     pub fn scrub(
         &self,
         mut cassette: HttpCassette,
-        file: &[u8],
+        document: Option<Node>,
+        file: Cow<'_, [u8]>,
         match_on: &[&str],
     ) -> Result<Scrubbed, ScrubError> {
-        let Ok(text) = std::str::from_utf8(file) else {
-            return Ok(Scrubbed::default());
+        let text: Cow<'_, str> = match file {
+            Cow::Borrowed(bytes) => match std::str::from_utf8(bytes) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => return Ok(Scrubbed::default()),
+            },
+            Cow::Owned(bytes) => match String::from_utf8(bytes) {
+                Ok(text) => Cow::Owned(text),
+                Err(_) => return Ok(Scrubbed::default()),
+            },
         };
         let leaks = if self.rules.defaults {
-            crate::lint::http::check(&cassette, file, self.scanner, match_on)
+            crate::lint::http::check(&cassette, text.as_bytes(), self.scanner, match_on)
         } else {
             Vec::new()
         };
         let mut defaults = self.defaults_of(leaks);
         let subs = SubList::new(std::mem::take(&mut defaults.subs));
         let shape = (cassette.format, cassette.interactions.len());
-        let plan = Plan::new(self, &mut cassette, text, &subs, match_on)?;
+        let plan = Plan::new(self, &mut cassette, document, &text, &subs, match_on)?;
         drop(cassette);
         let read_back = |new: &[u8], sidecars: &super::Sidecars, lint: bool| {
             super::read_with(self.path, new, sidecars).map(|read| {
@@ -444,8 +464,14 @@ impl Scrubber<'_> {
             )?;
             Ok(checked.map(|c| (c.format, c.interactions, c.leaks)))
         };
-        self.complete(plan, defaults, text, (Format::Har, leaks.0), &read_back)
-            .map(Some)
+        self.complete(
+            plan,
+            defaults,
+            Cow::Borrowed(text),
+            (Format::Har, leaks.0),
+            &read_back,
+        )
+        .map(Some)
     }
 
     /// The interactions and the leaks (with `lint`) of `file` read in windows; `None` when
@@ -527,12 +553,12 @@ impl Scrubber<'_> {
     /// interactions, the new text, read back by `read_back` (the format, how many
     /// interactions, and with `lint` the leaks of the new text), which must be the cassette
     /// `shape` says (its format and number of interactions) holding no credential the
-    /// defaults were to take.
+    /// defaults were to take. An owned `text` is let go of before the read-back.
     fn complete(
         &self,
         mut plan: Plan,
         defaults: Defaults,
-        text: &str,
+        text: Cow<'_, str>,
         shape: (Format, usize),
         read_back: &ReadBack<'_>,
     ) -> Result<Scrubbed, ScrubError> {
@@ -581,6 +607,7 @@ impl Scrubber<'_> {
                 path: e.path.clone(),
                 rule: e.rules.join(", "),
                 offset: e.edit.start,
+                at: Position { line: 1, column: 1 },
             })
             .collect();
         // Moved, not copied: an edit holds a whole scalar's new text (a body of hundreds of
@@ -590,10 +617,19 @@ impl Scrubber<'_> {
             .map(|e| e.edit)
             .chain(std::mem::take(&mut plan.doc_lengths))
             .collect();
-        let new = edit::apply(text, &mut edits);
+        let new = edit::apply(&text, &mut edits);
         drop(edits);
         replaced.append(&mut plan.sidecar_replaced);
         replaced.sort_by_key(|r| r.offset);
+        // In offset order, located incrementally: counting lines from the start for each
+        // value made a scrub of many credentials quadratic (issue 25).
+        let mut locator = crate::lint::Locator::new(file);
+        for r in &mut replaced {
+            r.at = locator.locate(r.offset);
+        }
+        let read = ContentHash::of(file);
+        let changed = new != text;
+        drop(text);
         // The result must read as the same cassette: same format, same interactions (its
         // sidecars read from beside it, the rewritten ones as they will be written).
         let remaining = match read_back(new.as_bytes(), &plan.sidecars, self.rules.defaults) {
@@ -626,7 +662,8 @@ impl Scrubber<'_> {
             })
             .collect();
         Ok(Scrubbed {
-            text: Some(new.into_bytes()),
+            text: changed.then(|| new.into_bytes()),
+            read: Some(read),
             replaced,
             interference: plan.interference,
             remaining,
@@ -743,7 +780,7 @@ struct Plan {
     /// read-back takes instead of the files).
     sidecars: super::Sidecars,
     /// What each rewritten sidecar held when it was read, by the same name.
-    sidecars_read: BTreeMap<String, crate::store::ContentHash>,
+    sidecars_read: BTreeMap<String, ContentHash>,
     /// What the sidecars' rewrites replaced, for the report.
     sidecar_replaced: Vec<Replaced>,
 }
@@ -763,10 +800,11 @@ impl Plan {
         }
     }
 
-    /// The plan of a whole cassette read from `text`.
+    /// The plan of a whole cassette read from `text` (and from `document`, when kept).
     fn new(
         scrubber: &Scrubber<'_>,
         cassette: &mut HttpCassette,
+        document: Option<Node>,
         text: &str,
         defaults: &SubList,
         match_on: &[&str],
@@ -775,7 +813,7 @@ impl Plan {
         if defaults.is_empty() && !scrubber.explicit() {
             return Ok(plan);
         }
-        let doc = Doc::new(cassette, text)?;
+        let doc = Doc::new(cassette, document, text)?;
         let part = Part {
             base: 0,
             polly: is_polly(text),
@@ -1024,7 +1062,13 @@ struct Doc<'t> {
 }
 
 impl<'t> Doc<'t> {
-    fn new(cassette: &HttpCassette, text: &'t str) -> Result<Doc<'t>, ScrubError> {
+    /// The scalars of `cassette`'s document: `document` when the reader kept it, else `text`
+    /// parsed again.
+    fn new(
+        cassette: &HttpCassette,
+        document: Option<Node>,
+        text: &'t str,
+    ) -> Result<Doc<'t>, ScrubError> {
         let format = cassette.format;
         let trimmed = text.trim_start_matches('\u{feff}').trim_start();
         let json =
@@ -1037,12 +1081,18 @@ impl<'t> Doc<'t> {
             return Ok(Doc::raw(cassette, text));
         }
         let (root, dialect) = if json {
-            let root = crate::doc::from_json(text.as_bytes())
-                .or_else(|_| crate::doc::json5::parse(text))
-                .map_err(|e| cannot(e.message))?;
+            let root = match document {
+                Some(root) => root,
+                None => crate::doc::from_json(text.as_bytes())
+                    .or_else(|_| crate::doc::json5::parse(text))
+                    .map_err(|e| cannot(e.message))?,
+            };
             (root, Dialect::Json)
         } else {
-            let root = crate::doc::yaml::parse(text).map_err(|e| cannot(e.message))?;
+            let root = match document {
+                Some(root) => root,
+                None => crate::doc::yaml::parse(text).map_err(|e| cannot(e.message))?,
+            };
             let dialect = match format {
                 Format::RubyVcr => Dialect::Psych,
                 Format::GoVcr => Dialect::GoYaml,
@@ -1546,7 +1596,7 @@ impl Ctx<'_> {
         let new_text = new_text.into_owned();
         drop(plain);
         let old_len = bytes.len();
-        let read = (stored == ["file"]).then(|| crate::store::ContentHash::of(bytes));
+        let read = (stored == ["file"]).then(|| ContentHash::of(bytes));
         *bytes = Vec::new();
         let wire = coding.encode(new_text.as_bytes()).ok_or_else(|| {
             cannot(format!(
@@ -1567,6 +1617,7 @@ impl Ctx<'_> {
                 path: format!("{} ({})", field.path, scalar.text),
                 rule: rules.join(", "),
                 offset: node.start as usize,
+                at: Position { line: 1, column: 1 },
             });
             let name = scalar.text.clone();
             if let Some(read) = read {
