@@ -579,20 +579,31 @@ fn scrub_one(
         reported: &reported,
     };
     // What `--diff` masks beside the scan's hits: the secrets the cassette's structure shows,
-    // found in the cassette read whole before it is scrubbed (else in the file read again).
+    // found before the scrub (in windows when the file is read so; else in the cassette read
+    // whole for the scrub).
     let mut values = None;
-    // A HAR large enough to be read in windows is scrubbed so, never built whole (issue 25);
-    // anything else, or one that does not read so, is read whole.
-    let scrubbed = match scrubber.scrub_windows(&text, &|format| http.checks.match_on(rel, format))
+    if let Some(scanner) = masker
+        && http::in_windows(&text)
     {
-        Ok(Some(scrubbed)) => Ok(scrubbed),
+        values = Some(crate::lint::http::secret_values(
+            &cassette.path,
+            &text,
+            scanner,
+        ));
+    }
+    // A cassette large enough to be read in windows is scrubbed so, never built whole (issue
+    // 25); anything else, or one that does not read so, is read whole.
+    let match_on = |format| http.checks.match_on(rel, format);
+    let scrubbed = match scrubber.scrub_windows(std::borrow::Cow::Owned(text), &match_on) {
+        Ok(scrub::Windowed::Scrubbed(scrubbed)) => Ok(scrubbed),
         Err(e) => Err(e),
-        Ok(None) => match read_whole(cassette, &text, &mut result) {
+        Ok(scrub::Windowed::Whole(text)) => match read_whole(cassette, &text, &mut result) {
             Some((read, document)) => {
                 let match_on = http.checks.match_on(rel, read.format);
-                values = masker
-                    .map(|scanner| crate::lint::http::secret_values_of(&read, &text, scanner));
-                scrubber.scrub(read, document, std::borrow::Cow::Owned(text), &match_on)
+                if let Some(scanner) = masker {
+                    values = Some(crate::lint::http::secret_values_of(&read, &text, scanner));
+                }
+                scrubber.scrub(read, document, text, &match_on)
             }
             None => return result,
         },

@@ -1,11 +1,13 @@
-//! A HAR too large to build whole is read a window of entries at a time (issue 25): `verify`
-//! and `normalize` must say and write exactly what they do when the file is read at once.
-//! The testing hook `VCR_TEST_HTTP_WINDOW=1` makes every entry a window of its own, so small
-//! files take the windowed path, and each command's output is compared with the default
-//! run's, where these files are read whole.
+//! A HAR or a YAML cassette too large to build whole is read a window of interactions at a
+//! time (issue 25): `verify`, `normalize` and `diff` must say and write exactly what they do
+//! when the file is read at once. The testing hook `VCR_TEST_HTTP_WINDOW=1` makes every
+//! interaction a window of its own, so small files take the windowed path, and each
+//! command's output is compared with the default run's, where these files are read whole.
 
 mod common;
 
+use common::recorders::{Recorder, record};
+use common::scenario::Scenario;
 use common::{TestDir, finding_fields};
 use serde_json::json;
 
@@ -271,4 +273,60 @@ fn diff_reads_two_hars_in_windows_as_it_reads_them_whole() {
     run.code(1);
     assert!(run.stdout.contains("404"), "{}", run.stdout);
     same_either_way(&t, &["diff", "--full", "old", "new"]);
+}
+
+macro_rules! yaml_tests {
+    ($($module:ident: $recorder:expr;)*) => {$(
+        mod $module {
+            #[test]
+            fn a_recorded_cassette_reads_in_windows_as_it_reads_whole() {
+                super::a_recorded_cassette_reads_in_windows_as_it_reads_whole($recorder);
+            }
+        }
+    )*};
+}
+
+yaml_tests! {
+    vcrpy: super::Recorder::Vcrpy;
+    ruby_vcr: super::Recorder::RubyVcr;
+    go_vcr: super::Recorder::GoVcr;
+}
+
+/// A YAML cassette its recorder wrote (vcrpy, Ruby VCR, go-vcr), with credentials in every
+/// place a recorder keeps them, read an interaction at a time: `verify` finds what it finds
+/// whole, `normalize` plans and writes the same bytes (whose replay `http_scrub` checks), and
+/// `diff` says the same. One of 100,000 interactions took 14 times its size read whole.
+fn a_recorded_cassette_reads_in_windows_as_it_reads_whole(recorder: Recorder) {
+    let Some(recorded) = record(recorder, Scenario::leaky()) else {
+        return;
+    };
+    let t = &recorded.dir;
+    let folder = recorded.folder.as_str();
+    let run = same_either_way(t, &["verify", "--format", "json"]);
+    run.code(1);
+    let secrets = finding_fields(&run.json(), &["id"])
+        .into_iter()
+        .filter(|f| f == "leak/secret")
+        .count();
+    assert!(secrets >= 6, "{}", run.stdout);
+    same_either_way(t, &["verify", "--max-age", "30d", "--format", "json"]);
+    same_either_way(t, &["normalize", "--check", "--diff"]).code(1);
+    let before = t.files(folder);
+    t.vcr(&["normalize"]).code(0);
+    let whole = t.files(folder);
+    assert_ne!(whole, before);
+    for (rel, bytes) in &before {
+        t.write(rel, bytes);
+        t.write(&format!("before/{rel}"), bytes);
+    }
+    t.vcr_with(&["normalize"], &WINDOWED).code(0);
+    assert_eq!(t.files(folder), whole);
+    // Only credentials changed, which `diff` masks: identical either way.
+    let run = same_either_way(t, &["diff", &format!("before/{folder}"), folder]);
+    run.code(0);
+    assert!(
+        run.stdout.contains("compared: all identical"),
+        "{}",
+        run.stdout
+    );
 }

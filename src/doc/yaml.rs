@@ -50,6 +50,19 @@ pub fn read_subset(text: &str) -> Option<Node> {
     fast::parse(text)
 }
 
+/// [`read_subset`], handing each item of the block sequence under one of the top-level keys
+/// `keys` (a cassette's `interactions`) to `item` as soon as it is read instead of keeping
+/// it: that sequence comes back empty, with its span, so that a cassette of a million
+/// interactions can be read a window at a time (issue 25). `None` for a text outside the
+/// subset, or when the event path is forced ([`set_fast`]); what was handed out before a
+/// `None` is void.
+pub fn read_subset_streamed(text: &str, keys: &[&str], item: &mut dyn FnMut(Node)) -> Option<Node> {
+    if !FAST.load(Ordering::Relaxed) {
+        return None;
+    }
+    fast::parse_streamed(text, keys, item)
+}
+
 /// Whether [`parse`] tries `fast` first; see [`set_fast`].
 static FAST: AtomicBool = AtomicBool::new(true);
 

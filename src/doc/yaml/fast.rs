@@ -27,6 +27,28 @@ const MAX_KEY: u32 = 1000;
 /// characters YAML does not print never are; a tab is inside scalars, but not where
 /// indentation or separation is read.
 pub(super) fn parse(text: &str) -> Option<Node> {
+    parse_with(text, None)
+}
+
+/// [`parse`], handing each item of the block sequence under one of the top-level keys `keys`
+/// to `item` as soon as it is read instead of keeping it: that sequence comes back empty,
+/// with its span. What was handed out before a `None` is void.
+pub(super) fn parse_streamed(
+    text: &str,
+    keys: &[&str],
+    item: &mut dyn FnMut(Node),
+) -> Option<Node> {
+    parse_with(
+        text,
+        Some(Stream {
+            keys,
+            item,
+            pending: false,
+        }),
+    )
+}
+
+fn parse_with<'h>(text: &str, stream: Option<Stream<'h>>) -> Option<Node> {
     let b = text.as_bytes();
     if u32::try_from(b.len()).is_err() || !printable(b) || text.starts_with('\u{feff}') {
         return None;
@@ -38,8 +60,18 @@ pub(super) fn parse(text: &str) -> Option<Node> {
         depth: 0,
         entries: Vec::new(),
         items: Vec::new(),
+        stream,
     };
     reader.document()
+}
+
+/// Where the items of a streamed sequence go ([`parse_streamed`]).
+struct Stream<'h> {
+    keys: &'h [&'h str],
+    item: &'h mut dyn FnMut(Node),
+    /// Set while the value of one of `keys` is read: the block sequence that value is (at
+    /// depth 2, the top-level mapping being at 1) is streamed.
+    pending: bool,
 }
 
 /// Whether `b` holds only line feeds, tabs and what YAML calls printable: no other C0 or
@@ -75,7 +107,7 @@ fn printable(b: &[u8]) -> bool {
     (i..b.len()).all(byte)
 }
 
-struct Reader<'t> {
+struct Reader<'t, 'h> {
     s: &'t str,
     b: &'t [u8],
     pos: usize,
@@ -86,6 +118,8 @@ struct Reader<'t> {
     entries: Vec<(Node, Node)>,
     /// The same for the items of block sequences.
     items: Vec<Node>,
+    /// The sequence whose items are handed out as they are read, if any.
+    stream: Option<Stream<'h>>,
 }
 
 /// Whether `c` ends a token: a space, a tab, a line break, or the end of the text (0). (A
@@ -102,7 +136,7 @@ fn scalar(start: usize, end: usize, text: String, style: Style, tag: Option<Stri
     }
 }
 
-impl<'t> Reader<'t> {
+impl Reader<'_, '_> {
     /// The byte at `i`, or 0 past the end (the text holds no NUL).
     fn at(&self, i: usize) -> u8 {
         self.b.get(i).copied().unwrap_or(0)
@@ -265,8 +299,17 @@ impl<'t> Reader<'t> {
         let mark = self.entries.len();
         loop {
             let key = self.key()?;
-            let value = self.map_value(indent)?;
-            self.entries.push((key, value));
+            let streamed = self.depth == 1
+                && (self.stream.as_mut()).is_some_and(|stream| {
+                    let name = key.as_scalar().map(|k| k.text.as_str());
+                    stream.pending = name.is_some_and(|name| stream.keys.contains(&name));
+                    stream.pending
+                });
+            let value = self.map_value(indent);
+            if streamed && let Some(stream) = &mut self.stream {
+                stream.pending = false;
+            }
+            self.entries.push((key, value?));
             match self.next_entry(indent)? {
                 None => break,
                 Some(false) => {}
@@ -433,6 +476,9 @@ impl<'t> Reader<'t> {
     fn block_seq(&mut self, indent: usize) -> Option<Node> {
         let start = self.pos;
         let mark = self.items.len();
+        let streamed = self.depth == 2
+            && (self.stream.as_mut()).is_some_and(|stream| std::mem::take(&mut stream.pending));
+        let mut last_end = None;
         loop {
             self.pos += 1; // the dash
             self.spaces()?;
@@ -448,13 +494,22 @@ impl<'t> Reader<'t> {
                 }
                 _ => self.seq_item(indent)?,
             };
-            self.items.push(item);
+            match &mut self.stream {
+                Some(stream) if streamed => {
+                    last_end = Some(item.end);
+                    (stream.item)(item);
+                }
+                _ => self.items.push(item),
+            }
             if self.next_entry(indent)? != Some(true) {
                 break;
             }
         }
         let items: Vec<Node> = self.items.drain(mark..).collect();
-        let end = items.last()?.end;
+        let end = match last_end {
+            Some(end) => end,
+            None => items.last()?.end,
+        };
         Some(Node {
             start: start as u32,
             end,
@@ -968,7 +1023,60 @@ fn starts_plain(c: u8, next: u8) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::printable;
+    use super::{parse, parse_streamed, printable};
+    use crate::doc::{Node, NodeValue};
+
+    /// The items of the top-level sequence named are handed out, each the node a whole
+    /// parse reads, and the document comes back as the whole parse's with that sequence
+    /// empty but its span; a sequence of that name deeper down, or of another name, stays.
+    #[test]
+    fn a_streamed_sequence_hands_out_the_items_a_whole_parse_reads() {
+        let texts = [
+            // vcrpy: the sequence at the key's own indentation, `version` after it.
+            "interactions:\n- request:\n    uri: a\n    x:\n    - 1\n    - 2\n  response: 1\n# between\n- request: {uri: b}\n  response: 2\nversion: 1\n",
+            // Indented, with a nested sequence and a deeper key of the same name.
+            "version: 2\ninteractions:\n  - id: 1\n    interactions:\n    - deeper\n  - id: 2\nother:\n- kept\n",
+            // Ruby VCR's name, a tagged item, a block scalar inside.
+            "http_interactions:\n- !ruby/object x\n- body: |\n    text\n    more\n  at: 1\nrecorded_with: VCR 6\n",
+        ];
+        for text in texts {
+            let whole = parse(text).unwrap_or_else(|| panic!("{text}"));
+            let mut items = Vec::new();
+            let streamed = parse_streamed(text, &["interactions", "http_interactions"], &mut |n| {
+                items.push(n);
+            })
+            .unwrap_or_else(|| panic!("{text}"));
+            let NodeValue::Map(entries) = &whole.value else {
+                panic!("{whole:?}")
+            };
+            let (i, seq) = (entries.iter().enumerate())
+                .find_map(|(i, (k, v))| {
+                    let name = &k.as_scalar()?.text;
+                    (name.ends_with("interactions")).then_some((i, v))
+                })
+                .unwrap();
+            assert_eq!(seq.as_seq().unwrap(), items.as_slice(), "{text}");
+            let mut expected = whole.clone();
+            if let NodeValue::Map(entries) = &mut expected.value {
+                entries[i].1.value = NodeValue::Seq(Vec::new());
+            }
+            assert_eq!(streamed, expected, "{text}");
+            let kept: Vec<&Node> = match &streamed.value {
+                NodeValue::Map(entries) => entries.iter().map(|(_, v)| v).collect(),
+                _ => unreachable!(),
+            };
+            assert!(kept.iter().all(|v| v.start <= v.end));
+        }
+        // Outside the subset: nothing to stream from.
+        assert!(
+            parse_streamed(
+                "interactions:\n- a: 1\n\t- b\n",
+                &["interactions"],
+                &mut |_| {}
+            )
+            .is_none()
+        );
+    }
 
     /// The word test says what the byte test says, on runs of printable ASCII broken by
     /// every kind of byte at every position of a word.

@@ -24,6 +24,7 @@ mod talkback;
 mod time;
 mod vcrpy;
 mod walk;
+mod yaml_windows;
 
 use std::path::Path;
 
@@ -321,8 +322,23 @@ pub fn read_document(
 /// of reading and scrubbing it (issue 25).
 const LARGE_BODY: usize = 1 << 20;
 
-/// How many bytes of entries make a window of a cassette read in windows ([`read_windows`]).
-static WINDOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(32 << 20);
+/// From how many bytes a cassette is read in windows ([`read_windows`]). A cassette of many
+/// interactions built whole takes ten to fifteen times its size (its document, and its
+/// interactions); below this, that is still a few tens of megabytes.
+const WINDOWS_FROM: usize = 4 << 20;
+
+/// How many bytes of interactions make a window of a cassette of `len` bytes: a sixteenth of
+/// it, between 1 and 32 MiB, so that a window's document and interactions stay under the
+/// file's own size (issue 25: at most three times the file in all).
+fn window_for(len: usize) -> usize {
+    match WINDOW.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => (len / 16).clamp(1 << 20, 32 << 20),
+        set => set,
+    }
+}
+
+/// The testing hook's window ([`set_window`]); 0 when unset.
+static WINDOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Testing hook (`VCR_TEST_HTTP_WINDOW=<bytes>` in the binary): how many bytes of entries
 /// make a window of a cassette read in windows ([`read_windows`]), and how large a file must
@@ -332,23 +348,49 @@ pub fn set_window(bytes: usize) {
     WINDOW.store(bytes.max(1), std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Whether [`read_windows`] reads `text` a window at a time: a JSON HAR (an object whose
-/// first key is `log`) larger than a window.
+/// Whether [`read_windows`] tries to read `text` a window at a time: a JSON HAR (an object
+/// whose first key is `log`) or a YAML cassette of vcrpy, Ruby VCR or go-vcr, of more than
+/// 4 MiB.
 pub fn in_windows(text: &[u8]) -> bool {
-    text.len() > WINDOW.load(std::sync::atomic::Ordering::Relaxed)
-        && text
-            .trim_ascii_start()
-            .strip_prefix(b"{")
-            .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"log\""))
+    let from = match WINDOW.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => WINDOWS_FROM,
+        set => set,
+    };
+    text.len() > from && (is_json_har(text) || is_yaml_cassette(text))
+}
+
+/// Whether `text` opens as a JSON HAR: an object whose first key is `log`.
+fn is_json_har(text: &[u8]) -> bool {
+    text.trim_ascii_start()
+        .strip_prefix(b"{")
+        .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"log\""))
+}
+
+/// Whether the keys at the head of `text` are those of a YAML recorder whose interactions
+/// can be read in windows (`yaml_windows`).
+fn is_yaml_cassette(text: &[u8]) -> bool {
+    let head = &text[..text.len().min(1 << 16)];
+    let head = match std::str::from_utf8(head) {
+        Ok(head) => head,
+        Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let trimmed = head.trim_start();
+    !trimmed.starts_with(['{', '['])
+        && matches!(
+            yaml_format_hint(head),
+            Some(Format::Vcrpy | Format::RubyVcr | Format::GoVcr)
+        )
 }
 
 /// Reads `text` (the file at `path`, or its decompressed text) as an HTTP cassette, as
-/// [`read_with`] does, but hands it to `visit` in parts: a JSON HAR larger than a window (32 MiB of
-/// entries) goes a window of entries at a time, each a cassette of its own (its
-/// interactions named and placed as in the whole file, its `outside` within the window),
-/// then one without interactions that holds the rest of the file; any other cassette goes
-/// whole, once. A HAR of a million entries built whole as one document took 17 times its
-/// size (issue 25); a window at a time, the memory is the file's and one window's.
+/// [`read_with`] does, but hands it to `visit` in parts: a JSON HAR or a YAML cassette
+/// ([`in_windows`]) goes a window of interactions at a time (a sixteenth of the file, between
+/// 1 and 32 MiB), each a cassette of its own (its interactions named and placed as in the
+/// whole file, its `outside` within the window), then one without interactions that holds
+/// the rest of the file; any other cassette goes whole, once. A HAR of a million entries
+/// built whole as one document took 17 times its size, a YAML cassette of a hundred
+/// thousand interactions 14 times (issue 25); a window at a time, the memory is the file's
+/// and one window's.
 ///
 /// `visit(None)` voids what it was given before (a large HAR that turned out not to stream
 /// in `JSON.parse`'s order, read whole after all). `Ok(None)`: the text is no HTTP cassette.
@@ -360,11 +402,13 @@ pub fn read_windows(
     visit: &mut dyn FnMut(Option<HttpCassette>),
 ) -> Result<Option<Format>, ReadError> {
     if in_windows(text) {
+        let mut format = None;
         let read = windows_of(path, text, replaced, false, &mut |part, _| {
+            format.get_or_insert(part.format);
             visit(Some(part));
         })?;
         if read.is_some() {
-            return Ok(Some(Format::Har));
+            return Ok(format);
         }
         visit(None);
     }
@@ -376,8 +420,8 @@ pub fn read_windows(
 }
 
 /// The format of the cassette in `bytes` (the file at `path`), as [`read`] finds it, read a
-/// window at a time when it is a large HAR: what needs only the recorder (`prune`, `record`)
-/// takes the memory `verify` does, not a whole HAR's document (17 times its size).
+/// window at a time when it is large: what needs only the recorder (`prune`, `record`)
+/// takes the memory `verify` does, not a whole document (17 times its size).
 pub fn format_of(path: &Path, bytes: &[u8]) -> Result<Option<Format>, ReadError> {
     read_windows(path, bytes, &Sidecars::new(), &mut |_| {})
 }
@@ -394,8 +438,12 @@ pub(crate) fn windows_of(
 ) -> Result<Option<usize>, ReadError> {
     match std::str::from_utf8(text) {
         Ok(text) if in_windows(text.as_bytes()) => {
-            let window = WINDOW.load(std::sync::atomic::Ordering::Relaxed);
-            har::read_windows(text, path, replaced, window, keep, visit)
+            let window = window_for(text.len());
+            if is_json_har(text.as_bytes()) {
+                har::read_windows(text, path, replaced, window, keep, visit)
+            } else {
+                yaml_windows::read_windows(text, window, keep, visit)
+            }
         }
         _ => Ok(None),
     }

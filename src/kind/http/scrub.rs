@@ -201,6 +201,15 @@ pub struct Interference {
     pub setting: String,
 }
 
+/// What [`Scrubber::scrub_windows`] made of a file.
+#[derive(Debug)]
+pub enum Windowed<'f> {
+    /// The file, scrubbed a window at a time.
+    Scrubbed(Scrubbed),
+    /// The file, given back: it is not read in windows.
+    Whole(Cow<'f, [u8]>),
+}
+
 /// A cassette scrubbed.
 #[derive(Debug, Clone, Default)]
 pub struct Scrubbed {
@@ -417,40 +426,42 @@ impl Scrubber<'_> {
     }
 
     /// [`Scrubber::scrub`] for a cassette [`super::read_windows`] reads a window at a time
-    /// (a HAR of hundreds of megabytes): judged, planned and read back a window at a time,
-    /// so that memory is the file's, its new text's and a window's (issue 25). `Ok(None)`
-    /// when `file` is not read so, or does not read (the whole read says why).
-    pub fn scrub_windows<'m>(
+    /// (a HAR or a YAML cassette of hundreds of megabytes): judged, planned and read back a
+    /// window at a time, so that memory is the file's (an owned `file` let go of once the
+    /// new text is made), its new text's and a window's (issue 25). [`Windowed::Whole`],
+    /// with `file`, when it is not read so, or does not read (the whole read says why).
+    pub fn scrub_windows<'f, 'm>(
         &self,
-        file: &[u8],
+        file: Cow<'f, [u8]>,
         match_on: &dyn Fn(Format) -> Vec<&'m str>,
-    ) -> Result<Option<Scrubbed>, ScrubError> {
-        if !super::in_windows(file) {
-            return Ok(None);
+    ) -> Result<Windowed<'f>, ScrubError> {
+        if !super::in_windows(&file) || std::str::from_utf8(&file).is_err() {
+            return Ok(Windowed::Whole(file));
         }
-        let Ok(text) = std::str::from_utf8(file) else {
-            return Ok(None);
-        };
-        let match_on = match_on(Format::Har);
         let no_sidecars = super::Sidecars::new();
-        let Some(leaks) = self.windowed_leaks(file, &no_sidecars, &match_on, self.rules.defaults)
+        let Some((format, count, leaks)) =
+            self.windowed_leaks(&file, &no_sidecars, match_on, self.rules.defaults)
         else {
-            return Ok(None);
+            return Ok(Windowed::Whole(file));
         };
-        let mut defaults = self.defaults_of(leaks.1);
+        let text: Cow<'f, str> = match file {
+            Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default()),
+            Cow::Owned(bytes) => Cow::Owned(String::from_utf8(bytes).unwrap_or_default()),
+        };
+        let match_on = match_on(format);
+        let mut defaults = self.defaults_of(leaks);
         let subs = SubList::new(std::mem::take(&mut defaults.subs));
         let mut plan = Plan::empty();
         if !subs.is_empty() || self.explicit() {
-            let facts = edit::Facts::of(text);
-            let polly = is_polly(text);
+            let facts = edit::Facts::of(&text);
             // Values a header or query rule replaced are swept from every window: found
             // first, in a plan of their own, when there are such rules.
             let mut swept = Vec::new();
             if !self.rules.headers.is_empty() || !self.rules.query.is_empty() {
-                let first = self.plan_windows(text, &subs, &match_on, facts, polly, &[])?;
+                let first = self.plan_windows(&text, &subs, &match_on, facts, &[], format)?;
                 swept = first.replaced_all;
             }
-            plan = self.plan_windows(text, &subs, &match_on, facts, polly, &swept)?;
+            plan = self.plan_windows(&text, &subs, &match_on, facts, &swept, format)?;
         }
         let read_back = |new: &[u8], sidecars: &super::Sidecars, lint: bool| {
             let checked = crate::lint::http::read_and_check(
@@ -464,30 +475,30 @@ impl Scrubber<'_> {
             )?;
             Ok(checked.map(|c| (c.format, c.interactions, c.leaks)))
         };
-        self.complete(
-            plan,
-            defaults,
-            Cow::Borrowed(text),
-            (Format::Har, leaks.0),
-            &read_back,
-        )
-        .map(Some)
+        self.complete(plan, defaults, text, (format, count), &read_back)
+            .map(Windowed::Scrubbed)
     }
 
-    /// The interactions and the leaks (with `lint`) of `file` read in windows; `None` when
-    /// it is not read so, or does not read.
-    fn windowed_leaks(
+    /// The format, the number of interactions and the leaks (with `lint`, judged by what
+    /// `match_on` says its recorder matches by) of `file` read in windows; `None` when it is
+    /// not read so, or does not read.
+    fn windowed_leaks<'m>(
         &self,
         file: &[u8],
         sidecars: &super::Sidecars,
-        match_on: &[&str],
+        match_on: &dyn Fn(Format) -> Vec<&'m str>,
         lint: bool,
-    ) -> Option<(usize, Vec<HttpLeak>)> {
+    ) -> Option<(Format, usize, Vec<HttpLeak>)> {
         let mut count = 0;
-        let mut leaks = lint.then(|| crate::lint::http::Leaks::new(self.scanner, match_on));
+        let mut format = None;
+        let mut leaks = None;
         let read = super::windows_of(self.path, file, sidecars, false, &mut |window, _| {
             count += window.interactions.len();
-            if let Some(leaks) = &mut leaks {
+            let format = *format.get_or_insert(window.format);
+            if lint {
+                let leaks = leaks.get_or_insert_with(|| {
+                    crate::lint::http::Leaks::new(self.scanner, &match_on(format))
+                });
                 leaks.add(&window, file);
             }
         });
@@ -501,7 +512,7 @@ impl Scrubber<'_> {
                 });
             })
         });
-        Some((count, leaks))
+        Some((format?, count, leaks))
     }
 
     /// The plan of a cassette read in windows, each window planned over its own entries'
@@ -512,9 +523,10 @@ impl Scrubber<'_> {
         defaults: &SubList,
         match_on: &[&str],
         facts: edit::Facts,
-        polly: bool,
         swept: &[(String, String, String)],
+        format: Format,
     ) -> Result<Plan, ScrubError> {
+        let polly = format == Format::Har && is_polly(text);
         let mut plan = Plan::empty();
         let mut base = 0;
         let mut failed = None;
@@ -529,7 +541,8 @@ impl Scrubber<'_> {
                     return;
                 }
                 let mut window = window;
-                let doc = Doc::of_nodes(nodes, text, Dialect::Json, facts, &large_texts(&window));
+                let dialect = dialect(format, format == Format::Har);
+                let doc = Doc::of_nodes(nodes, text, dialect, facts, &large_texts(&window));
                 let part = Part { base, polly, swept };
                 if let Err(e) = plan.add(self, &mut window, &doc, defaults, match_on, &part) {
                     failed = Some(e);
@@ -1014,6 +1027,17 @@ struct Part<'a> {
 }
 
 /// A Polly HAR: entries are found by the `_id` of the live request.
+/// The writer of a cassette of `format` written as JSON (`json`) or YAML: what its edits
+/// must be written as.
+fn dialect(format: Format, json: bool) -> Dialect {
+    match format {
+        _ if json => Dialect::Json,
+        Format::RubyVcr => Dialect::Psych,
+        Format::GoVcr => Dialect::GoYaml,
+        _ => Dialect::PyYaml,
+    }
+}
+
 fn is_polly(text: &str) -> bool {
     text.contains("\"_id\"") || text.contains("_id:")
 }
@@ -1087,18 +1111,13 @@ impl<'t> Doc<'t> {
                     .or_else(|_| crate::doc::json5::parse(text))
                     .map_err(|e| cannot(e.message))?,
             };
-            (root, Dialect::Json)
+            (root, dialect(format, true))
         } else {
             let root = match document {
                 Some(root) => root,
                 None => crate::doc::yaml::parse(text).map_err(|e| cannot(e.message))?,
             };
-            let dialect = match format {
-                Format::RubyVcr => Dialect::Psych,
-                Format::GoVcr => Dialect::GoYaml,
-                _ => Dialect::PyYaml,
-            };
-            (root, dialect)
+            (root, dialect(format, false))
         };
         Ok(Doc::of_nodes(
             vec![root],

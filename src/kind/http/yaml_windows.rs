@@ -1,0 +1,274 @@
+//! YAML cassettes (vcrpy, Ruby VCR, go-vcr) read a window of interactions at a time, as a
+//! large HAR is (`har::read_windows`): a cassette of a hundred thousand interactions built
+//! whole held its document and its interactions at once, fourteen times the file (issue 25).
+//!
+//! The interactions' sequence is streamed out of the fast YAML reader
+//! ([`crate::doc::yaml::read_subset_streamed`]) an item at a time. A first pass keeps only
+//! the first item, with the rest of the document, to tell the recorder as a whole read does
+//! (go-vcr's `version: 2` comes first, vcrpy's `version: 1` last). The second reads each
+//! item into its interaction, finds what no interaction holds in the text from the end of
+//! the item before (the `- ` between items, and any comment there), and drops the item's
+//! document unless a scrub keeps it. The text around the sequence goes with the last window,
+//! as a HAR's fields beside its entries do. A text outside the reader's subset is read whole.
+
+use crate::doc::{Node, NodeValue};
+
+use super::walk::{self, At};
+use super::{Format, HttpCassette, Interaction, ReadError};
+
+/// The top-level keys whose sequence holds a YAML recorder's interactions.
+const KEYS: &[&str] = &["interactions", "http_interactions"];
+
+/// How an interaction of a recorder is read from its item.
+type Reader = fn(&At<'_>) -> Result<Interaction, ReadError>;
+
+/// Reads `text` in windows of `window` bytes of interactions, each given to `visit` with its
+/// items' documents when `keep`, the last one holding no interaction but what lies around
+/// them (with the rest of the document when `keep`). How many windows, or `Ok(None)` when
+/// the text is not read so (what `visit` was given is then void): outside the fast reader's
+/// subset, or not a cassette whose interactions are a top-level sequence.
+pub(super) fn read_windows(
+    text: &str,
+    window: usize,
+    keep: bool,
+    visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
+) -> Result<Option<usize>, ReadError> {
+    let mut first = None;
+    let Some(root) = crate::doc::yaml::read_subset_streamed(text, KEYS, &mut |item| {
+        first.get_or_insert(item);
+    }) else {
+        return Ok(None);
+    };
+    let Some((format, key, reader)) = recorder(root, first) else {
+        return Ok(None);
+    };
+    let mut windows = Windows {
+        format,
+        key,
+        reader,
+        window,
+        keep,
+        visit,
+        nodes: Vec::new(),
+        interactions: Vec::new(),
+        outside: Vec::new(),
+        range: (u32::MAX, 0),
+        ranges: Vec::new(),
+        last_end: None,
+        index: 0,
+        error: None,
+    };
+    let Some(rest) = crate::doc::yaml::read_subset_streamed(text, &[key], &mut |item| {
+        windows.item(item);
+    }) else {
+        return Ok(None);
+    };
+    if let Some(e) = windows.error.take() {
+        return Err(e);
+    }
+    windows.flush();
+    let last = HttpCassette {
+        format,
+        interactions: Vec::new(),
+        compressed: false,
+        outside: super::outside(
+            &[],
+            std::slice::from_ref(&rest),
+            &windows.ranges,
+            (0, text.len() as u32),
+        ),
+    };
+    let count = windows.ranges.len() + 1;
+    (windows.visit)(last, if keep { vec![rest] } else { Vec::new() });
+    Ok(Some(count))
+}
+
+/// The recorder of a document read without its interactions but `first`, as a whole read
+/// tells it, with the key of its interactions and their reader; `None` for any other
+/// document (read whole, which says what it is).
+fn recorder(mut root: Node, first: Option<Node>) -> Option<(Format, &'static str, Reader)> {
+    let NodeValue::Map(entries) = &mut root.value else {
+        return None;
+    };
+    let has = |entries: &[(Node, Node)], key: &str| {
+        entries
+            .iter()
+            .any(|(k, _)| k.as_scalar().is_some_and(|k| k.text == key))
+    };
+    // A Pact contract is no cassette; langchain-aws's `requests` and `responses` pair up.
+    if (has(entries, "consumer") && has(entries, "provider"))
+        || (has(entries, "requests") && has(entries, "responses"))
+    {
+        return None;
+    }
+    let seq = entries.iter_mut().find_map(|(k, v)| {
+        let streamed = k
+            .as_scalar()
+            .is_some_and(|k| KEYS.contains(&k.text.as_str()));
+        match &mut v.value {
+            NodeValue::Seq(items) if streamed => Some(items),
+            _ => None,
+        }
+    })?;
+    seq.extend(first);
+    if super::vcrpy::matches(&root) {
+        Some((Format::Vcrpy, "interactions", super::vcrpy::interaction))
+    } else if super::ruby_vcr::matches(&root) {
+        Some((
+            Format::RubyVcr,
+            "http_interactions",
+            super::ruby_vcr::interaction,
+        ))
+    } else if super::go_vcr::matches(&root) {
+        Some((Format::GoVcr, "interactions", super::go_vcr::interaction))
+    } else {
+        None
+    }
+}
+
+/// The interactions of a YAML cassette read in windows, gathered into the window being
+/// filled.
+struct Windows<'v> {
+    format: Format,
+    key: &'static str,
+    reader: Reader,
+    /// How many bytes of interactions make a window.
+    window: usize,
+    /// Whether the items' documents go with their window.
+    keep: bool,
+    visit: &'v mut dyn FnMut(HttpCassette, Vec<Node>),
+    /// The window's items' documents, when kept.
+    nodes: Vec<Node>,
+    interactions: Vec<Interaction>,
+    /// What no interaction holds in the window's text.
+    outside: Vec<(u32, u32)>,
+    /// Where the window starts (the end of the item before its first, or its first) and
+    /// ends in the text.
+    range: (u32, u32),
+    /// The ranges of the windows given so far.
+    ranges: Vec<(u32, u32)>,
+    /// Where the last item read ends.
+    last_end: Option<u32>,
+    /// The next item's index in the sequence.
+    index: usize,
+    /// The first item that could not be read: no window goes out after it.
+    error: Option<ReadError>,
+}
+
+impl Windows<'_> {
+    fn item(&mut self, mut node: Node) {
+        if self.error.is_some() {
+            return;
+        }
+        let path = format!("{}[{}]", self.key, self.index);
+        self.index += 1;
+        let interaction = match (self.reader)(&At::placed(&node, self.format, path)) {
+            Ok(interaction) => interaction,
+            Err(e) => {
+                self.error = Some(e);
+                return;
+            }
+        };
+        let mut one = HttpCassette {
+            format: self.format,
+            interactions: vec![interaction],
+            compressed: false,
+            outside: Vec::new(),
+        };
+        walk::fill_deferred(&mut one, &mut node);
+        let within = (self.last_end.unwrap_or(node.start), node.end);
+        self.last_end = Some(node.end);
+        let outside = super::outside(&one.interactions, std::slice::from_ref(&node), &[], within);
+        self.outside.extend(outside);
+        self.interactions.append(&mut one.interactions);
+        // The item's document is dropped here unless kept.
+        if self.keep {
+            self.nodes.push(node);
+        }
+        self.range = (self.range.0.min(within.0), self.range.1.max(within.1));
+        if (self.range.1 - self.range.0) as usize >= self.window {
+            self.flush();
+        }
+    }
+
+    /// Gives the window filled so far, if it holds an interaction.
+    fn flush(&mut self) {
+        if self.interactions.is_empty() {
+            return;
+        }
+        let cassette = HttpCassette {
+            format: self.format,
+            interactions: std::mem::take(&mut self.interactions),
+            compressed: false,
+            outside: std::mem::take(&mut self.outside),
+        };
+        self.ranges.push(self.range);
+        self.range = (u32::MAX, 0);
+        (self.visit)(cassette, std::mem::take(&mut self.nodes));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_windows;
+    use crate::kind::http::{Format, HttpCassette};
+
+    fn windows(text: &str, window: usize) -> Option<Vec<HttpCassette>> {
+        let mut out = Vec::new();
+        read_windows(text, window, false, &mut |cassette, _| out.push(cassette))
+            .unwrap()
+            .map(|count| {
+                assert_eq!(count, out.len());
+                out
+            })
+    }
+
+    const VCRPY: &str = "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://a.example/1\n  response:\n    body: {string: one}\n    headers: {}\n    status: {code: 200, message: OK}\n# key: sk-the-comment\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://a.example/2\n  response:\n    body: {string: two}\n    headers: {}\n    status: {code: 200, message: OK}\nversion: 1\n# key: sk-the-last-one\n";
+
+    /// Each item its own window, named as in the whole file, then the rest: what no
+    /// interaction holds (the comment between two items) is in a window's `outside`, and
+    /// what lies around the sequence in the last one's.
+    #[test]
+    fn a_vcrpy_cassette_goes_an_interaction_at_a_time_then_the_rest() {
+        let parts = windows(VCRPY, 1).unwrap();
+        assert_eq!(parts.len(), 3);
+        assert!(parts.iter().all(|p| p.format == Format::Vcrpy));
+        let paths: Vec<&str> = (parts.iter())
+            .flat_map(|p| p.interactions.iter().map(|i| i.path.as_str()))
+            .collect();
+        assert_eq!(paths, ["interactions[0]", "interactions[1]"]);
+        let holds = |part: &HttpCassette, what: &str| {
+            let at = VCRPY.find(what).unwrap() as u32;
+            (part.outside.iter()).any(|&(start, end)| start <= at && at < end)
+        };
+        assert!(holds(&parts[1], "sk-the-comment"), "{:?}", parts[1].outside);
+        assert!(
+            holds(&parts[2], "sk-the-last-one"),
+            "{:?}",
+            parts[2].outside
+        );
+        // One window for both items when it is large enough.
+        assert_eq!(windows(VCRPY, 1 << 20).unwrap().len(), 2);
+        // As a whole read, one interaction that does not read is the file's error.
+        let broken = VCRPY.replacen("  response:", "  responses:", 2);
+        let mut given = 0;
+        let read = read_windows(&broken, 1, false, &mut |_, _| given += 1);
+        assert!(read.is_err(), "{read:?}");
+        assert_eq!(given, 0);
+    }
+
+    /// The recorder is told as a whole read tells it, from the first item and every
+    /// top-level key (go-vcr's `version: 2` first); what is not a cassette of theirs is
+    /// left to the whole read.
+    #[test]
+    fn the_recorder_is_the_whole_reads() {
+        let go = "version: 2\ninteractions:\n- request:\n    method: GET\n    url: https://a.example/\n  response:\n    code: 200\n";
+        assert_eq!(windows(go, 1).unwrap()[0].format, Format::GoVcr);
+        let ruby = "http_interactions:\n- request:\n    method: get\n    uri: https://a.example/\n  response:\n    status: {code: 200}\n  recorded_at: Mon, 01 Jan 2024 00:00:00 GMT\nrecorded_with: VCR 6.2.0\n";
+        assert_eq!(windows(ruby, 1).unwrap()[0].format, Format::RubyVcr);
+        let pact = "consumer: {name: a}\nprovider: {name: b}\ninteractions:\n- request: {method: GET}\n  response: {}\n";
+        assert!(windows(pact, 1).is_none());
+        let paired = "requests:\n- {method: GET, uri: x}\nresponses:\n- {status: {code: 200}}\n";
+        assert!(windows(paired, 1).is_none());
+    }
+}
