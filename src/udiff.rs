@@ -29,9 +29,14 @@ const AGREE: usize = 16;
 
 /// A unified diff of `old` and `new` under the headers `a` and `b` (`a/path`, `/dev/null`),
 /// three lines of context; empty when they are equal.
+///
+/// The lines both texts start and end with, beyond the context, are left out before the
+/// line diff runs: a scrub of a 500 MB cassette changes a few lines, and a line diff of the
+/// whole of both held several times the file (issue 25). The hunks are the same.
 pub fn unified(a: &str, b: &str, old: &str, new: &str) -> String {
+    let (skipped, old, new) = trimmed(old, new);
     let diff = TextDiff::from_lines(old, new);
-    let groups = diff.grouped_ops(3);
+    let groups = diff.grouped_ops(CONTEXT);
     if groups.is_empty() {
         return String::new();
     }
@@ -39,7 +44,22 @@ pub fn unified(a: &str, b: &str, old: &str, new: &str) -> String {
     let new_lines = diff.new_slices();
     let mut out = format!("--- {a}\n+++ {b}\n");
     for group in &groups {
-        let _ = writeln!(out, "{}", similar::udiff::UnifiedHunkHeader::new(group));
+        let (first, last) = (group[0], group[group.len() - 1]);
+        let range = |start: usize, end: usize| {
+            let len = end - start;
+            match len {
+                1 => format!("{}", skipped + start + 1),
+                // An empty range names the line before it.
+                0 => format!("{},0", skipped + start),
+                _ => format!("{},{len}", skipped + start + 1),
+            }
+        };
+        let _ = writeln!(
+            out,
+            "@@ -{} +{} @@",
+            range(first.old_range().start, last.old_range().end),
+            range(first.new_range().start, last.new_range().end)
+        );
         for op in group {
             match *op {
                 DiffOp::Equal { old_index, len, .. } => {
@@ -69,12 +89,56 @@ pub fn unified(a: &str, b: &str, old: &str, new: &str) -> String {
                 } => {
                     let olds = &old_lines[old_index..old_index + old_len];
                     let news = &new_lines[new_index..new_index + new_len];
-                    replace(&mut out, olds, news, old_index);
+                    replace(&mut out, olds, news, skipped + old_index);
                 }
             }
         }
     }
     out
+}
+
+/// Lines of context around each change.
+const CONTEXT: usize = 3;
+
+/// `old` and `new` without the whole lines they start and end with, but the [`CONTEXT`]
+/// lines next to what differs, and how many lines were left out at the start.
+fn trimmed<'a, 'b>(old: &'a str, new: &'b str) -> (usize, &'a str, &'b str) {
+    let (o, n) = (old.as_bytes(), new.as_bytes());
+    let same = o.iter().zip(n).take_while(|(x, y)| x == y).count();
+    // Back to the start of the line the first difference is on, then the context's lines.
+    let first = memchr::memrchr(b'\n', &o[..same]).map_or(0, |i| i + 1);
+    let mut start = first;
+    for _ in 0..CONTEXT {
+        if start == 0 {
+            break;
+        }
+        start = memchr::memrchr(b'\n', &o[..start - 1]).map_or(0, |i| i + 1);
+    }
+    let skipped = memchr::memchr_iter(b'\n', &o[..start]).count();
+    let (o, n) = (&o[start..], &n[start..]);
+    // The lines they end with, after those they start with (as a line diff takes them: the
+    // removed one of three equal lines is the last).
+    let same_end = (o.iter().rev())
+        .zip(n.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count()
+        .min(o.len().min(n.len()) - (first - start));
+    // Forward to the end of the line the last difference is on, then the context's lines.
+    let mut end = o.len() - same_end;
+    for _ in 0..=CONTEXT {
+        match memchr::memchr(b'\n', &o[end..]) {
+            Some(i) => end += i + 1,
+            None => {
+                end = o.len();
+                break;
+            }
+        }
+    }
+    let kept = o.len() - end;
+    // At line boundaries, which are characters' boundaries.
+    let old = &old[start..start + end];
+    let new = &new[start..start + n.len() - kept];
+    (skipped, old, new)
 }
 
 /// Lines replaced by lines: a pair where either side is long is shown by its changes; the
@@ -264,6 +328,54 @@ mod tests {
             .to_string();
         assert_eq!(ours, theirs);
         assert_eq!(unified("a/f", "b/f", old, old), "");
+    }
+
+    /// Leaving out the lines both texts start and end with changes no hunk: random edits of
+    /// random texts (lines added, removed, changed, a last line without its line break) give
+    /// the diff `similar` prints of the whole texts.
+    #[test]
+    fn the_hunks_are_those_of_the_whole_texts() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..3000 {
+            let lines: Vec<String> = (0..next(40)).map(|_| format!("l{}", next(6))).collect();
+            let mut changed = lines.clone();
+            for _ in 0..next(4) {
+                let at = next(changed.len() as u64 + 1) as usize;
+                match next(3) {
+                    0 => changed.insert(at, format!("n{}", next(3))),
+                    1 if at < changed.len() => {
+                        changed.remove(at);
+                    }
+                    _ if at < changed.len() => changed[at] = format!("c{}", next(3)),
+                    _ => {}
+                }
+            }
+            let text = |lines: &[String], end: bool| {
+                let mut t = lines.join("\n");
+                if end && !t.is_empty() {
+                    t.push('\n');
+                }
+                t
+            };
+            let (old, new) = (text(&lines, next(5) > 0), text(&changed, next(5) > 0));
+            let theirs = TextDiff::from_lines(&old, &new)
+                .unified_diff()
+                .context_radius(3)
+                .missing_newline_hint(true)
+                .header("a/f", "b/f")
+                .to_string();
+            assert_eq!(
+                unified("a/f", "b/f", &old, &new),
+                theirs,
+                "{old:?} -> {new:?}"
+            );
+        }
     }
 
     #[test]

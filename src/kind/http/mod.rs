@@ -327,12 +327,14 @@ const LARGE_BODY: usize = 1 << 20;
 /// interactions); below this, that is still a few tens of megabytes.
 const WINDOWS_FROM: usize = 4 << 20;
 
-/// How many bytes of interactions make a window of a cassette of `len` bytes: a sixteenth of
-/// it, between 1 and 32 MiB, so that a window's document and interactions stay under the
-/// file's own size (issue 25: at most three times the file in all).
+/// How many bytes of interactions make a window of a cassette of `len` bytes: a 64th of it,
+/// between 512 KiB and 16 MiB, so that a window's document and interactions (ten to fifteen
+/// times its text) stay well under the file's own size (issue 25: at most three times the
+/// file in all). Smaller windows cost nothing measurable; larger ones left their memory
+/// resident beside the file's new text.
 fn window_for(len: usize) -> usize {
     match WINDOW.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => (len / 16).clamp(1 << 20, 32 << 20),
+        0 => (len / 64).clamp(512 << 10, 16 << 20),
         set => set,
     }
 }
@@ -384,8 +386,8 @@ fn is_yaml_cassette(text: &[u8]) -> bool {
 
 /// Reads `text` (the file at `path`, or its decompressed text) as an HTTP cassette, as
 /// [`read_with`] does, but hands it to `visit` in parts: a JSON HAR or a YAML cassette
-/// ([`in_windows`]) goes a window of interactions at a time (a sixteenth of the file, between
-/// 1 and 32 MiB), each a cassette of its own (its interactions named and placed as in the
+/// ([`in_windows`]) goes a window of interactions at a time (a 64th of the file, between
+/// 512 KiB and 16 MiB), each a cassette of its own (its interactions named and placed as in the
 /// whole file, its `outside` within the window), then one without interactions that holds
 /// the rest of the file; any other cassette goes whole, once. A HAR of a million entries
 /// built whole as one document took 17 times its size, a YAML cassette of a hundred

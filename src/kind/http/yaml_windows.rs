@@ -3,13 +3,15 @@
 //! whole held its document and its interactions at once, fourteen times the file (issue 25).
 //!
 //! The interactions' sequence is streamed out of the fast YAML reader
-//! ([`crate::doc::yaml::read_subset_streamed`]) an item at a time. A first pass keeps only
-//! the first item, with the rest of the document, to tell the recorder as a whole read does
-//! (go-vcr's `version: 2` comes first, vcrpy's `version: 1` last). The second reads each
-//! item into its interaction, finds what no interaction holds in the text from the end of
-//! the item before (the `- ` between items, and any comment there), and drops the item's
-//! document unless a scrub keeps it. The text around the sequence goes with the last window,
-//! as a HAR's fields beside its entries do. A text outside the reader's subset is read whole.
+//! ([`crate::doc::yaml::read_subset_streamed`]) an item at a time, in one pass. The
+//! recorder is told at the first item, from it and the keys before it (go-vcr's
+//! `version: 2` comes first), and checked at the end against what the whole document tells
+//! (vcrpy's `version: 1` comes last): a text they disagree on is read whole. Each item is
+//! read into its interaction, what no interaction holds is found in the text from the end
+//! of the item before (the `- ` between items, and any comment there), and the item's
+//! document is dropped unless a scrub keeps it. The text around the sequence goes with the
+//! last window, as a HAR's fields beside its entries do. A text outside the reader's subset
+//! is read whole.
 
 use crate::doc::{Node, NodeValue};
 
@@ -26,26 +28,18 @@ type Reader = fn(&At<'_>) -> Result<Interaction, ReadError>;
 /// items' documents when `keep`, the last one holding no interaction but what lies around
 /// them (with the rest of the document when `keep`). How many windows, or `Ok(None)` when
 /// the text is not read so (what `visit` was given is then void): outside the fast reader's
-/// subset, or not a cassette whose interactions are a top-level sequence.
+/// subset, or not a cassette whose interactions are a top-level sequence, or one whose
+/// recorder the whole document tells otherwise than its head did.
 pub(super) fn read_windows(
     text: &str,
     window: usize,
     keep: bool,
     visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
 ) -> Result<Option<usize>, ReadError> {
-    let mut first = None;
-    let Some(root) = crate::doc::yaml::read_subset_streamed(text, KEYS, &mut |item| {
-        first.get_or_insert(item);
-    }) else {
-        return Ok(None);
-    };
-    let Some((format, key, reader)) = recorder(root, first) else {
-        return Ok(None);
-    };
     let mut windows = Windows {
-        format,
-        key,
-        reader,
+        text,
+        recorder: None,
+        first: None,
         window,
         keep,
         visit,
@@ -58,10 +52,17 @@ pub(super) fn read_windows(
         index: 0,
         error: None,
     };
-    let Some(rest) = crate::doc::yaml::read_subset_streamed(text, &[key], &mut |item| {
+    let Some(rest) = crate::doc::yaml::read_subset_streamed(text, KEYS, &mut |item| {
         windows.item(item);
     }) else {
         return Ok(None);
+    };
+    // The recorder the items were read as must be the one the whole document tells.
+    let told = recorder(rest.clone(), windows.first.take());
+    let (format, ..) = match (told, windows.recorder) {
+        (Some(told), Some(Some(read))) if (told.0, told.1) == (read.0, read.1) => told,
+        (Some(told), None) => told,
+        _ => return Ok(None),
     };
     if let Some(e) = windows.error.take() {
         return Err(e);
@@ -83,6 +84,58 @@ pub(super) fn read_windows(
     Ok(Some(count))
 }
 
+/// `node` with the texts of its values left out: all a recorder is told by is which keys an
+/// item has (a first item's body can be hundreds of megabytes).
+fn skeleton(node: &Node) -> Node {
+    let value = match &node.value {
+        NodeValue::Scalar(scalar) => NodeValue::Scalar(crate::doc::Scalar {
+            text: String::new(),
+            style: scalar.style,
+            tag: None,
+        }),
+        NodeValue::Seq(items) => NodeValue::Seq(items.iter().map(skeleton).collect()),
+        NodeValue::Map(entries) => NodeValue::Map(
+            (entries.iter())
+                .map(|(k, v)| (k.clone(), skeleton(v)))
+                .collect(),
+        ),
+    };
+    Node { value, ..*node }
+}
+
+/// The document a whole read would tell the recorder from, as far as the text before the
+/// first item shows it: the key of the sequence (the last top-level key before the item)
+/// holding that item, and go-vcr's `version` when it comes first. `None` when the head is
+/// not plain enough to say (a quoted key): the text is then read whole.
+fn head(text: &str, first: &Node) -> Option<Node> {
+    let before = text.get(..first.start as usize)?;
+    let mut key = None;
+    let mut version = None;
+    for line in before.lines() {
+        if let Some((name, value)) = line.split_once(':') {
+            match name {
+                "interactions" | "http_interactions" => key = Some(name),
+                "version" => version = Some(value.trim()),
+                _ => {}
+            }
+        }
+    }
+    let scalar = |text: &str| {
+        Node::new(NodeValue::Scalar(crate::doc::Scalar {
+            text: text.to_owned(),
+            style: crate::doc::Style::Plain,
+            tag: None,
+        }))
+    };
+    let mut entries = Vec::new();
+    if let Some(version) = version {
+        entries.push((scalar("version"), scalar(version)));
+    }
+    let items = Node::new(NodeValue::Seq(vec![first.clone()]));
+    entries.push((scalar(key?), items));
+    Some(Node::new(NodeValue::Map(entries)))
+}
+
 /// The recorder of a document read without its interactions but `first`, as a whole read
 /// tells it, with the key of its interactions and their reader; `None` for any other
 /// document (read whole, which says what it is).
@@ -101,14 +154,17 @@ fn recorder(mut root: Node, first: Option<Node>) -> Option<(Format, &'static str
     {
         return None;
     }
-    let seq = entries.iter_mut().find_map(|(k, v)| {
-        let streamed = k
-            .as_scalar()
-            .is_some_and(|k| KEYS.contains(&k.text.as_str()));
-        match &mut v.value {
-            NodeValue::Seq(items) if streamed => Some(items),
-            _ => None,
-        }
+    // One sequence of interactions, or the items streamed came from two.
+    let named = |k: &Node| {
+        k.as_scalar()
+            .is_some_and(|k| KEYS.contains(&k.text.as_str()))
+    };
+    if entries.iter().filter(|(k, _)| named(k)).count() != 1 {
+        return None;
+    }
+    let seq = entries.iter_mut().find_map(|(k, v)| match &mut v.value {
+        NodeValue::Seq(items) if named(k) => Some(items),
+        _ => None,
     })?;
     seq.extend(first);
     if super::vcrpy::matches(&root) {
@@ -128,10 +184,13 @@ fn recorder(mut root: Node, first: Option<Node>) -> Option<(Format, &'static str
 
 /// The interactions of a YAML cassette read in windows, gathered into the window being
 /// filled.
-struct Windows<'v> {
-    format: Format,
-    key: &'static str,
-    reader: Reader,
+struct Windows<'t, 'v> {
+    text: &'t str,
+    /// The recorder the items are read as: told by the head of the text at the first item
+    /// (`None` inside when it cannot be), checked against the whole document at the end.
+    recorder: Option<Option<(Format, &'static str, Reader)>>,
+    /// The first item, which the whole document's recorder is told from at the end.
+    first: Option<Node>,
     /// How many bytes of interactions make a window.
     window: usize,
     /// Whether the items' documents go with their window.
@@ -155,14 +214,23 @@ struct Windows<'v> {
     error: Option<ReadError>,
 }
 
-impl Windows<'_> {
+impl Windows<'_, '_> {
     fn item(&mut self, mut node: Node) {
+        let recorder = *self.recorder.get_or_insert_with(|| {
+            let first = skeleton(&node);
+            let told = recorder(head(self.text, &first)?, None);
+            self.first = Some(first);
+            told
+        });
+        let Some((format, key, reader)) = recorder else {
+            return;
+        };
         if self.error.is_some() {
             return;
         }
-        let path = format!("{}[{}]", self.key, self.index);
+        let path = format!("{key}[{}]", self.index);
         self.index += 1;
-        let interaction = match (self.reader)(&At::placed(&node, self.format, path)) {
+        let interaction = match reader(&At::placed(&node, format, path)) {
             Ok(interaction) => interaction,
             Err(e) => {
                 self.error = Some(e);
@@ -170,7 +238,7 @@ impl Windows<'_> {
             }
         };
         let mut one = HttpCassette {
-            format: self.format,
+            format,
             interactions: vec![interaction],
             compressed: false,
             outside: Vec::new(),
@@ -193,11 +261,14 @@ impl Windows<'_> {
 
     /// Gives the window filled so far, if it holds an interaction.
     fn flush(&mut self) {
+        let Some(Some((format, ..))) = self.recorder else {
+            return;
+        };
         if self.interactions.is_empty() {
             return;
         }
         let cassette = HttpCassette {
-            format: self.format,
+            format,
             interactions: std::mem::take(&mut self.interactions),
             compressed: false,
             outside: std::mem::take(&mut self.outside),
