@@ -639,7 +639,11 @@ fn scrub_one(
             ),
         });
     }
-    let Some(read) = compressed.as_deref().map(ContentHash::of).or(scrubbed.read) else {
+    // What a rewrite must find still in the file: the hash of the text the scrub read, or of
+    // the compressed file it was inflated from. Nothing was planned without it.
+    let Some(read) =
+        (scrubbed.read).map(|read| compressed.as_deref().map_or(read, ContentHash::of))
+    else {
         return result;
     };
     // `--diff` shows the file as it was: read again (the scrub let go of it), and masked by
@@ -716,11 +720,11 @@ fn read_again(cassette: &Cassette, read: ContentHash, result: &mut FileResult) -
 }
 
 /// The HTTP cassette in `text` (the file of `cassette`, decompressed), read whole, with the
-/// document it was read from (see `http::read_document`); `None`
-/// when there is nothing to scrub, `result` then saying why: no cassette (nothing
-/// `normalize` does), or one that does not read (a `parse` error; never rewritten). A
-/// `[verify] text` file is only scrubbed when it reads as a cassette (`verify` reports one
-/// that looks like a cassette and does not parse).
+/// document it was read from (see `http::read_document`); `None` when there is nothing to
+/// scrub, `result` then saying why: no cassette (nothing `normalize` does), or one that does
+/// not read (a `parse` error; never rewritten). A `[verify] text` file is only scrubbed when
+/// it reads as a cassette (`verify` reports one that looks like a cassette and does not
+/// parse).
 fn read_whole(
     cassette: &Cassette,
     text: &[u8],

@@ -275,6 +275,78 @@ fn diff_reads_two_hars_in_windows_as_it_reads_them_whole() {
     same_either_way(&t, &["diff", "--full", "old", "new"]);
 }
 
+/// What lies outside the interactions (a field a recorder does not read, here Ruby VCR's
+/// `with`) is judged against every interaction, whatever window holds them: a password
+/// outside two interactions is one finding, and one a later interaction sends (a leak of its
+/// own) is no second one, read whole or in windows (the `http` fuzz target found the first).
+#[test]
+fn what_lies_outside_the_interactions_is_judged_against_every_window() {
+    let t = TestDir::new();
+    let exchange = |with: &str, body: &str| {
+        format!(
+            "- request:\n    method: post\n    uri: https://api.example.org/v1/login\n    with:\n      string: '{with}'\n    body:\n      encoding: UTF-8\n      string: '{body}'\n    headers: {{}}\n  response:\n    status:\n      code: 200\n      message: OK\n    headers: {{}}\n    body:\n      encoding: UTF-8\n      string: ok\n  recorded_at: Mon, 01 Jan 2024 00:00:00 GMT\n"
+        )
+    };
+    let twice = r#"{"password": "hunter22-twice"}"#;
+    let held = r#"{"password": "hunter22-held-later"}"#;
+    let cassette = format!(
+        "---\nhttp_interactions:\n{}{}{}recorded_with: VCR 6.2.0\n",
+        exchange(held, "{}"),
+        exchange(twice, "{}"),
+        exchange(twice, held),
+    );
+    t.write("spec/cassettes/login.yml", &cassette);
+    let run = same_either_way(&t, &["verify", "--format", "json"]);
+    let outside: Vec<String> = finding_fields(&run.json(), &["id", "pointer", "message"])
+        .into_iter()
+        .filter(|f| f.contains("(outside the interactions)"))
+        .collect();
+    assert_eq!(outside.len(), 1, "{}", run.stdout);
+    assert!(
+        outside[0].contains("(once more in this file)"),
+        "{outside:?}"
+    );
+    same_either_way(&t, &["normalize", "--check", "--diff"]);
+}
+
+/// vcrpy's JSON serializer: the interactions' array read an item at a time, judged and
+/// scrubbed as the whole file is.
+#[test]
+fn a_json_vcrpy_cassette_reads_in_windows_as_it_reads_whole() {
+    let interaction = |n: usize, auth: &str| {
+        json!({
+            "request": {"body": null, "headers": {"Authorization": [auth]}, "method": "GET",
+                        "uri": format!("https://api.example.com/v1/items/{n}")},
+            "response": {"body": {"string": "{\"ok\": true}"}, "headers": {},
+                         "status": {"code": 200, "message": "OK"}}
+        })
+    };
+    let secret = format!("Bearer {}", key("J"));
+    let items: Vec<serde_json::Value> = (0..4)
+        .map(|n| interaction(n, if n == 2 { &secret } else { "Bearer REDACTED" }))
+        .collect();
+    let text = serde_json::to_string_pretty(&json!({"interactions": items, "version": 1})).unwrap();
+    let whole = TestDir::new();
+    let windowed = TestDir::new();
+    for dir in [&whole, &windowed] {
+        dir.write("cassettes/items.json", &text);
+    }
+    let run = same_either_way(&whole, &["verify", "--format", "json"]);
+    run.code(1);
+    assert_eq!(
+        finding_fields(&run.json(), &["id", "pointer"]),
+        ["leak/secret interactions[2].request.headers.Authorization[0]"]
+    );
+    same_either_way(&whole, &["normalize", "--check", "--diff"]).code(1);
+    whole.vcr(&["normalize"]).code(0);
+    windowed.vcr_with(&["normalize"], &WINDOWED).code(0);
+    assert_eq!(
+        windowed.read("cassettes/items.json"),
+        whole.read("cassettes/items.json")
+    );
+    assert!(!whole.read("cassettes/items.json").contains(&key("J")));
+}
+
 macro_rules! yaml_tests {
     ($($module:ident: $recorder:expr;)*) => {$(
         mod $module {

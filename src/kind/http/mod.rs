@@ -24,7 +24,7 @@ mod talkback;
 mod time;
 mod vcrpy;
 mod walk;
-mod yaml_windows;
+mod windows;
 
 use std::path::Path;
 
@@ -351,14 +351,14 @@ pub fn set_window(bytes: usize) {
 }
 
 /// Whether [`read_windows`] tries to read `text` a window at a time: a JSON HAR (an object
-/// whose first key is `log`) or a YAML cassette of vcrpy, Ruby VCR or go-vcr, of more than
-/// 4 MiB.
+/// whose first key is `log`) or a cassette of vcrpy, Ruby VCR or go-vcr (YAML, or vcrpy's
+/// and Ruby VCR's JSON), of more than 4 MiB.
 pub fn in_windows(text: &[u8]) -> bool {
     let from = match WINDOW.load(std::sync::atomic::Ordering::Relaxed) {
         0 => WINDOWS_FROM,
         set => set,
     };
-    text.len() > from && (is_json_har(text) || is_yaml_cassette(text))
+    text.len() > from && (is_json_har(text) || is_recorder_cassette(text))
 }
 
 /// Whether `text` opens as a JSON HAR: an object whose first key is `log`.
@@ -368,30 +368,42 @@ fn is_json_har(text: &[u8]) -> bool {
         .is_some_and(|rest| rest.trim_ascii_start().starts_with(b"\"log\""))
 }
 
-/// Whether the keys at the head of `text` are those of a YAML recorder whose interactions
-/// can be read in windows (`yaml_windows`).
-fn is_yaml_cassette(text: &[u8]) -> bool {
+/// The first 64 KiB of `text`, as far as they are UTF-8: where the keys that hint at a
+/// recorder are looked for.
+fn head_of(text: &[u8]) -> &str {
     let head = &text[..text.len().min(1 << 16)];
-    let head = match std::str::from_utf8(head) {
+    match std::str::from_utf8(head) {
         Ok(head) => head,
         Err(e) => std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default(),
-    };
-    let trimmed = head.trim_start();
-    !trimmed.starts_with(['{', '['])
-        && matches!(
-            yaml_format_hint(head),
-            Some(Format::Vcrpy | Format::RubyVcr | Format::GoVcr)
+    }
+}
+
+/// Whether the keys at the head of `text` are those of a recorder whose interactions can be
+/// read in windows (`windows`): vcrpy, Ruby VCR or go-vcr in YAML, vcrpy or Ruby VCR in JSON.
+fn is_recorder_cassette(text: &[u8]) -> bool {
+    let head = head_of(text);
+    if head.trim_start().starts_with('{') {
+        matches!(
+            json_format_hint(head),
+            Some(Format::Vcrpy | Format::RubyVcr)
         )
+    } else {
+        !head.trim_start().starts_with('[')
+            && matches!(
+                yaml_format_hint(head),
+                Some(Format::Vcrpy | Format::RubyVcr | Format::GoVcr)
+            )
+    }
 }
 
 /// Reads `text` (the file at `path`, or its decompressed text) as an HTTP cassette, as
-/// [`read_with`] does, but hands it to `visit` in parts: a JSON HAR or a YAML cassette
+/// [`read_with`] does, but hands it to `visit` in parts: a JSON HAR or a recorder's cassette
 /// ([`in_windows`]) goes a window of interactions at a time (a 64th of the file, between
 /// 512 KiB and 16 MiB), each a cassette of its own (its interactions named and placed as in the
 /// whole file, its `outside` within the window), then one without interactions that holds
 /// the rest of the file; any other cassette goes whole, once. A HAR of a million entries
-/// built whole as one document took 17 times its size, a YAML cassette of a hundred
-/// thousand interactions 14 times (issue 25); a window at a time, the memory is the file's
+/// built whole as one document took 17 times its size, a cassette of a hundred thousand
+/// interactions 10 to 14 times (issue 25); a window at a time, the memory is the file's
 /// and one window's.
 ///
 /// `visit(None)` voids what it was given before (a large HAR that turned out not to stream
@@ -443,8 +455,10 @@ pub(crate) fn windows_of(
             let window = window_for(text.len());
             if is_json_har(text.as_bytes()) {
                 har::read_windows(text, path, replaced, window, keep, visit)
+            } else if text.trim_start().starts_with('{') {
+                windows::read_json_windows(text, window, keep, visit)
             } else {
-                yaml_windows::read_windows(text, window, keep, visit)
+                windows::read_windows(text, window, keep, visit)
             }
         }
         _ => Ok(None),

@@ -4,7 +4,7 @@
 
 use super::{Collect, HttpLeak};
 use crate::finding::Severity;
-use crate::lint::{LeakFamily, Scanner};
+use crate::lint::{Hit, LeakFamily, Scanner};
 
 /// The readable path of a leak outside the interactions.
 pub const OUTSIDE: &str = "(outside the interactions)";
@@ -16,20 +16,18 @@ pub const OUTSIDE: &str = "(outside the interactions)";
 /// 25): a hit the interactions do not hold, as text or decoded, is a finding `(outside the
 /// interactions)` at its place in the file. What the interactions hold was judged with its
 /// context by [`super::check`] and is not judged again.
-pub(super) fn scan(
-    c: &Collect<'_>,
-    outside_ranges: &[(u32, u32)],
+///
+/// The secret hits of `ranges` (every window's, for a cassette read in windows) that no leak
+/// of `leaks` (the interactions', all of them) covers or already judged: each a finding once
+/// [`Held`] finds no interaction's text that holds it.
+pub(super) fn candidates(
+    file: &[u8],
+    ranges: &[(u32, u32)],
     scanner: &Scanner,
-    leaks: &mut Vec<HttpLeak>,
-) {
+    leaks: &[HttpLeak],
+) -> Vec<Hit> {
     let judged: std::collections::HashSet<&str> =
         leaks.iter().map(|l| l.hit.text.as_str()).collect();
-    let mut found = Vec::new();
-    let squeezed_joined = std::cell::OnceCell::new();
-    let held = |text: &str| {
-        judged.contains(text)
-            || memchr::memmem::find(c.joined.as_bytes(), text.as_bytes()).is_some()
-    };
     // Where the interactions' leaks sit in the file: a raw hit over one of them is that leak
     // (`Bearer <token>` raw, the token judged).
     let mut at: Vec<usize> = leaks.iter().filter_map(|l| l.offset).collect();
@@ -41,14 +39,14 @@ pub(super) fn scan(
     // The ranges joined (a line break between two), scanned at once: a scan per range cost
     // more in its setup than in its bytes. Each hit is then put back at its place.
     let mut text = Vec::new();
-    let mut starts: Vec<(usize, usize)> = Vec::with_capacity(outside_ranges.len());
-    for &(start, end) in outside_ranges {
-        let (start, end) = (start as usize, (end as usize).min(c.file.len()));
+    let mut starts: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for &(start, end) in ranges {
+        let (start, end) = (start as usize, (end as usize).min(file.len()));
         if start >= end {
             continue;
         }
         starts.push((text.len(), start));
-        text.extend_from_slice(&c.file[start..end]);
+        text.extend_from_slice(&file[start..end]);
         text.push(b'\n');
     }
     let mut hits = Vec::new();
@@ -59,49 +57,83 @@ pub(super) fn scan(
         };
         hit.start = hit.start - joined + file;
         hit.end = hit.end - joined + file;
-        hits.push(hit);
+        let judged = judged.contains(hit.text.as_str())
+            || (hit.text.rsplit_once(' ')).is_some_and(|(_, value)| judged.contains(value));
+        if hit.family == LeakFamily::Secret && !over_a_leak(hit.start, hit.end) && !judged {
+            hits.push(hit);
+        }
     }
-    for hit in hits {
-        if hit.family != LeakFamily::Secret
-            || over_a_leak(hit.start, hit.end)
-            || held(&hit.text)
-            || hit
-                .text
-                .rsplit_once(' ')
-                .is_some_and(|(_, value)| held(value))
-        {
-            continue;
-        }
-        // As the interactions hold it: a private key's lines written with JSON's escapes, or
-        // folded across the lines of a YAML scalar. Compared without escapes and white space
-        // (the interactions' text squeezed so once, when a hit needs it).
-        if hit.text.contains(['\\', '\n', ' ']) {
-            let squeezed = squeezed_joined.get_or_init(|| {
-                // The interactions' texts and the values judged already (a credential
-                // field's value is judged by its name, not kept with the texts).
-                let mut all = squeeze(&c.joined);
-                for leak in leaks.iter() {
-                    all.push('\n');
-                    all.push_str(&squeeze(&leak.hit.text));
-                }
-                all
-            });
-            if memchr::memmem::find(squeezed.as_bytes(), squeeze(&hit.text).as_bytes()).is_some() {
-                continue;
+    // As a leak holds it: a private key's lines written with JSON's escapes, or folded
+    // across the lines of a YAML scalar, compared without escapes and white space.
+    if hits.iter().any(|hit| spread(&hit.text)) {
+        let squeezed: Vec<String> = leaks.iter().map(|l| squeeze(&l.hit.text)).collect();
+        hits.retain(|hit| {
+            !spread(&hit.text) || {
+                let hit = squeeze(&hit.text);
+                !squeezed.iter().any(|l| l.contains(&hit))
             }
-        }
-        let at = hit.start;
-        found.push(HttpLeak {
-            hit,
-            severity: Severity::Error,
-            offset: Some(at),
-            path: OUTSIDE.to_owned(),
-            place: " outside the interactions its recorder replays",
-            repeats: 0,
-            why: String::new(),
         });
     }
-    leaks.extend(found);
+    hits
+}
+
+/// Whether a hit may be written across escapes, lines or spaces.
+fn spread(text: &str) -> bool {
+    text.contains(['\\', '\n', ' '])
+}
+
+/// Which of the [`candidates`] the interactions' texts hold, window by window.
+pub(super) struct Held {
+    held: Vec<bool>,
+}
+
+impl Held {
+    pub(super) fn new(hits: &[Hit]) -> Held {
+        Held {
+            held: vec![false; hits.len()],
+        }
+    }
+
+    /// Marks the hits the texts of `c` (a window's interactions, or all of them) hold, as
+    /// they stand, after a space (`Bearer <token>`), or squeezed.
+    pub(super) fn window(&mut self, hits: &[Hit], c: &Collect<'_>) {
+        let contains =
+            |text: &str| memchr::memmem::find(c.joined.as_bytes(), text.as_bytes()).is_some();
+        let squeezed = std::cell::OnceCell::new();
+        for (hit, held) in hits.iter().zip(&mut self.held) {
+            *held = *held
+                || contains(&hit.text)
+                || (hit.text.rsplit_once(' ')).is_some_and(|(_, value)| contains(value))
+                || (spread(&hit.text)
+                    && squeezed
+                        .get_or_init(|| squeeze(&c.joined))
+                        .contains(&squeeze(&hit.text)));
+        }
+    }
+
+    /// Forgets what the windows so far held (they are void).
+    pub(super) fn clear(&mut self) {
+        self.held.iter_mut().for_each(|h| *h = false);
+    }
+
+    /// The findings of the hits no interaction holds.
+    pub(super) fn findings(self, hits: Vec<Hit>) -> Vec<HttpLeak> {
+        (hits.into_iter().zip(self.held))
+            .filter(|(_, held)| !held)
+            .map(|(hit, _)| {
+                let at = hit.start;
+                HttpLeak {
+                    hit,
+                    severity: Severity::Error,
+                    offset: Some(at),
+                    path: OUTSIDE.to_owned(),
+                    place: " outside the interactions its recorder replays",
+                    repeats: 0,
+                    why: String::new(),
+                }
+            })
+            .collect()
+    }
 }
 
 /// `text` without white space and without the escapes of line breaks (`\n`, `\r`) and

@@ -1,87 +1,104 @@
-//! YAML cassettes (vcrpy, Ruby VCR, go-vcr) read a window of interactions at a time, as a
-//! large HAR is (`har::read_windows`): a cassette of a hundred thousand interactions built
-//! whole held its document and its interactions at once, fourteen times the file (issue 25).
+//! vcrpy, Ruby VCR and go-vcr cassettes (YAML, or vcrpy's and Ruby VCR's JSON) read a window
+//! of interactions at a time, as a large HAR is (`har::read_windows`): a cassette of a
+//! hundred thousand interactions built whole held its document and its interactions at once,
+//! ten to fourteen times the file (issue 25).
 //!
-//! The interactions' sequence is streamed out of the fast YAML reader
-//! ([`crate::doc::yaml::read_subset_streamed`]) an item at a time, in one pass. The
-//! recorder is told at the first item, from it and the keys before it (go-vcr's
-//! `version: 2` comes first), and checked at the end against what the whole document tells
-//! (vcrpy's `version: 1` comes last): a text they disagree on is read whole. Each item is
-//! read into its interaction, what no interaction holds is found in the text from the end
-//! of the item before (the `- ` between items, and any comment there), and the item's
-//! document is dropped unless a scrub keeps it. The text around the sequence goes with the
-//! last window, as a HAR's fields beside its entries do. A text outside the reader's subset
-//! is read whole.
+//! The interactions are streamed an item at a time, in one pass: out of the fast YAML reader
+//! ([`crate::doc::yaml::read_subset_streamed`]), or out of the JSON parser
+//! ([`crate::json::parse_streamed_at`]). The recorder is told at the first item, from it and
+//! the keys before it (go-vcr's `version: 2` comes first), and checked at the end against
+//! what the whole document tells (vcrpy's `version: 1` comes last): a text they disagree on
+//! is read whole. Each item is read into its interaction, what no interaction holds is found
+//! in the text from the end of the item before (the `- ` between items, and any comment
+//! there), and the item's document is dropped unless a scrub keeps it. The text around the
+//! sequence goes with the last window, as a HAR's fields beside its entries do. A text the
+//! streaming readers do not take (outside the YAML subset, repeated JSON keys, an error) is
+//! read whole, which says what it is.
 
 use crate::doc::{Node, NodeValue};
+use crate::json::Part;
 
 use super::walk::{self, At};
 use super::{Format, HttpCassette, Interaction, ReadError};
 
-/// The top-level keys whose sequence holds a YAML recorder's interactions.
+/// The top-level keys whose sequence holds a recorder's interactions.
 const KEYS: &[&str] = &["interactions", "http_interactions"];
 
 /// How an interaction of a recorder is read from its item.
 type Reader = fn(&At<'_>) -> Result<Interaction, ReadError>;
 
-/// Reads `text` in windows of `window` bytes of interactions, each given to `visit` with its
-/// items' documents when `keep`, the last one holding no interaction but what lies around
-/// them (with the rest of the document when `keep`). How many windows, or `Ok(None)` when
-/// the text is not read so (what `visit` was given is then void): outside the fast reader's
-/// subset, or not a cassette whose interactions are a top-level sequence, or one whose
-/// recorder the whole document tells otherwise than its head did.
+/// Reads the YAML `text` in windows of `window` bytes of interactions, each given to `visit`
+/// with its items' documents when `keep`, the last one holding no interaction but what lies
+/// around them (with the rest of the document when `keep`). How many windows, or `Ok(None)`
+/// when the text is not read so (what `visit` was given is then void): outside the fast
+/// reader's subset, or not a cassette whose interactions are a top-level sequence, or one
+/// whose recorder the whole document tells otherwise than its head did.
 pub(super) fn read_windows(
     text: &str,
     window: usize,
     keep: bool,
     visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
 ) -> Result<Option<usize>, ReadError> {
-    let mut windows = Windows {
-        text,
-        recorder: None,
-        first: None,
-        window,
-        keep,
-        visit,
-        nodes: Vec::new(),
-        interactions: Vec::new(),
-        outside: Vec::new(),
-        range: (u32::MAX, 0),
-        ranges: Vec::new(),
-        last_end: None,
-        index: 0,
-        error: None,
-    };
+    let mut windows = Windows::new(text, window, keep, visit);
     let Some(rest) = crate::doc::yaml::read_subset_streamed(text, KEYS, &mut |item| {
-        windows.item(item);
+        let span = (item.start, item.end);
+        windows.item(item, span, |first| yaml_head(text, first));
     }) else {
         return Ok(None);
     };
-    // The recorder the items were read as must be the one the whole document tells.
-    let told = recorder(rest.clone(), windows.first.take());
-    let (format, ..) = match (told, windows.recorder) {
-        (Some(told), Some(Some(read))) if (told.0, told.1) == (read.0, read.1) => told,
-        (Some(told), None) => told,
+    windows.finish(rest)
+}
+
+/// [`read_windows`] for a JSON text: an object whose `interactions` (vcrpy) or
+/// `http_interactions` (Ruby VCR) array is streamed, the other fields read whole.
+pub(super) fn read_json_windows(
+    text: &str,
+    window: usize,
+    keep: bool,
+    visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
+) -> Result<Option<usize>, ReadError> {
+    let bytes = text.as_bytes();
+    let key = match super::json_format_hint(super::head_of(bytes)) {
+        Some(Format::RubyVcr) => "http_interactions",
+        Some(Format::Vcrpy) => "interactions",
         _ => return Ok(None),
     };
-    if let Some(e) = windows.error.take() {
-        return Err(e);
+    let mut windows = Windows::new(text, window, keep, visit);
+    let mut fields: Vec<(Node, Node)> = Vec::new();
+    let mut begun = false;
+    let streamed = crate::json::parse_streamed_at(bytes, &[key], false, &mut |part| {
+        match part {
+            Part::Field(name, value) => {
+                let name = crate::doc::from_value_in(&crate::json::Value::String(name), bytes);
+                fields.push((name, crate::doc::from_value_in(&value, bytes)));
+            }
+            Part::Begin(_) => begun = true,
+            Part::Item(value, span) => {
+                let item = crate::doc::from_value_in(&value, bytes);
+                windows.item(item, (span.start, span.end), |first| {
+                    let mut entries = fields.clone();
+                    entries.push((plain(key), Node::new(NodeValue::Seq(vec![first.clone()]))));
+                    Some(Node::new(NodeValue::Map(entries)))
+                });
+            }
+            Part::Nested(..) | Part::Canonical(..) | Part::End => {}
+        }
+        true
+    });
+    if !matches!(streamed, Ok(crate::json::Streamed::Done)) || !begun {
+        return Ok(None);
     }
-    windows.flush();
-    let last = HttpCassette {
-        format,
-        interactions: Vec::new(),
-        compressed: false,
-        outside: super::outside(
-            &[],
-            std::slice::from_ref(&rest),
-            &windows.ranges,
-            (0, text.len() as u32),
-        ),
-    };
-    let count = windows.ranges.len() + 1;
-    (windows.visit)(last, if keep { vec![rest] } else { Vec::new() });
-    Ok(Some(count))
+    fields.push((plain(key), Node::new(NodeValue::Seq(Vec::new()))));
+    windows.finish(Node::new(NodeValue::Map(fields)))
+}
+
+/// A plain scalar, placed nowhere in the text.
+fn plain(text: &str) -> Node {
+    Node::new(NodeValue::Scalar(crate::doc::Scalar {
+        text: text.to_owned(),
+        style: crate::doc::Style::Plain,
+        tag: None,
+    }))
 }
 
 /// `node` with the texts of its values left out: all a recorder is told by is which keys an
@@ -107,7 +124,7 @@ fn skeleton(node: &Node) -> Node {
 /// first item shows it: the key of the sequence (the last top-level key before the item)
 /// holding that item, and go-vcr's `version` when it comes first. `None` when the head is
 /// not plain enough to say (a quoted key): the text is then read whole.
-fn head(text: &str, first: &Node) -> Option<Node> {
+fn yaml_head(text: &str, first: &Node) -> Option<Node> {
     let before = text.get(..first.start as usize)?;
     let mut key = None;
     let mut version = None;
@@ -120,19 +137,12 @@ fn head(text: &str, first: &Node) -> Option<Node> {
             }
         }
     }
-    let scalar = |text: &str| {
-        Node::new(NodeValue::Scalar(crate::doc::Scalar {
-            text: text.to_owned(),
-            style: crate::doc::Style::Plain,
-            tag: None,
-        }))
-    };
     let mut entries = Vec::new();
     if let Some(version) = version {
-        entries.push((scalar("version"), scalar(version)));
+        entries.push((plain("version"), plain(version)));
     }
     let items = Node::new(NodeValue::Seq(vec![first.clone()]));
-    entries.push((scalar(key?), items));
+    entries.push((plain(key?), items));
     Some(Node::new(NodeValue::Map(entries)))
 }
 
@@ -182,14 +192,14 @@ fn recorder(mut root: Node, first: Option<Node>) -> Option<(Format, &'static str
     }
 }
 
-/// The interactions of a YAML cassette read in windows, gathered into the window being
-/// filled.
+/// The interactions of a cassette read in windows, gathered into the window being filled.
 struct Windows<'t, 'v> {
     text: &'t str,
     /// The recorder the items are read as: told by the head of the text at the first item
     /// (`None` inside when it cannot be), checked against the whole document at the end.
     recorder: Option<Option<(Format, &'static str, Reader)>>,
-    /// The first item, which the whole document's recorder is told from at the end.
+    /// The first item's keys ([`skeleton`]), which the whole document's recorder is told
+    /// from at the end.
     first: Option<Node>,
     /// How many bytes of interactions make a window.
     window: usize,
@@ -214,11 +224,37 @@ struct Windows<'t, 'v> {
     error: Option<ReadError>,
 }
 
-impl Windows<'_, '_> {
-    fn item(&mut self, mut node: Node) {
+impl<'t, 'v> Windows<'t, 'v> {
+    fn new(
+        text: &'t str,
+        window: usize,
+        keep: bool,
+        visit: &'v mut dyn FnMut(HttpCassette, Vec<Node>),
+    ) -> Windows<'t, 'v> {
+        Windows {
+            text,
+            recorder: None,
+            first: None,
+            window,
+            keep,
+            visit,
+            nodes: Vec::new(),
+            interactions: Vec::new(),
+            outside: Vec::new(),
+            range: (u32::MAX, 0),
+            ranges: Vec::new(),
+            last_end: None,
+            index: 0,
+            error: None,
+        }
+    }
+
+    /// The next item, which lies at `span` in the text; `head` makes of the first item's
+    /// [`skeleton`] the document as far as the text before it shows it.
+    fn item(&mut self, mut node: Node, span: (u32, u32), head: impl FnOnce(&Node) -> Option<Node>) {
         let recorder = *self.recorder.get_or_insert_with(|| {
             let first = skeleton(&node);
-            let told = recorder(head(self.text, &first)?, None);
+            let told = recorder(head(&first)?, None);
             self.first = Some(first);
             told
         });
@@ -244,8 +280,8 @@ impl Windows<'_, '_> {
             outside: Vec::new(),
         };
         walk::fill_deferred(&mut one, &mut node);
-        let within = (self.last_end.unwrap_or(node.start), node.end);
-        self.last_end = Some(node.end);
+        let within = (self.last_end.unwrap_or(span.0), span.1);
+        self.last_end = Some(span.1);
         let outside = super::outside(&one.interactions, std::slice::from_ref(&node), &[], within);
         self.outside.extend(outside);
         self.interactions.append(&mut one.interactions);
@@ -277,11 +313,41 @@ impl Windows<'_, '_> {
         self.range = (u32::MAX, 0);
         (self.visit)(cassette, std::mem::take(&mut self.nodes));
     }
+
+    /// The last window, once every item is read: `rest` is the document without them. How
+    /// many windows, or `Ok(None)` when the whole document tells another recorder than the
+    /// one the items were read as.
+    fn finish(mut self, rest: Node) -> Result<Option<usize>, ReadError> {
+        let told = recorder(rest.clone(), self.first.take());
+        let (format, ..) = match (told, self.recorder) {
+            (Some(told), Some(Some(read))) if (told.0, told.1) == (read.0, read.1) => told,
+            (Some(told), None) => told,
+            _ => return Ok(None),
+        };
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.flush();
+        let last = HttpCassette {
+            format,
+            interactions: Vec::new(),
+            compressed: false,
+            outside: super::outside(
+                &[],
+                std::slice::from_ref(&rest),
+                &self.ranges,
+                (0, self.text.len() as u32),
+            ),
+        };
+        let count = self.ranges.len() + 1;
+        (self.visit)(last, if self.keep { vec![rest] } else { Vec::new() });
+        Ok(Some(count))
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::read_windows;
+    use super::{read_json_windows, read_windows};
     use crate::kind::http::{Format, HttpCassette};
 
     fn windows(text: &str, window: usize) -> Option<Vec<HttpCassette>> {
@@ -341,5 +407,38 @@ mod tests {
         assert!(windows(pact, 1).is_none());
         let paired = "requests:\n- {method: GET, uri: x}\nresponses:\n- {status: {code: 200}}\n";
         assert!(windows(paired, 1).is_none());
+    }
+
+    /// vcrpy's and Ruby VCR's JSON: the array streamed, an item at a time, named as in the
+    /// whole file; the other fields with the last window; repeated keys (which `JSON.parse`
+    /// reads in another order) and anything else left to the whole read.
+    #[test]
+    fn a_json_cassette_goes_an_interaction_at_a_time() {
+        let item = |n: u32| {
+            format!(
+                r#"{{"request": {{"body": null, "headers": {{}}, "method": "GET", "uri": "https://a.example/{n}"}}, "response": {{"body": {{"string": "x"}}, "headers": {{}}, "status": {{"code": 200, "message": "OK"}}}}}}"#
+            )
+        };
+        let text = format!(
+            r#"{{"interactions": [{}, {}], "version": 1, "note": "sk-the-last-one-1234"}}"#,
+            item(0),
+            item(1)
+        );
+        let mut parts = Vec::new();
+        let count = read_json_windows(&text, 1, false, &mut |c, _| parts.push(c)).unwrap();
+        assert_eq!(count, Some(3));
+        assert!(parts.iter().all(|p| p.format == Format::Vcrpy));
+        assert_eq!(parts[1].interactions[0].path, "interactions[1]");
+        let at = text.find("sk-the-last").unwrap() as u32;
+        assert!(parts[2].outside.iter().any(|&(s, e)| s <= at && at < e));
+        let ruby = text.replace("\"interactions\"", "\"http_interactions\"");
+        let mut formats = Vec::new();
+        read_json_windows(&ruby, 1, false, &mut |c, _| formats.push(c.format)).unwrap();
+        assert_eq!(formats.first(), Some(&Format::RubyVcr));
+        let repeated = text.replace("\"version\": 1", "\"version\": 1, \"version\": 2");
+        assert_eq!(
+            read_json_windows(&repeated, 1, false, &mut |_, _| {}),
+            Ok(None)
+        );
     }
 }
