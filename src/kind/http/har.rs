@@ -24,6 +24,7 @@ use crate::doc::{Node, NodeValue};
 use crate::json::Part;
 
 use super::walk::{At, base64_bytes};
+use super::windows::Windows;
 use super::{
     Body, Format, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars,
 };
@@ -81,20 +82,9 @@ pub(super) fn read_windows(
         replaced,
     };
     let bytes = text.as_bytes();
-    let mut windows = Windows {
-        source: bytes,
-        beside: &beside,
-        window,
-        keep,
-        visit,
-        nodes: Vec::new(),
-        interactions: Vec::new(),
-        outside: Vec::new(),
-        range: (u32::MAX, 0),
-        ranges: Vec::new(),
-        index: 0,
-        error: None,
-    };
+    let reader = |entry: &At<'_>| interaction(entry, &beside);
+    let mut windows =
+        Windows::new(text, window, keep, visit).of(Format::Har, "log.entries", &reader);
     // The fields beside the entries, each as a mapping of its one key, for what the last
     // cassette's `outside` holds.
     let mut rest: Vec<Node> = Vec::new();
@@ -113,117 +103,21 @@ pub(super) fn read_windows(
             }
             Part::Nested(name, value) => field(name, &value),
             Part::Begin(_) => begun = true,
-            Part::Item(value, span) => windows.entry(&value, span),
+            Part::Item(value, span) => {
+                let entry = crate::doc::from_value_in(&value, bytes);
+                windows.item(entry, (span.start, span.end), |_| None);
+            }
             Part::Canonical(..) | Part::End => {}
         }
         true
     });
     match streamed {
-        // As a whole read says it: an error of the format the text's keys hint at, or no
-        // cassette at all (read whole, which says so).
-        Err(e) => {
-            return match super::json_format_hint(text) {
-                Some(format) => Err(ReadError {
-                    format,
-                    message: format!("not valid JSON: {e}"),
-                    offset: e.offset,
-                }),
-                None => Ok(None),
-            };
-        }
+        Err(e) => return super::windows::not_json(text, &e),
         Ok(crate::json::Streamed::Whole) => return Ok(None),
         Ok(crate::json::Streamed::Done) if !begun || !only_log => return Ok(None),
         Ok(crate::json::Streamed::Done) => {}
     }
-    if let Some(e) = windows.error.take() {
-        return Err(e);
-    }
-    windows.flush();
-    let last = HttpCassette {
-        format: Format::Har,
-        interactions: Vec::new(),
-        compressed: false,
-        outside: super::outside(&[], &rest, &windows.ranges, (0, bytes.len() as u32)),
-    };
-    let count = windows.ranges.len() + 1;
-    (windows.visit)(last, if keep { rest } else { Vec::new() });
-    Ok(Some(count))
-}
-
-/// The entries of a HAR read in windows, gathered into the window being filled.
-struct Windows<'a, 'v> {
-    source: &'a [u8],
-    beside: &'a Beside<'a>,
-    /// How many bytes of entries make a window.
-    window: usize,
-    /// Whether the entries' documents go with their window.
-    keep: bool,
-    visit: &'v mut dyn FnMut(HttpCassette, Vec<Node>),
-    /// The window's entries' documents, when kept.
-    nodes: Vec<Node>,
-    interactions: Vec<Interaction>,
-    /// What no interaction holds within each entry (the syntax between entries is commas
-    /// and white space).
-    outside: Vec<(u32, u32)>,
-    /// Where the window's entries start and end in the text.
-    range: (u32, u32),
-    /// The ranges of the windows given so far.
-    ranges: Vec<(u32, u32)>,
-    /// The next entry's index in `log.entries`.
-    index: usize,
-    /// The first entry that could not be read: no window goes out after it.
-    error: Option<ReadError>,
-}
-
-impl Windows<'_, '_> {
-    fn entry(&mut self, value: &crate::json::Value<'_>, span: crate::json::Span) {
-        if self.error.is_some() {
-            return;
-        }
-        let node = crate::doc::from_value_in(value, self.source);
-        let path = format!("log.entries[{}]", self.index);
-        self.index += 1;
-        let interaction = match interaction(&At::placed(&node, Format::Har, path), self.beside) {
-            Ok(interaction) => interaction,
-            Err(e) => {
-                self.error = Some(e);
-                return;
-            }
-        };
-        let outside = super::outside(
-            std::slice::from_ref(&interaction),
-            std::slice::from_ref(&node),
-            &[],
-            (span.start, span.end),
-        );
-        self.outside.extend(outside);
-        self.interactions.push(interaction);
-        // The entry's document is dropped here unless kept: built for a whole HAR at once,
-        // they were most of its memory.
-        if self.keep {
-            self.nodes.push(node);
-        }
-        self.range = (self.range.0.min(span.start), self.range.1.max(span.end));
-        if (self.range.1 - self.range.0) as usize >= self.window {
-            self.flush();
-        }
-    }
-
-    /// Gives the window filled so far, if it holds an entry.
-    fn flush(&mut self) {
-        if self.interactions.is_empty() {
-            return;
-        }
-        let cassette = HttpCassette {
-            format: Format::Har,
-            interactions: std::mem::take(&mut self.interactions),
-            compressed: false,
-            outside: std::mem::take(&mut self.outside),
-        };
-        self.ranges.push(self.range);
-        self.range = (u32::MAX, 0);
-        (self.visit)(cassette, std::mem::take(&mut self.nodes));
-    }
+    windows.finish(rest)
 }
 
 /// Where a HAR's sidecars are: its folder, and the ones a scrub is about to write.

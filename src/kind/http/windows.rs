@@ -25,7 +25,7 @@ use super::{Format, HttpCassette, Interaction, ReadError};
 const KEYS: &[&str] = &["interactions", "http_interactions"];
 
 /// How an interaction of a recorder is read from its item.
-type Reader = fn(&At<'_>) -> Result<Interaction, ReadError>;
+pub(super) type Reader<'r> = &'r dyn Fn(&At<'_>) -> Result<Interaction, ReadError>;
 
 /// Reads the YAML `text` in windows of `window` bytes of interactions, each given to `visit`
 /// with its items' documents when `keep`, the last one holding no interaction but what lies
@@ -46,7 +46,10 @@ pub(super) fn read_windows(
     }) else {
         return Ok(None);
     };
-    windows.finish(rest)
+    if !windows.agrees(rest.clone()) {
+        return Ok(None);
+    }
+    windows.finish(vec![rest])
 }
 
 /// [`read_windows`] for a JSON text: an object whose `interactions` (vcrpy) or
@@ -85,11 +88,33 @@ pub(super) fn read_json_windows(
         }
         true
     });
-    if !matches!(streamed, Ok(crate::json::Streamed::Done)) || !begun {
-        return Ok(None);
+    match streamed {
+        Err(e) => return not_json(text, &e),
+        Ok(crate::json::Streamed::Done) if begun => {}
+        Ok(_) => return Ok(None),
     }
     fields.push((plain(key), Node::new(NodeValue::Seq(Vec::new()))));
-    windows.finish(Node::new(NodeValue::Map(fields)))
+    let rest = Node::new(NodeValue::Map(fields));
+    if !windows.agrees(rest.clone()) {
+        return Ok(None);
+    }
+    windows.finish(vec![rest])
+}
+
+/// What a whole read says of a JSON text that does not parse: an error of the format its keys
+/// hint at, or no cassette at all (read whole, which says so).
+pub(super) fn not_json(
+    text: &str,
+    e: &crate::json::ParseError,
+) -> Result<Option<usize>, ReadError> {
+    match super::json_format_hint(text) {
+        Some(format) => Err(ReadError {
+            format,
+            message: format!("not valid JSON: {e}"),
+            offset: e.offset,
+        }),
+        None => Ok(None),
+    }
 }
 
 /// A plain scalar, placed nowhere in the text.
@@ -149,7 +174,10 @@ fn yaml_head(text: &str, first: &Node) -> Option<Node> {
 /// The recorder of a document read without its interactions but `first`, as a whole read
 /// tells it, with the key of its interactions and their reader; `None` for any other
 /// document (read whole, which says what it is).
-fn recorder(mut root: Node, first: Option<Node>) -> Option<(Format, &'static str, Reader)> {
+fn recorder(
+    mut root: Node,
+    first: Option<Node>,
+) -> Option<(Format, &'static str, Reader<'static>)> {
     let NodeValue::Map(entries) = &mut root.value else {
         return None;
     };
@@ -178,26 +206,29 @@ fn recorder(mut root: Node, first: Option<Node>) -> Option<(Format, &'static str
     })?;
     seq.extend(first);
     if super::vcrpy::matches(&root) {
-        Some((Format::Vcrpy, "interactions", super::vcrpy::interaction))
+        Some((Format::Vcrpy, "interactions", &super::vcrpy::interaction))
     } else if super::ruby_vcr::matches(&root) {
         Some((
             Format::RubyVcr,
             "http_interactions",
-            super::ruby_vcr::interaction,
+            &super::ruby_vcr::interaction,
         ))
     } else if super::go_vcr::matches(&root) {
-        Some((Format::GoVcr, "interactions", super::go_vcr::interaction))
+        Some((Format::GoVcr, "interactions", &super::go_vcr::interaction))
     } else {
         None
     }
 }
 
-/// The interactions of a cassette read in windows, gathered into the window being filled.
-struct Windows<'t, 'v> {
+/// The interactions of a cassette read in windows, gathered into the window being filled
+/// (a HAR's entries too, `har::read_windows`).
+pub(super) struct Windows<'t, 'v, 'r> {
     text: &'t str,
-    /// The recorder the items are read as: told by the head of the text at the first item
-    /// (`None` inside when it cannot be), checked against the whole document at the end.
-    recorder: Option<Option<(Format, &'static str, Reader)>>,
+    /// The recorder the items are read as, with the path of their list and their reader:
+    /// told by the head of the text at the first item (`None` inside when it cannot be) and
+    /// checked against the whole document at the end ([`Windows::agrees`]), or known from
+    /// the start (a HAR).
+    recorder: Option<Option<(Format, &'static str, Reader<'r>)>>,
     /// The first item's keys ([`skeleton`]), which the whole document's recorder is told
     /// from at the end.
     first: Option<Node>,
@@ -224,13 +255,14 @@ struct Windows<'t, 'v> {
     error: Option<ReadError>,
 }
 
-impl<'t, 'v> Windows<'t, 'v> {
-    fn new(
+impl<'t, 'v, 'r> Windows<'t, 'v, 'r> {
+    /// No item yet; `visit` is given each window of `window` bytes of items of `text`.
+    pub(super) fn new(
         text: &'t str,
         window: usize,
         keep: bool,
         visit: &'v mut dyn FnMut(HttpCassette, Vec<Node>),
-    ) -> Windows<'t, 'v> {
+    ) -> Windows<'t, 'v, 'r> {
         Windows {
             text,
             recorder: None,
@@ -249,9 +281,27 @@ impl<'t, 'v> Windows<'t, 'v> {
         }
     }
 
+    /// [`Windows::new`] for items of a known recorder: `format`, listed under `key` (the
+    /// readable path of the list), each read by `reader`.
+    pub(super) fn of(
+        mut self,
+        format: Format,
+        key: &'static str,
+        reader: Reader<'r>,
+    ) -> Windows<'t, 'v, 'r> {
+        self.recorder = Some(Some((format, key, reader)));
+        self
+    }
+
     /// The next item, which lies at `span` in the text; `head` makes of the first item's
-    /// [`skeleton`] the document as far as the text before it shows it.
-    fn item(&mut self, mut node: Node, span: (u32, u32), head: impl FnOnce(&Node) -> Option<Node>) {
+    /// [`skeleton`] the document as far as the text before it shows it (not called when the
+    /// recorder is known).
+    pub(super) fn item(
+        &mut self,
+        mut node: Node,
+        span: (u32, u32),
+        head: impl FnOnce(&Node) -> Option<Node>,
+    ) {
         let recorder = *self.recorder.get_or_insert_with(|| {
             let first = skeleton(&node);
             let told = recorder(head(&first)?, None);
@@ -314,33 +364,39 @@ impl<'t, 'v> Windows<'t, 'v> {
         (self.visit)(cassette, std::mem::take(&mut self.nodes));
     }
 
-    /// The last window, once every item is read: `rest` is the document without them. How
-    /// many windows, or `Ok(None)` when the whole document tells another recorder than the
-    /// one the items were read as.
-    fn finish(mut self, rest: Node) -> Result<Option<usize>, ReadError> {
-        let told = recorder(rest.clone(), self.first.take());
-        let (format, ..) = match (told, self.recorder) {
-            (Some(told), Some(Some(read))) if (told.0, told.1) == (read.0, read.1) => told,
-            (Some(told), None) => told,
-            _ => return Ok(None),
-        };
+    /// Whether `root`, the document without its items, tells the recorder the items were read
+    /// as (a document without items: whether it tells one).
+    fn agrees(&mut self, root: Node) -> bool {
+        let told = recorder(root, self.first.take());
+        match (told, self.recorder) {
+            (Some(told), Some(Some(read))) => (told.0, told.1) == (read.0, read.1),
+            (Some(told), None) => {
+                self.recorder = Some(Some(told));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The last window, once every item is read: what lies around the items, `rest` (the
+    /// document without them, or the fields beside them). How many windows, or the first item
+    /// that could not be read.
+    pub(super) fn finish(mut self, rest: Vec<Node>) -> Result<Option<usize>, ReadError> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
         self.flush();
+        let Some(Some((format, ..))) = self.recorder else {
+            return Ok(None);
+        };
         let last = HttpCassette {
             format,
             interactions: Vec::new(),
             compressed: false,
-            outside: super::outside(
-                &[],
-                std::slice::from_ref(&rest),
-                &self.ranges,
-                (0, self.text.len() as u32),
-            ),
+            outside: super::outside(&[], &rest, &self.ranges, (0, self.text.len() as u32)),
         };
         let count = self.ranges.len() + 1;
-        (self.visit)(last, if self.keep { vec![rest] } else { Vec::new() });
+        (self.visit)(last, if self.keep { rest } else { Vec::new() });
         Ok(Some(count))
     }
 }
