@@ -102,11 +102,15 @@ pub(super) fn read_json_windows(
 }
 
 /// What a whole read says of a JSON text that does not parse: an error of the format its keys
-/// hint at, or no cassette at all (read whole, which says so).
+/// hint at, or no cassette at all (read whole, which says so); a text that opens as a
+/// talkback tape is read whole as JSON5 (found by the `http` fuzz target).
 pub(super) fn not_json(
     text: &str,
     e: &crate::json::ParseError,
 ) -> Result<Option<usize>, ReadError> {
+    if super::talkback::looks_like(text) {
+        return Ok(None);
+    }
     match super::json_format_hint(text) {
         Some(format) => Err(ReadError {
             format,
@@ -495,6 +499,16 @@ mod tests {
         assert_eq!(
             read_json_windows(&repeated, 1, false, &mut |_, _| {}),
             Ok(None)
+        );
+        // Not JSON, but a talkback tape's opening: read whole, as JSON5 (found by fuzzing).
+        let tape = "{meta: -5, \"http_interactions\": [";
+        assert_eq!(read_json_windows(tape, 1, false, &mut |_, _| {}), Ok(None));
+        // Not JSON, with a recorder's key: what a whole read says.
+        let cut = &text[..text.len() / 2];
+        let read = read_json_windows(cut, 1, false, &mut |_, _| {});
+        assert!(
+            matches!(&read, Err(e) if e.format == Format::Vcrpy),
+            "{read:?}"
         );
     }
 }
