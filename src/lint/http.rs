@@ -782,8 +782,8 @@ pub struct Leaks<'s> {
     /// Ids and times judged errors in their window, each with its interaction's index in
     /// the whole cassette, unless an earlier window's response handed them out.
     pending: Vec<(HttpLeak, usize)>,
-    /// What no interaction holds, in every window so far.
-    outside: Vec<(u32, u32)>,
+    /// The secret hits of what no interaction holds, in every window so far.
+    outside: Vec<Hit>,
 }
 
 impl<'s> Leaks<'s> {
@@ -818,7 +818,8 @@ impl<'s> Leaks<'s> {
         }
         // Judged in `finish`, against every interaction's leaks and texts: a value the
         // interactions hold is not reported again where no interaction holds it.
-        self.outside.extend_from_slice(&window.outside);
+        let hits = outside::hits(file, &window.outside, self.scanner, &self.leaks);
+        self.outside.extend(hits);
         self.base += window.interactions.len();
     }
 
@@ -858,7 +859,7 @@ impl<'s> Leaks<'s> {
         // What lies outside the interactions, against all of them: a value another window's
         // interaction holds, or one outside several windows, is judged as a whole read
         // judges it (found by the `http` fuzz target).
-        let hits = outside::candidates(file, &self.outside, self.scanner, &self.leaks);
+        let hits = outside::unjudged(std::mem::take(&mut self.outside), &self.leaks);
         if !hits.is_empty() {
             let mut held = outside::Held::new(&hits);
             again(&mut |window| match window {

@@ -17,17 +17,15 @@ pub const OUTSIDE: &str = "(outside the interactions)";
 /// interactions)` at its place in the file. What the interactions hold was judged with its
 /// context by [`super::check`] and is not judged again.
 ///
-/// The secret hits of `ranges` (every window's, for a cassette read in windows) that no leak
-/// of `leaks` (the interactions', all of them) covers or already judged: each a finding once
-/// [`Held`] finds no interaction's text that holds it.
-pub(super) fn candidates(
+/// The secret hits of `ranges` (a window's) that no leak of `leaks` covers: what lies at a
+/// leak's place is that leak. Each is a finding once [`unjudged`] and [`Held`] find that no
+/// interaction of any window holds it.
+pub(super) fn hits(
     file: &[u8],
     ranges: &[(u32, u32)],
     scanner: &Scanner,
     leaks: &[HttpLeak],
 ) -> Vec<Hit> {
-    let judged: std::collections::HashSet<&str> =
-        leaks.iter().map(|l| l.hit.text.as_str()).collect();
     // Where the interactions' leaks sit in the file: a raw hit over one of them is that leak
     // (`Bearer <token>` raw, the token judged).
     let mut at: Vec<usize> = leaks.iter().filter_map(|l| l.offset).collect();
@@ -57,14 +55,23 @@ pub(super) fn candidates(
         };
         hit.start = hit.start - joined + file;
         hit.end = hit.end - joined + file;
-        let judged = judged.contains(hit.text.as_str())
-            || (hit.text.rsplit_once(' ')).is_some_and(|(_, value)| judged.contains(value));
-        if hit.family == LeakFamily::Secret && !over_a_leak(hit.start, hit.end) && !judged {
+        if hit.family == LeakFamily::Secret && !over_a_leak(hit.start, hit.end) {
             hits.push(hit);
         }
     }
-    // As a leak holds it: a private key's lines written with JSON's escapes, or folded
-    // across the lines of a YAML scalar, compared without escapes and white space.
+    hits
+}
+
+/// The `hits` (every window's) that no leak of `leaks` (the interactions', all of them)
+/// judged already: as it stands, after a space (`Bearer <token>`), or squeezed (a private
+/// key's lines written with JSON's escapes, or folded across the lines of a YAML scalar).
+pub(super) fn unjudged(mut hits: Vec<Hit>, leaks: &[HttpLeak]) -> Vec<Hit> {
+    let judged: std::collections::HashSet<&str> =
+        leaks.iter().map(|l| l.hit.text.as_str()).collect();
+    hits.retain(|hit| {
+        !judged.contains(hit.text.as_str())
+            && !(hit.text.rsplit_once(' ')).is_some_and(|(_, value)| judged.contains(value))
+    });
     if hits.iter().any(|hit| spread(&hit.text)) {
         let squeezed: Vec<String> = leaks.iter().map(|l| squeeze(&l.hit.text)).collect();
         hits.retain(|hit| {
@@ -82,7 +89,7 @@ fn spread(text: &str) -> bool {
     text.contains(['\\', '\n', ' '])
 }
 
-/// Which of the [`candidates`] the interactions' texts hold, window by window.
+/// Which of the [`unjudged`] hits the interactions' texts hold, window by window.
 pub(super) struct Held {
     held: Vec<bool>,
 }
