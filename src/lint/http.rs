@@ -971,6 +971,10 @@ pub fn read_and_check<'m>(
 ) -> Result<Option<Checked>, crate::kind::http::ReadError> {
     let mut leaks: Option<Leaks<'_>> = None;
     let mut interactions = 0;
+    // A cassette read whole is kept until `finish`, which may look at it again; one read in
+    // windows is read again then.
+    let mut windows = 0;
+    let mut whole: Option<HttpCassette> = None;
     let read = crate::kind::http::read_windows(path, text, sidecars, &mut |window| {
         each(window.as_ref());
         match window {
@@ -981,10 +985,14 @@ pub fn read_and_check<'m>(
                         .get_or_insert_with(|| Leaks::new(scanner, &match_on(window.format)))
                         .add(&window, text);
                 }
+                windows += 1;
+                whole = (windows == 1).then_some(window);
             }
             None => {
                 leaks = None;
                 interactions = 0;
+                windows = 0;
+                whole = None;
             }
         }
     })?;
@@ -992,11 +1000,14 @@ pub fn read_and_check<'m>(
         return Ok(None);
     };
     let leaks = leaks.map_or_else(Vec::new, |leaks| {
-        leaks.finish(text, &mut |visit| {
-            // Read as the first time, which it was.
-            let _ = crate::kind::http::read_windows(path, text, sidecars, &mut |window| {
-                visit(window.as_ref());
-            });
+        leaks.finish(text, &mut |visit| match &whole {
+            Some(cassette) => visit(Some(cassette)),
+            None => {
+                // Read as the first time, which it was.
+                let _ = crate::kind::http::read_windows(path, text, sidecars, &mut |window| {
+                    visit(window.as_ref());
+                });
+            }
         })
     });
     Ok(Some(Checked {
