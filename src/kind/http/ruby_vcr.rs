@@ -24,7 +24,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     walk::cassette(root, Format::RubyVcr, "http_interactions", interaction)
 }
 
-/// Reads one interaction from its item (whole, or in windows: `yaml_windows`).
+/// Reads one interaction from its item (whole, or in windows: `windows`).
 pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
     let request = item.need("request")?;
     let response = item.need("response")?;

@@ -73,7 +73,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     })
 }
 
-/// Reads one interaction from its item (whole, or in windows: `yaml_windows`).
+/// Reads one interaction from its item (whole, or in windows: `windows`).
 pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
     if item.get("request").is_none() && item.get("kind").is_some() {
         return message(item);
