@@ -986,7 +986,7 @@ pub fn read_and_check<'m>(
                         .add(&window, text);
                 }
                 windows += 1;
-                whole = (windows == 1).then_some(window);
+                whole = (lint && windows == 1).then_some(window);
             }
             None => {
                 leaks = None;
