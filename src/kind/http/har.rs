@@ -91,9 +91,8 @@ pub(super) fn read_windows(
     let mut only_log = true;
     let mut begun = false;
     let mut field = |name: crate::json::Str<'_>, value: &crate::json::Value<'_>| {
-        let key = crate::doc::from_value_in(&crate::json::Value::String(name), bytes);
-        let value = crate::doc::from_value_in(value, bytes);
-        rest.push(Node::new(NodeValue::Map(vec![(key, value)])));
+        let field = super::field_nodes(name, value, bytes);
+        rest.push(Node::new(NodeValue::Map(vec![field])));
     };
     let streamed = crate::json::parse_streamed_at(bytes, &["log", "entries"], false, &mut |part| {
         match part {

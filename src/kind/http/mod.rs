@@ -586,17 +586,8 @@ fn read_text(
         };
         crate::doc::yaml::parse(text).map_err(|e| ReadError::from_doc(format, e))?
     };
-    // A Pact contract (`consumer`, `provider`, `interactions`) holds the requests a consumer
-    // expects, not recordings: it is no cassette, whatever keys it shares with one.
-    if let NodeValue::Map(entries) = &root.value {
-        let has = |key: &str| {
-            entries
-                .iter()
-                .any(|(k, _)| k.as_scalar().is_some_and(|k| k.text == key))
-        };
-        if has("consumer") && has("provider") {
-            return Ok(None);
-        }
+    if is_pact(&root) {
+        return Ok(None);
     }
     let mut cassette = if vcrpy::matches(&root) {
         vcrpy::read(&root)?
@@ -621,6 +612,24 @@ fn read_text(
         (0, text.len() as u32),
     );
     Ok(Some((cassette, Some(root))))
+}
+
+/// Whether `root` is a Pact contract (`consumer`, `provider`, `interactions`): it holds the
+/// requests a consumer expects, not recordings, so it is no cassette, whatever keys it
+/// shares with one.
+fn is_pact(root: &Node) -> bool {
+    root.get("consumer").is_some() && root.get("provider").is_some()
+}
+
+/// A field of a JSON object read as it streams: its key and value as nodes placed in
+/// `source`.
+fn field_nodes(
+    name: crate::json::Str<'_>,
+    value: &crate::json::Value<'_>,
+    source: &[u8],
+) -> (Node, Node) {
+    let key = crate::doc::from_value_in(&crate::json::Value::String(name), source);
+    (key, crate::doc::from_value_in(value, source))
 }
 
 /// The ranges of `within` (a range of the text) that none of `interactions` holds: every

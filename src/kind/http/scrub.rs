@@ -395,15 +395,8 @@ impl Scrubber<'_> {
         file: Cow<'_, [u8]>,
         match_on: &[&str],
     ) -> Result<Scrubbed, ScrubError> {
-        let text: Cow<'_, str> = match file {
-            Cow::Borrowed(bytes) => match std::str::from_utf8(bytes) {
-                Ok(text) => Cow::Borrowed(text),
-                Err(_) => return Ok(Scrubbed::default()),
-            },
-            Cow::Owned(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => Cow::Owned(text),
-                Err(_) => return Ok(Scrubbed::default()),
-            },
+        let Ok(text) = utf8(file) else {
+            return Ok(Scrubbed::default());
         };
         let leaks = if self.rules.defaults {
             crate::lint::http::check(&cassette, text.as_bytes(), self.scanner, match_on)
@@ -440,18 +433,22 @@ impl Scrubber<'_> {
         file: Cow<'f, [u8]>,
         match_on: &dyn Fn(Format) -> Vec<&'m str>,
     ) -> Result<Windowed<'f>, ScrubError> {
-        if !super::in_windows(&file) || std::str::from_utf8(&file).is_err() {
+        if !super::in_windows(&file) {
             return Ok(Windowed::Whole(file));
         }
+        let text = match utf8(file) {
+            Ok(text) => text,
+            Err(file) => return Ok(Windowed::Whole(file)),
+        };
         let no_sidecars = super::Sidecars::new();
         let Some((format, count, leaks)) =
-            self.windowed_leaks(&file, &no_sidecars, match_on, self.rules.defaults)
+            self.windowed_leaks(text.as_bytes(), &no_sidecars, match_on, self.rules.defaults)
         else {
+            let file = match text {
+                Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+                Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+            };
             return Ok(Windowed::Whole(file));
-        };
-        let text: Cow<'f, str> = match file {
-            Cow::Borrowed(bytes) => Cow::Borrowed(std::str::from_utf8(bytes).unwrap_or_default()),
-            Cow::Owned(bytes) => Cow::Owned(String::from_utf8(bytes).unwrap_or_default()),
         };
         let match_on = match_on(format);
         let mut defaults = self.defaults_of(leaks);
@@ -1031,6 +1028,19 @@ struct Part<'a> {
 }
 
 /// A Polly HAR: entries are found by the `_id` of the live request.
+/// `file` as text, borrowed or owned as it was (no copy, one check); itself when it is not
+/// UTF-8.
+fn utf8(file: Cow<'_, [u8]>) -> Result<Cow<'_, str>, Cow<'_, [u8]>> {
+    match file {
+        Cow::Borrowed(bytes) => std::str::from_utf8(bytes)
+            .map(Cow::Borrowed)
+            .map_err(|_| Cow::Borrowed(bytes)),
+        Cow::Owned(bytes) => String::from_utf8(bytes)
+            .map(Cow::Owned)
+            .map_err(|e| Cow::Owned(e.into_bytes())),
+    }
+}
+
 /// The writer of a cassette of `format` written as JSON (`json`) or YAML: what its edits
 /// must be written as.
 fn dialect(format: Format, json: bool) -> Dialect {

@@ -71,10 +71,7 @@ pub(super) fn read_json_windows(
     let mut begun = false;
     let streamed = crate::json::parse_streamed_at(bytes, &[key], false, &mut |part| {
         match part {
-            Part::Field(name, value) => {
-                let name = crate::doc::from_value_in(&crate::json::Value::String(name), bytes);
-                fields.push((name, crate::doc::from_value_in(&value, bytes)));
-            }
+            Part::Field(name, value) => fields.push(super::field_nodes(name, &value, bytes)),
             Part::Begin(_) => begun = true,
             Part::Item(value, span) => {
                 let item = crate::doc::from_value_in(&value, bytes);
@@ -182,20 +179,14 @@ fn recorder(
     mut root: Node,
     first: Option<Node>,
 ) -> Option<(Format, &'static str, Reader<'static>)> {
-    let NodeValue::Map(entries) = &mut root.value else {
-        return None;
-    };
-    let has = |entries: &[(Node, Node)], key: &str| {
-        entries
-            .iter()
-            .any(|(k, _)| k.as_scalar().is_some_and(|k| k.text == key))
-    };
     // A Pact contract is no cassette; langchain-aws's `requests` and `responses` pair up.
-    if (has(entries, "consumer") && has(entries, "provider"))
-        || (has(entries, "requests") && has(entries, "responses"))
+    if super::is_pact(&root) || (root.get("requests").is_some() && root.get("responses").is_some())
     {
         return None;
     }
+    let NodeValue::Map(entries) = &mut root.value else {
+        return None;
+    };
     // One sequence of interactions, or the items streamed came from two.
     let named = |k: &Node| {
         k.as_scalar()
