@@ -218,6 +218,29 @@ pub struct Selection {
 }
 
 impl Selection {
+    /// Takes one item of a walk: a cassette or a scenario is selected, the rest is noted.
+    pub fn add(&mut self, found: Found) -> Result<(), ConfigError> {
+        match found {
+            Found::Cassette(cassette) => self.cassettes.push(cassette),
+            Found::Scenario(scenario) => self.scenarios.push(scenario),
+            Found::Broken(e) => return Err(e),
+            other => self.note(other),
+        }
+        Ok(())
+    }
+
+    /// Notes what a walk found that is neither a cassette nor a scenario.
+    pub fn note(&mut self, found: Found) {
+        match found {
+            Found::Link(rel) => self.links.push(rel),
+            Found::GitIgnored(rel) => self.git_ignored.push(rel),
+            Found::StrayTemp(path) => self.stray_temps.push(path),
+            Found::Python(path) => self.python_files.get_or_insert_with(Vec::new).push(path),
+            Found::Error(e) => self.errors.push(e),
+            Found::Cassette(_) | Found::Scenario(_) | Found::Broken(_) => {}
+        }
+    }
+
     /// Why a search that found no cassette at all is not a pass: what vcr looked for, and
     /// the links it did not follow. `None` when something was found, or only files were
     /// given.
@@ -556,16 +579,12 @@ impl Project {
     /// folders. Relative paths are taken from `working_dir`.
     pub fn select(&self, paths: &[PathBuf], working_dir: &Path) -> Result<Selection, ConfigError> {
         let mut selection = Selection::default();
-        let mut dirs: Vec<PathBuf> = Vec::new();
         let mut scenario_dirs: std::collections::BTreeSet<PathBuf> = Default::default();
         if paths.is_empty() {
-            // `discover` adds the configured folders that can be used; the others are errors.
-            self.check_configured_dirs(&mut selection);
-            selection.searched = true;
-            selection
-                .searched_dirs
-                .push(self.root.display().to_string());
-            self.discover(&self.root, &mut dirs, &mut scenario_dirs, &mut selection);
+            self.start_tree(&mut selection);
+            for found in self.walk_found(&self.root, true, |found| found.collect::<Vec<_>>()) {
+                selection.add(found)?;
+            }
         }
         let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
         for given in paths {
@@ -592,7 +611,9 @@ impl Project {
             if absolute.is_dir() {
                 selection.searched = true;
                 selection.searched_dirs.push(shown);
-                self.discover(&absolute, &mut dirs, &mut scenario_dirs, &mut selection);
+                for found in self.walk_found(&absolute, true, |found| found.collect::<Vec<_>>()) {
+                    selection.add(found)?;
+                }
             } else {
                 let kind = absolute
                     .file_name()
@@ -616,31 +637,6 @@ impl Project {
             }
         }
         let mut by_dir: HashMap<PathBuf, Arc<FixtureDir>> = HashMap::new();
-        for dir in dirs {
-            if by_dir.contains_key(&dir) {
-                continue;
-            }
-            let fixture_dir = self.fixture_dir(&dir)?;
-            self.list_dir(&fixture_dir, &mut selection);
-            by_dir.insert(dir, fixture_dir);
-        }
-        // Each scenario folder is read on its own core (the corpus has a hundred and fifty).
-        let scenarios: Vec<Result<ListedScenario, SelectError>> = {
-            use rayon::prelude::*;
-            let dirs: Vec<PathBuf> = scenario_dirs.into_iter().collect();
-            dirs.into_par_iter()
-                .map(|dir| self.list_scenario(dir))
-                .collect()
-        };
-        for listed in scenarios {
-            match listed {
-                Ok((scenario, cassettes)) => {
-                    selection.cassettes.extend(cassettes);
-                    selection.scenarios.push(scenario);
-                }
-                Err(e) => selection.errors.push(e),
-            }
-        }
         for (path, kind) in files {
             let parent = path.parent().map(Path::to_owned).unwrap_or_default();
             let dir = match by_dir.get(&parent) {
@@ -658,7 +654,13 @@ impl Project {
                 dir,
             });
         }
-        // A file both in a fixtures folder and matched by a text glob is read as a fixture.
+        for dir in scenario_dirs {
+            for found in self.list_scenario(&dir) {
+                selection.add(found)?;
+            }
+        }
+        // A folder's walk and a file given by name can select a file twice; a file both in
+        // a fixtures folder and matched by a text glob (given by name) is read as a fixture.
         selection.cassettes.sort_by(|a, b| {
             a.rel.cmp(&b.rel).then(
                 a.kind
@@ -669,13 +671,45 @@ impl Project {
         });
         selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
         selection.scenarios.sort_by(|a, b| a.rel.cmp(&b.rel));
+        selection.scenarios.dedup_by(|a, b| a.rel == b.rel);
+        selection.stray_temps.sort();
+        selection.stray_temps.dedup();
         selection.ignored.sort();
         selection.git_ignored.sort();
         selection.git_ignored.dedup();
         if paths.is_empty() {
-            self.check_configured_selects(&mut selection);
+            let mut coverage = self.coverage();
+            for cassette in &selection.cassettes {
+                self.cover(&mut coverage, cassette);
+            }
+            for scenario in &selection.scenarios {
+                self.cover_scenario(&mut coverage, scenario);
+            }
+            selection.selects_nothing = self.selects_nothing(&coverage, &selection.errors);
         }
         Ok(selection)
+    }
+
+    /// What a selection of the whole tree starts with: the configured folders that cannot
+    /// be used, and that the root is searched.
+    pub fn start_tree(&self, selection: &mut Selection) {
+        self.check_configured_dirs(selection);
+        selection.searched = true;
+        selection
+            .searched_dirs
+            .push(self.root.display().to_string());
+        selection.python_files = Some(Vec::new());
+    }
+
+    /// Walks the whole tree and hands what it finds to `then`, one item at a time, in the
+    /// order of the paths (files are met as the walk reads their folder, with no list of the
+    /// tree: a whole-tree `verify` draws its files from it, issue 25). Cassettes of
+    /// configured fixtures folders the walk does not enter (excluded, ignored) come last.
+    pub fn walk_tree<T>(
+        &self,
+        then: impl FnOnce(&mut (dyn Iterator<Item = Found> + Send)) -> T,
+    ) -> T {
+        self.walk_found(&self.root, false, then)
     }
 
     /// Configured folders that cannot be used: missing, outside the root, or links.
@@ -712,13 +746,88 @@ impl Project {
         }
     }
 
-    /// Configured folders and globs (that exist) under which nothing was selected.
-    fn check_configured_selects(&self, selection: &mut Selection) {
-        let unusable: std::collections::HashSet<String> = selection
-            .errors
+    /// A tally of which configured folders and globs selected something, empty.
+    pub fn coverage(&self) -> Coverage {
+        Coverage {
+            fixtures: vec![
+                false;
+                self.config
+                    .claude_code
+                    .fixtures
+                    .as_ref()
+                    .map_or(0, Vec::len)
+            ],
+            scenarios: vec![false; self.config.dsh.scenarios.as_ref().map_or(0, Vec::len)],
+            specs: vec![false; self.generic.len()],
+            http: vec![false; self.http.configured],
+            text: vec![false; self.config.verify.text.len()],
+            include: vec![false; self.config.extend_include.len()],
+        }
+    }
+
+    /// Counts a selected cassette in `coverage`.
+    pub fn cover(&self, coverage: &mut Coverage, cassette: &Cassette) {
+        if cassette.kind.is_claude_code() {
+            for (i, dir) in self
+                .config
+                .claude_code
+                .fixtures
+                .iter()
+                .flatten()
+                .enumerate()
+            {
+                if !coverage.fixtures[i]
+                    && cassette.dir.path == lexical_absolute(&self.root.join(dir))
+                {
+                    coverage.fixtures[i] = true;
+                }
+            }
+        }
+        if let Some(spec) = &cassette.dir.spec
+            && let Some(i) = self.generic.iter().position(|s| Arc::ptr_eq(s, spec))
+        {
+            coverage.specs[i] = true;
+        }
+        if cassette.kind == CassetteKind::Http
+            && let Some(i) = self.http.find(&cassette.rel)
+            && i < self.http.configured
+        {
+            coverage.http[i] = true;
+        }
+        if matches!(cassette.kind, CassetteKind::Text | CassetteKind::Http) {
+            for (globs, matched) in [
+                (&self.text_globs, &mut coverage.text),
+                (&self.extend_include, &mut coverage.include),
+            ] {
+                if let Some(globs) = globs {
+                    for i in globs.matches(&cassette.rel) {
+                        matched[i] = true;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Counts a selected dsh scenario in `coverage`.
+    pub fn cover_scenario(&self, coverage: &mut Coverage, scenario: &Scenario) {
+        for (i, dir) in self.config.dsh.scenarios.iter().flatten().enumerate() {
+            if !coverage.scenarios[i]
+                && scenario
+                    .path
+                    .starts_with(lexical_absolute(&self.root.join(dir)))
+            {
+                coverage.scenarios[i] = true;
+            }
+        }
+    }
+
+    /// Configured folders and globs (that exist: `errors` has those that do not) under
+    /// which nothing was selected, by the tally of what was.
+    pub fn selects_nothing(&self, coverage: &Coverage, errors: &[SelectError]) -> Vec<SelectError> {
+        let unusable: std::collections::HashSet<&str> = errors
             .iter()
             .filter_map(|e| match e {
-                SelectError::Configured { value, .. } => Some(value.clone()),
+                SelectError::Configured { value, .. } => Some(value.as_str()),
                 _ => None,
             })
             .collect();
@@ -727,96 +836,70 @@ impl Project {
             value,
             looked_for,
         };
-        for dir in self.config.claude_code.fixtures.iter().flatten() {
+        let mut out = Vec::new();
+        for (dir, found) in self
+            .config
+            .claude_code
+            .fixtures
+            .iter()
+            .flatten()
+            .zip(&coverage.fixtures)
+        {
             let shown = dir.display().to_string();
-            let absolute = lexical_absolute(&self.root.join(dir));
-            let found = selection
-                .cassettes
-                .iter()
-                .any(|c| c.kind.is_claude_code() && c.dir.path == absolute);
-            if !found && !unusable.contains(&shown) {
-                selection.selects_nothing.push(nothing(
+            if !found && !unusable.contains(shown.as_str()) {
+                out.push(nothing(
                     "`[claude-code] fixtures`",
                     shown,
                     "no Claude Code fixture (`<6hex>.json`, `token-count-<12hex>.json`) in it",
                 ));
             }
         }
-        for dir in self.config.dsh.scenarios.iter().flatten() {
+        for (dir, found) in self
+            .config
+            .dsh
+            .scenarios
+            .iter()
+            .flatten()
+            .zip(&coverage.scenarios)
+        {
             let shown = dir.display().to_string();
-            let absolute = lexical_absolute(&self.root.join(dir));
-            let found = selection
-                .scenarios
-                .iter()
-                .any(|s| s.path.starts_with(&absolute));
-            if !found && !unusable.contains(&shown) {
-                selection.selects_nothing.push(nothing(
+            if !found && !unusable.contains(shown.as_str()) {
+                out.push(nothing(
                     "`[dsh] scenarios`",
                     shown,
                     "no scenario folder (one holding `session.jsonl` or `replay.override.json`) under it",
                 ));
             }
         }
-        for (i, spec) in self.generic.iter().enumerate() {
-            let found = selection
-                .cassettes
-                .iter()
-                .any(|c| c.dir.spec.as_ref().is_some_and(|s| Arc::ptr_eq(s, spec)));
+        for (i, (spec, found)) in self.generic.iter().zip(&coverage.specs).enumerate() {
             if !found {
-                selection.selects_nothing.push(nothing(
+                out.push(nothing(
                     &format!("`[[cassettes]]` {} `glob`", i + 1),
                     spec.glob().to_owned(),
                     "no file matches it (globs are relative to the project root)",
                 ));
             }
         }
-        {
-            for (i, (glob, _)) in self
-                .http
-                .globs
-                .iter()
-                .enumerate()
-                .take(self.http.configured)
-            {
-                let found = selection
-                    .cassettes
-                    .iter()
-                    .any(|c| c.kind == CassetteKind::Http && self.http.find(&c.rel) == Some(i));
-                if !found {
-                    selection.selects_nothing.push(nothing(
-                        "`[http] cassettes`",
-                        glob.glob().glob().to_owned(),
-                        "no file matches it (globs are relative to the project root)",
-                    ));
-                }
+        for ((glob, _), found) in self.http.globs.iter().zip(&coverage.http) {
+            if !found {
+                out.push(nothing(
+                    "`[http] cassettes`",
+                    glob.glob().glob().to_owned(),
+                    "no file matches it (globs are relative to the project root)",
+                ));
             }
         }
-        for (key, globs, listed) in [
-            (
-                "`[verify] text`",
-                &self.text_globs,
-                &self.config.verify.text,
-            ),
+        for (key, listed, matched) in [
+            ("`[verify] text`", &self.config.verify.text, &coverage.text),
             (
                 "`extend-include`",
-                &self.extend_include,
                 &self.config.extend_include,
+                &coverage.include,
             ),
         ] {
-            let Some(globs) = globs else { continue };
-            let mut matched = vec![false; listed.len()];
-            for cassette in selection
-                .cassettes
-                .iter()
-                .filter(|c| matches!(c.kind, CassetteKind::Text | CassetteKind::Http))
-            {
-                for i in globs.matches(&cassette.rel) {
-                    matched[i] = true;
-                }
-            }
             for (glob, matched) in listed.iter().zip(matched) {
                 if !matched {
-                    selection.selects_nothing.push(nothing(
+                    out.push(nothing(
                         key,
                         glob.clone(),
                         "no file matches it (globs are relative to the project root)",
@@ -824,6 +907,7 @@ impl Project {
                 }
             }
         }
+        out
     }
 
     /// Whether `dir`, holding a file with a Claude Code fixture's name, is a Claude Code
@@ -839,31 +923,24 @@ impl Project {
         }
     }
 
-    /// Finds, in one walk of `start`, the Claude Code fixture folders (configured ones, or
-    /// folders named `fixtures` holding a file with a fixture's name) and the dsh scenario
-    /// folders (any folder holding a session log or an override, in a `fixtures` folder too;
-    /// under the configured `[dsh] scenarios` folders only, when set). The same rules decide
-    /// a file given by name, so a whole-tree run and a run over named files agree. The globs'
-    /// cassettes are taken on the way (`meet`).
-    fn discover(
+    /// Walks `start` and hands what it finds to `then` ([`Found`], in the order of the
+    /// paths), reading folders ahead on the pool's cores when `read_ahead` (a collected
+    /// selection; a run that draws from the walk as its cores free up has none to spare).
+    /// One walk finds the Claude Code fixture folders (configured ones, or folders named
+    /// `fixtures` holding a file with a fixture's name), the dsh scenario folders (any
+    /// folder holding a session log or an override, in a `fixtures` folder too; under the
+    /// configured `[dsh] scenarios` folders only, when set) and the cassettes the globs or
+    /// their content select: a second walk of the tree was a tenth of a whole-tree `verify`
+    /// (issue 12). The same rules decide a file given by name, so a whole-tree run and a run
+    /// over named files agree.
+    fn walk_found<T>(
         &self,
         start: &Path,
-        dirs: &mut Vec<PathBuf>,
-        scenarios: &mut std::collections::BTreeSet<PathBuf>,
-        selection: &mut Selection,
-    ) {
-        if let Some(configured) = &self.config.claude_code.fixtures {
-            for dir in configured {
-                let path = lexical_absolute(&self.root.join(dir));
-                let usable = path
-                    .strip_prefix(&self.root)
-                    .is_ok_and(|rel| link_in(&self.root, rel).is_ok());
-                if path.starts_with(start) && usable && path.is_dir() {
-                    dirs.push(path);
-                }
-            }
-        }
+        read_ahead: bool,
+        then: impl FnOnce(&mut (dyn Iterator<Item = Found> + Send)) -> T,
+    ) -> T {
         let whole_root = start == self.root;
+        let visited = std::sync::Mutex::new(Vec::new());
         let excluded = |path: &Path| {
             self.exclude
                 .as_ref()
@@ -873,68 +950,202 @@ impl Project {
             gitignore: !self.no_ignore,
             exclude: self.exclude.is_some().then_some(&excluded),
         };
-        let met = walk(start, policy, &|path, file_type, ignored| {
-            if ignored {
-                self.meet_ignored(path, file_type)
-            } else {
-                self.meet(path, file_type, whole_root)
+        let visit = |dir: &Path, entries: Vec<walk::Entry>, out: &mut Vec<(usize, Found)>| {
+            self.found_in(dir, entries, whole_root, &visited, out);
+        };
+        let io = |(path, e): walk::WalkError| {
+            Found::Error(SelectError::Io {
+                path: self.rel(&path),
+                message: e.to_string(),
+            })
+        };
+        let late = || self.unvisited_fixture_dirs(start, &visited);
+        if read_ahead {
+            rayon::in_place_scope(|scope| {
+                let walk = walk::Walk::new(start, policy, &visit, Some(scope));
+                then(
+                    &mut walk
+                        .map(|met| met.unwrap_or_else(io))
+                        .chain(std::iter::once_with(late).flatten()),
+                )
+            })
+        } else {
+            let walk = walk::Walk::new(start, policy, &visit, None);
+            then(
+                &mut walk
+                    .map(|met| met.unwrap_or_else(io))
+                    .chain(std::iter::once_with(late).flatten()),
+            )
+        }
+    }
+
+    /// What one folder the walk read holds ([`walk::Visit`]), decided on the core that read
+    /// it. A fixtures folder (configured, or named `fixtures` and holding a fixture git does
+    /// not ignore) gives all its fixtures and stray temporary files; a scenario folder
+    /// (holding a scenario file git does not ignore) gives itself and all its scenario
+    /// files; every other file is offered to the globs and its content (issue 21). Links
+    /// are met, never followed; files git ignores that would be selected are counted; Python
+    /// files are kept for the static orphan guess when `python` (the whole root is walked).
+    fn found_in(
+        &self,
+        dir: &Path,
+        entries: Vec<walk::Entry>,
+        python: bool,
+        visited: &std::sync::Mutex<Vec<PathBuf>>,
+        out: &mut Vec<(usize, Found)>,
+    ) {
+        let name_of = |path: &Path| path.file_name().and_then(|n| n.to_str()).map(str::to_owned);
+        let read = |e: &walk::Entry| !e.ignored && !e.file_type.is_symlink();
+        let is_fixture_dir = self.is_fixture_dir(dir);
+        let fixtures = is_fixture_dir
+            && (self.config.claude_code.fixtures.is_some()
+                || entries.iter().any(|e| {
+                    read(e) && name_of(&e.path).is_some_and(|n| claude_code::classify(&n).is_some())
+                }));
+        let fixture_dir = if fixtures {
+            if self.config.claude_code.fixtures.is_some() {
+                visited
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push(dir.to_owned());
             }
-        });
-        let mut python_files = Vec::new();
-        let mut last_fixture_dir: Option<PathBuf> = None;
-        for met in met {
-            let (path, what) = match met {
-                Ok(MetFile { path, what }) => (path, what),
-                Err((path, e)) => {
-                    selection.errors.push(SelectError::Io {
-                        path: self.rel(&path),
-                        message: e.to_string(),
-                    });
-                    continue;
+            match self.fixture_dir(dir) {
+                Ok(fixture_dir) => Some(fixture_dir),
+                Err(e) => {
+                    out.push((0, Found::Broken(e)));
+                    None
                 }
-            };
-            let (dsh, fixture, globbed, python) = match what {
-                Met::File {
-                    dsh,
-                    fixture,
-                    globbed,
-                    python,
-                } => (dsh, fixture, globbed, python),
-                Met::Link => {
-                    selection.links.push(self.rel(&path));
-                    continue;
-                }
-                Met::Ignored => {
-                    selection.git_ignored.push(self.rel(&path));
-                    continue;
-                }
-            };
-            let dir = path.parent().unwrap_or(&path);
-            if dsh {
-                scenarios.insert(dir.to_owned());
             }
-            // `list_dir` lists a fixtures folder once its first fixture is seen.
-            if fixture
-                && last_fixture_dir.as_deref() != Some(dir)
-                && self.config.claude_code.fixtures.is_none()
+        } else {
+            None
+        };
+        let scenario = entries
+            .iter()
+            .any(|e| read(e) && self.is_dsh_file(dir, &e.path))
+            .then(|| {
+                out.push((
+                    0,
+                    Found::Scenario(Scenario {
+                        path: dir.to_owned(),
+                        rel: self.rel(dir),
+                    }),
+                ));
+                self.scenario_dir(dir)
+            });
+        for (i, entry) in entries.into_iter().enumerate() {
+            let walk::Entry {
+                path,
+                file_type,
+                ignored,
+            } = entry;
+            if file_type.is_symlink() {
+                if !ignored {
+                    out.push((i, Found::Link(self.rel(&path))));
+                }
+                continue;
+            }
+            let is_file = file_type.is_file();
+            let name = name_of(&path).unwrap_or_default();
+            let fixture = claude_code::classify(&name).filter(|_| is_fixture_dir);
+            if ignored && is_file && self.would_select(dir, &path, fixture.is_some()) {
+                out.push((i, Found::GitIgnored(self.rel(&path))));
+            }
+            if let Some(fixture_dir) = &fixture_dir
+                && is_file
             {
-                last_fixture_dir = Some(dir.to_owned());
-                dirs.push(dir.to_owned());
-            }
-            match globbed {
-                Some(Globbed::Cassette(cassette)) => selection.cassettes.push(cassette),
-                Some(Globbed::Temp) if !selection.stray_temps.contains(&path) => {
-                    selection.stray_temps.push(path.clone());
+                if name.starts_with(TEMP_PREFIX) {
+                    out.push((i, Found::StrayTemp(path)));
+                    continue;
                 }
-                Some(Globbed::Temp) | None => {}
+                if let Some(kind) = fixture {
+                    out.push((
+                        i,
+                        Found::Cassette(Cassette {
+                            rel: self.rel(&path),
+                            path,
+                            kind: cassette_kind(kind),
+                            dir: Arc::clone(fixture_dir),
+                        }),
+                    ));
+                    continue;
+                }
             }
-            if python {
-                python_files.push(path);
+            if let Some(scenario) = &scenario
+                && is_file
+                && let Some(kind) = scenario_kind(&name)
+            {
+                out.push((
+                    i,
+                    Found::Cassette(Cassette {
+                        rel: self.rel(&path),
+                        path,
+                        kind,
+                        dir: Arc::clone(scenario),
+                    }),
+                ));
+                continue;
+            }
+            if ignored || !is_file {
+                continue;
+            }
+            let is_python = python && path.extension().is_some_and(|e| e == "py");
+            // A fixture is read as one even when a glob selects it too: matching it would
+            // be wasted.
+            if fixture.is_none() {
+                if name.starts_with(TEMP_PREFIX) {
+                    // A killed rewrite of a cassette the globs select (an HTTP cassette
+                    // scrubbed by `normalize`) leaves its temporary file beside it.
+                    out.push((i, Found::StrayTemp(path.clone())));
+                } else if let Some(cassette) = self.glob_cassette(&path, false) {
+                    out.push((i, Found::Cassette(cassette)));
+                }
+            }
+            if is_python {
+                out.push((i, Found::Python(path)));
             }
         }
-        if whole_root {
-            selection.python_files = Some(python_files);
+    }
+
+    /// Whether a file git ignores in `dir` would have been selected: a scenario file, a
+    /// fixture in a fixtures folder (`fixture`), a cassette the globs or its content select.
+    fn would_select(&self, dir: &Path, path: &Path, fixture: bool) -> bool {
+        fixture
+            || self.is_dsh_file(dir, path)
+            || (!path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(TEMP_PREFIX))
+                && self.glob_cassette(path, false).is_some())
+    }
+
+    /// The configured fixtures folders under `start` the walk did not enter (`visited` has
+    /// those it did): listed whole, as configuration names them.
+    fn unvisited_fixture_dirs(
+        &self,
+        start: &Path,
+        visited: &std::sync::Mutex<Vec<PathBuf>>,
+    ) -> Vec<Found> {
+        let Some(configured) = &self.config.claude_code.fixtures else {
+            return Vec::new();
+        };
+        let mut visited = visited
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut found = Vec::new();
+        for dir in configured {
+            let path = lexical_absolute(&self.root.join(dir));
+            let usable = path
+                .strip_prefix(&self.root)
+                .is_ok_and(|rel| link_in(&self.root, rel).is_ok());
+            if !path.starts_with(start) || !usable || !path.is_dir() || visited.contains(&path) {
+                continue;
+            }
+            match self.fixture_dir(&path) {
+                Ok(fixture_dir) => self.list_dir(&fixture_dir, &mut found),
+                Err(e) => found.push(Found::Broken(e)),
+            }
+            visited.push(path);
         }
+        found
     }
 
     /// Whether `file` (in `dir`) is a dsh scenario file: a session log, a child log or an
@@ -962,21 +1173,35 @@ impl Project {
         }
     }
 
-    /// A scenario folder and its session logs and override.
-    fn list_scenario(&self, dir: PathBuf) -> Result<ListedScenario, SelectError> {
-        let entries = std::fs::read_dir(&dir).map_err(|e| SelectError::Io {
-            path: self.rel(&dir),
-            message: e.to_string(),
-        })?;
-        let scenario = Arc::new(FixtureDir {
-            path: dir.clone(),
+    /// The folder of a dsh scenario's cassettes.
+    fn scenario_dir(&self, dir: &Path) -> Arc<FixtureDir> {
+        Arc::new(FixtureDir {
+            path: dir.to_owned(),
             rules: Arc::new(RuleSet::default()),
             version: self.claude_code.version,
             dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
             cwd: self.dsh_cwd(),
             spec: None,
-        });
-        let mut cassettes = Vec::new();
+        })
+    }
+
+    /// A scenario folder named by one of its files: the scenario and its session logs and
+    /// override.
+    fn list_scenario(&self, dir: &Path) -> Vec<Found> {
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                return vec![Found::Error(SelectError::Io {
+                    path: self.rel(dir),
+                    message: e.to_string(),
+                })];
+            }
+        };
+        let scenario = self.scenario_dir(dir);
+        let mut found = vec![Found::Scenario(Scenario {
+            rel: self.rel(dir),
+            path: dir.to_owned(),
+        })];
         for entry in entries.flatten() {
             let Ok(name) = entry.file_name().into_string() else {
                 continue;
@@ -984,26 +1209,18 @@ impl Project {
             if !entry.file_type().is_ok_and(|t| t.is_file()) {
                 continue;
             }
-            let kind = if name == dsh::REPLAY_OVERRIDE {
-                CassetteKind::DshOverride
-            } else if name == dsh::PRIMARY || dsh::child_index(&name).is_some() {
-                CassetteKind::DshSession
-            } else {
+            let Some(kind) = scenario_kind(&name) else {
                 continue;
             };
             let path = entry.path();
-            cassettes.push(Cassette {
+            found.push(Found::Cassette(Cassette {
                 rel: self.rel(&path),
                 path,
                 kind,
                 dir: Arc::clone(&scenario),
-            });
+            }));
         }
-        let scenario = Scenario {
-            rel: self.rel(&dir),
-            path: dir,
-        };
-        Ok((scenario, cassettes))
+        found
     }
 
     fn is_text_cassette(&self, rel: &str) -> bool {
@@ -1109,126 +1326,34 @@ impl Project {
         })
     }
 
-    /// What a file (or link) `discover`'s walk met is, decided on the core that read its
-    /// folder: a dsh scenario file, a Claude Code fixture, a cassette the `[[cassettes]]`,
-    /// `[http] cassettes` or `[verify] text` globs or its content select (every file is
-    /// offered to them, issue 21; the same walk finds both these and the fixture folders: a
-    /// second walk of the tree was a tenth of a whole-tree `verify`, issue 12), a Python
-    /// file (when `python`), or nothing.
-    fn meet(&self, path: PathBuf, file_type: std::fs::FileType, python: bool) -> Option<MetFile> {
-        if file_type.is_symlink() {
-            return Some(MetFile {
-                path,
-                what: Met::Link,
-            });
-        }
-        let dir = path.parent()?;
-        let dsh = self.is_dsh_file(dir, &path);
-        let fixture = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(claude_code::classify)
-            .is_some()
-            && self.is_fixture_dir(dir);
-        // A fixture is read as one even when a glob selects it too (`select` keeps one of
-        // the two): matching it would be wasted.
-        let globbed = if !fixture && file_type.is_file() {
-            // A killed rewrite of a cassette the globs select (an HTTP cassette scrubbed by
-            // `normalize`) leaves its temporary file beside it: ours by its prefix.
-            if path
-                .file_name()
-                .is_some_and(|name| name.to_string_lossy().starts_with(TEMP_PREFIX))
-            {
-                Some(Globbed::Temp)
-            } else {
-                self.glob_cassette(&path, false).map(Globbed::Cassette)
-            }
-        } else {
-            None
-        };
-        let python = python && file_type.is_file() && path.extension().is_some_and(|e| e == "py");
-        // A cassette holds its own path: the walk's list of every file met (the largest thing
-        // a whole-tree selection builds, issue 25) does not hold it twice.
-        let path = if matches!(globbed, Some(Globbed::Cassette(_))) && !dsh && !python {
-            PathBuf::new()
-        } else {
-            path
-        };
-        (dsh || fixture || globbed.is_some() || python).then_some(MetFile {
-            path,
-            what: Met::File {
-                dsh,
-                fixture,
-                globbed,
-                python,
-            },
-        })
-    }
-
-    /// What a file git ignores would have been: [`Met::Ignored`] when `meet` would have
-    /// selected it (a cassette, a fixture, a scenario file), else nothing.
-    fn meet_ignored(&self, path: PathBuf, file_type: std::fs::FileType) -> Option<MetFile> {
-        if !file_type.is_file() {
-            return None;
-        }
-        let would = match self.meet(path, file_type, false)? {
-            MetFile {
-                path,
-                what:
-                    Met::File {
-                        dsh,
-                        fixture,
-                        globbed,
-                        ..
-                    },
-            } => match globbed {
-                // The cassette holds the path (see `meet`).
-                Some(Globbed::Cassette(cassette)) => Some(cassette.path),
-                _ => (dsh || fixture).then_some(path),
-            },
-            MetFile { .. } => None,
-        };
-        would.map(|path| MetFile {
-            path,
-            what: Met::Ignored,
-        })
-    }
-
     /// Lists the cassettes (and stray temporary files) directly in a fixtures folder.
-    fn list_dir(&self, dir: &Arc<FixtureDir>, selection: &mut Selection) {
+    fn list_dir(&self, dir: &Arc<FixtureDir>, found: &mut Vec<Found>) {
         let entries = match std::fs::read_dir(&dir.path) {
             Ok(entries) => entries,
             Err(e) => {
-                selection.errors.push(SelectError::Io {
+                found.push(Found::Error(SelectError::Io {
                     path: self.rel(&dir.path),
                     message: e.to_string(),
-                });
+                }));
                 return;
             }
         };
-        let dir_rel = self.rel(&dir.path);
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            if !file_type.is_file() {
-                continue;
-            }
+        let mut listed: Vec<(String, PathBuf)> = entries
+            .flatten()
+            .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+            .filter_map(|entry| Some((entry.file_name().into_string().ok()?, entry.path())))
+            .collect();
+        listed.sort();
+        for (name, path) in listed {
             if name.starts_with(TEMP_PREFIX) {
-                selection.stray_temps.push(entry.path());
-            } else if let Some(kind) = claude_code::classify(name) {
-                selection.cassettes.push(Cassette {
-                    rel: if dir_rel.is_empty() {
-                        name.to_owned()
-                    } else {
-                        format!("{dir_rel}/{name}")
-                    },
-                    path: entry.path(),
+                found.push(Found::StrayTemp(path));
+            } else if let Some(kind) = claude_code::classify(&name) {
+                found.push(Found::Cassette(Cassette {
+                    rel: self.rel(&path),
+                    path,
                     kind: cassette_kind(kind),
                     dir: Arc::clone(dir),
-                });
+                }));
             }
         }
     }
@@ -1241,37 +1366,49 @@ fn cassette_kind(kind: FileKind) -> CassetteKind {
     }
 }
 
-/// A dsh scenario and the cassettes of its folder.
-type ListedScenario = (Scenario, Vec<Cassette>);
-
-/// A file (or link) `discover`'s walk met, and what it is.
-struct MetFile {
-    /// The file; empty for a cassette that is nothing else, whose [`Cassette`] holds it.
-    path: PathBuf,
-    what: Met,
+/// The kind of a scenario folder's file by its name: a session log (the primary or a
+/// child's) or the override.
+fn scenario_kind(name: &str) -> Option<CassetteKind> {
+    if name == dsh::REPLAY_OVERRIDE {
+        Some(CassetteKind::DshOverride)
+    } else if name == dsh::PRIMARY || dsh::child_index(name).is_some() {
+        Some(CassetteKind::DshSession)
+    } else {
+        None
+    }
 }
 
-enum Met {
-    /// A symbolic link: never followed, reported.
-    Link,
-    /// A file git ignores that would have been selected: counted.
-    Ignored,
-    File {
-        /// A dsh scenario file: its folder is a scenario.
-        dsh: bool,
-        /// A Claude Code fixture in a fixtures folder.
-        fixture: bool,
-        /// What the globs make of it.
-        globbed: Option<Globbed>,
-        /// A Python file, for the static orphan guess (`Selection::python_files`).
-        python: bool,
-    },
-}
-
-/// A file the globs select, or a temporary file beside such cassettes.
-enum Globbed {
+/// What a walk of the tree finds, one item at a time ([`Project::walk_tree`]).
+#[derive(Debug)]
+pub enum Found {
+    /// A cassette.
     Cassette(Cassette),
-    Temp,
+    /// A dsh scenario folder (its files come as cassettes too).
+    Scenario(Scenario),
+    /// A symbolic link (never followed), relative to the root.
+    Link(String),
+    /// A file git ignores that would have been selected, relative to the root.
+    GitIgnored(String),
+    /// A temporary file a killed run left beside cassettes.
+    StrayTemp(PathBuf),
+    /// A Python file, met by a walk of the whole root (the static orphan guess reads them).
+    Python(PathBuf),
+    /// A folder or entry that could not be read.
+    Error(SelectError),
+    /// A fixtures folder whose rules cannot be built.
+    Broken(ConfigError),
+}
+
+/// Which configured folders and globs selected something ([`Project::coverage`]): a
+/// configured one that selects nothing is an error unless the run allows an empty selection.
+#[derive(Debug, Default)]
+pub struct Coverage {
+    fixtures: Vec<bool>,
+    scenarios: Vec<bool>,
+    specs: Vec<bool>,
+    http: Vec<bool>,
+    text: Vec<bool>,
+    include: Vec<bool>,
 }
 
 /// `path` relative to `root`, `/`-separated on every platform (a backslash in a Unix file

@@ -1,5 +1,6 @@
-//! The walk that selects a tree: folders read on every core, files met in `walkdir`'s order,
-//! leaving out what users never want scanned, the way ripgrep and git do (issue 21).
+//! The walk that selects a tree: files met in the order of their paths, folders read ahead on
+//! every core, leaving out what users never want scanned, the way ripgrep and git do (issue
+//! 21), and holding no more than the folders on the way down (issue 25).
 //!
 //! Three kinds of folder are never entered, whatever the flags: version control's own
 //! (`.git`, `.hg`, ...) and vcr's (`.vcr`, which holds cassettes moved aside); installed
@@ -69,44 +70,248 @@ pub(crate) struct Policy<'a> {
     pub exclude: Option<&'a (dyn Fn(&Path) -> bool + Sync)>,
 }
 
-/// What `visit` makes of each file and link under `dir` (links are never followed; folders
-/// are not visited), with the folders that could not be read, in the order `walkdir` gives
-/// them: a folder's entries as the system lists them, each subfolder's tree in its place.
-/// `visit`'s third argument says whether git ignores the file (see the module's notes).
-/// `dir` itself is always entered: a folder given by name is read.
-///
-/// The folders are read on every core and `visit` runs on the core that read the file's
-/// folder: on one thread, the walk that selects a whole tree was a twentieth of a
-/// whole-tree `verify` over the corpus, with a core idle (issue 12).
+/// One file or link of a folder, as the walk hands it to a [`Visit`]: folders are walked,
+/// never handed over.
+pub(crate) struct Entry {
+    /// The file, absolute when the walk started from an absolute folder.
+    pub path: PathBuf,
+    /// What it is (links are never followed).
+    pub file_type: FileType,
+    /// Whether git ignores it (see the module's notes).
+    pub ignored: bool,
+}
+
+/// What a walk makes of one folder's files: called once per folder, on the thread that read
+/// it, with the folder and its files and links in order; pushes `(i, item)` for the `i`th
+/// file, in order of `i` (an entry may give several items, or none). A folder is seen
+/// whole, so that what makes it a fixtures or scenario folder is decided once.
+pub(crate) type Visit<'v, R> = dyn Fn(&Path, Vec<Entry>, &mut Vec<(usize, R)>) + Sync + 'v;
+
+/// What a walk yields: an item of a [`Visit`], or a folder or entry that could not be read.
+pub(crate) type Met<R> = Result<R, WalkError>;
+
+/// Folders read ahead of the walk, at most, when it reads ahead on the pool: each holds its
+/// folder's items until the walk reaches it.
+const AHEAD: usize = 64;
+
+/// A walk of a tree that yields what its [`Visit`] makes of each folder, in the order of
+/// the paths as strings (`a-b/x` before `a/x`, as a sorted list of relative paths has
+/// them), holding only the folders on the way down to the current one and those read ahead:
+/// its memory follows the largest folder, not the tree (a whole-tree `verify` of 60,000
+/// cassettes held a list of them all, issue 25). `verify` draws files from it as its cores
+/// free up; a selection collects it, with folders read ahead on the pool ([`collect`]).
+pub(crate) struct Walk<'w, 'r, R> {
+    policy: Policy<'w>,
+    visit: &'w Visit<'w, R>,
+    /// The rest of each folder on the way down, the deepest last, each reversed.
+    stack: Vec<Vec<Node<R>>>,
+    /// Where folders are read ahead, if anywhere.
+    scope: Option<&'r rayon::Scope<'w>>,
+    /// Folders read ahead and not yet taken.
+    ahead: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+/// An item of a folder's listing, or a subfolder still to be read.
+enum Node<R> {
+    Met(Met<R>),
+    Folder(Arc<Slot<R>>),
+}
+
+/// A subfolder's listing: read by the walk when it gets there, unless a worker of the pool
+/// has read it, or is reading it, ahead.
+struct Slot<R> {
+    state: std::sync::Mutex<SlotState<R>>,
+    done: std::sync::Condvar,
+    /// Whether it was handed to the pool (and counts in `Walk::ahead`).
+    sent: std::sync::atomic::AtomicBool,
+}
+
+enum SlotState<R> {
+    Waiting(Job),
+    Reading,
+    Read(Vec<Node<R>>),
+    Taken,
+}
+
+/// What reading one folder needs.
+struct Job {
+    dir: PathBuf,
+    rules: Rules,
+    /// Whether git ignores the folder (everything in it is met as ignored).
+    ignored: bool,
+    /// Whether the folder is the one the walk started from (always read).
+    given: bool,
+}
+
+impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
+    /// A walk of `dir`, which is always entered (a folder given by name is read).
+    pub(crate) fn new(
+        dir: &Path,
+        policy: Policy<'w>,
+        visit: &'w Visit<'w, R>,
+        scope: Option<&'r rayon::Scope<'w>>,
+    ) -> Walk<'w, 'r, R> {
+        let rules = if policy.gitignore {
+            Rules::above(dir)
+        } else {
+            Rules::default()
+        };
+        let job = Job {
+            dir: dir.to_owned(),
+            rules,
+            ignored: false,
+            given: true,
+        };
+        let mut walk = Walk {
+            policy,
+            visit,
+            stack: Vec::new(),
+            scope,
+            ahead: Arc::default(),
+        };
+        let listing = read(job, &walk.policy, walk.visit);
+        walk.enter(listing);
+        walk
+    }
+
+    /// Goes down into a folder's listing, sending its first subfolders to be read ahead.
+    fn enter(&mut self, mut listing: Vec<Node<R>>) {
+        use std::sync::atomic::Ordering;
+        if let Some(scope) = self.scope {
+            for node in &listing {
+                let Node::Folder(slot) = node else { continue };
+                if self.ahead.load(Ordering::Relaxed) >= AHEAD {
+                    break;
+                }
+                self.ahead.fetch_add(1, Ordering::Relaxed);
+                slot.sent.store(true, Ordering::Relaxed);
+                let slot = Arc::clone(slot);
+                let (policy, visit) = (self.policy, self.visit);
+                scope.spawn(move |_| slot.read_ahead(&policy, visit));
+            }
+        }
+        listing.reverse();
+        self.stack.push(listing);
+    }
+
+    /// A subfolder's listing: read here unless it was read, or is being read, ahead.
+    fn take_slot(&self, slot: &Slot<R>) -> Vec<Node<R>> {
+        use std::sync::atomic::Ordering;
+        if slot.sent.load(Ordering::Relaxed) {
+            self.ahead.fetch_sub(1, Ordering::Relaxed);
+        }
+        let mut state = slot.lock();
+        loop {
+            match std::mem::replace(&mut *state, SlotState::Taken) {
+                SlotState::Waiting(job) => {
+                    drop(state);
+                    return read(job, &self.policy, self.visit);
+                }
+                SlotState::Read(listing) => return listing,
+                SlotState::Reading => {
+                    *state = SlotState::Reading;
+                    state = slot
+                        .done
+                        .wait(state)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+                SlotState::Taken => unreachable!("a folder is taken once"),
+            }
+        }
+    }
+}
+
+impl<R> Slot<R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SlotState<R>> {
+        // Nothing panics with the lock held.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// A worker of the pool reads the folder, unless the walk got there first.
+    fn read_ahead(&self, policy: &Policy<'_>, visit: &Visit<'_, R>) {
+        let job = {
+            let mut state = self.lock();
+            match std::mem::replace(&mut *state, SlotState::Reading) {
+                SlotState::Waiting(job) => job,
+                other => {
+                    *state = other;
+                    return;
+                }
+            }
+        };
+        let listing = read(job, policy, visit);
+        *self.lock() = SlotState::Read(listing);
+        self.done.notify_all();
+    }
+}
+
+impl<'w, R: Send + 'w> Iterator for Walk<'w, '_, R> {
+    type Item = Met<R>;
+
+    fn next(&mut self) -> Option<Met<R>> {
+        loop {
+            let top = self.stack.last_mut()?;
+            match top.pop() {
+                None => {
+                    self.stack.pop();
+                }
+                Some(Node::Met(met)) => return Some(met),
+                Some(Node::Folder(slot)) => {
+                    let listing = self.take_slot(&slot);
+                    self.enter(listing);
+                }
+            }
+        }
+    }
+}
+
+/// Collects a walk of `dir`, reading folders ahead on the pool's cores: on one thread, the
+/// walk that selects a whole tree was a twentieth of a whole-tree `verify` over the corpus,
+/// with a core idle (issue 12).
+pub(crate) fn collect<R: Send>(
+    dir: &Path,
+    policy: Policy<'_>,
+    visit: &Visit<'_, R>,
+) -> Vec<Met<R>> {
+    rayon::in_place_scope(|scope| Walk::new(dir, policy, visit, Some(scope)).collect())
+}
+
+/// What `visit` makes of each file and link under `dir`, one at a time (links are never
+/// followed; folders are not visited), in the order of [`Walk`]. `visit`'s third argument
+/// says whether git ignores the file (see the module's notes).
 pub(crate) fn walk<R: Send>(
     dir: &Path,
     policy: Policy<'_>,
     visit: &(dyn Fn(PathBuf, FileType, bool) -> Option<R> + Sync),
-) -> Vec<Result<R, WalkError>> {
-    let rules = if policy.gitignore {
-        Rules::above(dir)
-    } else {
-        Rules::default()
+) -> Vec<Met<R>> {
+    let each = |_: &Path, entries: Vec<Entry>, out: &mut Vec<(usize, R)>| {
+        for (i, entry) in entries.into_iter().enumerate() {
+            if let Some(item) = visit(entry.path, entry.file_type, entry.ignored) {
+                out.push((i, item));
+            }
+        }
     };
-    walk_dir(dir, &policy, &rules, false, true, visit)
+    collect(dir, policy, &each)
 }
 
-fn walk_dir<R: Send>(
-    dir: &Path,
-    policy: &Policy<'_>,
-    rules: &Rules,
-    ignored: bool,
-    given: bool,
-    visit: &(dyn Fn(PathBuf, FileType, bool) -> Option<R> + Sync),
-) -> Vec<Result<R, WalkError>> {
-    use rayon::prelude::*;
-    let entries = match std::fs::read_dir(dir) {
+/// Reads one folder: its entries in order, each file's items from `visit` in place, each
+/// subfolder the walk enters as a [`Slot`].
+fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> {
+    let Job {
+        dir,
+        rules,
+        ignored,
+        given,
+    } = job;
+    let entries = match std::fs::read_dir(&dir) {
         Ok(entries) => entries,
-        Err(e) => return vec![Err((dir.to_owned(), e))],
+        Err(e) => return vec![Node::Met(Err((dir, e)))],
     };
-    let listed: Vec<Result<(PathBuf, FileType), WalkError>> = entries
+    let mut listed: Vec<Result<(PathBuf, FileType), WalkError>> = entries
         .map(|entry| {
-            let entry = entry.map_err(|e| (dir.to_owned(), e))?;
+            let entry = entry.map_err(|e| (dir.clone(), e))?;
             let path = entry.path();
             match entry.file_type() {
                 Ok(file_type) => Ok((path, file_type)),
@@ -114,6 +319,8 @@ fn walk_dir<R: Send>(
             }
         })
         .collect();
+    // By name, a folder's as if it ended in `/`: the order of the paths as strings.
+    listed.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
     // The names, taken once: markers and manifests are asked about some ten times a folder.
     let names: Vec<&std::ffi::OsStr> = listed
         .iter()
@@ -130,37 +337,114 @@ fn walk_dir<R: Send>(
         .map(|(folder, _)| *folder)
         .collect();
     let rules = if policy.gitignore && !ignored {
-        rules.entering(dir, has(".git"), has(".gitignore"))
+        rules.entering(&dir, has(".git"), has(".gitignore"))
     } else {
-        rules.clone()
+        rules
     };
-    listed
-        .into_par_iter()
-        .map(|entry| {
-            let (path, file_type) = match entry {
-                Ok(entry) => entry,
-                Err(e) => return vec![Err(e)],
-            };
-            if policy.exclude.is_some_and(|excluded| excluded(&path)) {
-                return Vec::new();
+    // Each entry's place: a node of its own (an error, a subfolder), or the `i`th file.
+    enum Place<R> {
+        Node(Node<R>),
+        File(usize),
+    }
+    let mut places: Vec<Place<R>> = Vec::with_capacity(listed.len());
+    let mut files: Vec<Entry> = Vec::new();
+    for entry in listed {
+        let (path, file_type) = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                places.push(Place::Node(Node::Met(Err(e))));
+                continue;
             }
-            let is_dir = file_type.is_dir();
-            let ignored = ignored || rules.ignores(&path, is_dir);
-            if !is_dir {
-                return visit(path, file_type, ignored)
-                    .map(Ok)
-                    .into_iter()
-                    .collect();
+        };
+        if policy.exclude.is_some_and(|excluded| excluded(&path)) {
+            continue;
+        }
+        let is_dir = file_type.is_dir();
+        let entry_ignored = ignored || rules.ignores(&path, is_dir);
+        if !is_dir {
+            places.push(Place::File(files.len()));
+            files.push(Entry {
+                path,
+                file_type,
+                ignored: entry_ignored,
+            });
+            continue;
+        }
+        let name = path.file_name().map(|n| n.to_string_lossy());
+        if name.is_some_and(|name| is_skipped_name(&name) || beside_manifest.contains(&&*name)) {
+            continue;
+        }
+        places.push(Place::Node(Node::Folder(Arc::new(Slot {
+            state: std::sync::Mutex::new(SlotState::Waiting(Job {
+                dir: path,
+                rules: rules.clone(),
+                ignored: entry_ignored,
+                given: false,
+            })),
+            done: std::sync::Condvar::new(),
+            sent: std::sync::atomic::AtomicBool::new(false),
+        }))));
+    }
+    let mut items = Vec::new();
+    if !files.is_empty() {
+        visit(&dir, files, &mut items);
+    }
+    let mut items = items.into_iter().peekable();
+    let mut listing = Vec::with_capacity(places.len());
+    for place in places {
+        match place {
+            Place::Node(node) => listing.push(node),
+            Place::File(i) => {
+                while let Some((_, item)) = items.next_if(|(at, _)| *at <= i) {
+                    listing.push(Node::Met(Ok(item)));
+                }
             }
-            let name = path.file_name().map(|n| n.to_string_lossy());
-            if name.is_some_and(|name| is_skipped_name(&name) || beside_manifest.contains(&&*name))
-            {
-                return Vec::new();
-            }
-            walk_dir(&path, policy, &rules, ignored, false, visit)
-        })
-        .flatten()
-        .collect()
+        }
+    }
+    listing.extend(items.map(|(_, item)| Node::Met(Ok(item))));
+    listing
+}
+
+/// The bytes an entry sorts by: its name, and a `/` after a folder's, so that a folder's
+/// tree sits where its paths sort among its siblings' (`a-b` and `a-b/...` before `a/...`,
+/// `a/...` before `a0`). An entry that could not be read sorts by its path's name.
+fn sort_key(entry: &Result<(PathBuf, FileType), WalkError>) -> SortKey<'_> {
+    let (path, is_dir) = match entry {
+        Ok((path, file_type)) => (path, file_type.is_dir()),
+        Err((path, _)) => (path, false),
+    };
+    SortKey {
+        name: path.file_name().map_or(&[][..], |n| n.as_encoded_bytes()),
+        is_dir,
+    }
+}
+
+/// See [`sort_key`].
+#[derive(PartialEq, Eq)]
+struct SortKey<'a> {
+    name: &'a [u8],
+    is_dir: bool,
+}
+
+impl Ord for SortKey<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let slash: &[u8] = b"/";
+        let a = self
+            .name
+            .iter()
+            .chain(if self.is_dir { slash } else { &[] });
+        let b = other
+            .name
+            .iter()
+            .chain(if other.is_dir { slash } else { &[] });
+        a.cmp(b)
+    }
+}
+
+impl PartialOrd for SortKey<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// The gitignore rules in force in one folder: the `.gitignore` files of the folders from
@@ -275,11 +559,12 @@ mod tests {
         std::fs::write(path, text).unwrap();
     }
 
-    /// The walk meets what walkdir meets, in walkdir's order, on every core: files and
-    /// links (not followed) in place, hidden folders entered, skipped folders left out.
+    /// The walk meets what walkdir meets, in the order of the paths as strings, folders
+    /// read ahead on every core: files and links (not followed) in place, hidden folders
+    /// entered, skipped folders left out.
     #[cfg(unix)]
     #[test]
-    fn the_parallel_walk_meets_files_in_walkdirs_order() {
+    fn the_walk_meets_files_in_the_order_of_their_paths() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let mut n = 0;
@@ -288,6 +573,8 @@ mod tests {
             "a",
             "a/b",
             "a/b/c",
+            "a-b",
+            "a0",
             "d",
             "node_modules/x",
             ".git",
@@ -300,13 +587,16 @@ mod tests {
                 std::fs::write(root.join(folder).join(format!("{n}.txt")), "x").unwrap();
             }
         }
+        // A file beside folders its name sorts among (`a.txt` after `a/...`, `a-c` before).
+        std::fs::write(root.join("a.txt"), "x").unwrap();
+        std::fs::write(root.join("a-c"), "x").unwrap();
         for i in 0..300 {
             std::fs::create_dir_all(root.join(format!("many/{i}/deeper"))).unwrap();
             std::fs::write(root.join(format!("many/{i}/deeper/f")), "x").unwrap();
         }
         std::os::unix::fs::symlink(root.join("a"), root.join("d/link-to-a")).unwrap();
         std::os::unix::fs::symlink(root.join("nowhere"), root.join("f/dangling")).unwrap();
-        let expected: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        let mut expected: Vec<PathBuf> = walkdir::WalkDir::new(root)
             .into_iter()
             .filter_entry(|e| {
                 e.depth() == 0
@@ -317,13 +607,24 @@ mod tests {
             .filter(|e| !e.file_type().is_dir())
             .map(walkdir::DirEntry::into_path)
             .collect();
+        expected.sort_by(|a, b| {
+            (a.as_os_str().as_encoded_bytes()).cmp(b.as_os_str().as_encoded_bytes())
+        });
         let visit_all = |path, _, _| Some(path);
         let met: Vec<PathBuf> = walk(root, Policy::default(), &visit_all)
             .into_iter()
             .map(Result::unwrap)
             .collect();
         assert_eq!(met, expected);
-        assert_eq!(met.len(), 7 * 7 + 300 + 2, "{met:#?}");
+        assert_eq!(met.len(), 9 * 7 + 2 + 300 + 2, "{met:#?}");
+        // The same, drawn one at a time without reading ahead.
+        let visit_each = |_: &Path, entries: Vec<Entry>, out: &mut Vec<(usize, PathBuf)>| {
+            out.extend(entries.into_iter().map(|e| e.path).enumerate());
+        };
+        let drawn: Vec<PathBuf> = Walk::new(root, Policy::default(), &visit_each, None)
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(drawn, expected);
         // What `visit` declines is left out, in order.
         let even: Vec<PathBuf> = walk(root, Policy::default(), &|path, file_type, _| {
             (file_type.is_file() && path.to_string_lossy().ends_with("2.txt")).then_some(path)
