@@ -311,6 +311,10 @@ pub trait Progress: Sync {
     fn start(&self, _total: u64) {}
     /// `n` more units are done.
     fn advance(&self, _n: u64) {}
+    /// `n` more units of work are coming: work that is found as it goes started at none.
+    fn found(&self, _n: u64) {}
+    /// Work found as it went is over.
+    fn finish(&self) {}
     /// Runs `print` with the progress hidden: what is printed while the work goes on (the
     /// findings of `verify`) does not mix with a bar drawn on the terminal.
     fn suspend(&self, print: &mut dyn FnMut()) {
@@ -341,34 +345,80 @@ pub fn par_ordered<T: Sync, R: Send>(
     mut sink: impl FnMut(&T, R),
 ) {
     progress.start(items.len() as u64);
+    ordered(
+        items.iter(),
+        None,
+        &|item| work(item),
+        &mut |item, result| {
+            progress.advance(1);
+            sink(item, result);
+        },
+    );
+}
+
+/// [`par_ordered`] over items drawn from `items` as the cores free up, never all held: a
+/// whole-tree `verify` draws its files from the walk that finds them (issue 25). `items` is
+/// called on one thread at a time. Each item is handed back to `sink` with its result;
+/// `progress` learns of each item as it is drawn.
+pub fn par_ordered_iter<T: Send, R: Send>(
+    items: impl Iterator<Item = T> + Send,
+    progress: &dyn Progress,
+    work: impl Fn(&T) -> R + Sync,
+    mut sink: impl FnMut(T, R),
+) {
+    progress.start(0);
+    ordered(items, Some(progress), &work, &mut |item, result| {
+        progress.advance(1);
+        sink(item, result);
+    });
+    progress.finish();
+}
+
+/// The loop of [`par_ordered`] and [`par_ordered_iter`]: `found` learns of each item drawn.
+fn ordered<T: Send, R: Send>(
+    items: impl Iterator<Item = T> + Send,
+    found: Option<&dyn Progress>,
+    work: &(dyn Fn(&T) -> R + Sync),
+    sink: &mut dyn FnMut(T, R),
+) {
+    let source = Source::new(items, found);
     if rayon::current_thread_index().is_some() {
         // Called from a worker of the pool: waiting on a channel here could leave no worker
         // to do the work. Fixed chunks instead.
         use rayon::prelude::*;
-        for chunk in items.chunks(WINDOW) {
-            let results: Vec<R> = chunk.par_iter().map(&work).collect();
-            progress.advance(chunk.len() as u64);
-            for (item, result) in chunk.iter().zip(results) {
+        loop {
+            let chunk: Vec<T> =
+                std::iter::from_fn(|| source.claim(usize::MAX).map(|(_, item)| item))
+                    .take(WINDOW)
+                    .collect();
+            if chunk.is_empty() {
+                return source.pass_panic_on();
+            }
+            let results: Vec<(T, R)> = chunk
+                .into_par_iter()
+                .map(|item| {
+                    let result = work(&item);
+                    (item, result)
+                })
+                .collect();
+            for (item, result) in results {
                 sink(item, result);
             }
         }
-        return;
     }
     let shared = Window {
         state: std::sync::Mutex::new(WindowState {
-            ready: std::collections::VecDeque::from_iter(
-                (0..WINDOW.min(items.len())).map(|_| None),
-            ),
+            ready: std::collections::VecDeque::from_iter((0..WINDOW).map(|_| None)),
             emitted: 0,
+            total: None,
             main_waits: false,
             workers_waiting: 0,
             stop: false,
         }),
         main: std::sync::Condvar::new(),
         workers: std::sync::Condvar::new(),
-        next: std::sync::atomic::AtomicUsize::new(0),
     };
-    let (shared, work) = (&shared, &work);
+    let (shared, source) = (&shared, &source);
     rayon::in_place_scope(|scope| {
         // Stops the workers however this thread leaves the scope (a panic passed on, or in
         // the sink), so that the scope's wait for them ends.
@@ -377,57 +427,148 @@ pub fn par_ordered<T: Sync, R: Send>(
         // beside one per core, the three took turns on two cores, with about a thousand
         // context switches per whole-tree `verify` against ripgrep's twenty (issue 12).
         for _ in 1..rayon::current_num_threads() {
-            scope.spawn(move |_| shared.work(items, work));
+            scope.spawn(move |_| shared.work(source, work));
         }
-        let mut emitted = 0;
         let mut batch = Vec::new();
-        while emitted < items.len() {
-            match shared.claim_within(emitted + WINDOW, items.len()) {
-                Some(i) => {
-                    let result = do_item(work, &items[i]);
-                    shared.file(i, result, items.len());
+        loop {
+            let emitted = shared.lock().emitted;
+            match source.claim(emitted + WINDOW) {
+                Some((i, item)) => {
+                    let result = do_item(work, &item);
+                    shared.file(i, item, result);
                     shared.take_ready(&mut batch, false);
                 }
-                None => shared.take_ready(&mut batch, true),
-            }
-            for result in batch.drain(..) {
-                match result {
-                    Ok(result) => {
-                        progress.advance(1);
-                        sink(&items[emitted], result);
-                        emitted += 1;
+                None => {
+                    if let Some(total) = source.total() {
+                        shared.ends_at(total);
                     }
+                    if !shared.take_ready(&mut batch, true) {
+                        break;
+                    }
+                }
+            }
+            for (item, result) in batch.drain(..) {
+                match result {
+                    Ok(result) => sink(item, result),
                     Err(panic) => std::panic::resume_unwind(panic),
                 }
             }
         }
     });
+    source.pass_panic_on();
+}
+
+/// Where `par_ordered`'s workers draw items, one at a time, each with its number.
+struct Source<'p, I> {
+    items: std::sync::Mutex<Drawn<I>>,
+    found: Option<&'p dyn Progress>,
+    /// A panic of `next`, passed on by the calling thread once what was drawn before it is
+    /// handed over.
+    panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+/// The items, how many were drawn, and whether they ran out.
+struct Drawn<I> {
+    items: I,
+    drawn: usize,
+    out: bool,
+}
+
+impl<T, I: Iterator<Item = T>> Source<'_, I> {
+    fn new(items: I, found: Option<&dyn Progress>) -> Source<'_, I> {
+        Source {
+            items: std::sync::Mutex::new(Drawn {
+                items,
+                drawn: 0,
+                out: false,
+            }),
+            found,
+            panic: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The next item and its number, if there is one numbered below `limit`.
+    fn claim(&self, limit: usize) -> Option<(usize, T)> {
+        let mut drawn = self
+            .items
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if drawn.out || drawn.drawn >= limit {
+            return None;
+        }
+        // A panic in `next` ends the items, so that no thread waits for more.
+        let next = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drawn.items.next()));
+        let item = match next {
+            Ok(Some(item)) => item,
+            Ok(None) => {
+                drawn.out = true;
+                return None;
+            }
+            Err(panic) => {
+                drawn.out = true;
+                *self
+                    .panic
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(panic);
+                return None;
+            }
+        };
+        drawn.drawn += 1;
+        if let Some(found) = self.found {
+            found.found(1);
+        }
+        Some((drawn.drawn - 1, item))
+    }
+
+    /// Passes a panic of the items' `next` on.
+    fn pass_panic_on(&self) {
+        let panic = self
+            .panic
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        if let Some(panic) = panic {
+            std::panic::resume_unwind(panic);
+        }
+    }
+
+    /// How many items there are, once they have run out.
+    fn total(&self) -> Option<usize> {
+        let drawn = self
+            .items
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        drawn.out.then_some(drawn.drawn)
+    }
 }
 
 /// Runs one item, keeping a panic to pass on in the item's turn.
-fn do_item<T, R>(work: &impl Fn(&T) -> R, item: &T) -> std::thread::Result<R> {
+fn do_item<T, R>(work: &(dyn Fn(&T) -> R + Sync), item: &T) -> std::thread::Result<R> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(item)))
 }
 
 /// The results `par_ordered`'s workers hand to the calling thread, in a window of `WINDOW`
-/// items from the first not yet handed over. Workers claim items with one atomic counter
-/// and wake the caller, when it sleeps, only when a batch is ready: a channel message and a
-/// pool job per item cost a tenth of a whole-tree `verify` in thread wake-ups (issue 12).
-struct Window<R> {
-    state: std::sync::Mutex<WindowState<R>>,
+/// items from the first not yet handed over. Workers draw items one at a time and wake the
+/// caller, when it sleeps, only when a batch is ready: a channel message and a pool job per
+/// item cost a tenth of a whole-tree `verify` in thread wake-ups (issue 12).
+struct Window<T, R> {
+    state: std::sync::Mutex<WindowState<T, R>>,
     /// Where the calling thread waits for results.
     main: std::sync::Condvar,
     /// Where workers wait for room in the window.
     workers: std::sync::Condvar,
-    /// The next item to claim.
-    next: std::sync::atomic::AtomicUsize,
 }
 
-struct WindowState<R> {
+/// An item's result, with the item.
+type Slot<T, R> = Option<(T, std::thread::Result<R>)>;
+
+struct WindowState<T, R> {
     /// Slot `i` holds the result of item `emitted + i`, once done.
-    ready: std::collections::VecDeque<Option<std::thread::Result<R>>>,
+    ready: std::collections::VecDeque<Slot<T, R>>,
     /// Items handed over so far.
     emitted: usize,
+    /// How many items there are, once they have run out.
+    total: Option<usize>,
     /// Whether the calling thread sleeps, waiting for a batch.
     main_waits: bool,
     /// Workers asleep, waiting for room in the window.
@@ -439,20 +580,23 @@ struct WindowState<R> {
 /// Results the calling thread is woken for at once, unless fewer are left.
 const BATCH: usize = 16;
 
-impl<R: Send> Window<R> {
-    fn lock(&self) -> std::sync::MutexGuard<'_, WindowState<R>> {
+impl<T: Send, R: Send> Window<T, R> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, WindowState<T, R>> {
         // A panic never happens while the lock is held (work runs outside it).
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// A worker's loop: claim the next item, wait for room in the window, do it, file it.
-    fn work<T: Sync>(&self, items: &[T], work: &(impl Fn(&T) -> R + Sync)) {
-        use std::sync::atomic::Ordering;
+    /// A worker's loop: draw the next item, wait for room in the window, do it, file it.
+    fn work<I: Iterator<Item = T>>(&self, source: &Source<'_, I>, work: &(dyn Fn(&T) -> R + Sync)) {
         loop {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else { return };
+            let Some((i, item)) = source.claim(usize::MAX) else {
+                if let Some(total) = source.total() {
+                    self.ends_at(total);
+                }
+                return;
+            };
             {
                 let mut state = self.lock();
                 while !state.stop && i >= state.emitted + WINDOW {
@@ -467,47 +611,51 @@ impl<R: Send> Window<R> {
                     return;
                 }
             }
-            let result = do_item(work, item);
-            self.file(i, result, items.len());
+            let result = do_item(work, &item);
+            self.file(i, item, result);
         }
     }
 
-    /// The calling thread's claim: the next item, if it is below `limit` (the end of the
-    /// window it sees), so that it never waits for room it alone can make.
-    fn claim_within(&self, limit: usize, total: usize) -> Option<usize> {
-        use std::sync::atomic::Ordering;
-        self.next
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < limit.min(total)).then_some(n + 1)
-            })
-            .ok()
+    /// The items have run out at `total`: the calling thread, if it waits for a batch,
+    /// may now have one.
+    fn ends_at(&self, total: usize) {
+        let mut state = self.lock();
+        state.total = Some(total);
+        if state.main_waits && Self::batch_ready(&state) {
+            state.main_waits = false;
+            self.main.notify_one();
+        }
     }
 
     /// Files item `i`'s result, waking the calling thread if it waits and a batch is ready.
-    fn file(&self, i: usize, result: std::thread::Result<R>, total: usize) {
+    fn file(&self, i: usize, item: T, result: std::thread::Result<R>) {
         let mut state = self.lock();
         let slot = i - state.emitted;
-        state.ready[slot] = Some(result);
-        if state.main_waits && Self::batch_ready(&state, total) {
+        state.ready[slot] = Some((item, result));
+        if state.main_waits && Self::batch_ready(&state) {
             state.main_waits = false;
             self.main.notify_one();
         }
     }
 
     /// Whether the calling thread has enough to do: `BATCH` results in a row from the first
-    /// not handed over, or every result left. One of the two always comes: the items of a
-    /// full window all finish, and a window holds more than `BATCH`.
-    fn batch_ready(state: &WindowState<R>, total: usize) -> bool {
-        let left = total - state.emitted;
+    /// not handed over, or every result left, or nothing left at all. One of the three
+    /// always comes: the items of a full window all finish, and a window holds more than
+    /// `BATCH`.
+    fn batch_ready(state: &WindowState<T, R>) -> bool {
+        let left = state
+            .total
+            .map_or(usize::MAX, |total| total - state.emitted);
         let run = state.ready.iter().take_while(|r| r.is_some()).count();
-        run > 0 && run >= BATCH.min(left)
+        left == 0 || (run > 0 && run >= BATCH.min(left))
     }
 
     /// Moves the results ready in order into `batch`; with `wait`, waits until there is a
-    /// batch (there is nothing left for the calling thread to claim).
-    fn take_ready(&self, batch: &mut Vec<std::thread::Result<R>>, wait: bool) {
+    /// batch (there is nothing left for the calling thread to claim). False when every item
+    /// has been handed over.
+    fn take_ready(&self, batch: &mut Vec<(T, std::thread::Result<R>)>, wait: bool) -> bool {
         let mut state = self.lock();
-        while wait && state.ready.front().is_none_or(Option::is_none) {
+        while wait && !Self::batch_ready(&state) {
             state.main_waits = true;
             state = self
                 .main
@@ -525,13 +673,14 @@ impl<R: Send> Window<R> {
         if state.emitted > before && state.workers_waiting > 0 {
             self.workers.notify_all();
         }
+        state.total != Some(before) || !batch.is_empty()
     }
 }
 
 /// Stops `par_ordered`'s workers when dropped.
-struct StopOnDrop<'w, R>(&'w Window<R>);
+struct StopOnDrop<'w, T, R>(&'w Window<T, R>);
 
-impl<R> Drop for StopOnDrop<'_, R> {
+impl<T, R> Drop for StopOnDrop<'_, T, R> {
     fn drop(&mut self) {
         let mut state = self
             .0
@@ -579,6 +728,88 @@ mod tests {
         );
         assert_eq!(emitted, items.len());
         assert!(widest <= WINDOW, "{widest} items in flight");
+    }
+
+    /// Items drawn from an iterator as the cores free up come back in order, each with its
+    /// result, with no more than `WINDOW` drawn ahead of the last handed over; progress
+    /// learns of each as it is drawn (issue 25).
+    #[test]
+    fn par_ordered_iter_draws_items_as_it_goes() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        #[derive(Default)]
+        struct Counted(AtomicUsize, AtomicUsize);
+        impl Progress for Counted {
+            fn found(&self, n: u64) {
+                self.0.fetch_add(n as usize, Ordering::SeqCst);
+            }
+            fn advance(&self, n: u64) {
+                self.1.fetch_add(n as usize, Ordering::SeqCst);
+            }
+        }
+        let drawn = AtomicUsize::new(0);
+        let items = (0..3_000usize).map(|i| {
+            drawn.fetch_add(1, Ordering::SeqCst);
+            i.to_string()
+        });
+        let progress = Counted::default();
+        let mut emitted = 0;
+        let mut widest = 0;
+        par_ordered_iter(
+            items,
+            &progress,
+            |item: &String| {
+                let i: usize = item.parse().unwrap();
+                let micros = if i.is_multiple_of(89) {
+                    1_500
+                } else {
+                    (i * 7919) % 40
+                };
+                std::thread::sleep(std::time::Duration::from_micros(micros as u64));
+                i * 3
+            },
+            |item, result| {
+                assert_eq!(item, emitted.to_string(), "in order");
+                assert_eq!(result, emitted * 3);
+                emitted += 1;
+                widest = widest.max(drawn.load(Ordering::SeqCst) - emitted);
+            },
+        );
+        assert_eq!(emitted, 3_000);
+        assert!(widest <= WINDOW, "{widest} items drawn ahead");
+        assert_eq!(progress.0.load(Ordering::SeqCst), 3_000);
+        assert_eq!(progress.1.load(Ordering::SeqCst), 3_000);
+        // No item at all, and fewer than a batch.
+        let mut none = 0;
+        par_ordered_iter(
+            std::iter::empty::<usize>(),
+            &NoProgress,
+            |&i| i,
+            |_, _| none += 1,
+        );
+        assert_eq!(none, 0);
+        let mut few = Vec::new();
+        par_ordered_iter(0..5usize, &NoProgress, |&i| i, |i, _| few.push(i));
+        assert_eq!(few, [0, 1, 2, 3, 4]);
+    }
+
+    /// A panic while drawing an item reaches the caller, after the items drawn before it,
+    /// instead of leaving the run waiting for more; inside the pool too.
+    #[test]
+    fn par_ordered_iter_passes_a_panic_of_the_items_on() {
+        for nested in [false, true] {
+            let mut handed = 0;
+            let items = (0..1_000usize).inspect(|&i| assert!(i != 700, "item 700 cannot be drawn"));
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let run = || par_ordered_iter(items, &NoProgress, |&i| i, |_, _| handed += 1);
+                if nested {
+                    rayon::scope(|_| run());
+                } else {
+                    run();
+                }
+            }));
+            assert!(outcome.is_err());
+            assert_eq!(handed, 700, "nested: {nested}");
+        }
     }
 
     /// A panic in the work reaches the caller instead of hanging the run.

@@ -215,6 +215,9 @@ pub struct Selection {
     /// Cassettes the walk left out because git ignores them (`--no-ignore` reads them),
     /// relative to the root, sorted: counted, never skipped in silence (issue 21).
     pub git_ignored: Vec<String>,
+    /// Cassettes a run checked as the walk found them, without holding them in
+    /// `cassettes` ([`crate::verify::run_tree`]).
+    pub streamed: usize,
 }
 
 impl Selection {
@@ -245,7 +248,7 @@ impl Selection {
     /// the links it did not follow. `None` when something was found, or only files were
     /// given.
     pub fn nothing_found(&self, root: &Path) -> Option<String> {
-        if !self.searched || !self.cassettes.is_empty() {
+        if !self.searched || !self.cassettes.is_empty() || self.streamed > 0 {
             return None;
         }
         let searched = if self.searched_dirs.is_empty() {

@@ -247,3 +247,118 @@ fn a_fixture_a_text_glob_selects_is_read_once_as_a_fixture() {
     named.extend(["notes/cccccc-dddddd.json", "notes/today.json"]);
     assert_eq!(t.vcr(&named).json(), doc);
 }
+
+/// A vcrpy cassette whose request sends an API key.
+fn vcrpy_with_key(uri: &str) -> String {
+    format!(
+        "interactions:\n- request:\n    body: null\n    headers:\n      Authorization:\n      - Bearer sk-proj-Xq7Lm2Nv9Rt4Kp8Wz3Yb6Hc1Jf5Gd0SaEuQiOvTnMlBrCx\n    method: GET\n    uri: {uri}\n  response:\n    body:\n      string: '{{\"ok\": true}}'\n    headers:\n      Content-Type:\n      - application/json\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    )
+}
+
+/// A whole-tree `verify` checks each file as the walk finds it, holding no list of the tree
+/// (issue 25). It reports what a run over the same folder given by name reports, which
+/// selects every file first: the same findings in the same order (`a-b/...` before `a/...`,
+/// as the paths sort as strings). Two fixtures of one folder that share a name still
+/// collide when another folder's files come between them, and the same name in other
+/// folders is no collision.
+#[test]
+fn a_whole_tree_run_as_the_walk_goes_reports_what_a_selected_run_does() {
+    let t = TestDir::new();
+    let (name, text) = fixture(&["\"hello\""], "hi");
+    assert!(!name.starts_with('f'), "{name} sorts after the subfolder");
+    t.write(&format!("fixtures/{name}"), &text);
+    t.write(&format!("fixtures/f0-sub/fixtures/{name}"), &text);
+    t.write(
+        "fixtures/f0-sub/cassettes/models.yaml",
+        vcrpy_with_key("https://api.example.com/v1/models"),
+    );
+    t.write("fixtures/ffffff.json", &text);
+    t.write(&format!("other/fixtures/{name}"), &text);
+    t.write(
+        "a-b/cassettes/one.yaml",
+        vcrpy_with_key("https://api.example.com/v1/one"),
+    );
+    t.write(
+        "a/cassettes/two.yaml",
+        vcrpy_with_key("https://api.example.com/v1/two"),
+    );
+    let dsh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dsh/tests/snapshots/goal");
+    for entry in std::fs::read_dir(&dsh).unwrap() {
+        let entry = entry.unwrap();
+        t.write(
+            &format!("scenarios/goal/{}", entry.file_name().to_string_lossy()),
+            std::fs::read(entry.path()).unwrap(),
+        );
+    }
+    let whole = t.vcr(&["verify", "--format", "json"]);
+    let whole = whole.code(1).json();
+    let collisions: Vec<String> = finding_fields(&whole, &["id", "path"])
+        .into_iter()
+        .filter(|f| f.starts_with("name/collision"))
+        .collect();
+    assert_eq!(
+        collisions,
+        [
+            format!("name/collision fixtures/{name}"),
+            "name/collision fixtures/ffffff.json".to_owned(),
+        ],
+        "{whole:#}"
+    );
+    let secrets: Vec<String> = finding_fields(&whole, &["id", "path"])
+        .into_iter()
+        .filter(|f| f.starts_with("leak/secret"))
+        .collect();
+    assert_eq!(
+        secrets,
+        [
+            "leak/secret a-b/cassettes/one.yaml",
+            "leak/secret a/cassettes/two.yaml",
+            "leak/secret fixtures/f0-sub/cassettes/models.yaml",
+        ],
+        "{whole:#}"
+    );
+    assert_eq!(whole["summary"]["files"], 9, "{whole:#}");
+    assert_eq!(t.vcr(&["verify", ".", "--format", "json"]).json(), whole);
+    // The human report, scenario lines and summary included, is the same too.
+    let human = |args: &[&str]| {
+        let run = t.vcr(args);
+        (run.stdout.clone(), run.stderr.clone())
+    };
+    assert_eq!(human(&["verify", "-v"]), human(&["verify", "-v", "."]));
+}
+
+/// A configured fixtures folder the walk does not enter (here, one `exclude` leaves out) is
+/// still read, as configuration names it: last, by a whole-tree run that checks files as
+/// the walk finds them.
+#[test]
+fn a_configured_fixtures_folder_the_walk_leaves_out_is_still_read() {
+    let t = TestDir::new();
+    let (name, text) = fixture(&["\"hello\""], "hi");
+    t.write(&format!("recorded/{name}"), &text);
+    t.write(
+        "recorded/abcdef.json",
+        text.replace("\"hi\"", "\"hi there\""),
+    );
+    t.write(
+        "a/cassettes/two.yaml",
+        vcrpy_with_key("https://api.example.com/v1/two"),
+    );
+    t.write(
+        "vcr.toml",
+        "exclude = [\"recorded\"]\n[claude-code]\nfixtures = [\"recorded\"]\n",
+    );
+    let whole = t.vcr(&["verify", "--format", "json"]);
+    let whole = whole.code(1).json();
+    assert_eq!(
+        finding_fields(&whole, &["id", "path"]),
+        [
+            "leak/secret a/cassettes/two.yaml".to_owned(),
+            "name/stale recorded/abcdef.json".to_owned(),
+            format!("name/collision recorded/{name}"),
+            "name/collision recorded/abcdef.json".to_owned(),
+        ],
+        "{whole:#}"
+    );
+    assert_eq!(whole["summary"]["files"], 3, "{whole:#}");
+    assert_eq!(t.vcr(&["verify", ".", "--format", "json"]).json(), whole);
+}

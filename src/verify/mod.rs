@@ -5,12 +5,13 @@
 //! there are any; then the value is normalized and written to memory to compare with the
 //! file, and named. Findings about several files (collisions, usage) come after all files.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
 use crate::baseline::Baseline;
 use crate::config::{ConfigError, Level};
-use crate::event::{FileProblem, Progress, par_ordered};
+use crate::event::{FileProblem, Progress, par_ordered_iter};
 use crate::finding::{Finding, Severity, fingerprint, is_known_id};
 use crate::js_regex::{JsRegex, PatternError, Stopped};
 use crate::json::{self, Position};
@@ -469,110 +470,300 @@ pub fn run(
     progress: &dyn Progress,
     found: &mut dyn FnMut(Vec<Finding>),
 ) -> Outcome {
-    let mut outcome = Outcome::default();
-    let mut keep = Keep {
-        checks,
-        baseline: options.baseline.as_ref().map(Baseline::accepting),
-        found,
-    };
-    let mut names: BTreeMap<(PathBuf, String), Vec<String>> = BTreeMap::new();
-    let mut vcrpy: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
+    let mut run = Run::new(checks, options, found);
     // The dsh scenarios are checked whole after the files, on the same cores: as items of
     // the same parallel run, they fill its tail instead of running one by one once it is
     // over (issue 12). Their findings still come after every file's.
-    let work: Vec<Work<'_>> = (selection.cassettes.iter().map(Work::File))
-        .chain(selection.scenarios.iter().map(Work::Scenario))
-        .collect();
-    par_ordered(
-        &work,
-        progress,
-        |item| match item {
-            Work::File(cassette) => Done::File(cassette, check_one(cassette, checks, options)),
-            Work::Scenario(scenario) => {
-                let mut found = Vec::new();
-                let stats = check_scenario(scenario, options, checks, &mut found);
-                Done::Scenario(scenario, stats, found)
-            }
-        },
-        |_, done| match done {
-            Done::Scenario(scenario, stats, found) => {
-                keep.keep(found, &mut outcome);
-                match stats {
-                    Ok(stats) => outcome.scenarios.push(stats),
-                    Err(problem) => outcome.problems.push((scenario.rel.clone(), problem)),
+    let work = (selection
+        .cassettes
+        .iter()
+        .map(|c| Work::File(Cow::Borrowed(c))))
+    .chain(
+        selection
+            .scenarios
+            .iter()
+            .map(|s| Work::Scenario(Cow::Borrowed(s))),
+    );
+    run.check(work, progress);
+    run.finish(selection)
+}
+
+/// [`run`] over the whole tree of `project`, checking each cassette as the walk finds it:
+/// no list of the tree is held, so memory does not grow with the number of files (a
+/// whole-tree `verify` of 60,000 cassettes held 44 MB of selection, issue 25). The files come
+/// in the order a selection of the whole tree has them (cassettes of configured fixtures
+/// folders the walk does not enter come last), and the findings are the same. Returns
+/// what the walk met besides cassettes, as a [`Selection`] that holds none
+/// ([`Selection::streamed`] counts them), for what a run reports around its findings.
+/// `options.usage` is for [`run`]: orphans by a recorded run need the whole selection.
+pub fn run_tree(
+    project: &Project,
+    checks: &Checks,
+    options: &Options,
+    progress: &dyn Progress,
+    found: &mut dyn FnMut(Vec<Finding>),
+) -> Result<(Outcome, Selection), ConfigError> {
+    let mut tail = Selection::default();
+    project.start_tree(&mut tail);
+    let mut run = Run::new(checks, options, found);
+    let (tail, coverage, broken) = project.walk_tree(|found| {
+        let mut source = Drawn {
+            found,
+            project,
+            tail,
+            coverage: project.coverage(),
+            scenarios: Vec::new(),
+            walking: true,
+            broken: None,
+        };
+        run.check(&mut source, progress);
+        (source.tail, source.coverage, source.broken)
+    });
+    if let Some(broken) = broken {
+        return Err(broken);
+    }
+    let mut tail = tail;
+    tail.stray_temps.sort();
+    tail.stray_temps.dedup();
+    tail.git_ignored.sort();
+    tail.git_ignored.dedup();
+    tail.selects_nothing = project.selects_nothing(&coverage, &tail.errors);
+    let outcome = run.finish(&tail);
+    Ok((outcome, tail))
+}
+
+/// The work `run_tree` draws from the walk: each cassette as it is found, then the dsh
+/// scenarios, in order. What else the walk meets goes to `tail`, and what is selected is
+/// counted in `coverage`.
+struct Drawn<'f, 'p> {
+    found: &'f mut (dyn Iterator<Item = crate::tree::Found> + Send),
+    project: &'p Project,
+    tail: Selection,
+    coverage: crate::tree::Coverage,
+    /// The scenarios found, checked once the files are: reversed, once the walk is over.
+    scenarios: Vec<Scenario>,
+    walking: bool,
+    broken: Option<ConfigError>,
+}
+
+impl Iterator for Drawn<'_, '_> {
+    type Item = Work<'static>;
+
+    fn next(&mut self) -> Option<Work<'static>> {
+        use crate::tree::Found;
+        while self.walking {
+            match self.found.next() {
+                Some(Found::Cassette(cassette)) => {
+                    self.project.cover(&mut self.coverage, &cassette);
+                    self.tail.streamed += 1;
+                    return Some(Work::File(Cow::Owned(cassette)));
+                }
+                Some(Found::Scenario(scenario)) => {
+                    self.project.cover_scenario(&mut self.coverage, &scenario);
+                    self.scenarios.push(scenario);
+                }
+                Some(Found::Broken(e)) => {
+                    self.broken.get_or_insert(e);
+                }
+                Some(other) => self.tail.note(other),
+                None => {
+                    self.walking = false;
+                    self.scenarios.sort_by(|a, b| b.rel.cmp(&a.rel));
+                    self.tail.scenarios.clone_from(&self.scenarios);
+                    self.tail.scenarios.reverse();
                 }
             }
-            Done::File(cassette, result) => {
-                if let Some(problem) = result.problem {
-                    outcome.problems.push((cassette.rel.clone(), problem));
-                    return;
+        }
+        self.scenarios.pop().map(|s| Work::Scenario(Cow::Owned(s)))
+    }
+}
+
+/// A run of the checks: the findings kept and counted as the files are checked, and what
+/// the checks across files need of each file.
+struct Run<'c> {
+    checks: &'c Checks,
+    options: &'c Options,
+    keep: Keep<'c>,
+    outcome: Outcome,
+    /// The names of content-addressed cassettes, for collisions ([`Names`]).
+    names: Names,
+    /// The vcrpy cassettes, in order, when the static orphan guess needs them.
+    vcrpy: Option<Vec<Cassette>>,
+}
+
+impl<'c> Run<'c> {
+    fn new(
+        checks: &'c Checks,
+        options: &'c Options,
+        found: &'c mut dyn FnMut(Vec<Finding>),
+    ) -> Self {
+        Run {
+            checks,
+            options,
+            keep: Keep {
+                checks,
+                baseline: options.baseline.as_ref().map(Baseline::accepting),
+                found,
+            },
+            outcome: Outcome::default(),
+            names: Names::default(),
+            vcrpy: (options.usage.is_none() && checks.static_orphans.is_some()).then(Vec::new),
+        }
+    }
+
+    /// Checks each item of `work` on every core, handing the findings on in order.
+    fn check<'s>(&mut self, work: impl Iterator<Item = Work<'s>> + Send, progress: &dyn Progress) {
+        let (checks, options) = (self.checks, self.options);
+        par_ordered_iter(
+            work,
+            progress,
+            |item| match item {
+                Work::File(cassette) => Done::File(check_one(cassette, checks, options)),
+                Work::Scenario(scenario) => {
+                    let mut found = Vec::new();
+                    let stats = check_scenario(scenario, options, checks, &mut found);
+                    Done::Scenario(stats, found)
                 }
-                outcome.summary.files += 1;
-                if result.http_format.is_none()
-                    && !result.http_unreadable
-                    && cassette.kind == CassetteKind::Http
-                {
-                    outcome.as_text.push(cassette.rel.clone());
-                }
-                if let Some(format) = result.http_format {
-                    *outcome.summary.http.entry(format).or_default() += 1;
-                    if format == http::Format::Vcrpy.name() {
-                        vcrpy.insert(cassette.path.clone());
+            },
+            |item, done| match (item, done) {
+                (Work::Scenario(scenario), Done::Scenario(stats, found)) => {
+                    self.keep.keep(found, &mut self.outcome);
+                    match stats {
+                        Ok(stats) => self.outcome.scenarios.push(stats),
+                        Err(problem) => self.outcome.problems.push((scenario.rel.clone(), problem)),
                     }
                 }
-                keep.keep(result.findings, &mut outcome);
-                if let Some(name) = result.expected_name {
-                    let dir = cassette
-                        .path
-                        .parent()
-                        .map(ToOwned::to_owned)
-                        .unwrap_or_default();
-                    names
-                        .entry((dir, name))
-                        .or_default()
-                        .push(cassette.rel.clone());
+                (Work::File(cassette), Done::File(result)) => self.file_done(&cassette, result),
+                _ => unreachable!("an item's result is of its kind"),
+            },
+        );
+    }
+
+    fn file_done(&mut self, cassette: &Cassette, result: FileResult) {
+        let outcome = &mut self.outcome;
+        if let Some(problem) = result.problem {
+            outcome.problems.push((cassette.rel.clone(), problem));
+            return;
+        }
+        outcome.summary.files += 1;
+        if result.http_format.is_none()
+            && !result.http_unreadable
+            && cassette.kind == CassetteKind::Http
+        {
+            outcome.as_text.push(cassette.rel.clone());
+        }
+        if let Some(format) = result.http_format {
+            *outcome.summary.http.entry(format).or_default() += 1;
+            if format == http::Format::Vcrpy.name()
+                && let Some(vcrpy) = &mut self.vcrpy
+            {
+                vcrpy.push(cassette.clone());
+            }
+        }
+        self.keep.keep(result.findings, outcome);
+        if let Some(name) = result.expected_name {
+            self.names.add(cassette, name);
+        }
+    }
+
+    /// The findings across files, and the counts of what was not read.
+    fn finish(mut self, selection: &Selection) -> Outcome {
+        let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
+        collisions(&self.names.finish(), self.checks, &mut findings);
+        if let Some(usage) = &self.options.usage {
+            usage_findings(selection, usage, self.checks, &mut findings);
+        } else if let (Some(root), Some(vcrpy)) = (&self.checks.static_orphans, &self.vcrpy) {
+            // Without a run, a guess from the naming (a warning that says so; never deletes).
+            let vcrpy: Vec<&Cassette> = vcrpy.iter().collect();
+            let guesses =
+                crate::usage::naming::orphans(root, &vcrpy, selection.python_files.as_deref());
+            for guess in guesses.orphans {
+                let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
+                push(self.checks, &mut findings, finding, None);
+            }
+            self.outcome.guess_off = guesses.off;
+        }
+        let mut outcome = self.outcome;
+        self.keep.keep(findings, &mut outcome);
+        outcome.summary.as_text = outcome.as_text.len();
+        outcome.summary.not_cassettes = selection.ignored.len();
+        outcome.summary.git_ignored = selection.git_ignored.len();
+        outcome.git_ignored.clone_from(&selection.git_ignored);
+        outcome
+    }
+}
+
+/// The names content-addressed cassettes are looked up by, per folder, for collisions. A
+/// folder's names are let go once the files come past it (every path under a folder sorts
+/// together), keeping only the names two files share: the names of a tree of fixtures are
+/// not all held (issue 25).
+#[derive(Default)]
+struct Names {
+    /// The names of the folders not yet passed: (folder, name) to files.
+    open: BTreeMap<(String, String), Vec<String>>,
+    /// Those folders.
+    folders: Vec<String>,
+    /// The names two files or more share, in passed folders.
+    shared: BTreeMap<(String, String), Vec<String>>,
+}
+
+impl Names {
+    fn add(&mut self, cassette: &Cassette, name: String) {
+        let folder = cassette
+            .rel
+            .rsplit_once('/')
+            .map_or("", |(folder, _)| folder);
+        if !self.folders.iter().any(|f| f == folder) {
+            let passed: Vec<String> = self
+                .folders
+                .extract_if(.., |f| !f.is_empty() && !is_under(&cassette.rel, f))
+                .collect();
+            if !passed.is_empty() {
+                let open = std::mem::take(&mut self.open);
+                for (key, files) in open {
+                    if passed.contains(&key.0) {
+                        if files.len() > 1 {
+                            self.shared.insert(key, files);
+                        }
+                    } else {
+                        self.open.insert(key, files);
+                    }
                 }
             }
-        },
-    );
-    let mut findings: Vec<(Finding, Option<String>)> = Vec::new();
-    collisions(&names, checks, &mut findings);
-    if let Some(usage) = &options.usage {
-        usage_findings(selection, usage, checks, &mut findings);
-    } else if let Some(root) = &checks.static_orphans {
-        // Without a run, a guess from the naming (a warning that says so; never deletes).
-        let vcrpy: Vec<&Cassette> = (selection.cassettes.iter())
-            .filter(|c| vcrpy.contains(&c.path))
-            .collect();
-        let guesses =
-            crate::usage::naming::orphans(root, &vcrpy, selection.python_files.as_deref());
-        for guess in guesses.orphans {
-            let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
-            push(checks, &mut findings, finding, None);
+            self.folders.push(folder.to_owned());
         }
-        outcome.guess_off = guesses.off;
+        self.open
+            .entry((folder.to_owned(), name))
+            .or_default()
+            .push(cassette.rel.clone());
     }
-    keep.keep(findings, &mut outcome);
-    outcome.summary.as_text = outcome.as_text.len();
-    outcome.summary.not_cassettes = selection.ignored.len();
-    outcome.summary.git_ignored = selection.git_ignored.len();
-    outcome.git_ignored.clone_from(&selection.git_ignored);
-    outcome
+
+    /// Every name two files or more share.
+    fn finish(self) -> BTreeMap<(String, String), Vec<String>> {
+        let mut shared = self.shared;
+        shared.extend(self.open.into_iter().filter(|(_, files)| files.len() > 1));
+        shared
+    }
+}
+
+/// Whether the path `rel` lies in the folder `folder` (both relative, `/`-separated).
+fn is_under(rel: &str, folder: &str) -> bool {
+    rel.strip_prefix(folder)
+        .is_some_and(|rest| rest.starts_with('/'))
 }
 
 /// One unit of `run`'s parallel work.
 enum Work<'s> {
     /// A selected file.
-    File(&'s Cassette),
+    File(Cow<'s, Cassette>),
     /// A dsh scenario, checked whole.
-    Scenario(&'s Scenario),
+    Scenario(Cow<'s, Scenario>),
 }
 
-/// What a unit of work gives, with its item.
-enum Done<'s> {
-    File(&'s Cassette, FileResult),
+/// What a unit of work gives.
+enum Done {
+    File(FileResult),
     Scenario(
-        &'s Scenario,
         Result<ScenarioStats, FileProblem>,
         Vec<(Finding, Option<String>)>,
     ),
@@ -836,7 +1027,7 @@ fn crlf_only(bytes: &[u8], same: impl FnOnce(&[u8]) -> bool) -> bool {
 fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) -> bool {
     // Inflated once (`.yaml.gz`, `.httprr.gz`): the reader and the positions use the text.
     let text = http::decompressed(bytes);
-    if matches!(text, std::borrow::Cow::Borrowed(_))
+    if matches!(text, Cow::Borrowed(_))
         && let Some((inflated, why)) = http::inflate_problem(bytes)
     {
         let finding = Finding::new(
@@ -1441,7 +1632,7 @@ fn name_findings(
 }
 
 fn collisions(
-    names: &BTreeMap<(PathBuf, String), Vec<String>>,
+    names: &BTreeMap<(String, String), Vec<String>>,
     checks: &Checks,
     out: &mut Vec<(Finding, Option<String>)>,
 ) {

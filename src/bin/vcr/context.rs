@@ -203,6 +203,13 @@ impl Context {
     /// Selects the cassettes for `paths` and reports what could not be selected.
     pub(crate) fn select(&self, paths: &[PathBuf]) -> Result<Selection> {
         let selection = self.project.select(paths, &self.working_dir)?;
+        self.report_selected(&selection);
+        Ok(selection)
+    }
+
+    /// Reports the paths a selection could not use, and (verbose) the named files that are
+    /// no cassettes.
+    pub(crate) fn report_selected(&self, selection: &Selection) {
         for error in &selection.errors {
             self.reporter.report(&Event::PathError {
                 message: &error.to_string(),
@@ -214,7 +221,6 @@ impl Context {
                 reason: "not a cassette vcr knows",
             });
         }
-        Ok(selection)
     }
 
     /// Selects the cassettes a check works on (`verify`, `normalize`, `rehash`): nothing
@@ -222,8 +228,14 @@ impl Context {
     /// folder or glob that selects nothing, are errors unless `allow_empty`.
     pub(crate) fn select_checked(&self, paths: &[PathBuf], allow_empty: bool) -> Result<Selection> {
         let selection = self.select(paths)?;
+        self.check_selected(&selection, allow_empty)?;
+        Ok(selection)
+    }
+
+    /// What [`Context::select_checked`] checks of a selection.
+    pub(crate) fn check_selected(&self, selection: &Selection, allow_empty: bool) -> Result<()> {
         if allow_empty {
-            return Ok(selection);
+            return Ok(());
         }
         if let Some(reason) = selection.nothing_found(self.project.root()) {
             anyhow::bail!(reason);
@@ -233,7 +245,7 @@ impl Context {
                 message: &format!("{error} (--allow-empty accepts it)"),
             });
         }
-        Ok(selection)
+        Ok(())
     }
 
     /// Removes temporary files a killed run left (with the lock held).
@@ -302,6 +314,9 @@ fn use_color(choice: ColorChoice, terminal: bool) -> bool {
 struct Bar {
     bar: Option<ProgressBar>,
     started: std::sync::Mutex<Option<Instant>>,
+    /// Whether the work is still being found (its length grows): the bar ends at `finish`,
+    /// not when it catches up.
+    growing: std::sync::atomic::AtomicBool,
 }
 
 const SHOW_AFTER: Duration = Duration::from_millis(400);
@@ -319,6 +334,7 @@ impl Bar {
         Bar {
             bar,
             started: std::sync::Mutex::new(None),
+            growing: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }
@@ -338,7 +354,25 @@ impl Progress for Bar {
         if bar.is_hidden() && started.is_some_and(|t| t.elapsed() > SHOW_AFTER) {
             bar.set_draw_target(ProgressDrawTarget::stderr());
         }
-        if bar.position() >= bar.length().unwrap_or(0) {
+        if !self.growing.load(std::sync::atomic::Ordering::Relaxed)
+            && bar.position() >= bar.length().unwrap_or(0)
+        {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn found(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            self.growing
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            bar.inc_length(n);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            self.growing
+                .store(false, std::sync::atomic::Ordering::Relaxed);
             bar.finish_and_clear();
         }
     }

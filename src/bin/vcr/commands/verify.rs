@@ -385,14 +385,15 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     } else {
         args.paths.clone()
     };
-    // The scanner's regexes are built while the tree is walked: both take a millisecond or
-    // more, and the walk leaves cores idle (issue 12).
-    let (selection, checks) = rayon::join(
-        || cx.select_checked(&paths, args.allow_empty),
-        || Checks::new(&cx.project, &cx.machine_paths()),
-    );
-    let selection = selection?;
-    let mut checks = checks?;
+    let mut checks = Checks::new(&cx.project, &cx.machine_paths())?;
+    // A whole tree is checked as the walk finds its files, with no list of them (issue 25);
+    // orphans by a recorded run need the whole selection.
+    let whole_tree = paths.is_empty() && args.usage_log.is_empty();
+    let selection = if whole_tree {
+        None
+    } else {
+        Some(cx.select_checked(&paths, args.allow_empty)?)
+    };
     if !args.usage_log.is_empty() {
         let mut usage = Usage::default();
         for log in &args.usage_log {
@@ -423,7 +424,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let errors_only = (args.severity == Shown::Error
         || cx.reporter.verbosity() == crate::report::Verbosity::Quiet)
         && matches!(cx.reporter.output(), Output::Human | Output::Github);
-    let outcome = vcr::verify::run(&selection, &checks, &options, cx.progress(), &mut |found| {
+    let mut found = |found: Vec<vcr::finding::Finding>| {
         if writing {
             for_baseline.extend(found);
         } else {
@@ -438,7 +439,19 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
                 }
             });
         }
-    });
+    };
+    let outcome = match &selection {
+        Some(selection) => {
+            vcr::verify::run(selection, &checks, &options, cx.progress(), &mut found)
+        }
+        None => {
+            let (outcome, selected) =
+                vcr::verify::run_tree(&cx.project, &checks, &options, cx.progress(), &mut found)?;
+            cx.report_selected(&selected);
+            cx.check_selected(&selected, args.allow_empty)?;
+            outcome
+        }
+    };
     for (path, problem) in &outcome.problems {
         problem.report(path, cx.report());
     }
