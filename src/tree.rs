@@ -585,7 +585,7 @@ impl Project {
         let mut scenario_dirs: std::collections::BTreeSet<PathBuf> = Default::default();
         if paths.is_empty() {
             self.start_tree(&mut selection);
-            for found in self.walk_found(&self.root, true, |found| found.collect::<Vec<_>>()) {
+            for found in self.walk_found(&self.root, false, |found| found.collect::<Vec<_>>()) {
                 selection.add(found)?;
             }
         }
@@ -614,7 +614,7 @@ impl Project {
             if absolute.is_dir() {
                 selection.searched = true;
                 selection.searched_dirs.push(shown);
-                for found in self.walk_found(&absolute, true, |found| found.collect::<Vec<_>>()) {
+                for found in self.walk_found(&absolute, false, |found| found.collect::<Vec<_>>()) {
                     selection.add(found)?;
                 }
             } else {
@@ -712,7 +712,7 @@ impl Project {
         &self,
         then: impl FnOnce(&mut (dyn Iterator<Item = Found> + Send)) -> T,
     ) -> T {
-        self.walk_found(&self.root, false, then)
+        self.walk_found(&self.root, true, then)
     }
 
     /// Configured folders that cannot be used: missing, outside the root, or links.
@@ -927,8 +927,8 @@ impl Project {
     }
 
     /// Walks `start` and hands what it finds to `then` ([`Found`], in the order of the
-    /// paths), reading folders ahead on the pool's cores when `read_ahead` (a collected
-    /// selection; a run that draws from the walk as its cores free up has none to spare).
+    /// paths), reading folders ahead on the pool's cores, or on threads of their own when
+    /// `drawn` (a run that draws from the walk keeps the pool busy).
     /// One walk finds the Claude Code fixture folders (configured ones, or folders named
     /// `fixtures` holding a file with a fixture's name), the dsh scenario folders (any
     /// folder holding a session log or an override, in a `fixtures` folder too; under the
@@ -939,7 +939,7 @@ impl Project {
     fn walk_found<T>(
         &self,
         start: &Path,
-        read_ahead: bool,
+        drawn: bool,
         then: impl FnOnce(&mut (dyn Iterator<Item = Found> + Send)) -> T,
     ) -> T {
         let whole_root = start == self.root;
@@ -963,22 +963,34 @@ impl Project {
             })
         };
         let late = || self.unvisited_fixture_dirs(start, &visited);
-        if read_ahead {
-            rayon::in_place_scope(|scope| {
-                let walk = walk::Walk::new(start, policy, &visit, Some(scope));
+        // One walk, read ahead on the pool given (`Walk`'s lifetimes tie it to the scope).
+        macro_rules! walk {
+            ($scope:expr) => {
                 then(
-                    &mut walk
+                    &mut walk::Walk::new(start, policy, &visit, $scope)
                         .map(|met| met.unwrap_or_else(io))
                         .chain(std::iter::once_with(late).flatten()),
                 )
-            })
-        } else {
-            let walk = walk::Walk::new(start, policy, &visit, None);
-            then(
-                &mut walk
+            };
+        }
+        if !drawn {
+            let found = walk::collect(start, policy, &visit);
+            return then(
+                &mut found
+                    .into_iter()
                     .map(|met| met.unwrap_or_else(io))
                     .chain(std::iter::once_with(late).flatten()),
-            )
+            );
+        }
+        // The run that draws from this walk keeps the pool's threads checking files:
+        // folders are read ahead on threads of their own (in a monorepo, the walk is most
+        // of the run).
+        match rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads())
+            .build()
+        {
+            Ok(pool) => pool.in_place_scope(|scope| walk!(Some(scope))),
+            Err(_) => walk!(None),
         }
     }
 

@@ -143,6 +143,22 @@ struct Job {
     given: bool,
 }
 
+impl Job {
+    /// The folder a walk starts from: always read, under the rules of the folders above it.
+    fn start(dir: &Path, policy: &Policy<'_>) -> Job {
+        Job {
+            dir: dir.to_owned(),
+            rules: if policy.gitignore {
+                Rules::above(dir)
+            } else {
+                Rules::default()
+            },
+            ignored: false,
+            given: true,
+        }
+    }
+}
+
 impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
     /// A walk of `dir`, which is always entered (a folder given by name is read).
     pub(crate) fn new(
@@ -151,17 +167,7 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
         visit: &'w Visit<'w, R>,
         scope: Option<&'r rayon::Scope<'w>>,
     ) -> Walk<'w, 'r, R> {
-        let rules = if policy.gitignore {
-            Rules::above(dir)
-        } else {
-            Rules::default()
-        };
-        let job = Job {
-            dir: dir.to_owned(),
-            rules,
-            ignored: false,
-            given: true,
-        };
+        let job = Job::start(dir, &policy);
         let mut walk = Walk {
             policy,
             visit,
@@ -174,21 +180,10 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
         walk
     }
 
-    /// Goes down into a folder's listing, sending its first subfolders to be read ahead.
+    /// Goes down into a folder's listing, sending its subfolders to be read ahead.
     fn enter(&mut self, mut listing: Vec<Node<R>>) {
-        use std::sync::atomic::Ordering;
         if let Some(scope) = self.scope {
-            for node in &listing {
-                let Node::Folder(slot) = node else { continue };
-                if self.ahead.load(Ordering::Relaxed) >= AHEAD {
-                    break;
-                }
-                self.ahead.fetch_add(1, Ordering::Relaxed);
-                slot.sent.store(true, Ordering::Relaxed);
-                let slot = Arc::clone(slot);
-                let (policy, visit) = (self.policy, self.visit);
-                scope.spawn(move |_| slot.read_ahead(&policy, visit));
-            }
+            send_ahead(&listing, scope, self.policy, self.visit, &self.ahead);
         }
         listing.reverse();
         self.stack.push(listing);
@@ -230,7 +225,10 @@ impl<R> Slot<R> {
     }
 
     /// A worker of the pool reads the folder, unless the walk got there first.
-    fn read_ahead(&self, policy: &Policy<'_>, visit: &Visit<'_, R>) {
+    fn read_ahead<'w>(&self, policy: Policy<'w>, visit: &'w Visit<'w, R>)
+    where
+        R: Send + 'w,
+    {
         let job = {
             let mut state = self.lock();
             match std::mem::replace(&mut *state, SlotState::Reading) {
@@ -241,9 +239,31 @@ impl<R> Slot<R> {
                 }
             }
         };
-        let listing = read(job, policy, visit);
+        let listing = read(job, &policy, visit);
         *self.lock() = SlotState::Read(listing);
         self.done.notify_all();
+    }
+}
+
+/// Sends the subfolders of `listing` to be read on the pool, while fewer than `AHEAD` are
+/// read and not yet taken.
+fn send_ahead<'w, R: Send + 'w>(
+    listing: &[Node<R>],
+    scope: &rayon::Scope<'w>,
+    policy: Policy<'w>,
+    visit: &'w Visit<'w, R>,
+    ahead: &Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use std::sync::atomic::Ordering;
+    for node in listing {
+        let Node::Folder(slot) = node else { continue };
+        if ahead.load(Ordering::Relaxed) >= AHEAD {
+            break;
+        }
+        ahead.fetch_add(1, Ordering::Relaxed);
+        slot.sent.store(true, Ordering::Relaxed);
+        let slot = Arc::clone(slot);
+        scope.spawn(move |_| slot.read_ahead(policy, visit));
     }
 }
 
@@ -267,15 +287,32 @@ impl<'w, R: Send + 'w> Iterator for Walk<'w, '_, R> {
     }
 }
 
-/// Collects a walk of `dir`, reading folders ahead on the pool's cores: on one thread, the
-/// walk that selects a whole tree was a twentieth of a whole-tree `verify` over the corpus,
-/// with a core idle (issue 12).
+/// A walk of `dir`, whole: every folder read on the pool's cores at once, in the order of
+/// [`Walk`] (on one thread, the walk that selects a whole tree was a twentieth of a
+/// whole-tree `verify` over the corpus, with a core idle, issue 12). What is collected is
+/// held anyway; a run that must not hold it draws from a [`Walk`].
 pub(crate) fn collect<R: Send>(
     dir: &Path,
     policy: Policy<'_>,
     visit: &Visit<'_, R>,
 ) -> Vec<Met<R>> {
-    rayon::in_place_scope(|scope| Walk::new(dir, policy, visit, Some(scope)).collect())
+    read_all(Job::start(dir, &policy), &policy, visit)
+}
+
+/// A folder's listing with its subfolders', read on every core.
+fn read_all<R: Send>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Met<R>> {
+    use rayon::prelude::*;
+    read(job, policy, visit)
+        .into_par_iter()
+        .map(|node| match node {
+            Node::Met(met) => vec![met],
+            Node::Folder(slot) => match std::mem::replace(&mut *slot.lock(), SlotState::Taken) {
+                SlotState::Waiting(job) => read_all(job, policy, visit),
+                _ => unreachable!("a folder of a whole walk is read once"),
+            },
+        })
+        .flatten()
+        .collect()
 }
 
 /// What `visit` makes of each file and link under `dir`, one at a time (links are never
