@@ -963,16 +963,6 @@ impl Project {
             })
         };
         let late = || self.unvisited_fixture_dirs(start, &visited);
-        // One walk, read ahead on the pool given (`Walk`'s lifetimes tie it to the scope).
-        macro_rules! walk {
-            ($scope:expr) => {
-                then(
-                    &mut walk::Walk::new(start, policy, &visit, $scope)
-                        .map(|met| met.unwrap_or_else(io))
-                        .chain(std::iter::once_with(late).flatten()),
-                )
-            };
-        }
         if !drawn {
             let found = walk::collect(start, policy, &visit);
             return then(
@@ -985,13 +975,26 @@ impl Project {
         // The run that draws from this walk keeps the pool's threads checking files:
         // folders are read ahead on threads of their own (in a monorepo, the walk is most
         // of the run).
-        match rayon::ThreadPoolBuilder::new()
-            .num_threads(rayon::current_num_threads())
-            .build()
-        {
-            Ok(pool) => pool.in_place_scope(|scope| walk!(Some(scope))),
-            Err(_) => walk!(None),
-        }
+        let ahead = walk::Ahead::new();
+        std::thread::scope(|scope| {
+            /// Stops the readers however the run ends (a panic passed on too), so that the
+            /// scope's wait for them ends.
+            struct Stop<'a, R: Send>(&'a walk::Ahead<R>);
+            impl<R: Send> Drop for Stop<'_, R> {
+                fn drop(&mut self) {
+                    self.0.stop();
+                }
+            }
+            let _stop = Stop(&ahead);
+            for _ in 0..rayon::current_num_threads() {
+                scope.spawn(|| ahead.read(policy, &visit));
+            }
+            then(
+                &mut walk::Walk::new(start, policy, &visit, Some(&ahead))
+                    .map(|met| met.unwrap_or_else(io))
+                    .chain(std::iter::once_with(late).flatten()),
+            )
+        })
     }
 
     /// What one folder the walk read holds ([`walk::Visit`]), decided on the core that read
@@ -1009,13 +1012,15 @@ impl Project {
         visited: &std::sync::Mutex<Vec<PathBuf>>,
         out: &mut Vec<(usize, Found)>,
     ) {
-        let name_of = |path: &Path| path.file_name().and_then(|n| n.to_str()).map(str::to_owned);
         let read = |e: &walk::Entry| !e.ignored && !e.file_type.is_symlink();
         let is_fixture_dir = self.is_fixture_dir(dir);
         let fixtures = is_fixture_dir
             && (self.config.claude_code.fixtures.is_some()
                 || entries.iter().any(|e| {
-                    read(e) && name_of(&e.path).is_some_and(|n| claude_code::classify(&n).is_some())
+                    read(e)
+                        && e.name
+                            .to_str()
+                            .is_some_and(|n| claude_code::classify(n).is_some())
                 }));
         let fixture_dir = if fixtures {
             if self.config.claude_code.fixtures.is_some() {
@@ -1036,7 +1041,7 @@ impl Project {
         };
         let scenario = entries
             .iter()
-            .any(|e| read(e) && self.is_dsh_file(dir, &e.path))
+            .any(|e| read(e) && e.name.to_str().is_some_and(|n| self.is_dsh_name(dir, n)))
             .then(|| {
                 out.push((
                     0,
@@ -1050,6 +1055,7 @@ impl Project {
         for (i, entry) in entries.into_iter().enumerate() {
             let walk::Entry {
                 path,
+                name,
                 file_type,
                 ignored,
             } = entry;
@@ -1060,9 +1066,9 @@ impl Project {
                 continue;
             }
             let is_file = file_type.is_file();
-            let name = name_of(&path).unwrap_or_default();
-            let fixture = claude_code::classify(&name).filter(|_| is_fixture_dir);
-            if ignored && is_file && self.would_select(dir, &path, fixture.is_some()) {
+            let name = name.to_str().unwrap_or_default();
+            let fixture = claude_code::classify(name).filter(|_| is_fixture_dir);
+            if ignored && is_file && self.would_select(dir, &path, name, fixture.is_some()) {
                 out.push((i, Found::GitIgnored(self.rel(&path))));
             }
             if let Some(fixture_dir) = &fixture_dir
@@ -1087,7 +1093,7 @@ impl Project {
             }
             if let Some(scenario) = &scenario
                 && is_file
-                && let Some(kind) = scenario_kind(&name)
+                && let Some(kind) = scenario_kind(name)
             {
                 out.push((
                     i,
@@ -1123,13 +1129,10 @@ impl Project {
 
     /// Whether a file git ignores in `dir` would have been selected: a scenario file, a
     /// fixture in a fixtures folder (`fixture`), a cassette the globs or its content select.
-    fn would_select(&self, dir: &Path, path: &Path, fixture: bool) -> bool {
+    fn would_select(&self, dir: &Path, path: &Path, name: &str, fixture: bool) -> bool {
         fixture
-            || self.is_dsh_file(dir, path)
-            || (!path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with(TEMP_PREFIX))
-                && self.glob_cassette(path, false).is_some())
+            || self.is_dsh_name(dir, name)
+            || (!name.starts_with(TEMP_PREFIX) && self.glob_cassette(path, false).is_some())
     }
 
     /// The configured fixtures folders under `start` the walk did not enter (`visited` has
@@ -1166,9 +1169,13 @@ impl Project {
     /// Whether `file` (in `dir`) is a dsh scenario file: a session log, a child log or an
     /// override, in a configured scenarios folder when `[dsh] scenarios` is set.
     fn is_dsh_file(&self, dir: &Path, file: &Path) -> bool {
-        let Some(name) = file.file_name().and_then(|n| n.to_str()) else {
-            return false;
-        };
+        file.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| self.is_dsh_name(dir, name))
+    }
+
+    /// [`Project::is_dsh_file`] by the file's name.
+    fn is_dsh_name(&self, dir: &Path, name: &str) -> bool {
         if !dsh::is_scenario_file(name) {
             return false;
         }

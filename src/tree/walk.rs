@@ -70,11 +70,16 @@ pub(crate) struct Policy<'a> {
     pub exclude: Option<&'a (dyn Fn(&Path) -> bool + Sync)>,
 }
 
+/// An entry of a folder as read: its path and type, or why it could not be read.
+type Listed = Result<(PathBuf, FileType), WalkError>;
+
 /// One file or link of a folder, as the walk hands it to a [`Visit`]: folders are walked,
 /// never handed over.
 pub(crate) struct Entry {
     /// The file, absolute when the walk started from an absolute folder.
     pub path: PathBuf,
+    /// Its name.
+    pub name: std::ffi::OsString,
     /// What it is (links are never followed).
     pub file_type: FileType,
     /// Whether git ignores it (see the module's notes).
@@ -106,9 +111,7 @@ pub(crate) struct Walk<'w, 'r, R> {
     /// The rest of each folder on the way down, the deepest last, each reversed.
     stack: Vec<Vec<Node<R>>>,
     /// Where folders are read ahead, if anywhere.
-    scope: Option<&'r rayon::Scope<'w>>,
-    /// Folders read ahead and not yet taken.
-    ahead: Arc<std::sync::atomic::AtomicUsize>,
+    ahead: Option<&'r Ahead<R>>,
 }
 
 /// An item of a folder's listing, or a subfolder still to be read.
@@ -117,13 +120,13 @@ enum Node<R> {
     Folder(Arc<Slot<R>>),
 }
 
-/// A subfolder's listing: read by the walk when it gets there, unless a worker of the pool
-/// has read it, or is reading it, ahead.
+/// A subfolder's listing: read by the walk when it gets there, unless a reader has read
+/// it, or is reading it, ahead ([`Ahead`]).
 struct Slot<R> {
     state: std::sync::Mutex<SlotState<R>>,
     done: std::sync::Condvar,
-    /// Whether it was handed to the pool (and counts in `Walk::ahead`).
-    sent: std::sync::atomic::AtomicBool,
+    /// Its place in the walk's order: its path's bytes and a `/`.
+    key: Vec<u8>,
 }
 
 enum SlotState<R> {
@@ -165,15 +168,14 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
         dir: &Path,
         policy: Policy<'w>,
         visit: &'w Visit<'w, R>,
-        scope: Option<&'r rayon::Scope<'w>>,
+        ahead: Option<&'r Ahead<R>>,
     ) -> Walk<'w, 'r, R> {
         let job = Job::start(dir, &policy);
         let mut walk = Walk {
             policy,
             visit,
             stack: Vec::new(),
-            scope,
-            ahead: Arc::default(),
+            ahead,
         };
         let listing = read(job, &walk.policy, walk.visit);
         walk.enter(listing);
@@ -182,8 +184,8 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
 
     /// Goes down into a folder's listing, sending its subfolders to be read ahead.
     fn enter(&mut self, mut listing: Vec<Node<R>>) {
-        if let Some(scope) = self.scope {
-            send_ahead(&listing, scope, self.policy, self.visit, &self.ahead);
+        if let Some(ahead) = self.ahead {
+            ahead.queue(&listing);
         }
         listing.reverse();
         self.stack.push(listing);
@@ -191,10 +193,6 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
 
     /// A subfolder's listing: read here unless it was read, or is being read, ahead.
     fn take_slot(&self, slot: &Slot<R>) -> Vec<Node<R>> {
-        use std::sync::atomic::Ordering;
-        if slot.sent.load(Ordering::Relaxed) {
-            self.ahead.fetch_sub(1, Ordering::Relaxed);
-        }
         let mut state = slot.lock();
         loop {
             match std::mem::replace(&mut *state, SlotState::Taken) {
@@ -202,7 +200,13 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
                     drop(state);
                     return read(job, &self.policy, self.visit);
                 }
-                SlotState::Read(listing) => return listing,
+                SlotState::Read(listing) => {
+                    drop(state);
+                    if let Some(ahead) = self.ahead {
+                        ahead.taken();
+                    }
+                    return listing;
+                }
                 SlotState::Reading => {
                     *state = SlotState::Reading;
                     state = slot
@@ -223,47 +227,111 @@ impl<R> Slot<R> {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
-
-    /// A worker of the pool reads the folder, unless the walk got there first.
-    fn read_ahead<'w>(&self, policy: Policy<'w>, visit: &'w Visit<'w, R>)
-    where
-        R: Send + 'w,
-    {
-        let job = {
-            let mut state = self.lock();
-            match std::mem::replace(&mut *state, SlotState::Reading) {
-                SlotState::Waiting(job) => job,
-                other => {
-                    *state = other;
-                    return;
-                }
-            }
-        };
-        let listing = read(job, &policy, visit);
-        *self.lock() = SlotState::Read(listing);
-        self.done.notify_all();
-    }
 }
 
-/// Sends the subfolders of `listing` to be read on the pool, while fewer than `AHEAD` are
-/// read and not yet taken.
-fn send_ahead<'w, R: Send + 'w>(
-    listing: &[Node<R>],
-    scope: &rayon::Scope<'w>,
-    policy: Policy<'w>,
-    visit: &'w Visit<'w, R>,
-    ahead: &Arc<std::sync::atomic::AtomicUsize>,
-) {
-    use std::sync::atomic::Ordering;
-    for node in listing {
-        let Node::Folder(slot) = node else { continue };
-        if ahead.load(Ordering::Relaxed) >= AHEAD {
-            break;
+/// Folders read ahead of a [`Walk`] by threads of their own (`read`), the earliest in the
+/// walk's order first, while fewer than `AHEAD` are read and not yet taken: what the walk
+/// needs next is read while it hands out what it has (a run that draws files from the walk
+/// keeps the pool busy checking them; in a monorepo, the walk is most of the run).
+pub(crate) struct Ahead<R> {
+    state: std::sync::Mutex<AheadState<R>>,
+    /// Where readers wait for a folder to read, or for room.
+    wake: std::sync::Condvar,
+}
+
+struct AheadState<R> {
+    /// Folders met and not yet read, by their place in the walk's order.
+    queue: std::collections::BTreeMap<Vec<u8>, Arc<Slot<R>>>,
+    /// Folders read, or being read, ahead and not yet taken.
+    held: usize,
+    stop: bool,
+}
+
+impl<R: Send> Ahead<R> {
+    pub(crate) fn new() -> Ahead<R> {
+        Ahead {
+            state: std::sync::Mutex::new(AheadState {
+                queue: std::collections::BTreeMap::new(),
+                held: 0,
+                stop: false,
+            }),
+            wake: std::sync::Condvar::new(),
         }
-        ahead.fetch_add(1, Ordering::Relaxed);
-        slot.sent.store(true, Ordering::Relaxed);
-        let slot = Arc::clone(slot);
-        scope.spawn(move |_| slot.read_ahead(policy, visit));
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, AheadState<R>> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Offers a listing's subfolders to the readers.
+    fn queue(&self, listing: &[Node<R>]) {
+        let mut state = self.lock();
+        let before = state.queue.len();
+        for node in listing {
+            if let Node::Folder(slot) = node {
+                state.queue.insert(slot.key.clone(), Arc::clone(slot));
+            }
+        }
+        if state.queue.len() > before {
+            self.wake.notify_all();
+        }
+    }
+
+    /// The walk took a folder read ahead.
+    fn taken(&self) {
+        self.lock().held -= 1;
+        self.wake.notify_all();
+    }
+
+    /// Ends the readers' loops.
+    pub(crate) fn stop(&self) {
+        self.lock().stop = true;
+        self.wake.notify_all();
+    }
+
+    /// A reader's loop: read the earliest folder waiting, until `stop`.
+    pub(crate) fn read(&self, policy: Policy<'_>, visit: &Visit<'_, R>) {
+        loop {
+            let slot = {
+                let mut state = self.lock();
+                loop {
+                    if state.stop {
+                        return;
+                    }
+                    if state.held < AHEAD
+                        && let Some((_, slot)) = state.queue.pop_first()
+                    {
+                        state.held += 1;
+                        break slot;
+                    }
+                    state = self
+                        .wake
+                        .wait(state)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+            };
+            let job = {
+                let mut state = slot.lock();
+                match std::mem::replace(&mut *state, SlotState::Reading) {
+                    SlotState::Waiting(job) => Some(job),
+                    other => {
+                        *state = other;
+                        None
+                    }
+                }
+            };
+            let Some(job) = job else {
+                // The walk got there first.
+                self.lock().held -= 1;
+                continue;
+            };
+            let listing = read(job, &policy, visit);
+            self.queue(&listing);
+            *slot.lock() = SlotState::Read(listing);
+            slot.done.notify_all();
+        }
     }
 }
 
@@ -346,23 +414,28 @@ fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> 
         Ok(entries) => entries,
         Err(e) => return vec![Node::Met(Err((dir, e)))],
     };
-    let mut listed: Vec<Result<(PathBuf, FileType), WalkError>> = entries
-        .map(|entry| {
-            let entry = entry.map_err(|e| (dir.clone(), e))?;
-            let path = entry.path();
-            match entry.file_type() {
-                Ok(file_type) => Ok((path, file_type)),
-                Err(e) => Err((path, e)),
+    // Each entry with its name, taken from the folder's listing once: a path's name is
+    // parsed from its end each time it is asked for, which was a tenth of a monorepo's walk.
+    let mut listed: Vec<(std::ffi::OsString, Listed)> = entries
+        .map(|entry| match entry {
+            Ok(entry) => {
+                let path = entry.path();
+                let listed = match entry.file_type() {
+                    Ok(file_type) => Ok((path, file_type)),
+                    Err(e) => Err((path, e)),
+                };
+                (entry.file_name(), listed)
             }
+            Err(e) => (std::ffi::OsString::new(), Err((dir.clone(), e))),
         })
         .collect();
     // By name, a folder's as if it ended in `/`: the order of the paths as strings.
-    listed.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
+    listed.sort_by(|(a, a_entry), (b, b_entry)| sort_key(a, a_entry).cmp(&sort_key(b, b_entry)));
     // The names, taken once: markers and manifests are asked about some ten times a folder.
     let names: Vec<&std::ffi::OsStr> = listed
         .iter()
-        .flatten()
-        .filter_map(|(path, _)| path.file_name())
+        .filter(|(_, entry)| entry.is_ok())
+        .map(|(name, _)| name.as_os_str())
         .collect();
     let has = |name: &str| names.iter().any(|n| *n == name);
     if !given && MARKERS.iter().any(|marker| has(marker)) {
@@ -385,7 +458,7 @@ fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> 
     }
     let mut places: Vec<Place<R>> = Vec::with_capacity(listed.len());
     let mut files: Vec<Entry> = Vec::new();
-    for entry in listed {
+    for (name, entry) in listed {
         let (path, file_type) = match entry {
             Ok(entry) => entry,
             Err(e) => {
@@ -402,15 +475,18 @@ fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> 
             places.push(Place::File(files.len()));
             files.push(Entry {
                 path,
+                name,
                 file_type,
                 ignored: entry_ignored,
             });
             continue;
         }
-        let name = path.file_name().map(|n| n.to_string_lossy());
-        if name.is_some_and(|name| is_skipped_name(&name) || beside_manifest.contains(&&*name)) {
+        let name = name.to_string_lossy();
+        if is_skipped_name(&name) || beside_manifest.contains(&&*name) {
             continue;
         }
+        let mut key = path.as_os_str().as_encoded_bytes().to_vec();
+        key.push(b'/');
         places.push(Place::Node(Node::Folder(Arc::new(Slot {
             state: std::sync::Mutex::new(SlotState::Waiting(Job {
                 dir: path,
@@ -419,7 +495,7 @@ fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> 
                 given: false,
             })),
             done: std::sync::Condvar::new(),
-            sent: std::sync::atomic::AtomicBool::new(false),
+            key,
         }))));
     }
     let mut items = Vec::new();
@@ -444,15 +520,11 @@ fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> 
 
 /// The bytes an entry sorts by: its name, and a `/` after a folder's, so that a folder's
 /// tree sits where its paths sort among its siblings' (`a-b` and `a-b/...` before `a/...`,
-/// `a/...` before `a0`). An entry that could not be read sorts by its path's name.
-fn sort_key(entry: &Result<(PathBuf, FileType), WalkError>) -> SortKey<'_> {
-    let (path, is_dir) = match entry {
-        Ok((path, file_type)) => (path, file_type.is_dir()),
-        Err((path, _)) => (path, false),
-    };
+/// `a/...` before `a0`).
+fn sort_key<'a>(name: &'a std::ffi::OsStr, entry: &Listed) -> SortKey<'a> {
     SortKey {
-        name: path.file_name().map_or(&[][..], |n| n.as_encoded_bytes()),
-        is_dir,
+        name: name.as_encoded_bytes(),
+        is_dir: entry.as_ref().is_ok_and(|(_, t)| t.is_dir()),
     }
 }
 
@@ -661,6 +733,19 @@ mod tests {
         let drawn: Vec<PathBuf> = Walk::new(root, Policy::default(), &visit_each, None)
             .map(Result::unwrap)
             .collect();
+        assert_eq!(drawn, expected);
+        // And with folders read ahead by threads of their own.
+        let ahead = Ahead::new();
+        let drawn: Vec<PathBuf> = std::thread::scope(|scope| {
+            for _ in 0..3 {
+                scope.spawn(|| ahead.read(Policy::default(), &visit_each));
+            }
+            let drawn = Walk::new(root, Policy::default(), &visit_each, Some(&ahead))
+                .map(Result::unwrap)
+                .collect();
+            ahead.stop();
+            drawn
+        });
         assert_eq!(drawn, expected);
         // What `visit` declines is left out, in order.
         let even: Vec<PathBuf> = walk(root, Policy::default(), &|path, file_type, _| {
