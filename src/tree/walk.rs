@@ -95,7 +95,7 @@ pub(crate) type Visit<'v, R> = dyn Fn(&Path, Vec<Entry>, &mut Vec<(usize, R)>) +
 /// What a walk yields: an item of a [`Visit`], or a folder or entry that could not be read.
 pub(crate) type Met<R> = Result<R, WalkError>;
 
-/// Folders read ahead of the walk, at most, when it reads ahead on the pool: each holds its
+/// Folders read ahead of the walk by its readers ([`Ahead`]), at most: each holds its
 /// folder's items until the walk reaches it.
 const AHEAD: usize = 64;
 
@@ -104,7 +104,8 @@ const AHEAD: usize = 64;
 /// them), holding only the folders on the way down to the current one and those read ahead:
 /// its memory follows the largest folder, not the tree (a whole-tree `verify` of 60,000
 /// cassettes held a list of them all, issue 25). `verify` draws files from it as its cores
-/// free up; a selection collects it, with folders read ahead on the pool ([`collect`]).
+/// free up, its folders read ahead by threads of their own ([`Ahead`]); a selection, which
+/// holds the tree anyway, reads it all at once ([`collect`]).
 pub(crate) struct Walk<'w, 'r, R> {
     policy: Policy<'w>,
     visit: &'w Visit<'w, R>,
@@ -133,6 +134,8 @@ enum SlotState<R> {
     Waiting(Job),
     Reading,
     Read(Vec<Node<R>>),
+    /// The reader's visit panicked: the walk passes the panic on when it gets there.
+    Panicked(Box<dyn std::any::Any + Send>),
     Taken,
 }
 
@@ -198,7 +201,17 @@ impl<'w, 'r, R: Send + 'w> Walk<'w, 'r, R> {
             match std::mem::replace(&mut *state, SlotState::Taken) {
                 SlotState::Waiting(job) => {
                     drop(state);
+                    if let Some(ahead) = self.ahead {
+                        ahead.forget(&slot.key);
+                    }
                     return read(job, &self.policy, self.visit);
+                }
+                SlotState::Panicked(panic) => {
+                    drop(state);
+                    if let Some(ahead) = self.ahead {
+                        ahead.taken();
+                    }
+                    std::panic::resume_unwind(panic);
                 }
                 SlotState::Read(listing) => {
                     drop(state);
@@ -279,6 +292,11 @@ impl<R: Send> Ahead<R> {
         }
     }
 
+    /// The walk read a folder itself: no reader need look at it.
+    fn forget(&self, key: &[u8]) {
+        self.lock().queue.remove(key);
+    }
+
     /// The walk took a folder read ahead.
     fn taken(&self) {
         self.lock().held -= 1;
@@ -327,9 +345,17 @@ impl<R: Send> Ahead<R> {
                 self.lock().held -= 1;
                 continue;
             };
-            let listing = read(job, &policy, visit);
-            self.queue(&listing);
-            *slot.lock() = SlotState::Read(listing);
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                read(job, &policy, visit)
+            }));
+            let state = match read {
+                Ok(listing) => {
+                    self.queue(&listing);
+                    SlotState::Read(listing)
+                }
+                Err(panic) => SlotState::Panicked(panic),
+            };
+            *slot.lock() = state;
             slot.done.notify_all();
         }
     }
@@ -376,7 +402,7 @@ fn read_all<R: Send>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec
             Node::Met(met) => vec![met],
             Node::Folder(slot) => match std::mem::replace(&mut *slot.lock(), SlotState::Taken) {
                 SlotState::Waiting(job) => read_all(job, policy, visit),
-                _ => unreachable!("a folder of a whole walk is read once"),
+                _ => unreachable!("a folder of a whole walk is read once, by it"),
             },
         })
         .flatten()
@@ -766,6 +792,42 @@ mod tests {
             panic!("{met:?}");
         };
         assert_eq!((path, e.kind()), (&missing, std::io::ErrorKind::NotFound));
+    }
+
+    /// A visit that panics on a folder read ahead passes its panic on to the walk when it
+    /// gets there, instead of leaving it waiting for the folder.
+    #[test]
+    fn a_panic_reading_ahead_reaches_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        for folder in ["a", "b", "c"] {
+            write(root, &format!("{folder}/x"), "x");
+        }
+        let visit = |dir: &Path, entries: Vec<Entry>, out: &mut Vec<(usize, PathBuf)>| {
+            assert!(!dir.ends_with("b"), "cannot read b");
+            out.extend(entries.into_iter().map(|e| e.path).enumerate());
+        };
+        struct Stop<'a>(&'a Ahead<PathBuf>);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                self.0.stop();
+            }
+        }
+        let ahead = Ahead::new();
+        let mut drawn = Vec::new();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|scope| {
+                let _stop = Stop(&ahead);
+                for _ in 0..2 {
+                    scope.spawn(|| ahead.read(Policy::default(), &visit));
+                }
+                for met in Walk::new(root, Policy::default(), &visit, Some(&ahead)) {
+                    drawn.push(crate::tree::relative(root, &met.unwrap()));
+                }
+            });
+        }));
+        assert!(outcome.is_err());
+        assert_eq!(drawn, ["a/x"]);
     }
 
     /// Environments, caches and dependencies beside their manifest are never entered; a

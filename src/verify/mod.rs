@@ -510,6 +510,7 @@ pub fn run_tree(
         let mut source = Drawn {
             found,
             project,
+            python: run.vcrpy.is_some(),
             tail,
             coverage: project.coverage(),
             scenarios: Vec::new(),
@@ -538,6 +539,9 @@ pub fn run_tree(
 struct Drawn<'f, 'p> {
     found: &'f mut (dyn Iterator<Item = crate::tree::Found> + Send),
     project: &'p Project,
+    /// Whether the tree's Python files are kept, for the static orphan guess: not otherwise
+    /// (a monorepo holds tens of thousands).
+    python: bool,
     tail: Selection,
     coverage: crate::tree::Coverage,
     /// The scenarios found, checked once the files are: reversed, once the walk is over.
@@ -565,6 +569,7 @@ impl Iterator for Drawn<'_, '_> {
                 Some(Found::Broken(e)) => {
                     self.broken.get_or_insert(e);
                 }
+                Some(Found::Python(_)) if !self.python => {}
                 Some(other) => self.tail.note(other),
                 None => {
                     self.walking = false;
@@ -723,7 +728,7 @@ impl Names {
                 for (key, files) in open {
                     if passed.contains(&key.0) {
                         if files.len() > 1 {
-                            self.shared.insert(key, files);
+                            self.shared.entry(key).or_default().extend(files);
                         }
                     } else {
                         self.open.insert(key, files);
@@ -741,7 +746,11 @@ impl Names {
     /// Every name two files or more share.
     fn finish(self) -> BTreeMap<(String, String), Vec<String>> {
         let mut shared = self.shared;
-        shared.extend(self.open.into_iter().filter(|(_, files)| files.len() > 1));
+        for (key, files) in self.open {
+            if files.len() > 1 {
+                shared.entry(key).or_default().extend(files);
+            }
+        }
         shared
     }
 }
