@@ -151,14 +151,7 @@ fn whole_tree_and_named_files_agree_on_a_mixed_fixtures_folder() {
     let stale = text.replace("\"hi\"", "\"hi there\"");
     t.write(&format!("fixtures/{name}"), &text);
     t.write("fixtures/abcdef.json", &stale);
-    let dsh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dsh/tests/snapshots/goal");
-    for entry in std::fs::read_dir(&dsh).unwrap() {
-        let entry = entry.unwrap();
-        t.write(
-            &format!("fixtures/goal/{}", entry.file_name().to_string_lossy()),
-            std::fs::read(entry.path()).unwrap(),
-        );
-    }
+    copy_goal_scenario(&t, "fixtures/goal");
     let whole = t.vcr(&["verify", "--format", "json"]);
     whole.code(1);
     let whole = whole.json();
@@ -282,14 +275,7 @@ fn a_whole_tree_run_as_the_walk_goes_reports_what_a_selected_run_does() {
         "a/cassettes/two.yaml",
         vcrpy_with_key("https://api.example.com/v1/two"),
     );
-    let dsh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dsh/tests/snapshots/goal");
-    for entry in std::fs::read_dir(&dsh).unwrap() {
-        let entry = entry.unwrap();
-        t.write(
-            &format!("scenarios/goal/{}", entry.file_name().to_string_lossy()),
-            std::fs::read(entry.path()).unwrap(),
-        );
-    }
+    copy_goal_scenario(&t, "scenarios/goal");
     let whole = t.vcr(&["verify", "--format", "json"]);
     let whole = whole.code(1).json();
     let collisions: Vec<String> = finding_fields(&whole, &["id", "path"])
@@ -361,4 +347,16 @@ fn a_configured_fixtures_folder_the_walk_leaves_out_is_still_read() {
     );
     assert_eq!(whole["summary"]["files"], 3, "{whole:#}");
     assert_eq!(t.vcr(&["verify", ".", "--format", "json"]).json(), whole);
+}
+
+/// Copies the example dsh scenario `goal` into `folder` of `t`.
+fn copy_goal_scenario(t: &TestDir, folder: &str) {
+    let dsh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/dsh/tests/snapshots/goal");
+    for entry in std::fs::read_dir(&dsh).unwrap() {
+        let entry = entry.unwrap();
+        t.write(
+            &format!("{folder}/{}", entry.file_name().to_string_lossy()),
+            std::fs::read(entry.path()).unwrap(),
+        );
+    }
 }
