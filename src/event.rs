@@ -358,20 +358,25 @@ pub fn par_ordered<T: Sync, R: Send>(
 
 /// [`par_ordered`] over items drawn from `items` as the cores free up, never all held: a
 /// whole-tree `verify` draws its files from the walk that finds them (issue 25). `items` is
-/// called on one thread at a time. Each item is handed back to `sink` with its result;
-/// `progress` learns of each item as it is drawn.
+/// called on one thread at a time. Each item is handed back to `sink` with its result.
+/// `progress` is told `total` when it is known; otherwise it learns of each item as it is
+/// drawn.
 pub fn par_ordered_iter<T: Send, R: Send>(
     items: impl Iterator<Item = T> + Send,
+    total: Option<usize>,
     progress: &dyn Progress,
     work: impl Fn(&T) -> R + Sync,
     mut sink: impl FnMut(T, R),
 ) {
-    progress.start(0);
-    ordered(items, Some(progress), &work, &mut |item, result| {
+    progress.start(total.unwrap_or(0) as u64);
+    let found = total.is_none().then_some(progress);
+    ordered(items, found, &work, &mut |item, result| {
         progress.advance(1);
         sink(item, result);
     });
-    progress.finish();
+    if found.is_some() {
+        progress.finish();
+    }
 }
 
 /// The loop of [`par_ordered`] and [`par_ordered_iter`]: `found` learns of each item drawn.
@@ -756,6 +761,7 @@ mod tests {
         let mut widest = 0;
         par_ordered_iter(
             items,
+            None,
             &progress,
             |item: &String| {
                 let i: usize = item.parse().unwrap();
@@ -782,13 +788,14 @@ mod tests {
         let mut none = 0;
         par_ordered_iter(
             std::iter::empty::<usize>(),
+            None,
             &NoProgress,
             |&i| i,
             |_, _| none += 1,
         );
         assert_eq!(none, 0);
         let mut few = Vec::new();
-        par_ordered_iter(0..5usize, &NoProgress, |&i| i, |i, _| few.push(i));
+        par_ordered_iter(0..5usize, Some(5), &NoProgress, |&i| i, |i, _| few.push(i));
         assert_eq!(few, [0, 1, 2, 3, 4]);
     }
 
@@ -800,7 +807,7 @@ mod tests {
             let mut handed = 0;
             let items = (0..1_000usize).inspect(|&i| assert!(i != 700, "item 700 cannot be drawn"));
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let run = || par_ordered_iter(items, &NoProgress, |&i| i, |_, _| handed += 1);
+                let run = || par_ordered_iter(items, None, &NoProgress, |&i| i, |_, _| handed += 1);
                 if nested {
                     rayon::scope(|_| run());
                 } else {

@@ -484,7 +484,8 @@ pub fn run(
             .iter()
             .map(|s| Work::Scenario(Cow::Borrowed(s))),
     );
-    run.check(work, progress);
+    let total = selection.cassettes.len() + selection.scenarios.len();
+    run.check(work, Some(total), progress);
     run.finish(selection)
 }
 
@@ -517,7 +518,7 @@ pub fn run_tree(
             walking: true,
             broken: None,
         };
-        run.check(&mut source, progress);
+        run.check(&mut source, None, progress);
         (source.tail, source.coverage, source.broken)
     });
     if let Some(broken) = broken {
@@ -616,11 +617,18 @@ impl<'c> Run<'c> {
         }
     }
 
-    /// Checks each item of `work` on every core, handing the findings on in order.
-    fn check<'s>(&mut self, work: impl Iterator<Item = Work<'s>> + Send, progress: &dyn Progress) {
+    /// Checks each item of `work` (`total` of them, when known) on every core, handing the
+    /// findings on in order.
+    fn check<'s>(
+        &mut self,
+        work: impl Iterator<Item = Work<'s>> + Send,
+        total: Option<usize>,
+        progress: &dyn Progress,
+    ) {
         let (checks, options) = (self.checks, self.options);
         par_ordered_iter(
             work,
+            total,
             progress,
             |item| match item {
                 Work::File(cassette) => Done::File(check_one(cassette, checks, options)),

@@ -363,8 +363,17 @@ impl Progress for Bar {
 
     fn found(&self, n: u64) {
         if let Some(bar) = &self.bar {
-            self.growing
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            // The work is found as it goes: a bar always near its end would say nothing,
+            // so the count of files checked is shown instead.
+            if !self
+                .growing
+                .swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {pos} files checked {elapsed}")
+                        .expect("valid template"),
+                );
+            }
             bar.inc_length(n);
         }
     }
