@@ -19,7 +19,7 @@ pub(crate) use walk::{Policy, is_skipped_name, walk};
 
 /// Items of a walk a run draws from handed over at once, and batches held at most (see
 /// `Project::walk_found`).
-const BATCH: usize = 64;
+const BATCH: usize = 256;
 const BATCHES: usize = 4;
 
 /// The name of the folder Claude Code writes its fixtures to.
