@@ -17,11 +17,6 @@ use crate::rules::{Machine, Rule, RuleSet, claude_code as preset};
 mod walk;
 pub(crate) use walk::{Policy, is_skipped_name, walk};
 
-/// Items of a walk a run draws from handed over at once, and batches held at most (see
-/// `Project::walk_found`).
-const BATCH: usize = 256;
-const BATCHES: usize = 4;
-
 /// The name of the folder Claude Code writes its fixtures to.
 pub const FIXTURES_DIR: &str = "fixtures";
 
@@ -235,6 +230,19 @@ impl Selection {
             other => self.note(other),
         }
         Ok(())
+    }
+
+    /// Puts what was noted besides the cassettes in order, once: scenarios, stray temporary
+    /// files, named files that are no cassettes and git-ignored cassettes sorted, each once
+    /// (a folder's walk and a file given by name can meet one twice).
+    pub fn settle_notes(&mut self) {
+        self.scenarios.sort_by(|a, b| a.rel.cmp(&b.rel));
+        self.scenarios.dedup_by(|a, b| a.rel == b.rel);
+        self.stray_temps.sort();
+        self.stray_temps.dedup();
+        self.ignored.sort();
+        self.git_ignored.sort();
+        self.git_ignored.dedup();
     }
 
     /// Notes what a walk found that is neither a cassette nor a scenario.
@@ -590,9 +598,12 @@ impl Project {
         let mut scenario_dirs: std::collections::BTreeSet<PathBuf> = Default::default();
         if paths.is_empty() {
             self.start_tree(&mut selection);
-            for found in self.walk_found(&self.root, false, |found| found.collect::<Vec<_>>()) {
-                selection.add(found)?;
-            }
+            self.walk_found(&self.root, false, |found| {
+                for found in found {
+                    selection.add(found)?;
+                }
+                Ok::<_, ConfigError>(())
+            })?;
         }
         let mut files: Vec<(PathBuf, FileKind)> = Vec::new();
         for given in paths {
@@ -619,9 +630,12 @@ impl Project {
             if absolute.is_dir() {
                 selection.searched = true;
                 selection.searched_dirs.push(shown);
-                for found in self.walk_found(&absolute, false, |found| found.collect::<Vec<_>>()) {
-                    selection.add(found)?;
-                }
+                self.walk_found(&absolute, false, |found| {
+                    for found in found {
+                        selection.add(found)?;
+                    }
+                    Ok::<_, ConfigError>(())
+                })?;
             } else {
                 let kind = absolute
                     .file_name()
@@ -678,13 +692,7 @@ impl Project {
             )
         });
         selection.cassettes.dedup_by(|a, b| a.rel == b.rel);
-        selection.scenarios.sort_by(|a, b| a.rel.cmp(&b.rel));
-        selection.scenarios.dedup_by(|a, b| a.rel == b.rel);
-        selection.stray_temps.sort();
-        selection.stray_temps.dedup();
-        selection.ignored.sort();
-        selection.git_ignored.sort();
-        selection.git_ignored.dedup();
+        selection.settle_notes();
         if paths.is_empty() {
             let mut coverage = self.coverage();
             for cassette in &selection.cassettes {
@@ -968,52 +976,18 @@ impl Project {
             })
         };
         let late = || self.unvisited_fixture_dirs(start, &visited);
-        if !drawn {
-            let found = walk::collect(start, policy, &visit);
-            return then(
-                &mut found
-                    .into_iter()
+        let found = |met: &mut (dyn Iterator<Item = walk::Met<Found>> + Send)| {
+            then(
+                &mut met
                     .map(|met| met.unwrap_or_else(io))
                     .chain(std::iter::once_with(late).flatten()),
-            );
+            )
+        };
+        if drawn {
+            walk::drawn(start, policy, &visit, found)
+        } else {
+            found(&mut walk::collect(start, policy, &visit).into_iter())
         }
-        // The run that draws from this walk keeps the pool's threads checking files:
-        // folders are read ahead on threads of their own (in a monorepo, the walk is most
-        // of the run).
-        let ahead = walk::Ahead::new();
-        std::thread::scope(|scope| {
-            /// Stops the readers however the run ends (a panic passed on too), so that the
-            /// scope's wait for them ends.
-            struct Stop<'a, R: Send>(&'a walk::Ahead<R>);
-            impl<R: Send> Drop for Stop<'_, R> {
-                fn drop(&mut self) {
-                    self.0.stop();
-                }
-            }
-            let _stop = Stop(&ahead);
-            for _ in 0..rayon::current_num_threads() {
-                scope.spawn(|| ahead.read(policy, &visit));
-            }
-            // The walk runs on a thread of its own and hands its items over in batches: the
-            // run's cores then never wait on each other for the next file while one of them
-            // reads a folder (forty thousand context switches over 60,000 files).
-            let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Found>>(BATCHES);
-            let (policy, visit, ahead) = (policy, &visit, &ahead);
-            scope.spawn(move || {
-                let mut batch = Vec::with_capacity(BATCH);
-                let walk = walk::Walk::new(start, policy, visit, Some(ahead))
-                    .map(|met| met.unwrap_or_else(io))
-                    .chain(std::iter::once_with(late).flatten());
-                for found in walk {
-                    batch.push(found);
-                    if batch.len() == BATCH && send.send(std::mem::take(&mut batch)).is_err() {
-                        return;
-                    }
-                }
-                let _ = send.send(batch);
-            });
-            then(&mut batches.into_iter().flatten())
-        })
     }
 
     /// What one folder the walk read holds ([`walk::Visit`]), decided on the core that read

@@ -396,6 +396,52 @@ impl<'w, R: Send + 'w> Iterator for Walk<'w, '_, R> {
     }
 }
 
+/// Items of a drawn walk handed over at once, and batches held at most (see [`drawn`]).
+const BATCH: usize = 256;
+const BATCHES: usize = 4;
+
+/// A walk of `dir` that a run draws from as its cores free up, handed to `then`: the walk
+/// runs on a thread of its own and hands its items over in batches, so the run's cores
+/// never wait on each other for the next file while one of them reads a folder (forty
+/// thousand context switches over 60,000 files); folders are read ahead by threads of their
+/// own ([`Ahead`]), since the run keeps the pool busy (in a monorepo, the walk is most of the
+/// run). Memory holds the batches and the folders read ahead, not the tree.
+pub(crate) fn drawn<R: Send, T>(
+    dir: &Path,
+    policy: Policy<'_>,
+    visit: &Visit<'_, R>,
+    then: impl FnOnce(&mut (dyn Iterator<Item = Met<R>> + Send)) -> T,
+) -> T {
+    /// Stops the readers however the run ends (a panic passed on too), so that the scope's
+    /// wait for them ends.
+    struct Stop<'a, R: Send>(&'a Ahead<R>);
+    impl<R: Send> Drop for Stop<'_, R> {
+        fn drop(&mut self) {
+            self.0.stop();
+        }
+    }
+    let ahead = Ahead::new();
+    std::thread::scope(|scope| {
+        let _stop = Stop(&ahead);
+        for _ in 0..rayon::current_num_threads() {
+            scope.spawn(|| ahead.read(policy, visit));
+        }
+        let (send, batches) = std::sync::mpsc::sync_channel::<Vec<Met<R>>>(BATCHES);
+        let ahead = &ahead;
+        scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for met in Walk::new(dir, policy, visit, Some(ahead)) {
+                batch.push(met);
+                if batch.len() == BATCH && send.send(std::mem::take(&mut batch)).is_err() {
+                    return;
+                }
+            }
+            let _ = send.send(batch);
+        });
+        then(&mut batches.into_iter().flatten())
+    })
+}
+
 /// A walk of `dir`, whole: every folder read on the pool's cores at once, in the order of
 /// [`Walk`] (on one thread, the walk that selects a whole tree was a twentieth of a
 /// whole-tree `verify` over the corpus, with a core idle, issue 12). What is collected is

@@ -525,10 +525,7 @@ pub fn run_tree(
         return Err(broken);
     }
     let mut tail = tail;
-    tail.stray_temps.sort();
-    tail.stray_temps.dedup();
-    tail.git_ignored.sort();
-    tail.git_ignored.dedup();
+    tail.settle_notes();
     tail.selects_nothing = project.selects_nothing(&coverage, &tail.errors);
     let outcome = run.finish(&tail);
     Ok((outcome, tail))
