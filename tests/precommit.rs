@@ -7,8 +7,9 @@
 //! pre-commit builds the hook with its own `cargo install --path` of the snapshot, exactly as
 //! for a user, with three differences that change nothing it checks but keep the test fast:
 //! the cargo target folder lives in Cargo's `target/tmp` (dependencies compile once, then are
-//! reused), the release profile is built without optimization, and cargo stays offline (the
-//! crates are already in the local registry cache, since this test was just built).
+//! reused), the release profile is built without optimization or LTO, and cargo stays
+//! offline (the crates are already in the local registry cache, since this test was just
+//! built).
 //!
 //! When `pre-commit` cannot be installed (no Python, no `venv`, no network to PyPI) the test
 //! says so on stderr and passes, unless `VCR_REQUIRE_PRE_COMMIT=1` (CI sets it).
@@ -463,6 +464,8 @@ impl Env {
             .env("CARGO_TARGET_DIR", &self.cargo_target)
             .env("CARGO_NET_OFFLINE", "true")
             .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+            .env("CARGO_PROFILE_RELEASE_LTO", "false")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
             .env("CARGO_TERM_COLOR", "never");
         cmd
     }
