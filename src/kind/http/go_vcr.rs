@@ -41,7 +41,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
 pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
     let request = item.need("request")?;
     let response = item.need("response")?;
-    let url = request.need("url")?.field()?;
+    let url = request.need("url")?.into_field()?;
     let mut body = request.get("body").map_or(Ok(None), |b| b.body_bytes())?;
     if body.is_none() {
         body = request
@@ -51,7 +51,7 @@ pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
     Ok(Interaction {
         path: item.path.clone(),
         request: Request {
-            method: request.need("method")?.field()?,
+            method: request.need("method")?.into_field()?,
             url,
             headers: request.headers_in("headers")?,
             body,

@@ -129,8 +129,8 @@ fn interaction(entry: &At<'_>, beside: &Beside<'_>) -> Result<Interaction, ReadE
     let request = entry.need("request")?;
     let response = entry.need("response")?;
     let request = Request {
-        method: request.need("method")?.field()?,
-        url: request.need("url")?.field()?,
+        method: request.need("method")?.into_field()?,
+        url: request.need("url")?.into_field()?,
         headers: headers(&request)?,
         body: match request.get("postData") {
             Some(post) => post_body(&post, beside)?,
@@ -166,7 +166,7 @@ fn headers(message: &At<'_>) -> Result<Vec<Header>, ReadError> {
     };
     let mut headers = Vec::new();
     for pair in list.items()? {
-        let name = pair.need("name")?.field()?.text;
+        let name = pair.need("name")?.into_field()?.text;
         let value = pair.need("value")?;
         let values = match value.node.as_seq() {
             Some(_) => value.items()?,

@@ -51,14 +51,14 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
 }
 
 fn interaction(def: &At<'_>) -> Result<Interaction, ReadError> {
-    let scope = def.need("scope")?.field()?.text;
-    let path = def.need("path")?.field()?;
+    let scope = def.need("scope")?.into_field()?.text;
+    let path = def.need("path")?.into_field()?;
     let url = Field {
         text: format!("{scope}{}", path.text),
         ..path
     };
     let request = Request {
-        method: def.need("method")?.field()?,
+        method: def.need("method")?.into_field()?,
         url,
         headers: match def.get("reqheaders") {
             Some(map) => map.headers()?,

@@ -31,8 +31,8 @@ pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
     Ok(Interaction {
         path: item.path.clone(),
         request: Request {
-            method: request.need("method")?.field()?,
-            url: request.need("uri")?.field()?,
+            method: request.need("method")?.into_field()?,
+            url: request.need("uri")?.into_field()?,
             headers: request.headers_in("headers")?,
             body: request.get("body").map_or(Ok(None), |b| body(&b))?,
         },
@@ -44,7 +44,10 @@ pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
             headers: response.headers_in("headers")?,
             body: response.get("body").map_or(Ok(None), |b| body(&b))?,
         }),
-        recorded_at: item.get("recorded_at").map(|r| r.field()).transpose()?,
+        recorded_at: item
+            .get("recorded_at")
+            .map(|r| r.into_field())
+            .transpose()?,
     })
 }
 

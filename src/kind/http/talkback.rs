@@ -30,7 +30,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     let root = At::root(root, Format::Talkback);
     let meta = root.need("meta")?;
     let req = root.need("req")?;
-    let url = req.need("url")?.field()?;
+    let url = req.need("url")?.into_field()?;
     let url = match meta.get("host") {
         Some(host) => Field {
             text: format!("{}{}", host.field()?.text.trim_end_matches('/'), url.text),
@@ -41,7 +41,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     let headers = message_headers(&req)?;
     let body = message_body(&meta, "req", &req, &headers)?;
     let request = Request {
-        method: req.need("method")?.field()?,
+        method: req.need("method")?.into_field()?,
         url,
         headers,
         body,
@@ -63,7 +63,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
             path: "tape".to_owned(),
             request,
             response,
-            recorded_at: meta.get("createdAt").map(|c| c.field()).transpose()?,
+            recorded_at: meta.get("createdAt").map(|c| c.into_field()).transpose()?,
         }],
         compressed: false,
         outside: Vec::new(),

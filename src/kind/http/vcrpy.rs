@@ -75,7 +75,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
 
 /// Reads one interaction from its item (whole, or in windows: `windows`).
 pub(super) fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
-    if item.get("request").is_none() && item.get("kind").is_some() {
+    if !item.has("request") && item.has("kind") {
         return message(item);
     }
     Ok(Interaction {
@@ -107,12 +107,12 @@ fn pairwise(requests: &At<'_>, responses: &At<'_>) -> Result<Vec<Interaction>, R
 
 fn request(r: &At<'_>) -> Result<Request, ReadError> {
     let url = match r.get("uri") {
-        Some(uri) => uri.field()?,
-        None if r.get("host").is_some() => old_url(r)?,
-        None => r.need("uri")?.field()?,
+        Some(uri) => uri.into_field()?,
+        None if r.has("host") => old_url(r)?,
+        None => r.need("uri")?.into_field()?,
     };
     Ok(Request {
-        method: r.need("method")?.field()?,
+        method: r.need("method")?.into_field()?,
         url,
         headers: r.headers_in("headers")?,
         body: match r.get("parsed_body") {
@@ -135,11 +135,11 @@ fn request(r: &At<'_>) -> Result<Request, ReadError> {
 
 /// The URL of an old-format request, from its parts (not one scalar of the file).
 fn old_url(r: &At<'_>) -> Result<Field, ReadError> {
-    let protocol = r.get("protocol").map(|p| p.field()).transpose()?;
+    let protocol = r.get("protocol").map(|p| p.into_field()).transpose()?;
     let protocol = protocol.as_ref().map_or("http", |p| p.text.as_str());
-    let host = r.need("host")?.field()?;
-    let path = r.need("path")?.field()?;
-    let port = r.get("port").map(|p| p.field()).transpose()?;
+    let host = r.need("host")?.into_field()?;
+    let path = r.need("path")?.into_field()?;
+    let port = r.get("port").map(|p| p.into_field()).transpose()?;
     let port = match port.as_ref().map(|p| p.text.as_str()) {
         Some("80") if protocol == "http" => String::new(),
         Some("443") if protocol == "https" => String::new(),
@@ -154,10 +154,9 @@ fn old_url(r: &At<'_>) -> Result<Field, ReadError> {
 }
 
 fn response(r: &At<'_>) -> Result<Response, ReadError> {
-    let status = match (r.get("status"), r.get("status_code")) {
-        (Some(status), _) => Some(status.status_code()?),
-        (None, Some(code)) => Some(code.status()?),
-        (None, None) => None,
+    let status = match r.get("status") {
+        Some(status) => Some(status.status_code()?),
+        None => r.get("status_code").map(|code| code.status()).transpose()?,
     };
     let body = if let Some(parsed) = r.get("parsed_body") {
         Some(parsed.body_data())
@@ -191,14 +190,14 @@ fn body(b: &At<'_>) -> Result<Option<Body>, ReadError> {
 
 /// A pydantic-ai realtime WebSocket message.
 fn message(item: &At<'_>) -> Result<Interaction, ReadError> {
-    let kind = item.need("kind")?.field()?;
+    let kind = item.need("kind")?.into_field()?;
     if kind.text != "message" {
         return Err(item.error(format!(
             "{} is neither an HTTP interaction nor a WebSocket message (`kind: {}`)",
             item.path, kind.text
         )));
     }
-    let direction = item.need("direction")?.field()?;
+    let direction = item.need("direction")?.into_field()?;
     let data = item.need("data")?;
     let body = match data.node.as_scalar() {
         Some(_) => data.body_bytes()?,

@@ -207,10 +207,30 @@ impl<'n> At<'n> {
         path
     }
 
+    /// The path of the `i`-th item of the list under `key`: `key_path(key)` and then
+    /// `item_path(i)` below it, in one allocation.
+    fn key_item_path(&self, key: &str, i: usize) -> String {
+        let mut path = String::with_capacity(self.path.len() + key.len() + 23);
+        if !self.path.is_empty() {
+            path.push_str(&self.path);
+            path.push('.');
+        }
+        path.push_str(key);
+        // Writing to a `String` cannot fail.
+        let _ = std::fmt::Write::write_fmt(&mut path, format_args!("[{i}]"));
+        path
+    }
+
     /// The value of `key`, if this is a mapping that holds it and it is not null.
     pub(super) fn get(&self, key: &str) -> Option<At<'n>> {
         let node = self.node.get(key).filter(|n| !n.is_null())?;
         Some(self.child(node, self.key_path(key)))
+    }
+
+    /// Whether this is a mapping that holds `key` with a value that is not null: `get`
+    /// without the path, for a reader that only looks.
+    pub(super) fn has(&self, key: &str) -> bool {
+        self.node.get(key).is_some_and(|n| !n.is_null())
     }
 
     /// The value of `key`, which the format requires.
@@ -241,6 +261,12 @@ impl<'n> At<'n> {
     /// The scalar as a field; an error naming the path if this is a list or a mapping. A
     /// `!!binary` (or Psych's `!binary`) scalar is read as the text its bytes spell.
     pub(super) fn field(&self) -> Result<Field, ReadError> {
+        self.clone().into_field()
+    }
+
+    /// [`At::field`], taking the `At`, whose path becomes the field's: where the `At` is
+    /// made for the field alone (a header's value), no copy of its path.
+    pub(super) fn into_field(self) -> Result<Field, ReadError> {
         let scalar = self
             .node
             .as_scalar()
@@ -255,7 +281,7 @@ impl<'n> At<'n> {
         Ok(Field {
             text,
             at: self.node.offset().map(|o| o as u32),
-            path: self.path.clone(),
+            path: self.path,
         })
     }
 
@@ -394,22 +420,24 @@ impl<'n> At<'n> {
                 let name = key_name(key).ok_or_else(|| {
                     self.error(format!("{} has a header without a name", self.path))
                 })?;
-                let at = self.child(value, self.key_path(name));
                 if value.is_null() {
                     continue;
                 }
                 match value.as_seq() {
-                    Some(_) => {
-                        for item in at.items()? {
+                    // Each value's path made at once (`...headers.Name[i]`): no path of the
+                    // list, no list of its items.
+                    Some(items) => {
+                        for (i, item) in items.iter().enumerate() {
+                            let path = self.key_item_path(name, i);
                             out.push(Header {
                                 name: name.to_owned(),
-                                value: item.field()?,
+                                value: self.child(item, path).into_field()?,
                             });
                         }
                     }
                     None => out.push(Header {
                         name: name.to_owned(),
-                        value: at.field()?,
+                        value: self.child(value, self.key_path(name)).into_field()?,
                     }),
                 }
             }
