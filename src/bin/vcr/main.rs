@@ -26,9 +26,9 @@ fn main() -> std::process::ExitCode {
 /// How long mimalloc keeps memory freed before it gives it back to the system. Its own
 /// default, 10 ms, gives back memory that a run allocates again at once: `vcr verify` of one
 /// cassette of gzip'd bodies faulted 80,000 pages in instead of 36,000 and took a fifth
-/// longer. At 100 ms it takes 0.45 s, against 0.50 with mimalloc 3 (which waits 1 s), and a
-/// whole-tree `verify` of 32 copies of the corpus peaks at 64-67 MB resident instead of
-/// mimalloc 3's 116-118 (issue 25).
+/// longer (0.58 s against 0.47, medians of 10 runs). At 100 ms it takes less than with
+/// mimalloc 3 (0.49, which waits 1 s), and a whole-tree `verify` of 32 copies of the corpus
+/// peaks at 64-67 MB resident instead of mimalloc 3's 116-118 (issue 25).
 const PURGE_DELAY_MS: std::ffi::c_long = 100;
 
 /// mimalloc 2's `mi_option_purge_delay` (its `mi_option_e`).
