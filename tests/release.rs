@@ -1,8 +1,8 @@
 //! Issue 24: `dist/release` makes the host's archive as a user downloads it (one folder with
 //! the binary, the docs, completions and man pages, where `cargo binstall`'s template in
 //! Cargo.toml says the binary is), with a checksum that matches, and says for every other
-//! target why it was not built here and how it is. The build is unoptimized in its own
-//! target folder: what is checked is the packing, not the code.
+//! target why it was not built here and how it is. The build is unoptimized and without LTO,
+//! in its own target folder: what is checked is the packing, not the code.
 
 use std::path::Path;
 use std::process::Command;
@@ -28,6 +28,8 @@ fn the_release_script_packs_the_host_archive_and_describes_the_rest() {
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("release-target"),
         )
         .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
         .env("CARGO_NET_OFFLINE", "true")
         .output()
         .expect("python3 runs dist/release");
