@@ -396,6 +396,16 @@ impl<'w, R: Send + 'w> Iterator for Walk<'w, '_, R> {
     }
 }
 
+/// Stops an [`Ahead`]'s readers when dropped, however the walk ends (a panic passed on
+/// too), so that a scope's wait for them ends.
+struct StopReaders<'a, R: Send>(&'a Ahead<R>);
+
+impl<R: Send> Drop for StopReaders<'_, R> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
 /// Items of a drawn walk handed over at once, and batches held at most (see [`drawn`]).
 const BATCH: usize = 256;
 const BATCHES: usize = 4;
@@ -412,17 +422,9 @@ pub(crate) fn drawn<R: Send, T>(
     visit: &Visit<'_, R>,
     then: impl FnOnce(&mut (dyn Iterator<Item = Met<R>> + Send)) -> T,
 ) -> T {
-    /// Stops the readers however the run ends (a panic passed on too), so that the scope's
-    /// wait for them ends.
-    struct Stop<'a, R: Send>(&'a Ahead<R>);
-    impl<R: Send> Drop for Stop<'_, R> {
-        fn drop(&mut self) {
-            self.0.stop();
-        }
-    }
     let ahead = Ahead::new();
     std::thread::scope(|scope| {
-        let _stop = Stop(&ahead);
+        let _stop = StopReaders(&ahead);
         for _ in 0..rayon::current_num_threads() {
             scope.spawn(|| ahead.read(policy, visit));
         }
@@ -868,17 +870,11 @@ mod tests {
             assert!(!dir.ends_with("b"), "cannot read b");
             out.extend(entries.into_iter().map(|e| e.path).enumerate());
         };
-        struct Stop<'a>(&'a Ahead<PathBuf>);
-        impl Drop for Stop<'_> {
-            fn drop(&mut self) {
-                self.0.stop();
-            }
-        }
         let ahead = Ahead::new();
         let mut drawn = Vec::new();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             std::thread::scope(|scope| {
-                let _stop = Stop(&ahead);
+                let _stop = StopReaders(&ahead);
                 for _ in 0..2 {
                     scope.spawn(|| ahead.read(Policy::default(), &visit));
                 }

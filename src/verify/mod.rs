@@ -732,9 +732,7 @@ impl Names {
                 let open = std::mem::take(&mut self.open);
                 for (key, files) in open {
                     if passed.contains(&key.0) {
-                        if files.len() > 1 {
-                            self.shared.entry(key).or_default().extend(files);
-                        }
+                        self.share(key, files);
                     } else {
                         self.open.insert(key, files);
                     }
@@ -748,15 +746,19 @@ impl Names {
             .push(cassette.rel.clone());
     }
 
-    /// Every name two files or more share.
-    fn finish(self) -> BTreeMap<(String, String), Vec<String>> {
-        let mut shared = self.shared;
-        for (key, files) in self.open {
-            if files.len() > 1 {
-                shared.entry(key).or_default().extend(files);
-            }
+    /// Keeps a passed folder's name if two files or more share it.
+    fn share(&mut self, key: (String, String), files: Vec<String>) {
+        if files.len() > 1 {
+            self.shared.entry(key).or_default().extend(files);
         }
-        shared
+    }
+
+    /// Every name two files or more share.
+    fn finish(mut self) -> BTreeMap<(String, String), Vec<String>> {
+        for (key, files) in std::mem::take(&mut self.open) {
+            self.share(key, files);
+        }
+        self.shared
     }
 }
 
