@@ -33,8 +33,6 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::tree::Cassette;
-
 /// What the static guess says about a tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guesses {
@@ -208,62 +206,175 @@ fn python_modules(root: &Path, listed: Option<&[PathBuf]>) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The cassettes of `cassettes` (vcrpy cassettes, absolute paths under `root`) that the
-/// naming of pytest-recording and vcrpy's `use_cassette` calls say no test uses, in order.
-/// `python_files` are the `.py` files under `root` when a walk of it has listed them
-/// already (the selection's); `None` walks `root` for them.
-pub fn orphans(root: &Path, cassettes: &[&Cassette], python_files: Option<&[PathBuf]>) -> Guesses {
-    let mut guesses = Guesses::default();
-    if cassettes.is_empty() {
-        return guesses;
+/// The static guess over the vcrpy cassettes under `root`, given one at a time as a run
+/// reads them ([`Guessing::add`]), then [`Guessing::finish`]ed once the tree's `.py` files
+/// are known.
+///
+/// Each cassette is judged by pytest-recording's and pytest-vcr's naming when it comes
+/// (their modules read then, once per folder); only those the naming leaves to vcrpy's
+/// `use_cassette` paths are kept, by relative path in one buffer ([`Paths`]), until
+/// `finish` reads the tree's modules. Holding every cassette to the end held 25 MB over 64
+/// copies of the corpus, most of what a whole-tree `verify` grew by with the number of files
+/// (issue 25).
+pub struct Guessing {
+    root: PathBuf,
+    modules: Modules,
+    off: BTreeMap<(String, String), usize>,
+    orphans: Vec<Guess>,
+    /// What the naming leaves to `use_cassette` paths: not pytest-recording's or pytest-vcr's,
+    /// or theirs with the guess turned off.
+    rest: Paths,
+}
+
+impl Guessing {
+    /// A guess over the tree at `root` (absolute), with no cassette yet.
+    pub fn new(root: &Path) -> Self {
+        Guessing {
+            root: root.to_owned(),
+            modules: Modules::default(),
+            off: BTreeMap::new(),
+            orphans: Vec::new(),
+            rest: Paths::default(),
+        }
     }
-    let mut cache = Modules::default();
-    let mut off: BTreeMap<(String, String), usize> = BTreeMap::new();
-    let mut rest = Vec::new();
-    for cassette in cassettes {
-        match pytest_recording(root, cassette, &mut cache) {
-            Judged::Orphan(message) => guesses.orphans.push(Guess {
-                rel: cassette.rel.clone(),
+
+    /// Judges the vcrpy cassette at `rel` (relative to the root, `/`-separated) by
+    /// pytest-recording's and pytest-vcr's naming, keeping it for [`Guessing::finish`] where
+    /// their naming does not decide.
+    pub fn add(&mut self, rel: &str) {
+        let path = self.root.join(rel);
+        match pytest_recording(&self.root, &path, &mut self.modules) {
+            Judged::Orphan(message) => self.orphans.push(Guess {
+                rel: rel.to_owned(),
                 message,
             }),
             Judged::Used => {}
             Judged::Off(path, reason) => {
-                *off.entry((crate::tree::relative(root, &path), reason))
+                *self
+                    .off
+                    .entry((crate::tree::relative(&self.root, &path), reason))
                     .or_default() += 1;
-                rest.push(*cassette);
+                self.rest.push(rel);
             }
-            Judged::NotMine => rest.push(*cassette),
+            Judged::NotMine => self.rest.push(rel),
         }
     }
-    // A module anywhere may name a flat folder's cassette by a literal path.
-    let wanted: HashSet<String> = (guesses.orphans.iter().map(|g| g.rel.as_str()))
-        .chain(rest.iter().map(|c| c.rel.as_str()))
-        .flat_map(|rel| {
-            let (file, stem) = file_and_stem(rel);
-            [file.to_owned(), stem.to_owned()]
-        })
-        .collect();
-    let modules = read_tree_modules(root, python_files, &wanted);
-    guesses.orphans.retain(|guess| {
-        let (file, stem) = file_and_stem(&guess.rel);
-        !(guess.message.contains("pytest-vcr") && modules.names(file, stem))
-    });
-    let (by_use_cassette, dynamic) = use_cassette(&rest, &modules);
-    guesses.orphans.extend(by_use_cassette);
-    if let Some((path, n)) = dynamic {
-        *off.entry((path, "calls `use_cassette` with a computed path".to_owned()))
-            .or_default() += n;
+
+    /// The cassettes given that the naming of pytest-recording and vcrpy's `use_cassette`
+    /// calls say no test uses, in order. `python_files` are the `.py` files under the root
+    /// when a walk of it has listed them already (the selection's); `None` walks the root
+    /// for them.
+    pub fn finish(self, python_files: Option<&[PathBuf]>) -> Guesses {
+        let Guessing {
+            root,
+            off: mut off_by,
+            orphans,
+            rest,
+            ..
+        } = self;
+        let mut guesses = Guesses {
+            orphans,
+            off: Vec::new(),
+        };
+        if guesses.orphans.is_empty() && rest.is_empty() {
+            return guesses;
+        }
+        let rest: Vec<CassettePath> = rest.iter().collect();
+        // A module anywhere may name a flat folder's cassette by a literal path.
+        let wanted: HashSet<&str> = (guesses.orphans.iter().map(|g| g.rel.as_str()))
+            .chain(rest.iter().map(|c| c.name))
+            .flat_map(|rel| {
+                let (file, stem) = file_and_stem(rel);
+                [file, stem]
+            })
+            .collect();
+        let modules = read_tree_modules(&root, python_files, &wanted);
+        guesses.orphans.retain(|guess| {
+            let (file, stem) = file_and_stem(&guess.rel);
+            !(guess.message.contains("pytest-vcr") && modules.names(file, stem))
+        });
+        let (by_use_cassette, dynamic) = use_cassette(&rest, &modules);
+        guesses.orphans.extend(by_use_cassette);
+        if let Some((path, n)) = dynamic {
+            *off_by
+                .entry((path, "calls `use_cassette` with a computed path".to_owned()))
+                .or_default() += n;
+        }
+        guesses.orphans.sort_by(|a, b| a.rel.cmp(&b.rel));
+        guesses.off = off_by
+            .into_iter()
+            .map(|((path, reason), cassettes)| Off {
+                path,
+                reason,
+                cassettes,
+            })
+            .collect();
+        guesses
     }
-    guesses.orphans.sort_by(|a, b| a.rel.cmp(&b.rel));
-    guesses.off = off
-        .into_iter()
-        .map(|((path, reason), cassettes)| Off {
-            path,
-            reason,
-            cassettes,
+}
+
+/// Relative paths, in the order given, each folder held once: the cassettes of a folder
+/// come together, and a path costs its file name and two offsets, not an allocation of its
+/// own (a `String` per path held 9 MB more over 64 copies of the corpus).
+#[derive(Default)]
+struct Paths {
+    /// Each folder (`""` for the root), with the number of paths before its first.
+    folders: Vec<(String, usize)>,
+    /// The file names, one after the other.
+    names: String,
+    /// Where each path's name ends in `names`.
+    ends: Vec<usize>,
+}
+
+impl Paths {
+    /// Adds `rel`, `/`-separated.
+    fn push(&mut self, rel: &str) {
+        let (folder, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        if self.folders.last().is_none_or(|(last, _)| last != folder) {
+            self.folders.push((folder.to_owned(), self.ends.len()));
+        }
+        self.names.push_str(name);
+        self.ends.push(self.names.len());
+    }
+
+    fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Each path as its folder (`""` for the root) and file name.
+    fn iter(&self) -> impl Iterator<Item = CassettePath<'_>> {
+        let mut folders = self.folders.iter().peekable();
+        let mut folder = "";
+        let mut start = 0;
+        self.ends.iter().enumerate().map(move |(i, &end)| {
+            while let Some((next, _)) = folders.next_if(|(_, first)| *first <= i) {
+                folder = next;
+            }
+            let name = &self.names[start..end];
+            start = end;
+            CassettePath { folder, name }
         })
-        .collect();
-    guesses
+    }
+}
+
+/// A cassette's relative path as its folder and file name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct CassettePath<'a> {
+    /// The folder, `/`-separated, `""` for the root.
+    folder: &'a str,
+    /// The file name.
+    name: &'a str,
+}
+
+impl CassettePath<'_> {
+    /// The relative path, `/`-separated.
+    fn rel(&self) -> String {
+        if self.folder.is_empty() {
+            self.name.to_owned()
+        } else {
+            format!("{}/{}", self.folder, self.name)
+        }
+    }
 }
 
 enum Judged {
@@ -343,8 +454,7 @@ fn is_test_module(name: &str) -> bool {
 }
 
 /// `<dir>/cassettes/<module>/<name>.yaml|json`, judged against `<dir>/<module>.py`.
-fn pytest_recording(root: &Path, cassette: &Cassette, modules: &mut Modules) -> Judged {
-    let path = &cassette.path;
+fn pytest_recording(root: &Path, path: &Path, modules: &mut Modules) -> Judged {
     let (Some(file), Some(folder)) = (path.file_name().and_then(|f| f.to_str()), path.parent())
     else {
         return Judged::NotMine;
@@ -486,10 +596,10 @@ impl TreeModules {
 fn read_tree_modules(
     root: &Path,
     python_files: Option<&[PathBuf]>,
-    wanted: &HashSet<String>,
+    wanted: &HashSet<&str>,
 ) -> TreeModules {
     use rayon::prelude::*;
-    let mut needles: Vec<&str> = wanted.iter().map(String::as_str).collect();
+    let mut needles: Vec<&str> = wanted.iter().copied().collect();
     needles.push("use_cassette");
     let finder = aho_corasick::AhoCorasick::new(&needles).ok();
     let p = patterns();
@@ -532,7 +642,7 @@ fn read_tree_modules(
 /// and turns this guess off), the first module that makes one and how many cassettes the
 /// guess would have judged.
 fn use_cassette(
-    cassettes: &[&Cassette],
+    cassettes: &[CassettePath],
     modules: &TreeModules,
 ) -> (Vec<Guess>, Option<(String, usize)>) {
     if cassettes.is_empty() {
@@ -543,36 +653,35 @@ fn use_cassette(
     }
     // A literal names a cassette when their file names are equal and the literal's folders
     // end the cassette's folder path.
-    let names = |literal: &str, rel: &str| {
+    let names = |literal: &str, cassette: &CassettePath| {
         let literal = literal.trim_start_matches("./");
         let (l_dir, l_name) = literal.rsplit_once('/').unwrap_or(("", literal));
-        let (c_dir, c_name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        let (c_dir, c_name) = (cassette.folder, cassette.name);
         l_name == c_name
             && (l_dir.is_empty() || c_dir == l_dir || c_dir.ends_with(&format!("/{l_dir}")))
     };
     let mut named_folders: BTreeMap<&str, &str> = BTreeMap::new();
-    let mut named: BTreeSet<&str> = BTreeSet::new();
+    let mut named: BTreeSet<CassettePath> = BTreeSet::new();
     for (module_rel, literals) in &modules.use_cassette {
         for literal in literals {
-            for cassette in cassettes.iter().filter(|c| names(literal, &c.rel)) {
-                named.insert(&cassette.rel);
-                let folder = cassette.rel.rsplit_once('/').map_or("", |(d, _)| d);
-                named_folders.entry(folder).or_insert(module_rel);
+            for cassette in cassettes.iter().filter(|c| names(literal, c)) {
+                named.insert(*cassette);
+                named_folders.entry(cassette.folder).or_insert(module_rel);
             }
         }
     }
     let guesses = cassettes
         .iter()
-        .filter(|c| !named.contains(c.rel.as_str()))
+        .filter(|c| !named.contains(*c))
         .filter_map(|c| {
-            let folder = c.rel.rsplit_once('/').map_or("", |(d, _)| d);
+            let folder = c.folder;
             let example = named_folders.get(folder)?;
-            let (file, stem) = file_and_stem(&c.rel);
+            let (file, stem) = file_and_stem(c.name);
             if modules.names(file, stem) {
                 return None;
             }
             Some(Guess {
-                rel: c.rel.clone(),
+                rel: c.rel(),
                 message: format!(
                     "no `use_cassette` call names `{file}`, though calls name the other cassettes of `{folder}/` (e.g. in `{example}`) (a guess from vcrpy's `use_cassette` paths; `vcr prune -- pytest` decides from a run)"
                 ),
@@ -585,6 +694,33 @@ fn use_cassette(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_give_back_what_was_pushed_in_order() {
+        let mut paths = Paths::default();
+        assert!(paths.is_empty());
+        assert_eq!(paths.iter().count(), 0);
+        // An empty path, a name with a line break and one with non-ASCII characters are
+        // kept apart by their offsets, not by a separator.
+        let given = [
+            "a/cassettes/x.yaml",
+            "",
+            "b/odd\nname.yaml",
+            "c/ünï.yaml",
+            "a/cassettes/x.yaml",
+        ];
+        for path in given {
+            paths.push(path);
+        }
+        assert!(!paths.is_empty());
+        let back: Vec<String> = paths.iter().map(|c| c.rel()).collect();
+        assert_eq!(back, given);
+        assert_eq!(
+            paths.folders.len(),
+            5,
+            "a folder that comes again is held again"
+        );
+    }
 
     #[test]
     fn what_makes_a_module_opaque() {

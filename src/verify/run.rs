@@ -130,7 +130,7 @@ pub fn run_tree(
         let mut source = Drawn {
             found,
             project,
-            python: run.vcrpy.is_some(),
+            python: run.guessing.is_some(),
             tail,
             coverage: project.coverage(),
             scenarios: Vec::new(),
@@ -209,8 +209,8 @@ struct Run<'c> {
     outcome: Outcome,
     /// The names of content-addressed cassettes, for collisions ([`Names`]).
     names: Names,
-    /// The vcrpy cassettes, in order, when the static orphan guess needs them.
-    vcrpy: Option<Vec<Cassette>>,
+    /// The static orphan guess, given each vcrpy cassette as it is checked, when it runs.
+    guessing: Option<crate::usage::naming::Guessing>,
 }
 
 impl<'c> Run<'c> {
@@ -229,7 +229,9 @@ impl<'c> Run<'c> {
             },
             outcome: Outcome::default(),
             names: Names::default(),
-            vcrpy: (options.usage.is_none() && checks.static_orphans.is_some()).then(Vec::new),
+            guessing: (checks.static_orphans.as_deref())
+                .filter(|_| options.usage.is_none())
+                .map(crate::usage::naming::Guessing::new),
         }
     }
 
@@ -284,9 +286,9 @@ impl<'c> Run<'c> {
         if let Some(format) = result.http_format {
             *outcome.summary.http.entry(format).or_default() += 1;
             if format == http::Format::Vcrpy.name()
-                && let Some(vcrpy) = &mut self.vcrpy
+                && let Some(guessing) = &mut self.guessing
             {
-                vcrpy.push(cassette.clone());
+                guessing.add(&cassette.rel);
             }
         }
         self.keep.keep(result.findings, outcome);
@@ -301,11 +303,9 @@ impl<'c> Run<'c> {
         collisions(&self.names.finish(), self.checks, &mut findings);
         if let Some(usage) = &self.options.usage {
             usage_findings(selection, usage, self.checks, &mut findings);
-        } else if let (Some(root), Some(vcrpy)) = (&self.checks.static_orphans, &self.vcrpy) {
+        } else if let Some(guessing) = self.guessing.take() {
             // Without a run, a guess from the naming (a warning that says so; never deletes).
-            let vcrpy: Vec<&Cassette> = vcrpy.iter().collect();
-            let guesses =
-                crate::usage::naming::orphans(root, &vcrpy, selection.python_files.as_deref());
+            let guesses = guessing.finish(selection.python_files.as_deref());
             for guess in guesses.orphans {
                 let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
                 push(self.checks, &mut findings, finding, None);
