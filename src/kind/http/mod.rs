@@ -666,8 +666,10 @@ fn outside(
             field(recorded);
         }
     }
-    taken.sort_unstable();
-    data.sort_unstable();
+    // The fields come in runs (an interaction's, in the reader's order), which a stable
+    // sort merges in one pass (an unstable sort was most of this function's time).
+    taken.sort();
+    data.sort();
     let in_data = |start: u32| {
         let i = data.partition_point(|&(s, _)| s <= start);
         i > 0 && start < data[i - 1].1
@@ -720,8 +722,9 @@ fn outside(
         out.push((at, end));
     }
     // Merged, and only what is long enough to hold a credential (the shortest is 8 bytes).
+    // The scalars no field took, then the text between scalars: two sorted runs.
     if !out.is_sorted() {
-        out.sort_unstable();
+        out.sort();
     }
     let mut merged: Vec<(u32, u32)> = Vec::with_capacity(out.len());
     for (start, end) in out {
