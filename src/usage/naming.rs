@@ -212,7 +212,7 @@ fn python_modules(root: &Path, listed: Option<&[PathBuf]>) -> Vec<PathBuf> {
 ///
 /// Each cassette is judged by pytest-recording's and pytest-vcr's naming when it comes
 /// (their modules read then, once per folder); only those the naming leaves to vcrpy's
-/// `use_cassette` paths are kept, by folder and file name ([`Paths`]), until `finish` reads
+/// `use_cassette` paths are kept, by folder and file name (`Paths`), until `finish` reads
 /// the tree's modules. Holding every cassette to the end took about 20 MB of the peak over
 /// 64 copies of the corpus (40,000 vcrpy cassettes), most of what a whole-tree `verify` grew
 /// by with the number of files (issue 25).
