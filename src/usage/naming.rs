@@ -33,6 +33,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::tree::Cassette;
+
 /// What the static guess says about a tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Guesses {
@@ -238,12 +240,11 @@ impl Guessing {
         }
     }
 
-    /// Judges the vcrpy cassette at `rel` (relative to the root, `/`-separated) by
-    /// pytest-recording's and pytest-vcr's naming, keeping it for [`Guessing::finish`] where
-    /// their naming does not decide.
-    pub fn add(&mut self, rel: &str) {
-        let path = self.root.join(rel);
-        match pytest_recording(&self.root, &path, &mut self.modules) {
+    /// Judges a vcrpy cassette under the root by pytest-recording's and pytest-vcr's naming,
+    /// keeping it for [`Guessing::finish`] where their naming does not decide.
+    pub fn add(&mut self, cassette: &Cassette) {
+        let rel = cassette.rel.as_str();
+        match pytest_recording(&self.root, &cassette.path, &mut self.modules) {
             Judged::Orphan(message) => self.orphans.push(Guess {
                 rel: rel.to_owned(),
                 message,

@@ -288,7 +288,7 @@ impl<'c> Run<'c> {
             if format == http::Format::Vcrpy.name()
                 && let Some(guessing) = &mut self.guessing
             {
-                guessing.add(&cassette.rel);
+                guessing.add(cassette);
             }
         }
         self.keep.keep(result.findings, outcome);

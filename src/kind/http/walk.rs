@@ -184,40 +184,40 @@ impl<'n> At<'n> {
         }
     }
 
-    /// The path of `key` below this node. Built by hand at its final size: `format!` grows
-    /// its buffer several times, for every field of every cassette (issue 12).
+    /// The path of `key` below this node.
     fn key_path(&self, key: &str) -> String {
-        if self.path.is_empty() {
-            return key.to_owned();
-        }
-        let mut path = String::with_capacity(self.path.len() + 1 + key.len());
-        path.push_str(&self.path);
-        path.push('.');
-        path.push_str(key);
-        path
+        self.path_below(Some(key), None)
     }
 
-    /// The path of the `i`-th item below this node, at its final size (see `key_path`).
+    /// The path of the `i`-th item below this node.
     fn item_path(&self, i: usize) -> String {
-        // `[`, at most 20 digits, `]`.
-        let mut path = String::with_capacity(self.path.len() + 22);
-        path.push_str(&self.path);
-        // Writing to a `String` cannot fail.
-        let _ = std::fmt::Write::write_fmt(&mut path, format_args!("[{i}]"));
-        path
+        self.path_below(None, Some(i))
     }
 
     /// The path of the `i`-th item of the list under `key`: `key_path(key)` and then
     /// `item_path(i)` below it, in one allocation.
     fn key_item_path(&self, key: &str, i: usize) -> String {
-        let mut path = String::with_capacity(self.path.len() + key.len() + 23);
-        if !self.path.is_empty() {
-            path.push_str(&self.path);
-            path.push('.');
+        self.path_below(Some(key), Some(i))
+    }
+
+    /// This node's path, then `.key`, then `[i]`, each if given. Built by hand at its final
+    /// size: `format!` grows its buffer several times, for every field of every cassette
+    /// (issue 12).
+    fn path_below(&self, key: Option<&str>, item: Option<usize>) -> String {
+        // `.` and the key; `[`, at most 20 digits, `]`.
+        let size = self.path.len() + key.map_or(0, |k| k.len() + 1) + item.map_or(0, |_| 22);
+        let mut path = String::with_capacity(size);
+        path.push_str(&self.path);
+        if let Some(key) = key {
+            if !self.path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(key);
         }
-        path.push_str(key);
-        // Writing to a `String` cannot fail.
-        let _ = std::fmt::Write::write_fmt(&mut path, format_args!("[{i}]"));
+        if let Some(i) = item {
+            // Writing to a `String` cannot fail.
+            let _ = std::fmt::Write::write_fmt(&mut path, format_args!("[{i}]"));
+        }
         path
     }
 
