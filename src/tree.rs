@@ -184,6 +184,61 @@ pub enum SelectError {
     },
 }
 
+/// The `.py` files a walk met, each folder held once with the names of its files after it.
+///
+/// A whole-tree `verify` holds them until the static orphan guess reads the modules, at
+/// the end: as absolute paths they were most of what the guess held in a monorepo of
+/// 19,000 modules (issue 25), each path repeating its folder.
+#[derive(Debug, Default, Clone)]
+pub struct PythonFiles {
+    /// Each folder, with the names of its files in the order they came. A folder whose
+    /// files are interleaved with a subfolder's comes back as a new group.
+    folders: Vec<(PathBuf, Vec<std::ffi::OsString>)>,
+    len: usize,
+}
+
+impl PythonFiles {
+    /// Adds a file by its path (a path without a file name is left out).
+    pub fn push(&mut self, path: &Path) {
+        let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+            return;
+        };
+        match self.folders.last_mut() {
+            Some((last, names)) if last == folder => names.push(name.to_owned()),
+            _ => self
+                .folders
+                .push((folder.to_owned(), vec![name.to_owned()])),
+        }
+        self.len += 1;
+    }
+
+    /// How many files it holds.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Each file as its folder and name, in the order they were added.
+    pub fn iter(&self) -> impl Iterator<Item = (&Path, &std::ffi::OsStr)> {
+        (self.folders.iter())
+            .flat_map(|(folder, names)| names.iter().map(move |name| (folder.as_path(), &**name)))
+    }
+}
+
+impl FromIterator<PathBuf> for PythonFiles {
+    fn from_iter<I: IntoIterator<Item = PathBuf>>(paths: I) -> Self {
+        let mut files = PythonFiles::default();
+        for path in paths {
+            files.push(&path);
+        }
+        files
+    }
+}
+
 /// The cassettes chosen for a command, in path order.
 #[derive(Debug, Default)]
 pub struct Selection {
@@ -211,7 +266,7 @@ pub struct Selection {
     /// The Python files (`*.py`) the walk of the whole root met, when it walked it: the
     /// static orphan guess reads the project's test modules, and walking the tree a second
     /// time for them cost a twentieth of a whole-tree `verify` (issue 12).
-    pub python_files: Option<Vec<PathBuf>>,
+    pub python_files: Option<PythonFiles>,
     /// Cassettes the walk left out because git ignores them (`--no-ignore` reads them),
     /// relative to the root, sorted: counted, never skipped in silence (issue 21).
     pub git_ignored: Vec<String>,
@@ -251,7 +306,7 @@ impl Selection {
             Found::Link(rel) => self.links.push(rel),
             Found::GitIgnored(rel) => self.git_ignored.push(rel),
             Found::StrayTemp(path) => self.stray_temps.push(path),
-            Found::Python(path) => self.python_files.get_or_insert_with(Vec::new).push(path),
+            Found::Python(path) => self.python_files.get_or_insert_default().push(&path),
             Found::Error(e) => self.errors.push(e),
             Found::Cassette(_) | Found::Scenario(_) | Found::Broken(_) => {}
         }
@@ -714,7 +769,7 @@ impl Project {
         selection
             .searched_dirs
             .push(self.root.display().to_string());
-        selection.python_files = Some(Vec::new());
+        selection.python_files = Some(PythonFiles::default());
     }
 
     /// Walks the whole tree and hands what it finds to `then`, one item at a time, in the
@@ -1481,6 +1536,32 @@ pub(crate) fn link_in(root: &Path, rel: &Path) -> Result<(), LinkCheck> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn python_files_give_back_each_path_in_order() {
+        let given = [
+            "/p/tests/a.py",
+            "/p/tests/b.py",
+            "/p/tests/sub/c.py",
+            "/p/tests/d.py",
+            "/p/top.py",
+        ];
+        let files: PythonFiles = given.iter().map(PathBuf::from).collect();
+        assert_eq!(files.len(), given.len());
+        assert!(!files.is_empty());
+        let back: Vec<PathBuf> = files
+            .iter()
+            .map(|(folder, name)| folder.join(name))
+            .collect();
+        assert_eq!(back, given.map(PathBuf::from));
+        // Consecutive files of a folder share it; a folder whose files a subfolder's
+        // interrupt is held again.
+        assert_eq!(files.folders.len(), 4);
+        let mut none = PythonFiles::default();
+        none.push(Path::new("/"));
+        assert!(none.is_empty());
+        assert_eq!(none.iter().count(), 0);
+    }
 
     #[test]
     fn relative_paths_use_slashes_and_keep_backslashes_in_names() {

@@ -33,7 +33,7 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use crate::tree::Cassette;
+use crate::tree::{Cassette, PythonFiles};
 
 /// What the static guess says about a tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -188,12 +188,9 @@ fn opaque(text: &str) -> Option<String> {
 }
 
 /// The `.py` files under `root` a walk of the tree selects (what it leaves out, virtual
-/// environments and installed packages among them, is left out here too): those of
-/// `listed`, the selection walk's list, else those a walk of `root` finds.
-fn python_modules(root: &Path, listed: Option<&[PathBuf]>) -> Vec<PathBuf> {
-    if let Some(listed) = listed {
-        return listed.to_vec();
-    }
+/// environments and installed packages among them, is left out here too), for a guess
+/// whose run did not walk the whole root.
+fn python_modules(root: &Path) -> PythonFiles {
     let python = |path: PathBuf, file_type: std::fs::FileType, ignored: bool| {
         (!ignored && file_type.is_file() && path.extension().is_some_and(|e| e == "py"))
             .then_some(path)
@@ -265,7 +262,7 @@ impl Guessing {
     /// calls say no test uses, in order. `python_files` are the `.py` files under the root
     /// when a walk of it has listed them already (the selection's); `None` walks the root
     /// for them.
-    pub fn finish(self, python_files: Option<&[PathBuf]>) -> Guesses {
+    pub fn finish(self, python_files: Option<&PythonFiles>) -> Guesses {
         let Guessing {
             root,
             off: mut off_by,
@@ -596,7 +593,7 @@ impl TreeModules {
 /// 19,000 `.py` files, issue 25).
 fn read_tree_modules(
     root: &Path,
-    python_files: Option<&[PathBuf]>,
+    python_files: Option<&PythonFiles>,
     wanted: &HashSet<&str>,
 ) -> TreeModules {
     use rayon::prelude::*;
@@ -604,10 +601,21 @@ fn read_tree_modules(
     needles.push("use_cassette");
     let finder = aho_corasick::AhoCorasick::new(&needles).ok();
     let p = patterns();
-    let read: Vec<(String, Vec<String>, Vec<String>, bool)> = python_modules(root, python_files)
+    let walked;
+    let python_files = match python_files {
+        Some(listed) => listed,
+        None => {
+            walked = python_modules(root);
+            &walked
+        }
+    };
+    // Borrowed, not copied: a path is joined only while its file is read.
+    let files: Vec<(&Path, &std::ffi::OsStr)> = python_files.iter().collect();
+    let read: Vec<(String, Vec<String>, Vec<String>, bool)> = files
         .par_iter()
-        .filter_map(|path| {
-            let text = std::fs::read_to_string(path).ok()?;
+        .filter_map(|&(folder, name)| {
+            let path = folder.join(name);
+            let text = std::fs::read_to_string(&path).ok()?;
             if finder.as_ref().is_some_and(|f| !f.is_match(&text)) {
                 return None;
             }
@@ -622,7 +630,7 @@ fn read_tree_modules(
                 .map(|m| m.as_str().to_owned())
                 .collect();
             let dynamic = p.use_cassette.find_iter(&text).count() > literal.len();
-            Some((crate::tree::relative(root, path), named, literal, dynamic))
+            Some((crate::tree::relative(root, &path), named, literal, dynamic))
         })
         .collect();
     let mut modules = TreeModules::default();

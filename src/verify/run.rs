@@ -305,7 +305,7 @@ impl<'c> Run<'c> {
             usage_findings(selection, usage, self.checks, &mut findings);
         } else if let Some(guessing) = self.guessing.take() {
             // Without a run, a guess from the naming (a warning that says so; never deletes).
-            let guesses = guessing.finish(selection.python_files.as_deref());
+            let guesses = guessing.finish(selection.python_files.as_ref());
             for guess in guesses.orphans {
                 let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
                 push(self.checks, &mut findings, finding, None);
