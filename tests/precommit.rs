@@ -273,6 +273,25 @@ fn the_wheel_installs_without_rust_and_its_python_hook_refuses_a_leaked_key() {
     let this = Path::new(env!("CARGO_MANIFEST_DIR"));
     let version = env!("CARGO_PKG_VERSION");
 
+    // maturin runs `cargo metadata`, offline here, which reads every package of the
+    // lockfile, other platforms' too; building on this machine fetched only its own (a fresh
+    // machine failed on `anstyle-wincon`), so the rest are fetched first.
+    let fetched = run(
+        Command::new(env!("CARGO"))
+            .args(["fetch", "--locked"])
+            .current_dir(this),
+        this,
+    );
+    if !fetched.ok {
+        let why = format!("`cargo fetch --locked` failed:\n{}", fetched.all);
+        assert!(
+            std::env::var(REQUIRE).as_deref() != Ok("1"),
+            "{REQUIRE}=1 and {why}"
+        );
+        skip::skip(&why);
+        return;
+    }
+
     // The repository's command (see pyproject.toml), into a folder of our own.
     let dist = tmp.join("dist");
     let started = Instant::now();
