@@ -189,7 +189,7 @@ pub enum SelectError {
 /// A whole-tree `verify` holds them until the static orphan guess reads the modules, at
 /// the end: as absolute paths they were most of what the guess held in a monorepo of
 /// 19,000 modules (issue 25), each path repeating its folder.
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct PythonFiles {
     /// Each folder, with the names of its files in the order they came. A folder whose
     /// files are interleaved with a subfolder's comes back as a new group.
