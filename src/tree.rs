@@ -194,7 +194,6 @@ pub struct PythonFiles {
     /// Each folder, with the names of its files in the order they came. A folder whose
     /// files are interleaved with a subfolder's comes back as a new group.
     folders: Vec<(PathBuf, Vec<std::ffi::OsString>)>,
-    len: usize,
 }
 
 impl PythonFiles {
@@ -209,17 +208,16 @@ impl PythonFiles {
                 .folders
                 .push((folder.to_owned(), vec![name.to_owned()])),
         }
-        self.len += 1;
     }
 
     /// How many files it holds.
     pub fn len(&self) -> usize {
-        self.len
+        self.folders.iter().map(|(_, names)| names.len()).sum()
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.folders.is_empty()
     }
 
     /// Each file as its folder and name, in the order they were added.
