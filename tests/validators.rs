@@ -9,43 +9,59 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use common::{TestDir, git};
 
 const REQUIRE: &str = "VCR_REQUIRE_VALIDATORS";
 
 /// The folder the validators are installed in, or `None` after saying why on stderr.
+///
+/// The tests of this file run on parallel threads and all need the same `node_modules`:
+/// `npm ci` deletes that folder before it fills it, so a second install running beside the
+/// first removes modules the first test is already using (CI saw `Cannot find module` and
+/// npm's `ENOENT`). The install therefore runs once per test process, the first caller's
+/// thread doing it while the others wait for its outcome.
 fn validators() -> Option<PathBuf> {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validators");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validators");
-    let lock = std::fs::read(here.join("package-lock.json")).unwrap();
-    let installed = dir.join("installed.lock");
-    if std::fs::read(&installed).ok().as_deref() != Some(&lock[..]) {
-        std::fs::create_dir_all(&dir).unwrap();
-        for file in ["package.json", "package-lock.json"] {
-            std::fs::copy(here.join(file), dir.join(file)).unwrap();
-        }
-        let ci = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-            .current_dir(&dir)
-            .output();
-        let failed = match ci {
-            Ok(out) if out.status.success() => None,
-            Ok(out) => Some(String::from_utf8_lossy(&out.stderr).trim().to_owned()),
-            Err(e) => Some(format!("no npm: {e}")),
-        };
-        if let Some(why) = failed {
+    static INSTALLED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match INSTALLED.get_or_init(install) {
+        Ok(dir) => Some(dir.clone()),
+        Err(why) => {
             if std::env::var(REQUIRE).as_deref() == Ok("1") {
                 panic!("{REQUIRE}=1 and the validators could not be installed: {why}");
             }
             common::skip(&format!(
                 "the output validators could not be installed (npm ci in tests/validators): {why}"
             ));
-            return None;
+            None
         }
-        std::fs::write(&installed, &lock).unwrap();
     }
-    Some(dir)
+}
+
+/// Installs the pinned validators under Cargo's `target/tmp` unless the lock file they were
+/// installed from is the current one; the error is npm's own account of why it could not.
+fn install() -> Result<PathBuf, String> {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validators");
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("validators");
+    let lock = std::fs::read(here.join("package-lock.json")).unwrap();
+    let installed = dir.join("installed.lock");
+    if std::fs::read(&installed).ok().as_deref() == Some(&lock[..]) {
+        return Ok(dir);
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in ["package.json", "package-lock.json"] {
+        std::fs::copy(here.join(file), dir.join(file)).unwrap();
+    }
+    let out = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .output()
+        .map_err(|e| format!("no npm: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+    }
+    std::fs::write(&installed, &lock).unwrap();
+    Ok(dir)
 }
 
 /// `sarif-multitool validate` on `log`: its error and warning lines (it exits 0 either way).
