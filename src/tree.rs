@@ -749,6 +749,27 @@ impl Project {
         Ok(selection)
     }
 
+    /// Makes every file named on the command line that is no cassette of a known kind a
+    /// cassette linted as text (`verify`'s gate fails closed, issue 39): a recorder's
+    /// cassette vcr has no reader for, named by pre-commit, is judged by every detector
+    /// instead of being skipped with exit 0. `normalize` and `rehash` keep skipping them:
+    /// they have nothing to rewrite there.
+    pub fn read_named_as_text(&self, selection: &mut Selection) {
+        if selection.ignored.is_empty() {
+            return;
+        }
+        for rel in std::mem::take(&mut selection.ignored) {
+            let path = self.root.join(&rel);
+            selection.cassettes.push(Cassette {
+                dir: self.plain_dir(path.parent().unwrap_or(&path), None),
+                path,
+                rel,
+                kind: CassetteKind::Text,
+            });
+        }
+        selection.cassettes.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
+
     /// What a selection of the whole tree starts with: the configured folders that cannot
     /// be used, and that the root is searched.
     pub fn start_tree(&self, selection: &mut Selection) {

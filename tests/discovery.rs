@@ -71,9 +71,10 @@ fn cassettes_are_found_by_content_wherever_they_live() {
 }
 
 /// pre-commit passes file names: a named cassette no glob selects was skipped, and the hook
-/// said `Passed` over a leaked key.
+/// said `Passed` over a leaked key. Every other named file is judged too, as text (issue 39:
+/// a cassette of a recorder vcr has no reader for was skipped with exit 0).
 #[test]
-fn named_files_are_read_by_content_and_the_rest_are_counted() {
+fn named_files_are_read_by_content_and_the_rest_are_linted_as_text() {
     let t = TestDir::new();
     t.write("examples/fixtures/golang-org.yaml", go_vcr());
     t.write("main.go", "package main\n");
@@ -82,12 +83,12 @@ fn named_files_are_read_by_content_and_the_rest_are_counted() {
         .code(1)
         .stdout_has("leak/secret")
         .stdout_has("checked 1 file (1 go-vcr read as HTTP cassettes)");
-    // Only non-cassettes named: a pass that says what it did not read.
+    // Only non-cassettes named, and clean: a pass that says how they were read.
     t.vcr(&["verify", "main.go", "README.md"])
         .code(0)
-        .stdout_has("2 named files are not cassettes (-v lists them)");
+        .stdout_has("checked 2 files: 0 errors, 0 warnings; 2 files linted as text (no reader knows their shapes) (-v lists them)");
     t.vcr(&["-v", "verify", "main.go", "README.md"])
-        .stdout_has("main.go: not a cassette vcr knows");
+        .stdout_has("main.go: linted as text: no reader knows its shape");
     let doc = t
         .vcr(&[
             "verify",
@@ -97,8 +98,17 @@ fn named_files_are_read_by_content_and_the_rest_are_counted() {
             "examples/fixtures/golang-org.yaml",
         ])
         .json();
-    assert_eq!(doc["summary"]["not_cassettes"], 1, "{doc}");
-    assert_eq!(doc["summary"]["files"], 1, "{doc}");
+    assert_eq!(doc["summary"]["as_text"], 1, "{doc}");
+    assert_eq!(doc["summary"]["files"], 2, "{doc}");
+    // A file of no shape vcr knows that holds a credential fails the gate when named.
+    t.write(
+        "tests/fixtures/example_api",
+        "-\n    request:\n        method: GET\n        headers:\n            Authorization: 'Bearer q7Lm2Xv9Rt4Kp8Zs3Nw6Yb1Hc5Jd0Fg'\n",
+    );
+    t.vcr(&["verify", "tests/fixtures/example_api"])
+        .code(1)
+        .stdout_has("leak/secret")
+        .stdout_has("1 file linted as text");
 }
 
 /// Configuring `[http] cassettes` used to replace the default folders: cassettes checked a
@@ -135,7 +145,7 @@ fn cassette_looking_files_no_reader_knows_are_counted() {
     );
     t.write("tests/cassettes/a.yaml", go_vcr());
     t.vcr(&["verify"])
-        .stdout_has("1 file linted as text (no HTTP reader knows its shape) (-v lists them)");
+        .stdout_has("1 file linted as text (no reader knows its shape) (-v lists them)");
     t.vcr(&["-v", "verify"])
         .stdout_has("tests/cassettes/odd.json: linted as text");
     let doc = t.vcr(&["verify", "--format", "json"]).json();
@@ -261,7 +271,56 @@ fn pact_contracts_are_not_cassettes() {
         "{}",
         run.stdout
     );
+    // Named, it is judged as text: no `parse` error, no pass unread.
     t.vcr(&["verify", "packages/web/pacts/web-billing.json"])
         .code(0)
-        .stdout_has("1 named file is not a cassette");
+        .stdout_has("1 file linted as text");
+}
+
+/// Cassettes of recorders vcr has no reader for yet (ExVCR, R's vcr, Swift's DVR) were
+/// `parse` errors on healthy files, taken for vcrpy, Ruby VCR and go-vcr (issue 39): what
+/// their recorder loads is judged as text, named or found by the walk, and a credential in
+/// them still fails the gate.
+#[test]
+fn files_that_only_look_like_a_known_format_are_linted_as_text() {
+    let t = TestDir::new();
+    let key = "q7Lm2Xv9Rt4Kp8Zs3Nw6Yb1Hc5Jd0Fg";
+    t.write(
+        "fixture/vcr_cassettes/items.json",
+        format!("[{{\"request\": {{\"body\": \"\", \"headers\": {{\"Authorization\": \"Bearer {key}\"}}, \"method\": \"get\", \"options\": [], \"request_body\": \"\", \"url\": \"https://api.example.com/v1/items\"}}, \"response\": {{\"binary\": false, \"body\": \"{{}}\", \"headers\": {{}}, \"status_code\": 200, \"type\": \"ok\"}}}}]\n"),
+    );
+    t.write(
+        "tests/fixtures/items.yml",
+        format!("http_interactions:\n- request:\n    method: get\n    uri: https://api.example.com/v1/items\n    body:\n      encoding: ''\n      string: ''\n    headers:\n      Authorization: Bearer {key}\n  response:\n    status:\n      status_code: '200'\n      message: OK\n    headers: {{}}\n    body:\n      encoding: UTF-8\n      file: no\n      string: '{{}}'\n  recorded_at: 2023-01-01 00:00:00 GMT\n  recorded_with: vcr/1.2.0, webmockr/0.9.0\n"),
+    );
+    t.write(
+        "Tests/Fixtures/items.json",
+        format!("{{\"name\": \"items\", \"interactions\": [{{\"recorded_at\": 1500000000.0, \"request\": {{\"method\": \"GET\", \"url\": \"https://api.example.com/v1/items\", \"headers\": {{\"Authorization\": \"Bearer {key}\"}}}}, \"response\": {{\"url\": \"https://api.example.com/v1/items\", \"status\": 200, \"headers\": {{}}, \"body\": {{\"ok\": true}}}}}}]}}\n"),
+    );
+    let files = [
+        "Tests/Fixtures/items.json",
+        "fixture/vcr_cassettes/items.json",
+        "tests/fixtures/items.yml",
+    ];
+    for args in [vec!["verify", "--format", "json"], {
+        let mut named = vec!["verify", "--format", "json"];
+        named.extend(files);
+        named
+    }] {
+        let run = t.vcr(&args);
+        run.code(1);
+        assert!(!run.stdout.contains(key), "{}", run.stdout);
+        let doc = run.json();
+        let findings = doc["findings"].as_array().unwrap();
+        assert!(findings.iter().all(|f| f["id"] != "parse"), "{doc:#}");
+        for file in files {
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f["path"] == file && f["id"] == "leak/secret"),
+                "{file}: {doc:#}"
+            );
+        }
+        assert_eq!(doc["summary"]["as_text"], 3, "{doc:#}");
+    }
 }

@@ -155,7 +155,7 @@ fn text_cassette(t: &TestDir, strings: &[String]) -> (String, String) {
     let body = format!(r#"{{"content": [{{"type": "text", "text": "{content}"}}]}}"#);
     assert!(!body.contains('\''));
     let yaml = format!(
-        "interactions:\n- request:\n    body: null\n  response:\n    body:\n      string: '{body}'\n"
+        "interactions:\n- request:\n    body: null\n  response:\n    body:\n      string: '{body}'\nversion: 1\n"
     );
     let rel = "cassettes/leaky.yaml".to_owned();
     t.write(&rel, &yaml);
@@ -348,8 +348,8 @@ fn normalize_diff_prints_no_leak() {
         vec!["normalize", "--check", "--diff", "--format", "json"],
     ] {
         let run = t.vcr(&args);
-        // The vcrpy-like file (no `uri`) sits where HTTP cassettes are looked for and does
-        // not read as one: normalize cannot vouch for it (issue 10), and says so.
+        // The vcrpy file (`version: 1`, no `uri`) sits where HTTP cassettes are looked for
+        // and does not read as one: normalize cannot vouch for it (issue 10), and says so.
         run.code(2);
         assert!(
             run.stderr.contains("cassettes/leaky.yaml:3:5"),

@@ -133,8 +133,9 @@ fn every_talkback_tape_is_json5() {
     assert!(read > 0);
 }
 
-/// A file that is one of these formats but is not valid YAML or JSON is an error of that
-/// format with the position of the problem; YAML that is no cassette stays text.
+/// A file that is one of these formats (its recorder's own markers say so) but is not valid
+/// YAML or JSON is an error of that format with the position of the problem; YAML that is no
+/// cassette, or only looks like one, stays text (issue 39).
 #[test]
 fn broken_cassettes_are_errors_with_their_position() {
     #[track_caller]
@@ -150,13 +151,13 @@ fn broken_cassettes_are_errors_with_their_position() {
     }
     case(
         "vcrpy.yaml",
-        "interactions:\n- request:\n    body: 'unterminated\n    method: GET\n",
+        "interactions:\n- request:\n    body: 'unterminated\n    method: GET\nversion: 1\n",
         Format::Vcrpy,
         "'unterminated",
     );
     case(
         "ruby.yml",
-        "---\nhttp_interactions:\n- request:\n    method: get\n   uri: http://x/\n",
+        "---\nhttp_interactions:\n- request:\n    method: get\n   uri: http://x/\nrecorded_with: VCR 6.3.1\n",
         Format::RubyVcr,
         "uri",
     );
@@ -168,9 +169,9 @@ fn broken_cassettes_are_errors_with_their_position() {
     );
     case(
         "vcrpy.json",
-        "{\"interactions\": [{\"request\": {\"uri\": \"http://x/\",}}]}",
+        "{\"interactions\": [{\"request\": {\"uri\": \"http://x/\",}}], \"version\": 1}",
         Format::Vcrpy,
-        "}}]}",
+        "}}],",
     );
     // A cassette of these formats with a field missing.
     case(
@@ -181,6 +182,34 @@ fn broken_cassettes_are_errors_with_their_position() {
     );
     let text = "version: 2\nsteps:\n  - run: make\n";
     assert_eq!(http::read(Path::new("ci.yaml"), text.as_bytes()), Ok(None));
+    // Shapes that only look like these formats: no `version: 1` beside vcrpy's
+    // `interactions`, R's vcr (`recorded_with: vcr/1.2.0`) beside Ruby VCR's
+    // `http_interactions`, DVR (no version) beside go-vcr's `url`, ExVCR's list taken for
+    // vcrpy's old layout. None is a cassette of a format vcr reads.
+    for (name, text) in [
+        (
+            "vcrpy.yaml",
+            "interactions:\n- request:\n    body: 'unterminated\n    method: GET\n",
+        ),
+        (
+            "r.yml",
+            "http_interactions:\n- request:\n    method: get\n    uri: http://x/\n  response:\n    status:\n      status_code: '200'\nrecorded_with: vcr/1.2.0, webmockr/0.9.0\n",
+        ),
+        (
+            "dvr.json",
+            "{\"name\": \"a\", \"interactions\": [{\"request\": {\"method\": \"GET\", \"url\": \"http://x/\"}, \"response\": {\"status\": 200, \"body\": {\"a\": 1}}}]}",
+        ),
+        (
+            "exvcr.json",
+            "[{\"request\": {\"method\": \"get\", \"url\": \"http://x/\", \"options\": []}, \"response\": {\"status_code\": 200, \"type\": \"ok\"}}]",
+        ),
+    ] {
+        assert_eq!(
+            http::read(Path::new(name), text.as_bytes()),
+            Ok(None),
+            "{name}"
+        );
+    }
 }
 
 /// What vcrpy loads, vcr reads (issue 25): a request body aiohttp recorded as a mapping (was

@@ -1156,7 +1156,8 @@ fn staged_checks_the_index_not_the_working_file() {
     let doc = run.json();
     assert_eq!(kinds(&doc), [pair("leak/secret", "error")]);
     assert_eq!(findings(&doc)[0]["path"], rel.as_str());
-    assert_eq!(doc["summary"]["files"], 1, "README.md is not a cassette");
+    assert_eq!(doc["summary"]["files"], 2, "README.md is linted as text");
+    assert_eq!(doc["summary"]["as_text"], 1, "{doc}");
     vcr_in_repo(&t, "", &["verify"]).code(0);
 
     // Staged clean, working copy leaky: the commit is clean.
@@ -1164,7 +1165,7 @@ fn staged_checks_the_index_not_the_working_file() {
     t.write(&rel, &leaky);
     vcr_in_repo(&t, "", &["verify", "--staged"])
         .code(0)
-        .stdout_has("checked 1 file: 0 errors");
+        .stdout_has("checked 2 files: 0 errors");
     vcr_in_repo(&t, "", &["verify"]).code(1);
 }
 
@@ -1191,7 +1192,9 @@ fn staged_in_a_monorepo_checks_only_this_projects_cassettes() {
     run.code(1);
     assert_never_printed(&run, &s);
     let doc = run.json();
-    assert_eq!(doc["summary"]["files"], 1, "{doc:#}");
+    // The cassette, and the project's `vcr.toml` (staged, so judged, as text).
+    assert_eq!(doc["summary"]["files"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["as_text"], 1, "{doc:#}");
     assert_eq!(kinds(&doc), [pair("leak/secret", "error")]);
     // Named from the project root (where vcr.toml is), not the repository's.
     assert_eq!(findings(&doc)[0]["path"], format!("fixtures/{name}"));
@@ -1311,13 +1314,19 @@ version: 1
             .starts_with("interactions[0].response.body.string")
     );
 
-    // Named, or under a named folder, they are read too; a file the globs do not select
-    // is not, even when named.
+    // Named, or under a named folder, they are read too; a named file the globs do not
+    // select is linted as text all the same (issue 39).
     let (run, doc) = verify_json(&t, &[path, "other/leak.yaml"]);
     run.code(1);
     assert_never_printed(&run, &s);
-    assert_eq!(doc["summary"]["files"], 1);
-    assert_eq!(findings(&doc).len(), 3);
+    assert_eq!(doc["summary"]["files"], 2);
+    assert_eq!(doc["summary"]["as_text"], 1);
+    assert_eq!(findings(&doc).len(), 4);
+    assert!(
+        findings(&doc)
+            .iter()
+            .any(|f| f["path"] == "other/leak.yaml")
+    );
     let (run, doc) = verify_json(&t, &["tests"]);
     run.code(1);
     assert_eq!(doc["summary"]["files"], 3);

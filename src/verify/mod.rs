@@ -343,15 +343,13 @@ pub struct Summary {
     /// Files read as HTTP cassettes, per format (`"vcrpy": 12`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub http: BTreeMap<&'static str, usize>,
-    /// Files selected as possible HTTP cassettes (by a cassette folder, `[http] cassettes`
-    /// or their content) that no reader knows the shape of: linted as text only. Nothing
-    /// goes unread in silence (issue 21); `Outcome::as_text` names them.
+    /// Files no reader knows the shape of, linted as text only: selected as possible HTTP
+    /// cassettes (by a cassette folder, `[http] cassettes`, `[verify] text` or their
+    /// content), or named on the command line (or staged) and no cassette of a known kind.
+    /// Nothing goes unread in silence and nothing named goes unjudged (issues 21 and 39);
+    /// `Outcome::as_text` names them.
     #[serde(skip_serializing_if = "is_zero")]
     pub as_text: usize,
-    /// Files named on the command line (or staged) that are no cassette of any known kind:
-    /// not read. Counted so that a hook that passed them says so (issue 21).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub not_cassettes: usize,
     /// Cassettes the walk left out because git ignores them (`--no-ignore` reads them):
     /// counted, so that a rule that hides cassettes is seen (issue 21).
     #[serde(skip_serializing_if = "is_zero")]

@@ -279,7 +279,7 @@ impl<'c> Run<'c> {
         outcome.summary.files += 1;
         if result.http_format.is_none()
             && !result.http_unreadable
-            && cassette.kind == CassetteKind::Http
+            && matches!(cassette.kind, CassetteKind::Http | CassetteKind::Text)
         {
             outcome.as_text.push(cassette.rel.clone());
         }
@@ -315,7 +315,6 @@ impl<'c> Run<'c> {
         let mut outcome = self.outcome;
         self.keep.keep(findings, &mut outcome);
         outcome.summary.as_text = outcome.as_text.len();
-        outcome.summary.not_cassettes = selection.ignored.len();
         outcome.summary.git_ignored = selection.git_ignored.len();
         outcome.git_ignored.clone_from(&selection.git_ignored);
         outcome

@@ -223,6 +223,16 @@ impl Context {
         }
     }
 
+    /// Selects the files `verify` judges: the cassettes, and every other file named on the
+    /// command line, linted as text ([`vcr::tree::Project::read_named_as_text`]).
+    pub(crate) fn select_judged(&self, paths: &[PathBuf], allow_empty: bool) -> Result<Selection> {
+        let mut selection = self.project.select(paths, &self.working_dir)?;
+        self.project.read_named_as_text(&mut selection);
+        self.report_selected(&selection);
+        self.check_selected(&selection, allow_empty)?;
+        Ok(selection)
+    }
+
     /// Selects the cassettes a check works on (`verify`, `normalize`, `rehash`): nothing
     /// checked is not a pass, so a search that finds no cassette at all, and a configured
     /// folder or glob that selects nothing, are errors unless `allow_empty`.

@@ -420,11 +420,13 @@ pub fn read_windows(
         let read = windows_of(path, text, replaced, false, &mut |part, _| {
             format.get_or_insert(part.format);
             visit(Some(part));
-        })?;
-        if read.is_some() {
-            return Ok(format);
+        });
+        match read {
+            Ok(Some(_)) => return Ok(format),
+            Err(e) if identified(e.format, text) => return Err(e),
+            // Read whole below, where what is not identified is no cassette either.
+            Ok(None) | Err(_) => visit(None),
         }
-        visit(None);
     }
     Ok(read_with(path, text, replaced)?.map(|cassette| {
         let format = cassette.format;
@@ -553,7 +555,77 @@ pub fn inflate_problem(bytes: &[u8]) -> Option<(Vec<u8>, String)> {
 /// largest `.yaml.gz` inflates to under 1 MB), far below what exhausts a machine.
 const MAX_INFLATED: u64 = 64 << 20;
 
+/// Reads `text` as the cassette its shape shows. A text that does not read is a `parse`
+/// error only when its recorder's own markers identify it ([`identified`]); one that only
+/// looked like a cassette of a format (an ExVCR list taken for vcrpy's old layout, R's vcr
+/// taken for Ruby VCR) is no cassette of a format vcr reads, and is linted as text: what a
+/// recorder loads is never a `parse` error (issue 39).
 fn read_text(
+    path: &Path,
+    text: &str,
+    replaced: &Sidecars,
+) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
+    match read_shape(path, text, replaced) {
+        Err(e) if !identified(e.format, text.as_bytes()) => Ok(None),
+        read => read,
+    }
+}
+
+/// Whether `text` carries the markers only `format`'s recorder writes, found in its text
+/// (a file that does not parse has no document to look in): vcrpy's `version: 1` beside
+/// `interactions` (or langchain-aws's `requests` and `responses`), Ruby VCR's
+/// `recorded_with: VCR <version>`, go-vcr's `version: 1` or `2` beside `interactions` in
+/// YAML, a HAR's `log` with its `creator` and `entries`, nock's `scope` origins, a talkback
+/// tape's `meta` with its `createdAt`, httprr's header line.
+pub fn identified(format: Format, text: &[u8]) -> bool {
+    let text = head_and_tail(text);
+    let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
+    // A YAML key at the start of a line (top level), with what follows it.
+    let line = |start: &str| text.starts_with(start) || has(&format!("\n{start}"));
+    let json = text
+        .trim_start_matches('\u{feff}')
+        .trim_start()
+        .starts_with(['{', '[']);
+    match format {
+        Format::Vcrpy if json => {
+            (has("\"interactions\"") && (has("\"version\": 1") || has("\"version\":1")))
+                || (has("\"requests\"") && has("\"responses\""))
+        }
+        Format::Vcrpy => {
+            (line("interactions:") && line("version: 1"))
+                || (line("requests:") && line("responses:"))
+        }
+        Format::RubyVcr => {
+            has("recorded_with: VCR ")
+                || has("recorded_with: 'VCR ")
+                || has("recorded_with: \"VCR ")
+                || has("\"recorded_with\": \"VCR ")
+                || has("\"recorded_with\":\"VCR ")
+        }
+        Format::GoVcr => {
+            !json && line("interactions:") && (line("version: 1") || line("version: 2"))
+        }
+        Format::Har => has("log") && has("creator") && has("entries"),
+        Format::Nock => has("\"scope\": \"http") || has("\"scope\":\"http"),
+        Format::Talkback => talkback::looks_like(&text) && has("createdAt"),
+        Format::Httprr => true,
+    }
+}
+
+/// The first and last 64 KiB of `text` (as far as they are UTF-8), where a recorder's
+/// top-level markers are: vcrpy writes `version` last, Ruby VCR `recorded_with` last.
+fn head_and_tail(text: &[u8]) -> std::borrow::Cow<'_, str> {
+    const PART: usize = 1 << 16;
+    if text.len() <= 2 * PART {
+        return String::from_utf8_lossy(text);
+    }
+    let mut joined = String::from_utf8_lossy(&text[..PART]).into_owned();
+    joined.push('\n');
+    joined.push_str(&String::from_utf8_lossy(&text[text.len() - PART..]));
+    std::borrow::Cow::Owned(joined)
+}
+
+fn read_shape(
     path: &Path,
     text: &str,
     replaced: &Sidecars,

@@ -260,7 +260,7 @@ fn explained_findings(
     wanted: &mut dyn FnMut(&vcr::finding::Finding) -> bool,
 ) -> Result<(usize, vcr::verify::Summary)> {
     let (selection, checks) = rayon::join(
-        || cx.select_checked(paths, args.allow_empty),
+        || cx.select_judged(paths, args.allow_empty),
         || Checks::new(&cx.project, &cx.machine_paths()),
     );
     let (selection, checks) = (selection?, checks?);
@@ -286,7 +286,9 @@ fn explained_findings(
 /// `vcr verify --show-files`: what the selection reads, without reading it. Ignored
 /// cassettes are listed in JSON and, with `-v`, as skipped.
 fn show_files(cx: &Context, args: &Args) -> Result<Outcome> {
-    let selection = cx.select(&args.paths)?;
+    let mut selection = cx.project.select(&args.paths, &cx.working_dir)?;
+    cx.project.read_named_as_text(&mut selection);
+    cx.report_selected(&selection);
     if cx.reporter.output() == Output::Json {
         #[derive(serde::Serialize)]
         struct File<'a> {
@@ -393,7 +395,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let (selection, checks) = rayon::join(
         || {
             (!whole_tree)
-                .then(|| cx.select_checked(&paths, args.allow_empty))
+                .then(|| cx.select_judged(&paths, args.allow_empty))
                 .transpose()
         },
         || Checks::new(&cx.project, &cx.machine_paths()),
@@ -503,8 +505,8 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             s.accepted
         ));
     }
-    // Nothing goes unread in silence (issue 21): what was only linted as text, and what was
-    // named but is no cassette, is counted; `-v` lists both.
+    // Nothing goes unread in silence (issue 21) and nothing named goes unjudged (issue 39):
+    // what was only linted as text is counted; `-v` lists it.
     for path in &outcome.as_text {
         cx.report().report(&Event::Skipped {
             path,
@@ -520,24 +522,12 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let mut not_read = Vec::new();
     if s.as_text > 0 {
         not_read.push(format!(
-            "{} linted as text (no HTTP reader knows {})",
+            "{} linted as text (no reader knows {})",
             count(s.as_text, "file"),
             if s.as_text == 1 {
                 "its shape"
             } else {
                 "their shapes"
-            }
-        ));
-    }
-    if s.not_cassettes > 0 {
-        not_read.push(format!(
-            "{} {} not {}",
-            count(s.not_cassettes, "named file"),
-            if s.not_cassettes == 1 { "is" } else { "are" },
-            if s.not_cassettes == 1 {
-                "a cassette"
-            } else {
-                "cassettes"
             }
         ));
     }
