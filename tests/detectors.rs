@@ -2,7 +2,7 @@
 //! (`tests/vectors/detectors.jsonl`).
 
 use serde::Deserialize;
-use vcr::lint::Scanner;
+use vcr_lint::Scanner;
 
 #[derive(Deserialize)]
 struct Case {
@@ -42,7 +42,7 @@ fn every_detector_finds_what_it_should_and_nothing_else() {
         // (A private key is shown by its BEGIN line, which is not secret.)
         for hit in hits
             .iter()
-            .filter(|h| h.family == vcr::lint::LeakFamily::Secret && h.detector != "private-key")
+            .filter(|h| h.family == vcr_lint::LeakFamily::Secret && h.detector != "private-key")
         {
             assert!(
                 !hit.masked.contains(hit.text.trim()) || hit.text.len() < 8,

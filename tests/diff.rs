@@ -1,7 +1,7 @@
 //! `vcr diff` as a reviewer runs it: the real binary on real trees in temporary folders, a
 //! real git repository for `--rev`, and git itself driving `--textconv`.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -89,11 +89,11 @@ fn output(blocks: &[Value], stop: &str, tokens: (u64, u64), stream_only: bool) -
 /// (computed by the crate's own naming, which the node oracle tests hold to the seed).
 fn cassette(input: &[Value], output: Vec<Value>) -> (String, String) {
     let text = json!({"input": input, "output": output}).to_string();
-    let parsed = vcr::json::parse(text.as_bytes()).unwrap();
-    let name = vcr::kind::claude_code::message_name(vcr::kind::claude_code::input(&parsed));
+    let parsed = vcr_json::parse(text.as_bytes()).unwrap();
+    let name = vcr_cassette::claude_code::message_name(vcr_cassette::claude_code::input(&parsed));
     (
         name,
-        String::from_utf8(vcr::json::to_pretty(&parsed)).unwrap(),
+        String::from_utf8(vcr_json::to_pretty(&parsed)).unwrap(),
     )
 }
 

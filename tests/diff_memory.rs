@@ -3,7 +3,7 @@
 //! the same for a log twice as long, and a large log in a git revision is read from git as
 //! a stream. (A test binary of its own, so that the only children measured are its own.)
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 use std::path::Path;

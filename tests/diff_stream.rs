@@ -4,7 +4,7 @@
 //! overrides, child logs, changed, added and removed calls and broken lines, and on the
 //! harness's own scenarios of the corpus with changes made to them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -458,7 +458,7 @@ fn logs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         let name = entry.file_name().to_string_lossy().into_owned();
         if path.is_dir() {
             logs(&path, out);
-        } else if vcr::kind::dsh::is_scenario_file(&name) {
+        } else if vcr_cassette::dsh::is_scenario_file(&name) {
             out.push(path);
         }
     }

@@ -1,7 +1,7 @@
 //! Every cassette, with no configuration (issue 21): HTTP cassettes found by content wherever
 //! they live, files named on the command line read by content, and what was not read counted.
 
-mod common;
+use crate::common;
 
 use common::{TestDir, finding_fields};
 

@@ -1,4 +1,4 @@
-//! `doc::edit` against the recorders' own writers and loaders (issue 10).
+//! `vcr_doc::edit` against the recorders' own writers and loaders (issue 10).
 //!
 //! Documents are written by the real writers (PyYAML's `CDumper` as vcrpy, Psych's
 //! `to_yaml`, yaml.v2's `Marshal` as go-vcr 1.2, `JSON.stringify`) with values in every style
@@ -9,7 +9,7 @@
 //! writer itself writes the new value in the style the scalar already had, the edited
 //! document must be byte for byte what the writer writes.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use common::TestDir;
 use common::loaders::{self, Loader};
-use vcr::doc::edit::{self, Dialect};
-use vcr::doc::{self, Node, NodeValue, Style};
+use vcr_doc::edit::{self, Dialect};
+use vcr_doc::{Node, NodeValue, Style};
 
 /// The values of the written documents: every style the writers choose.
 fn originals() -> Vec<String> {
@@ -173,8 +173,8 @@ fn at<'n>(root: &'n Node, path: &[Step]) -> Option<&'n Node> {
 
 fn parse(text: &str, loader: Loader) -> Node {
     match loader {
-        Loader::Json => doc::from_json(text.as_bytes()).unwrap(),
-        _ => doc::yaml::parse(text).unwrap(),
+        Loader::Json => vcr_doc::from_json(text.as_bytes()).unwrap(),
+        _ => vcr_doc::yaml::parse(text).unwrap(),
     }
 }
 

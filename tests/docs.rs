@@ -3,7 +3,7 @@
 //! repository ships in `man/` and `completions/`; the man pages have the sections a man page
 //! is expected to have, with value names in their synopses and true environment variables.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -269,7 +269,8 @@ fn the_man_page_environment_is_true() {
         .and_then(|s| s.split("\n.SH ").next())
         .unwrap();
     let mut sources = String::new();
-    for entry in walkdir::WalkDir::new(repo().join("src")) {
+    let roots = [repo().join("src"), repo().join("crates")];
+    for entry in roots.iter().flat_map(walkdir::WalkDir::new) {
         let entry = entry.unwrap();
         if entry.path().extension().is_some_and(|e| e == "rs") {
             sources.push_str(&std::fs::read_to_string(entry.path()).unwrap());

@@ -4,7 +4,7 @@
 //! one finding the break deserves. The harness's own scenarios (the shared corpus) must
 //! verify without a parse, schema or dsh error and be normal already.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -464,7 +464,7 @@ fn the_harness_missing_credential_events_are_a_recorded_error() {
     );
     log.push('\n');
     for line in stream.lines() {
-        let value = vcr::json::parse(line.as_bytes()).unwrap();
+        let value = vcr_json::parse(line.as_bytes()).unwrap();
         let Some(event) = value.as_object().and_then(|o| o.get("event")) else {
             continue;
         };
@@ -472,7 +472,7 @@ fn the_harness_missing_credential_events_are_a_recorded_error() {
         let row = event.as_object_mut().unwrap();
         row.remove("seq");
         row.remove("time");
-        log.push_str(&String::from_utf8(vcr::json::to_compact(&event)).unwrap());
+        log.push_str(&String::from_utf8(vcr_json::to_compact(&event)).unwrap());
         log.push('\n');
     }
     let t = TestDir::new();

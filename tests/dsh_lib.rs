@@ -1,13 +1,12 @@
-//! The dsh library (`vcr::kind::dsh`) through its public API: hand-written logs for every
+//! The dsh library (`vcr_cassette::dsh`) through its public API: hand-written logs for every
 //! rule, one-mutation-one-finding tests on a small valid scenario, and the harness's own
 //! scenarios (the shared corpus, when present), which must all check clean.
 
-#[path = "common/skip.rs"]
-mod skip;
+use crate::common::skip;
 
 use std::path::{Path, PathBuf};
 
-use vcr::kind::dsh::{
+use vcr_cassette::dsh::{
     self, OverrideKind, Problem, Role, check_override, check_scenario, check_scenario_files,
     derive_script, normalize_session, parse_session, placeholder_errors, read_session,
 };
@@ -157,7 +156,7 @@ fn stored_envelopes_are_kept_and_packed_times_add_up() {
     );
     let chunk = session.events[1].data().unwrap().get("chunk").unwrap();
     assert_eq!(
-        String::from_utf8(vcr::json::to_compact(chunk)).unwrap(),
+        String::from_utf8(vcr_json::to_compact(chunk)).unwrap(),
         r#"{"type":"text-delta","index":0,"text":"a"}"#
     );
 }
@@ -174,7 +173,7 @@ fn tool_call_rows_expand_with_and_without_a_name() {
         .events
         .iter()
         .map(|e| {
-            String::from_utf8(vcr::json::to_compact(
+            String::from_utf8(vcr_json::to_compact(
                 e.data().unwrap().get("chunk").unwrap(),
             ))
             .unwrap()
@@ -528,7 +527,7 @@ fn each_finish_closes_a_call_and_calls_keep_their_chunks() {
     assert_eq!(summary.tool_calls[0].arguments, r#"{"file_path":"a.txt"}"#);
     let usage = summary.usage.unwrap();
     assert_eq!(
-        String::from_utf8(vcr::json::to_compact(&usage)).unwrap(),
+        String::from_utf8(vcr_json::to_compact(&usage)).unwrap(),
         r#"{"inputTokens":100,"outputTokens":7}"#
     );
     assert_eq!(script.calls[1].summary().text, "Done.");
@@ -592,7 +591,7 @@ fn a_stream_call_compaction_summary_becomes_a_call() {
     let chunks: Vec<String> = call
         .chunks
         .iter()
-        .map(|c| String::from_utf8(vcr::json::to_compact(&c.value)).unwrap())
+        .map(|c| String::from_utf8(vcr_json::to_compact(&c.value)).unwrap())
         .collect();
     assert_eq!(
         chunks,
@@ -821,7 +820,7 @@ fn every_invalid_entry_is_reported() {
 // {{fromRequest:PATTERN}} (B.6)
 
 fn placeholders(text: &str) -> Vec<String> {
-    placeholder_errors(&vcr::json::Str::new(text))
+    placeholder_errors(&vcr_json::Str::new(text))
 }
 
 #[test]
@@ -1194,7 +1193,7 @@ fn corpus() -> Option<PathBuf> {
     if dir.is_dir() {
         Some(dir)
     } else {
-        skip::skip(&format!(
+        skip(&format!(
             "no dsh corpus at {} (the shared corpus is absent)",
             dir.display()
         ));

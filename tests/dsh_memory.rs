@@ -2,7 +2,7 @@
 //! 56 MiB is within a few MiB of its peak on a log of 4 MiB. (Its own test binary, as the
 //! other memory tests are.)
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 

@@ -2,13 +2,13 @@
 //! what the logs read whole give, on the harness's own scenarios and on logs with every kind
 //! of line, and `vcr verify` on a log far larger than a memory bound stays within it.
 
-mod common;
+use crate::common;
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use common::TestDir;
-use vcr::kind::dsh::{
+use vcr_cassette::dsh::{
     self, Problem, Role, ScenarioReport, check_scenario, derive_script, normalize_session,
     read_session,
 };

@@ -4,7 +4,7 @@
 //! and with a machine-readable `--format` stdout is one document that carries the error,
 //! never an empty stdout or a clean-looking document before exit 2.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //!
 //! Every secret is assembled at run time, so this file holds nothing secret-shaped.
 
-mod common;
+use crate::common;
 
 use common::{Run, TestDir, git, isolate_git};
 use serde_json::Value;
@@ -122,13 +122,13 @@ fn fixture(t: &TestDir, dir: &str, strings: &[String]) -> (String, String) {
         ));
     }
     raw.push_str(r#"],"output":[{"uuid":"UUID-0","requestId":"REQUEST_ID","message":{"id":"msg_01","type":"message","role":"assistant","content":[{"type":"text","text":"done","citations":[]}]},"type":"assistant"}]}"#);
-    let pretty = vcr::json::to_pretty(&vcr::json::parse(raw.as_bytes()).unwrap());
+    let pretty = vcr_json::to_pretty(&vcr_json::parse(raw.as_bytes()).unwrap());
     let mut text = String::from_utf8(pretty).unwrap();
     for (p, s) in placeholders.iter().zip(strings) {
         text = text.replace(p, &format!("\"{s}\""));
     }
-    let value = vcr::json::parse(text.as_bytes()).unwrap();
-    let name = vcr::kind::claude_code::message_name(vcr::kind::claude_code::input(&value));
+    let value = vcr_json::parse(text.as_bytes()).unwrap();
+    let name = vcr_cassette::claude_code::message_name(vcr_cassette::claude_code::input(&value));
     let rel = format!("{dir}fixtures/{name}");
     t.write(&rel, &text);
     (rel, text)

@@ -4,7 +4,7 @@
 //! Expected names and hashes come from python3 running the harnesses' own recipes (the
 //! example's `generate.py` and the one-liners below), never from vcr.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -1,4 +1,4 @@
-//! Generic hashed cassettes (`vcr::kind::generic`), held to the harnesses they copy.
+//! Generic hashed cassettes (`vcr_cassette::generic`), held to the harnesses they copy.
 //!
 //! Python's `json` module is the oracle for the `python` serialization and writer, node for
 //! `JSON.stringify`; a test whose oracle is not installed says so on stderr and passes. The
@@ -6,8 +6,7 @@
 //! test writes, and on the dd-trace-py cassettes of the shared corpus when it is present) and
 //! a JSONL log whose lines carry a `request_hash`.
 
-#[path = "common/skip.rs"]
-mod skip;
+use crate::common::skip;
 
 use std::collections::BTreeSet;
 use std::io::Write as _;
@@ -15,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde::Deserialize;
-use vcr::json;
-use vcr::kind::generic::{self, CassetteConfig, Serialization, Spec};
+use vcr_cassette::generic::{self, CassetteConfig, Serialization, Spec};
 
 #[derive(Deserialize)]
 struct File {
@@ -48,7 +46,7 @@ fn oracle(program: &str, args: &[&str], input: &str) -> Option<String> {
     let mut child = match child {
         Ok(child) => child,
         Err(e) => {
-            skip::skip(&format!(
+            skip(&format!(
                 "`{program}` is not available ({e}); the oracle check did not run"
             ));
             return None;
@@ -122,16 +120,16 @@ const TRICKY: &[&str] = &[
 /// Whether a text has an object key JavaScript would move first (an array index): the
 /// writers keep the order `JSON.parse` gives, which differs from Python's there.
 fn has_index_key(text: &str) -> bool {
-    fn walk(value: &json::Value<'_>) -> bool {
+    fn walk(value: &vcr_json::Value<'_>) -> bool {
         match value {
-            json::Value::Object(o) => o
+            vcr_json::Value::Object(o) => o
                 .iter()
-                .any(|(k, v)| json::array_index(k).is_some() || walk(v)),
-            json::Value::Array(items) => items.iter().any(walk),
+                .any(|(k, v)| vcr_json::array_index(k).is_some() || walk(v)),
+            vcr_json::Value::Array(items) => items.iter().any(walk),
             _ => false,
         }
     }
-    walk(&json::parse(text.as_bytes()).unwrap())
+    walk(&vcr_json::parse(text.as_bytes()).unwrap())
 }
 
 #[test]
@@ -177,7 +175,7 @@ write = "compact"
     );
     for (text, line) in TRICKY.iter().zip(lines) {
         let [sorted, indented, plain]: [String; 3] = serde_json::from_str(line).unwrap();
-        let value = json::parse(text.as_bytes()).unwrap();
+        let value = vcr_json::parse(text.as_bytes()).unwrap();
         let ours = generic::serialize(&value, Serialization::Python);
         assert_eq!(
             String::from_utf8(ours).unwrap(),
@@ -229,7 +227,7 @@ for (const line of lines) {
     assert_eq!(lines.len(), texts.len());
     for (text, line) in texts.into_iter().zip(lines) {
         let [js, sorted]: [String; 2] = serde_json::from_str(line).unwrap();
-        let value = json::parse(text.as_bytes()).unwrap();
+        let value = vcr_json::parse(text.as_bytes()).unwrap();
         let ours = generic::serialize(&value, Serialization::Js);
         assert_eq!(String::from_utf8(ours).unwrap(), js, "js: {text}");
         let ours = generic::serialize(&value, Serialization::Sorted);
@@ -340,7 +338,7 @@ fn datadog_style_round_trips() {
         let rel = rel(root, path);
         let spec = spec_for(&specs, &rel);
         let bytes = std::fs::read(path).unwrap();
-        let value = json::parse(&bytes).unwrap();
+        let value = vcr_json::parse(&bytes).unwrap();
         // verify: the name is the one the agent computed.
         let name = generic::name_for(spec, &value, &rel).unwrap();
         assert_eq!(name, path.file_name().unwrap().to_str().unwrap(), "{rel}");
@@ -369,7 +367,7 @@ fn datadog_style_renames_after_the_key_changes() {
     let rel = "tests/cassettes/acme/acme_v1_chat_post_00000000.json";
     let spec = spec_for(&specs, rel);
     let text = r#"{"request": {"method": "POST", "url": "https://x.test/v1/chat", "headers": {}, "body": "{\"q\": \"[HOME]/a\"}"}, "response": {}}"#;
-    let value = json::parse(text.as_bytes()).unwrap();
+    let value = vcr_json::parse(text.as_bytes()).unwrap();
     let script = r#"
 import hashlib, json
 body = json.loads('{"q": "[HOME]/a"}')
@@ -507,7 +505,7 @@ fn corpus() -> Option<PathBuf> {
     if root.is_dir() {
         Some(root)
     } else {
-        skip::skip(&format!(
+        skip(&format!(
             "the shared corpus is not at {}; the DataDog corpus check did not run",
             root.display()
         ));
@@ -531,7 +529,7 @@ fn reproduced(config: &str, cassettes: &[(String, Vec<u8>)]) -> BTreeSet<String>
         .iter()
         .filter(|(rel, bytes)| {
             let spec = spec_for(&specs, rel);
-            let value = json::parse(bytes).unwrap();
+            let value = vcr_json::parse(bytes).unwrap();
             generic::name_for(spec, &value, rel).unwrap() == rel.rsplit('/').next().unwrap()
         })
         .map(|(rel, _)| rel.clone())

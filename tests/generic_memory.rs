@@ -3,7 +3,7 @@
 //! (which rewrites it) and `rehash` (which re-keys it) stays under the bound. A test binary
 //! of its own, so that the only children measured are this test's.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 

@@ -6,7 +6,7 @@
 //! broken line, a log larger than a leak-scan chunk) and on logs made of the corpus's JSON
 //! lines. A streamed `rehash` killed at any step leaves every log whole.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -285,7 +285,7 @@ fn logs_of_the_corpus_lines_agree_with_the_whole_log_path() {
                 continue;
             };
             let text = text.trim_end_matches('\r');
-            if text.len() > 64 << 10 || vcr::json::parse(text.as_bytes()).is_err() {
+            if text.len() > 64 << 10 || vcr_json::parse(text.as_bytes()).is_err() {
                 continue;
             }
             js.push_str(&format!(

@@ -15,7 +15,7 @@
 //! A recorder that is not installed is skipped with a message on stderr, unless
 //! `VCR_REQUIRE_RECORDERS=1`.
 
-mod common;
+use crate::common;
 
 use common::llm::{self, Version};
 use common::recorders::{Recorded, Recorder, record};

@@ -3,11 +3,11 @@
 //! format, without a read error. The corpus is read in place; without it the test says so
 //! on stderr and passes.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
-use vcr::kind::http::{self, Format};
+use vcr_cassette::http::{self, Format};
 
 /// The format a corpus file was written in, judged by where it is and what it is named
 /// (never by its content, which is what the readers are tested on), for the formats of this

@@ -3,7 +3,7 @@
 //! binary as a user runs it (`vcr verify --format json`). The values are made for these
 //! tests: random where the class is a real credential, made up where it is a placeholder.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 

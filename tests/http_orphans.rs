@@ -3,7 +3,7 @@
 //! that says it is a guess. Anything the `.py` files do not let it map is not judged: the
 //! shared corpus (cassettes without their tests) gets no `orphan` at all.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 use serde_json::Value;

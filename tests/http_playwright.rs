@@ -7,7 +7,7 @@
 //! Skipped with a message when playwright-core or Chromium is missing, unless
 //! `VCR_REQUIRE_RECORDERS=1` (CI); `tests/recorders/install --apt` installs both.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

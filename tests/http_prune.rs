@@ -10,7 +10,7 @@
 //! A recorder that is not installed is skipped with a message on stderr, unless
 //! `VCR_REQUIRE_RECORDERS=1` (`tests/recorders/install` installs them).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -9,7 +9,7 @@
 //! no switch vcr can set, so a run over its cassettes that recorded nothing is an error that
 //! says what to pass.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -13,7 +13,7 @@
 //! A recorder that is not installed is skipped with a message on stderr, unless
 //! `VCR_REQUIRE_RECORDERS=1` (CI sets it; `tests/recorders/install` installs them).
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, UNIX_EPOCH};
 

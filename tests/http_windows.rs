@@ -4,7 +4,7 @@
 //! interaction a window of its own, so small files take the windowed path, and each
 //! command's output is compared with the default run's, where these files are read whole.
 
-mod common;
+use crate::common;
 
 use common::recorders::{Recorder, record};
 use common::scenario::Scenario;
@@ -238,7 +238,7 @@ fn rules_of_the_users_are_applied_to_every_window_as_to_the_whole_file() {
 /// and finds what a whole read finds: the format, or the error.
 #[test]
 fn the_format_of_a_har_read_in_windows_is_the_whole_reads() {
-    use vcr::kind::http;
+    use vcr_cassette::http;
     let path = std::path::Path::new("recordings/rec.har");
     let good = har(entries(true), None);
     let broken = good.replacen("\"request\"", "\"requests\"", 3);

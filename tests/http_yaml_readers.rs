@@ -5,13 +5,13 @@
 //! printed (`cargo test --test http_yaml_readers -- --nocapture`), and a failure lists each
 //! file with its message and line.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use vcr::kind::http::{self, Format};
+use vcr_cassette::http::{self, Format};
 
 /// The formats these readers own.
 const OURS: [Format; 3] = [Format::Vcrpy, Format::RubyVcr, Format::GoVcr];
@@ -118,7 +118,7 @@ fn every_talkback_tape_is_json5() {
     let mut read = 0;
     for path in files(&root) {
         let text = std::fs::read_to_string(&path).unwrap();
-        let result = vcr::doc::json5::parse(&text);
+        let result = vcr_doc::json5::parse(&text);
         if path.file_name().is_some_and(|n| n == "malformed-tape.json") {
             assert!(result.is_err(), "{} read", path.display());
             continue;

@@ -5,15 +5,14 @@
 //! (`tests/oracle/regex.js`); without node the test says it is skipped, unless
 //! `VCR_REQUIRE_NODE=1`.
 
-#[path = "common/skip.rs"]
-mod skip;
+use crate::common::skip;
 
 use std::io::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
 use serde::Deserialize;
-use vcr::js_regex::JsRegex;
+use vcr_regex::JsRegex;
 
 /// Patterns and their flags. Most translate; the look-around and back-reference ones (and
 /// the few whose JavaScript meaning the `regex` crate cannot give) stay with `regress`.
@@ -232,7 +231,7 @@ fn node_answers(cases: &[(&str, &str, &str)]) -> Option<Vec<Answer>> {
             if std::env::var_os("VCR_REQUIRE_NODE").is_some() {
                 panic!("node is required (VCR_REQUIRE_NODE is set) but cannot run: {e}");
             }
-            skip::skip("node not found on PATH");
+            skip("node not found on PATH");
             return None;
         }
     };

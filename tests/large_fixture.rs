@@ -3,7 +3,7 @@
 //! time, compared as it is written, and never held whole. A test binary of its own, so that
 //! the peak memory of the children it waited for is that of these runs only.
 
-mod common;
+use crate::common;
 
 use common::TestDir;
 

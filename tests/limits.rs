@@ -5,7 +5,7 @@
 //! a `{{fromRequest:...}}` placeholder overflowed the stack (exit 134), and the rule `(a+)+b`
 //! ran for hours on a fixture holding forty `a`s.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -1,6 +1,6 @@
 //! `vcr normalize` as a user runs it: the real binary on real trees in temporary folders.
 
-mod common;
+use crate::common;
 
 use common::{TestDir, fixture, machine_vectors};
 

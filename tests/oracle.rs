@@ -3,16 +3,14 @@
 //! dehydration and writer). These tests hold the library to them, and, where node is
 //! installed, regenerate them to prove the committed files are what node says today.
 
-#[path = "common/skip.rs"]
-mod skip;
+use crate::common::skip;
 
 use std::path::Path;
 use std::process::Command;
 
 use serde::Deserialize;
-use vcr::json;
-use vcr::kind::claude_code::{self, Version};
-use vcr::rules::{Machine, Platform, RuleSet, claude_code as preset};
+use vcr_cassette::claude_code::{self, Version};
+use vcr_cassette::rules::{Machine, Platform, RuleSet, claude_code as preset};
 
 fn vectors(file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,15 +40,15 @@ fn json_matches_node() {
     let cases: Vec<JsonVector> = records("json.jsonl");
     assert!(cases.len() > 400);
     for case in cases {
-        let value = json::parse(case.text.as_bytes())
+        let value = vcr_json::parse(case.text.as_bytes())
             .unwrap_or_else(|e| panic!("{}: {e} in {:?}", case.name, case.text));
-        let compact = String::from_utf8(json::to_compact(&value)).unwrap();
+        let compact = String::from_utf8(vcr_json::to_compact(&value)).unwrap();
         assert_eq!(
             compact, case.compact,
             "compact: {} {:?}",
             case.name, case.text
         );
-        let pretty = String::from_utf8(json::to_pretty(&value)).unwrap();
+        let pretty = String::from_utf8(vcr_json::to_pretty(&value)).unwrap();
         assert_eq!(pretty, case.pretty, "pretty: {} {:?}", case.name, case.text);
         let name = claude_code::message_name(std::slice::from_ref(&value));
         assert_eq!(
@@ -97,7 +95,7 @@ fn dehydration_matches_the_seed_in_node() {
     assert!(cases.len() > 60);
     for case in cases {
         let got = rules(&case.machine)
-            .apply(&case.input, vcr::rules::Scope::Both)
+            .apply(&case.input, vcr_cassette::rules::Scope::Both)
             .unwrap();
         assert_eq!(
             got, case.output,
@@ -120,11 +118,14 @@ struct FixtureVector {
 }
 
 fn normalized(text: &str, rules: &RuleSet) -> (String, String) {
-    let mut value = json::parse(text.as_bytes()).unwrap();
+    let mut value = vcr_json::parse(text.as_bytes()).unwrap();
     claude_code::check_message(&value).unwrap();
     claude_code::normalize_message(&mut value, rules, Version::V2_1_88).unwrap();
     let name = claude_code::message_name(claude_code::input(&value));
-    (name, String::from_utf8(json::to_pretty(&value)).unwrap())
+    (
+        name,
+        String::from_utf8(vcr_json::to_pretty(&value)).unwrap(),
+    )
 }
 
 #[test]
@@ -138,7 +139,7 @@ fn raw_recordings_normalize_to_the_seed_writer_bytes() {
         assert_eq!(text, case.seed_text, "seed file {} changed", case.seed_name);
         assert_eq!(name, case.seed_name);
         // A raw recording comes out byte-identical to what the seed would have written.
-        let raw_value = json::parse(case.raw.as_bytes()).unwrap();
+        let raw_value = vcr_json::parse(case.raw.as_bytes()).unwrap();
         assert_eq!(
             claude_code::message_name(claude_code::input(&raw_value)),
             case.raw_name
@@ -162,7 +163,7 @@ fn committed_vectors_are_what_node_says() {
         if std::env::var_os("VCR_REQUIRE_NODE").is_some() {
             panic!("node is required (VCR_REQUIRE_NODE is set) but was not found on PATH");
         }
-        skip::skip("node not found on PATH");
+        skip("node not found on PATH");
         return;
     }
     for file in ["json.jsonl", "dehydrate.jsonl", "fixtures.jsonl"] {

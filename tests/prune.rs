@@ -2,7 +2,7 @@
 //! `VCR_USAGE_LOG`, a harness that only opens files, a real git repository for the
 //! tracked/untracked split, and every case where pruning must be refused.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! has read every file of its plan, and saves a cassette there as an editor would; the last
 //! test races a real writer against `rehash` with no barrier at all.
 
-mod common;
+use crate::common;
 
 use common::{TestDir, fixture, git, save_as_editor, with_change_at_barrier};
 

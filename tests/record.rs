@@ -2,7 +2,7 @@
 //! paths, random UUIDs), `--only` with green and failing runs, SIGINT sent to vcr while the
 //! command runs, and vcr killed with SIGKILL mid-run.
 
-mod common;
+use crate::common;
 
 use common::{TestDir, api_error_fixture, fixture};
 use serde_json::Value;

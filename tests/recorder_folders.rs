@@ -17,7 +17,7 @@
 //! message on stderr, unless `VCR_REQUIRE_RECORDERS=1` (CI sets it; `tests/recorders/install`
 //! installs them). httprr is not among them: see `tests/recorders/install`.
 
-mod common;
+use crate::common;
 
 use common::recorders::{Recorded, Recorder, record_into, replay};
 use common::scenario::Scenario;

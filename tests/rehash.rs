@@ -1,6 +1,6 @@
 //! `vcr rehash` as a user runs it, including being killed at every possible moment.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

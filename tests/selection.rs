@@ -2,7 +2,7 @@
 //! must select something, folders are recognised by what they hold, and a whole-tree run and
 //! a run over the same files named one by one agree.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

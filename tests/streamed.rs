@@ -4,7 +4,7 @@
 //! fixtures built from real Claude Code transcripts of the corpus and on broken variants of
 //! them.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -47,7 +47,7 @@ fn fixture_of(transcript: &[u8]) -> Option<String> {
     let items: Vec<&str> = (transcript.split(|&b| b == b'\n'))
         .filter_map(|line| std::str::from_utf8(line).ok())
         .map(str::trim)
-        .filter(|line| vcr::json::parse(line.as_bytes()).is_ok())
+        .filter(|line| vcr_json::parse(line.as_bytes()).is_ok())
         .take_while(|line| {
             size += line.len();
             size <= 128 << 10
@@ -74,8 +74,8 @@ const STREAM_EVENTS: &str = concat!(
 
 /// The fixture and broken or unusual variants of it, each as (name suffix, contents).
 fn variants(compact: &str) -> Vec<(&'static str, Vec<u8>)> {
-    let value = vcr::json::parse(compact.as_bytes()).unwrap();
-    let pretty = String::from_utf8(vcr::json::to_pretty(&value)).unwrap();
+    let value = vcr_json::parse(compact.as_bytes()).unwrap();
+    let pretty = String::from_utf8(vcr_json::to_pretty(&value)).unwrap();
     let mut out = vec![
         ("compact", compact.as_bytes().to_vec()),
         ("pretty", pretty.clone().into_bytes()),

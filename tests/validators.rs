@@ -5,7 +5,7 @@
 //! Cargo's `target/tmp` by `npm ci` when the lock file changed. Where npm cannot install them
 //! the tests say so on stderr and pass, unless `VCR_REQUIRE_VALIDATORS=1` (CI sets it).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -348,7 +348,7 @@ fn every_json_document_matches_the_schema() {
 #[test]
 fn the_schema_knows_every_event() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let source = std::fs::read_to_string(root.join("src/event.rs")).unwrap();
+    let source = std::fs::read_to_string(root.join("crates/vcr-ops/src/event.rs")).unwrap();
     let body = source
         .split("pub enum Event<'a> {")
         .nth(1)

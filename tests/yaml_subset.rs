@@ -5,12 +5,12 @@
 //!
 //! `cargo test --test yaml_subset -- --nocapture` prints how many files each reader took.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
-use vcr::doc::Node;
-use vcr::doc::yaml::{parse_events, read_subset};
+use vcr_doc::Node;
+use vcr_doc::yaml::{parse_events, read_subset};
 
 /// What the subset reader made of `text`, checked against the events: `true` when it took
 /// the text.
@@ -48,7 +48,7 @@ fn agrees(name: &str, text: &str) -> bool {
 /// The first pair of nodes, in document order, that differ in span or value (a
 /// collection's children compared before the collection's own span).
 fn first_difference<'n>(a: &'n Node, b: &'n Node) -> Option<(&'n Node, &'n Node)> {
-    use vcr::doc::NodeValue;
+    use vcr_doc::NodeValue;
     let children = match (&a.value, &b.value) {
         (NodeValue::Seq(x), NodeValue::Seq(y)) if x.len() == y.len() => {
             x.iter().zip(y).find_map(|(p, q)| first_difference(p, q))
@@ -66,7 +66,7 @@ fn first_difference<'n>(a: &'n Node, b: &'n Node) -> Option<(&'n Node, &'n Node)
 
 /// A node's value without its children.
 fn shallow(n: &Node) -> String {
-    use vcr::doc::NodeValue;
+    use vcr_doc::NodeValue;
     match &n.value {
         NodeValue::Scalar(s) => format!("{s:?}"),
         NodeValue::Seq(items) => format!("Seq of {}", items.len()),

@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
-use vcr::kind::claude_code::Version;
-use vcr::kind::{Mode, canonicalize, key_of};
-use vcr::rules::{Machine, Platform, Rule, RuleConfig, RuleSet, claude_code};
-use vcr::tree::{Cassette, CassetteKind, FixtureDir};
+use vcr_cassette::claude_code::Version;
+use vcr_cassette::rules::{Machine, Platform, Rule, RuleConfig, RuleSet, claude_code};
+use vcr_cassette::{Mode, canonicalize, key_of};
+use vcr_project::tree::{Cassette, CassetteKind, FixtureDir};
 
 #[path = "common.rs"]
 mod common;
@@ -73,7 +73,7 @@ fuzz_target!(init: common::tolerate_caught_regex_panics(), |data: &[u8]| {
     let _ = canonicalize(&message, data, Mode::Rekey);
     if let Ok(Some(_)) = key_of(&message, data) {
         assert!(
-            vcr::json::parse(data).is_ok(),
+            vcr_json::parse(data).is_ok(),
             "a file named from its key material is JSON throughout"
         );
     }

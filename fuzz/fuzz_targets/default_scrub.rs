@@ -3,8 +3,9 @@
 
 use std::sync::LazyLock;
 
-use vcr::kind::http::{HttpCassette, scrub};
-use vcr::lint::Scanner;
+use vcr_cassette::http::HttpCassette;
+use vcr_lint::Scanner;
+use vcr_ops::scrub;
 
 /// The leak scanner, without machine paths.
 pub static SCANNER: LazyLock<Scanner> = LazyLock::new(|| Scanner::new(&[]));

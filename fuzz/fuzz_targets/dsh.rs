@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vcr::kind::dsh;
+use vcr_cassette::dsh;
 
 const CWD: &str = "/home/alice/project";
 

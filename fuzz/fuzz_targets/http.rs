@@ -13,8 +13,8 @@ use std::path::Path;
 
 use default_scrub::SCANNER;
 use libfuzzer_sys::fuzz_target;
-use vcr::doc::yaml;
-use vcr::kind::http;
+use vcr_cassette::http;
+use vcr_doc::yaml;
 
 fuzz_target!(|data: &[u8]| {
     // No sidecars: Playwright's `_file` bodies are looked for in a folder that does not exist.
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
             );
         }
         Ok(Some(cassette)) => {
-            let leaks = vcr::lint::http::check(
+            let leaks = vcr_lint::http::check(
                 &cassette,
                 &text,
                 &SCANNER,
@@ -73,15 +73,15 @@ fuzz_target!(|data: &[u8]| {
 /// The items of a top-level `interactions` sequence the one-pass reader hands out as it
 /// reads them are those of the whole document, which comes back with that sequence empty
 /// (issue 25: YAML cassettes read in windows).
-fn streamed_as_whole(yaml: &str, mut whole: vcr::doc::Node) {
-    use vcr::doc::NodeValue;
+fn streamed_as_whole(yaml: &str, mut whole: vcr_doc::Node) {
+    use vcr_doc::NodeValue;
     const KEYS: &[&str] = &["interactions", "http_interactions"];
     let mut items = Vec::new();
     let streamed = yaml::read_subset_streamed(yaml, KEYS, &mut |item| items.push(item))
         .expect("what the one-pass reader reads whole, it reads streamed");
     let mut expected = Vec::new();
     // A block mapping's block sequences only (a flow collection starts with its bracket).
-    let flow = |node: &vcr::doc::Node| {
+    let flow = |node: &vcr_doc::Node| {
         matches!(yaml.as_bytes().get(node.start as usize), Some(b'[' | b'{'))
     };
     if !flow(&whole)
@@ -105,14 +105,14 @@ fn streamed_as_whole(yaml: &str, mut whole: vcr::doc::Node) {
 }
 
 /// The leaks of `text` read in windows of one entry each ([`http::read_windows`]), as
-/// [`vcr::lint::http::Leaks`] gathers them; `Ok(vec![])` when it is no cassette.
+/// [`vcr_lint::http::Leaks`] gathers them; `Ok(vec![])` when it is no cassette.
 fn windowed_leaks(
     path: &Path,
     text: &[u8],
     format: http::Format,
-) -> Result<Vec<vcr::lint::http::HttpLeak>, http::ReadError> {
+) -> Result<Vec<vcr_lint::http::HttpLeak>, http::ReadError> {
     http::set_window(1);
-    let checked = vcr::lint::http::read_and_check(
+    let checked = vcr_lint::http::read_and_check(
         path,
         text,
         &http::Sidecars::new(),
@@ -126,7 +126,7 @@ fn windowed_leaks(
 }
 
 /// What a leak says: its detector, value, severity, place, path and count.
-fn summary(leaks: &[vcr::lint::http::HttpLeak]) -> Vec<String> {
+fn summary(leaks: &[vcr_lint::http::HttpLeak]) -> Vec<String> {
     leaks
         .iter()
         .map(|l| {

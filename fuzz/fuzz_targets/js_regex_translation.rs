@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vcr::js_regex::JsRegex;
+use vcr_regex::JsRegex;
 
 #[path = "common.rs"]
 mod common;

@@ -4,46 +4,45 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vcr::json;
 
 fuzz_target!(|data: &[u8]| {
     // Building one field and checking the rest agrees with parsing the whole text (but for
     // strings vcr cannot carry, which it only refuses where it builds them).
-    let field = json::parse_field(data, "input");
+    let field = vcr_json::parse_field(data, "input");
     // Streamed through an array nested in objects (a HAR's entries), the same errors at the
     // same offsets; a document that does not stream in order is given up early (issue 25).
-    let streamed = json::parse_streamed_at(data, &["log", "entries"], false, &mut |_| true);
-    match (json::parse(data), streamed) {
+    let streamed = vcr_json::parse_streamed_at(data, &["log", "entries"], false, &mut |_| true);
+    match (vcr_json::parse(data), streamed) {
         (Err(whole), Err(streamed)) => assert_eq!(
             (whole.kind, whole.offset),
             (streamed.kind, streamed.offset),
             "streamed and whole parses fail differently"
         ),
-        (Ok(_), Ok(_)) | (Err(_), Ok(json::Streamed::Whole)) => {}
+        (Ok(_), Ok(_)) | (Err(_), Ok(vcr_json::Streamed::Whole)) => {}
         (whole, streamed) => panic!("whole {whole:?}, streamed {streamed:?}"),
     }
-    let value = match json::parse(data) {
+    let value = match vcr_json::parse(data) {
         Ok(value) => value,
         Err(e) => {
             assert!(
-                field.is_err() || e.kind == json::ParseErrorKind::Unrepresentable,
+                field.is_err() || e.kind == vcr_json::ParseErrorKind::Unrepresentable,
                 "a text that is not JSON is not JSON field by field: {e}"
             );
             return;
         }
     };
     assert!(field.is_ok(), "a JSON text parses field by field");
-    let compact = json::to_compact(&value);
-    let again = json::parse(&compact).expect("compact output parses");
+    let compact = vcr_json::to_compact(&value);
+    let again = vcr_json::parse(&compact).expect("compact output parses");
     assert_eq!(
-        json::to_compact(&again),
+        vcr_json::to_compact(&again),
         compact,
         "compact output is a fixed point"
     );
-    let pretty = json::to_pretty(&value);
-    let again = json::parse(&pretty).expect("pretty output parses");
+    let pretty = vcr_json::to_pretty(&value);
+    let again = vcr_json::parse(&pretty).expect("pretty output parses");
     assert_eq!(
-        json::to_pretty(&again),
+        vcr_json::to_pretty(&again),
         pretty,
         "pretty output is a fixed point"
     );

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
-use vcr::lint::Scanner;
+use vcr_lint::Scanner;
 
 static SCANNER: LazyLock<Scanner> = LazyLock::new(|| {
     Scanner::new(&[

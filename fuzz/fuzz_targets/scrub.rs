@@ -13,7 +13,7 @@ mod default_scrub;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use vcr::kind::http::{self, Body};
+use vcr_cassette::http::{self, Body};
 
 /// Reads the input a byte at a time; past its end, zeros.
 struct Input<'a>(&'a [u8]);
@@ -243,7 +243,7 @@ fuzz_target!(|data: &[u8]| {
     );
     // A key the judge reads as a placeholder (the input can spell `xxx` or `EXAMPLE` into
     // one) is not a leak, and rightly stays.
-    let scanner = vcr::lint::Scanner::new(&[]);
+    let scanner = vcr_lint::Scanner::new(&[]);
     for key in planted
         .iter()
         .filter(|k| !scanner.scan(k.as_bytes()).is_empty())

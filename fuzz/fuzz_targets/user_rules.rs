@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vcr::rules::{Rule, RuleConfig, RuleSet, Scope};
+use vcr_cassette::rules::{Rule, RuleConfig, RuleSet, Scope};
 
 #[path = "common.rs"]
 mod common;

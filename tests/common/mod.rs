@@ -3,6 +3,7 @@
 
 pub mod llm;
 pub mod loaders;
+pub mod measure;
 pub mod recorders;
 pub mod scenario;
 pub mod server;
@@ -90,30 +91,10 @@ impl TestDir {
     }
 
     /// Runs `vcr args...` with `env` and returns its exit code, its stdout and its peak
-    /// resident memory in bytes, measured by `wait4` on that child alone (the memory tests of
-    /// issue 12: `getrusage(RUSAGE_CHILDREN)` would also count every earlier child).
-    #[allow(clippy::zombie_processes)] // reaped by `wait4` below, which measures it
+    /// resident memory in bytes ([`measure::peak`]: measured from a fresh process, since the
+    /// tests share one).
     pub fn vcr_measured(&self, args: &[&str], env: &[(&str, &str)]) -> (i32, String, u64) {
-        let mut cmd = self.command(args, env);
-        cmd.stdout(std::process::Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        let mut stdout = String::new();
-        std::io::Read::read_to_string(child.stdout.as_mut().unwrap(), &mut stdout).unwrap();
-        let pid = libc::pid_t::try_from(child.id()).unwrap();
-        let mut status = 0;
-        let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
-        // SAFETY: wait4 fills the status and the struct it is given; the child is ours and
-        // not waited for elsewhere.
-        let usage = unsafe {
-            assert_eq!(libc::wait4(pid, &mut status, 0, usage.as_mut_ptr()), pid);
-            usage.assume_init()
-        };
-        let code = if libc::WIFEXITED(status) {
-            libc::WEXITSTATUS(status)
-        } else {
-            -1
-        };
-        (code, stdout, u64::try_from(usage.ru_maxrss).unwrap() << 10)
+        measure::peak(&self.root, args, env)
     }
 
     /// Runs `vcr -C <root>/<rel> args...`: as if started in a folder of the tree.
@@ -327,11 +308,11 @@ pub fn fixture(inputs: &[&str], answer: &str) -> (String, String) {
         r#"{{"input":[{}],"output":[{{"uuid":"UUID-0","requestId":"REQUEST_ID","timestamp":"2026-11-30T10:00:00.000Z","message":{{"id":"msg_01","type":"message","role":"assistant","content":[{{"type":"text","text":{answer},"citations":[]}}]}},"type":"assistant"}}]}}"#,
         inputs.join(",")
     );
-    let parsed = vcr::json::parse(text.as_bytes()).unwrap();
-    let name = vcr::kind::claude_code::message_name(vcr::kind::claude_code::input(&parsed));
+    let parsed = vcr_json::parse(text.as_bytes()).unwrap();
+    let name = vcr_cassette::claude_code::message_name(vcr_cassette::claude_code::input(&parsed));
     (
         name,
-        String::from_utf8(vcr::json::to_pretty(&parsed)).unwrap(),
+        String::from_utf8(vcr_json::to_pretty(&parsed)).unwrap(),
     )
 }
 
@@ -344,11 +325,11 @@ pub fn api_error_fixture(inputs: &[&str], text: &str) -> (String, String) {
         r#"{{"input":[{}],"output":[{{"uuid":"UUID-0","requestId":"REQUEST_ID","timestamp":"2026-11-30T10:00:00.000Z","message":{{"id":"msg_01","container":null,"model":"<synthetic>","role":"assistant","stop_reason":"stop_sequence","stop_sequence":"","type":"message","usage":{{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}},"content":[{{"type":"text","text":{text},"citations":[]}}],"context_management":null}},"type":"assistant"}}]}}"#,
         inputs.join(",")
     );
-    let parsed = vcr::json::parse(doc.as_bytes()).unwrap();
-    let name = vcr::kind::claude_code::message_name(vcr::kind::claude_code::input(&parsed));
+    let parsed = vcr_json::parse(doc.as_bytes()).unwrap();
+    let name = vcr_cassette::claude_code::message_name(vcr_cassette::claude_code::input(&parsed));
     (
         name,
-        String::from_utf8(vcr::json::to_pretty(&parsed)).unwrap(),
+        String::from_utf8(vcr_json::to_pretty(&parsed)).unwrap(),
     )
 }
 

@@ -1,0 +1,1880 @@
+//! Leaks in HTTP cassettes, read by structure.
+//!
+//! A text scan of a cassette does not know a request from a response, a header from a body, or
+//! what a base64 body says; most of its errors on real cassettes were false, and a third of the
+//! real credentials sat where it could not see them (a `!!binary` body, a gzip response). Here
+//! every text the recorder stored is visited where it means something:
+//!
+//! - the request left the recording machine: a home folder in it is an error; the response
+//!   came back from a server: a home folder there is an error only when the request held it
+//!   too (an echo) or it is this machine's, else a warning;
+//! - a credential header, query parameter, cookie or form/JSON field is judged by its name,
+//!   whatever the value's shape (placeholders, environment-variable names and made-up
+//!   `Basic` accounts aside); every detector still runs over every decoded text;
+//! - UUIDs and timestamps matter only where the recorder matches requests (`match-on`): there
+//!   they break replay; anywhere else they are what servers send.
+//!
+//! All texts of a cassette are scanned in one pass over their concatenation (one scan per
+//! file, like the text scan), and each hit is mapped back to the text it sits in.
+
+mod evidence;
+mod outside;
+mod places;
+mod url;
+
+pub use outside::OUTSIDE;
+
+/// The path of a leak in a whole-line comment, which no reader keeps.
+pub const COMMENT: &str = "(comment)";
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::finding::Severity;
+use vcr_cassette::http::body::{self, Leaf};
+use vcr_cassette::http::{Body, Field, Header, HttpCassette, Matched};
+
+use super::{Hit, LeakFamily, MACHINE_PATH, Scanner, credential};
+use evidence::{Exchange, run_made};
+pub use places::{Place, places};
+use url::{URL_HEADERS, parameter_credentials, url_credentials};
+
+/// A leak found in an HTTP cassette, with where it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpLeak {
+    /// The hit (its offsets are not the file's: use `offset`).
+    pub hit: Hit,
+    /// How bad it is where it sits.
+    pub severity: Severity,
+    /// Byte offset in the (decompressed) file: the leak itself where the scalar holds the text
+    /// as written, else the start of the scalar that holds it.
+    pub offset: Option<usize>,
+    /// The readable path: `interactions[3].response.body.string (gzip, json) /token`.
+    pub path: String,
+    /// Where, for messages: ` in a request header`, ` in a response body`.
+    pub place: &'static str,
+    /// How many more times the file holds the same value (one finding stands for all).
+    pub repeats: usize,
+    /// Why the value was judged one, where the judgement weighed evidence in the cassette
+    /// (` that no earlier response handed out`); empty otherwise.
+    pub why: String,
+}
+
+/// Request headers whose value is a credential whatever its shape.
+const CREDENTIAL_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "x-api-key",
+    "api-key",
+    "apikey",
+    "x-goog-api-key",
+    "x-amz-security-token",
+    "x-auth-token",
+    "x-access-token",
+    "x-token",
+    "auth-token",
+    "private-token",
+    "x-vault-token",
+    "ocp-apim-subscription-key",
+    "x-functions-key",
+    "anthropic-api-key",
+    "openai-api-key",
+    "x-openai-api-key",
+    "x-goog-user-project-token",
+    "x-shopify-access-token",
+    "x-figma-token",
+    "x-dd-api-key",
+    "dd-api-key",
+    "x-dd-application-key",
+    "dd-application-key",
+    "x-pinecone-api-key",
+];
+
+/// Query parameters whose value is a credential.
+const CREDENTIAL_PARAMETERS: &[&str] = &[
+    "api_key",
+    "apikey",
+    "api-key",
+    "key",
+    "token",
+    "access_token",
+    "auth_token",
+    "refresh_token",
+    "id_token",
+    "client_secret",
+    "password",
+    "secret",
+    "x-amz-security-token",
+    "x-amz-signature",
+    "x-amz-credential",
+    "signature",
+    "sig",
+    "x-goog-signature",
+    "x-goog-credential",
+];
+
+/// Fields (form, JSON, multipart) whose value is a credential.
+const CREDENTIAL_FIELDS: &[&str] = &[
+    "authorization",
+    "api_key",
+    "apikey",
+    "api-key",
+    "x-api-key",
+    "token",
+    "access_token",
+    "access-token",
+    "accesstoken",
+    "refresh_token",
+    "refreshtoken",
+    "id_token",
+    "auth_token",
+    "client_secret",
+    "client-secret",
+    "clientsecret",
+    "password",
+    "passwd",
+    "secret_key",
+    "secret_access_key",
+    "aws_secret_access_key",
+    "session_token",
+    "aws_session_token",
+    "private_key",
+    "bot_token",
+];
+
+/// The names that make a body worth decoding: a field judged by its name could be in it.
+/// Lower-case, to be searched for in a lower-cased copy of the body: without case
+/// folding in the automaton, the search runs on aho-corasick's packed (Teddy) prefilter
+/// instead of stepping a DFA through every byte, several times faster (issue 12).
+fn field_names() -> &'static aho_corasick::AhoCorasick {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            // Leftmost-longest, not overlapping, which a DFA can run (issue 12). Nothing is lost: a name that starts inside a
+            // longer one follows a letter, and one that shares its start is followed by one,
+            // so neither could pass the boundary checks (see the test).
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            // A DFA: a few hundred states for these names, each byte one table lookup.
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(
+                FIELD_NAMES
+                    .iter()
+                    .flat_map(|l| l.iter())
+                    .map(|n| n.to_ascii_lowercase()),
+            )
+            .expect("literal names build")
+    })
+}
+
+/// What `names_a_field` looks for: the credential fields, the two names that are
+/// credentials beside other keys, and (last, see [`URL_NAMES`]) the query parameters that
+/// are no field's name.
+const FIELD_NAMES: [&[&str]; 3] = [CREDENTIAL_FIELDS, &["secret", "apikey"], URL_NAMES];
+
+/// The credential query parameters that name no credential field: a body that holds one
+/// in a URL (`&X-Amz-Signature=`, `?key=`) is decoded for the URL to be judged. They count
+/// only as a URL writes them, after `?` or `&` (or JSON's `\u0026`, HTML's `&amp;`) and
+/// before `=`, so that a JSON `"key":` does not make every body worth decoding.
+const URL_NAMES: &[&str] = &[
+    "key",
+    "sig",
+    "signature",
+    "x-amz-security-token",
+    "x-amz-signature",
+    "x-amz-credential",
+    "x-goog-signature",
+    "x-goog-credential",
+];
+
+/// How much of a body is lower-cased at a time for the name search: a copy of a small
+/// window stays in the cache, and a large body is not copied whole.
+const NAME_WINDOW: usize = 1 << 16;
+
+/// Whether bodies are searched for field names a lower-cased window at a time and comment
+/// lines are found with `memchr`; see [`set_folded_search`].
+static FOLDED_SEARCH: AtomicBool = AtomicBool::new(true);
+
+/// Testing hook (`VCR_TEST_BYTE_SEARCH=1` in the binary): with `false`, HTTP cassettes are
+/// searched as before issue 12, field names by a DFA without case stepping through every
+/// byte of each body and comment lines by a byte-at-a-time split of the file. The tests run
+/// both over the corpus and compare the findings.
+pub fn set_folded_search(enabled: bool) {
+    FOLDED_SEARCH.store(enabled, Ordering::Relaxed);
+}
+
+fn folded_search() -> bool {
+    FOLDED_SEARCH.load(Ordering::Relaxed)
+}
+
+/// Whether a body names a credential field as a key or parameter: the name whole, between
+/// quotes (escaped or not) or before `=` (`"password":`, `\"token\"`, `&api_key=`), not
+/// inside another word (`max_tokens`). Names are compared without case.
+fn names_a_field(bytes: &[u8]) -> bool {
+    if !folded_search() {
+        return names_a_field_bytewise(bytes);
+    }
+    names_a_field_in(bytes, NAME_WINDOW)
+}
+
+/// `names_a_field` as it was searched before (the testing hook's path): a DFA that folds
+/// case, one step per byte.
+fn names_a_field_bytewise(bytes: &[u8]) -> bool {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .kind(Some(aho_corasick::AhoCorasickKind::DFA))
+            .build(FIELD_NAMES.iter().flat_map(|l| l.iter()))
+            .expect("literal names build")
+    });
+    (names.find_iter(bytes)).any(|m| is_name_at(bytes, m.start(), m.end(), m.pattern().as_usize()))
+}
+
+/// Whether the name of pattern `pattern` of [`FIELD_NAMES`], found at `start..end`, stands
+/// as a key or parameter ([`is_field_name_at`]), or for the last list, as a URL's parameter.
+fn is_name_at(bytes: &[u8], start: usize, end: usize, pattern: usize) -> bool {
+    let fields: usize = FIELD_NAMES[..2].iter().map(|l| l.len()).sum();
+    if pattern < fields {
+        return is_field_name_at(bytes, start, end);
+    }
+    let before = &bytes[..start];
+    (before.ends_with(b"?")
+        || before.ends_with(b"&")
+        || before.ends_with(b"\\u0026")
+        || before.ends_with(b"&amp;"))
+        && bytes.get(end) == Some(&b'=')
+}
+
+/// `names_a_field`, lower-casing `window` bytes at a time. Each window runs on by the
+/// longest name less one, so that every name that starts in it is whole. A window may find
+/// a name that an earlier window's match overlaps; such a name starts inside another name,
+/// after a letter, `_` or `-`, and fails the boundary check as it would over the whole text.
+fn names_a_field_in(bytes: &[u8], window: usize) -> bool {
+    let longest = FIELD_NAMES.iter().flat_map(|l| l.iter()).map(|n| n.len());
+    let ahead = longest.max().unwrap_or(1) - 1;
+    let mut folded = Vec::with_capacity(bytes.len().min(window) + ahead);
+    let mut from = 0;
+    while from < bytes.len() {
+        let to = (from + window).min(bytes.len());
+        folded.clear();
+        folded.extend(
+            bytes[from..(to + ahead).min(bytes.len())]
+                .iter()
+                .map(u8::to_ascii_lowercase),
+        );
+        let found = field_names().find_iter(&folded).any(|m| {
+            let (start, end) = (from + m.start(), from + m.end());
+            start < to && is_name_at(bytes, start, end, m.pattern().as_usize())
+        });
+        if found {
+            return true;
+        }
+        from = to;
+    }
+    false
+}
+
+/// Whether the name found at `start..end` stands as a key or a parameter.
+fn is_field_name_at(bytes: &[u8], start: usize, end: usize) -> bool {
+    let before = start.checked_sub(1).map(|i| bytes[i]);
+    let after = bytes.get(end).copied();
+    matches!(
+        before,
+        None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
+    ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
+}
+
+/// Keys beside which a `secret` field is a client's or an app's secret.
+const CLIENT_KEYS: &[&str] = &[
+    "client_id",
+    "clientid",
+    "client-id",
+    "redirect_uri",
+    "redirect_url",
+    "app_id",
+    "appid",
+    "application_id",
+    "consumer_key",
+    "client_name",
+    "key_id",
+    "access_key",
+];
+
+/// Whether a cookie is judged by its name as a credential: a session cookie's name, and a
+/// value in a token's characters (session ids and tokens are; a value of words and JSON, a
+/// demo app's `Bearer <time>:{"user": ...}`, is not one).
+fn is_session_credential(name: &str, value: &str) -> bool {
+    let (_, token) = super::placeholder::split_scheme(value);
+    is_session_cookie(name) && super::placeholder::is_token_charset(token)
+}
+
+/// The name of a body leaf that a credential field's name gives it, when it has one: one of
+/// [`CREDENTIAL_FIELDS`], or `secret` beside a client's id. A key itself is none.
+fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
+    let name = leaf.name.filter(|_| !leaf.is_key)?;
+    let client_secret = name.eq_ignore_ascii_case("secret")
+        && leaf.siblings.is_some_and(|entries| {
+            entries
+                .iter()
+                .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
+        });
+    (client_secret || is_one_of(name, CREDENTIAL_FIELDS)).then_some(name)
+}
+
+/// Cookie names that hold a session or a credential.
+fn is_session_cookie(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if is_browser_cookie(&lower) {
+        return false;
+    }
+    [
+        "sess",
+        "sid",
+        "token",
+        "auth",
+        "jwt",
+        "login",
+        "remember",
+        "secret",
+        "credential",
+    ]
+    .iter()
+    .any(|w| lower.contains(w))
+}
+
+/// Cookies (lower-case names) that identify a browser, not a login: analytics and tracking
+/// (`session_tracker`, `_ga`), bot protection, web application firewalls and load balancing
+/// (`__cf_bm`, `_cfuvid`, Imperva's `incap_ses_*`, Akamai's `ak_bmsc`, Huawei's
+/// `HWWAFSESID`, `AWSALB`), and CSRF tokens, which only pair
+/// a form with the browser that loaded it.
+fn is_browser_cookie(lower: &str) -> bool {
+    ["track", "analytic", "visitor", "csrf", "xsrf", "waf"]
+        .iter()
+        .any(|w| lower.contains(w))
+        || [
+            "_ga",
+            "_gid",
+            "__utm",
+            "__cf",
+            "_cfuvid",
+            "cf_",
+            "incap_ses",
+            "visid_incap",
+            "nlbi_",
+            "ak_bmsc",
+            "bm_sv",
+            "_abck",
+            "awsalb",
+            "datadome",
+            "loid",
+            "edgebucket",
+        ]
+        .iter()
+        .any(|p| lower.starts_with(p))
+}
+
+/// Which side of the exchange a text is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Request,
+    Response,
+}
+
+/// One text of the cassette, where it came from and what it means. Its characters are in the
+/// buffer every text is joined into; its path is built only if something is found in it.
+struct Text<'a> {
+    /// Where it is in the joined buffer.
+    start: usize,
+    end: usize,
+    path: TextPath<'a>,
+    /// The scalar of its own it was read from (a field, a node of a body stored as data):
+    /// where a leak is placed exactly when the scalar holds the text as written. Checked only
+    /// for texts a leak is found in.
+    own: Option<usize>,
+    /// The scalar that holds it (the body's scalar for decoded content).
+    anchor: Option<usize>,
+    side: Side,
+    /// Whether the recorder matches requests by it.
+    matched: bool,
+    place: &'static str,
+    /// A Firebase web config's `apiKey`, public by design.
+    public: bool,
+    /// The interaction it belongs to.
+    interaction: usize,
+}
+
+/// The readable path of a text, built only for a text a leak is found in (building one for
+/// every URL and header cost more than finding nothing in them, issue 12): a field's own path
+/// (a URL), a header's, or the `ordinal`-th leaf of the `body`-th body, found again by walking
+/// that body.
+enum TextPath<'a> {
+    Field(&'a str),
+    Header { path: &'a str, name: &'a str },
+    Leaf { body: usize, ordinal: usize },
+}
+
+/// A body whose leaves are among the texts, kept to name a leaf when a leak is found in it.
+struct BodyAt<'a> {
+    body: &'a Body,
+    headers: &'a [Header],
+    /// A web page or script served to anyone (see [`Collect::body`]).
+    public_page: bool,
+}
+
+impl BodyAt<'_> {
+    /// Walks the body once (decoding it again) and gives the paths of its leaves numbered
+    /// `ordinals` (sorted), in that order.
+    fn leaf_paths(&self, ordinals: &[usize]) -> Vec<String> {
+        let mut found = Vec::with_capacity(ordinals.len());
+        let mut i = 0;
+        each_leaf(self.body, self.headers, &mut |leaf, base, described| {
+            while found.len() < ordinals.len() && ordinals[found.len()] == i {
+                found.push(leaf_path(base, described, leaf.path));
+            }
+            i += 1;
+        });
+        // A walk gives the leaves the first one gave; should it not, no leak loses its place.
+        found.resize(ordinals.len(), String::new());
+        found
+    }
+}
+
+/// Each leaf of a body, decoded as `headers` say, with the body's own path and how it was
+/// decoded (`gzip, json`): the walk [`Collect::body`] makes, for what names a leaf again.
+fn each_leaf(body: &Body, headers: &[Header], visit: &mut dyn FnMut(&Leaf<'_>, &str, &str)) {
+    match body {
+        Body::Bytes { field, bytes, .. } => match body::decode_stored(bytes, headers) {
+            // Its one leaf, the text as stored (see `Collect::body`).
+            Ok(text) => visit(&Leaf::stored(text), &field.path, ""),
+            Err(decoded) => {
+                let described = body::describe(&decoded);
+                body::for_each_leaf(&decoded, &mut |leaf| {
+                    visit(leaf, &field.path, &described);
+                });
+            }
+        },
+        Body::Data { path, node } => {
+            body::for_each_node_leaf(node, &mut |leaf| visit(leaf, path, ""));
+        }
+    }
+}
+
+/// `interactions[0].response.body.string (gzip, json) /choices/0/text`
+fn leaf_path(base: &str, described: &str, leaf: &str) -> String {
+    match (described.is_empty(), leaf.is_empty()) {
+        (true, true) => base.to_owned(),
+        (true, false) => format!("{base} {leaf}"),
+        (false, true) => format!("{base} ({described})"),
+        (false, false) => format!("{base} ({described}) {leaf}"),
+    }
+}
+
+/// The size from which a body stored as plain text is scanned where it is rather than
+/// joined with the other texts: joining saves a scan per text where texts are many and
+/// small, and costs a copy of the text.
+const LARGE: usize = 1 << 20;
+
+/// Every text of a cassette, joined, and the leaks found by name on the way.
+struct Collect<'a> {
+    file: &'a [u8],
+    scanner: &'a Scanner,
+    /// Bodies read as plain text without being decoded (nothing in them can be a finding),
+    /// kept for what an echo or an id handed out earlier is looked up in.
+    context: Vec<(usize, Side, &'a [u8])>,
+    joined: String,
+    texts: Vec<Text<'a>>,
+    /// Bodies stored as plain text of [`LARGE`] bytes or more, each its one text, scanned
+    /// where they are instead of copied into `joined` (a 500 MB body was held a third time).
+    large: Vec<(Text<'a>, &'a str)>,
+    bodies: Vec<BodyAt<'a>>,
+    named: Vec<HttpLeak>,
+    /// What each interaction says of its request's ids and times, by index.
+    exchanges: Vec<Exchange>,
+}
+
+impl<'a> Collect<'a> {
+    /// Whether `side` is a response sent while no request so far had carried a credential
+    /// or a login: what the server hands to everyone.
+    fn anonymous(&self, side: Side, interaction: usize) -> bool {
+        side == Side::Response
+            && self
+                .exchanges
+                .get(interaction)
+                .is_some_and(|e| !e.credentialed)
+    }
+
+    fn push(&mut self, text: &str, mut item: Text<'a>) {
+        item.start = self.joined.len();
+        self.joined.push_str(text);
+        item.end = self.joined.len();
+        self.joined.push('\n');
+        self.texts.push(item);
+    }
+
+    /// A field's text, placed exactly when the scalar holds it as written.
+    fn field(
+        &mut self,
+        field: &Field,
+        path: TextPath<'a>,
+        side: Side,
+        interaction: usize,
+        matched: bool,
+        place: &'static str,
+    ) {
+        let item = Text {
+            start: 0,
+            end: 0,
+            path,
+            own: field.at.map(|a| a as usize),
+            anchor: field.at.map(|a| a as usize),
+            side,
+            matched,
+            place,
+            public: false,
+            interaction,
+        };
+        self.push(&field.text, item);
+    }
+
+    fn headers(&mut self, headers: &'a [Header], side: Side, interaction: usize, matched: bool) {
+        let place = match side {
+            Side::Request => " in a request header",
+            Side::Response => " in a response header",
+        };
+        for header in headers {
+            let name = header.name.as_str();
+            let value = &header.value;
+            let path = || header_path(&value.path, name);
+            if is_one_of(name, CREDENTIAL_HEADERS) {
+                if let Ok(hit) = credential::named("credential-header", name, &value.text, 4) {
+                    self.named
+                        .push(leak_at(hit, value, self.file, path(), place));
+                }
+                continue;
+            }
+            // A cookie set in answer to a request that carried no credential and no login
+            // names a browser (a visit, a bot check), not an account: it is not one.
+            if name.eq_ignore_ascii_case("set-cookie") && self.anonymous(side, interaction) {
+                continue;
+            }
+            if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
+                let cookies = value.text.split(';');
+                let take = if name.eq_ignore_ascii_case("cookie") {
+                    usize::MAX
+                } else {
+                    1
+                };
+                for cookie in cookies.take(take) {
+                    let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
+                        continue;
+                    };
+                    let cookie_value = body::percent_decode(cookie_value);
+                    if is_session_credential(cookie_name, &cookie_value)
+                        && let Ok(hit) =
+                            credential::named("credential-header", cookie_name, &cookie_value, 8)
+                    {
+                        let path = format!("{} cookie {cookie_name}", path());
+                        self.named.push(leak_at(hit, value, self.file, path, place));
+                    }
+                }
+                continue;
+            }
+            let relative = is_one_of(name, URL_HEADERS) && value.text.starts_with('/');
+            if relative || value.text.contains("://") {
+                for (hit, parameter) in url_credentials(&value.text, relative) {
+                    let path = format!("{} ?{parameter}", path());
+                    self.named.push(leak_at(hit, value, self.file, path, place));
+                }
+            }
+            let path = TextPath::Header {
+                path: &value.path,
+                name,
+            };
+            self.field(value, path, side, interaction, matched, place);
+        }
+    }
+
+    /// Whether a body can hold no finding, judged without decoding it: it is text with no
+    /// `Content-Encoding` (nor gzip's magic bytes), names no credential field, and a scan of it
+    /// finds nothing but UUIDs and timestamps where they do not count. Most bodies are; decoding
+    /// each into a tree only to find nothing was most of the time spent on HTTP cassettes.
+    fn nothing_in(&self, bytes: &[u8], headers: &[Header], volatile_counts: bool) -> bool {
+        let encoded = bytes.starts_with(&[0x1f, 0x8b])
+            || headers.iter().any(|h| {
+                h.name.eq_ignore_ascii_case("content-encoding")
+                    && !h.value.text.trim().eq_ignore_ascii_case("identity")
+            });
+        !encoded
+            && std::str::from_utf8(bytes).is_ok()
+            && !names_a_field(bytes)
+            && self.scanner.scan(bytes).iter().all(|hit| {
+                matches!(hit.family, LeakFamily::Uuid | LeakFamily::Timestamp) && !volatile_counts
+            })
+    }
+
+    fn body(
+        &mut self,
+        body: &'a Body,
+        headers: &'a [Header],
+        side: Side,
+        interaction: usize,
+        matched: bool,
+    ) {
+        let place = match side {
+            Side::Request => " in a request body",
+            Side::Response => " in a response body",
+        };
+        if let Body::Bytes { bytes, .. } = body
+            && self.nothing_in(bytes, headers, side == Side::Request && matched)
+        {
+            self.context.push((interaction, side, bytes));
+            return;
+        }
+        // A web page or script served to a request that carried no credential is what the
+        // server hands to everyone: the keys in it that are judged by their name, and browser
+        // keys (Google's `AIza`, publishable keys), are public by design.
+        let public_page = self.anonymous(side, interaction) && is_web_page(headers);
+        let index = self.bodies.len();
+        self.bodies.push(BodyAt {
+            body,
+            headers,
+            public_page,
+        });
+        let mut ordinal = 0;
+        let mut visit = |this: &mut Self,
+                         leaf: &Leaf<'_>,
+                         base: &str,
+                         anchor: Option<usize>,
+                         described: &str| {
+            let leaf_ordinal = ordinal;
+            ordinal += 1;
+            let own = leaf.at.map(|a| a as usize);
+            let anchor = own.or(anchor);
+            // A Firebase web config's `apiKey` is public by design (it ships in every page).
+            let public = leaf.name == Some("apiKey")
+                && leaf.siblings.is_some_and(|entries| {
+                    entries.iter().any(|(k, _)| {
+                        matches!(
+                            k.as_str(),
+                            Some("authDomain" | "projectId" | "messagingSenderId")
+                        )
+                    })
+                });
+            if !public
+                && !public_page
+                && let Some(name) = credential_field_name(leaf)
+                && let Ok(hit) = credential::named("credential-field", name, leaf.text, 4)
+            {
+                let path = leaf_path(base, described, leaf.path);
+                let at = (own, anchor);
+                this.named
+                    .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
+                return;
+            }
+            // A URL in markup (an `<iframe src>`) is fetched by every browser that renders
+            // it, and oEmbed data is what a provider hands anyone who asks: their keys are
+            // public by design.
+            let public_markup = || {
+                leaf.text.trim_start().starts_with('<')
+                    || leaf.text.trim_start().starts_with("&lt;")
+                    || leaf.path.to_ascii_lowercase().contains("oembed")
+            };
+            if !leaf.is_key && leaf.text.contains("://") && !public_markup() {
+                for (hit, parameter) in url_credentials(leaf.text, false) {
+                    let path = format!("{} ?{parameter}", leaf_path(base, described, leaf.path));
+                    let at = (own, anchor);
+                    this.named
+                        .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
+                }
+            }
+            let item = Text {
+                start: 0,
+                end: 0,
+                path: TextPath::Leaf {
+                    body: index,
+                    ordinal: leaf_ordinal,
+                },
+                own,
+                anchor,
+                side,
+                matched,
+                place,
+                public,
+                interaction,
+            };
+            this.push(leaf.text, item);
+        };
+        match body {
+            Body::Bytes { field, bytes, .. } => {
+                let anchor = field.at.map(|a| a as usize);
+                let decoded = match body::decode_stored(bytes, headers) {
+                    Ok(text) if text.len() >= LARGE => {
+                        // A large text as it is stored: scanned where it is, never copied.
+                        let item = Text {
+                            start: 0,
+                            end: text.len(),
+                            path: TextPath::Leaf {
+                                body: index,
+                                ordinal: 0,
+                            },
+                            own: None,
+                            anchor,
+                            side,
+                            matched,
+                            place,
+                            public: false,
+                            interaction,
+                        };
+                        self.large.push((item, text));
+                        return;
+                    }
+                    Ok(text) => {
+                        // Text as it is stored: its one leaf is the cassette's bytes, never
+                        // copied but into the joined texts (a 300 MB body was held three
+                        // times over, issue 25).
+                        visit(self, &Leaf::stored(text), &field.path, anchor, "");
+                        return;
+                    }
+                    Err(decoded) => decoded,
+                };
+                let described = body::describe(&decoded);
+                body::for_each_leaf(&decoded, &mut |leaf| {
+                    visit(self, leaf, &field.path, anchor, &described);
+                });
+            }
+            Body::Data { path, node } => {
+                body::for_each_node_leaf(node, &mut |leaf| visit(self, leaf, path, None, ""));
+            }
+        }
+    }
+}
+
+/// Every leak in a cassette read by structure; `file` is its (decompressed) text, and
+/// `match_on` what the recorder matches requests by.
+pub fn check(
+    cassette: &HttpCassette,
+    file: &[u8],
+    scanner: &Scanner,
+    match_on: &[&str],
+) -> Vec<HttpLeak> {
+    let mut leaks = Leaks::new(scanner, match_on);
+    leaks.add(cassette, file);
+    // One window, read again only for what lies outside its interactions.
+    leaks.finish(file, &mut |again| again(Some(cassette)))
+}
+
+/// The leaks of a cassette read in windows ([`http::read_windows`](vcr_cassette::http::read_windows)),
+/// gathered a window at a time and judged as [`check`] judges the whole cassette. The one
+/// judgement that looks across interactions, an id or time a matched request sent that an
+/// earlier response handed out, is made within the window; what it leaves open in a window
+/// after the first waits for [`Leaks::finish`], which reads the windows again for the
+/// responses that hold those values, only when there are any.
+pub struct Leaks<'s> {
+    scanner: &'s Scanner,
+    matched: Matched,
+    /// Whether the file's comment lines were scanned (with the first window).
+    commented: bool,
+    /// How many interactions the windows so far held: the next window's first index.
+    base: usize,
+    leaks: Vec<HttpLeak>,
+    /// Whether a request of an earlier window carried a credential or a login.
+    logged_in: bool,
+    /// Ids and times judged errors in their window, each with its interaction's index in
+    /// the whole cassette, unless an earlier window's response handed them out.
+    pending: Vec<(HttpLeak, usize)>,
+    /// The secret hits of what no interaction holds, in every window so far.
+    outside: Vec<Hit>,
+}
+
+impl<'s> Leaks<'s> {
+    /// No window yet; the recorder matches requests by `match_on`.
+    pub fn new(scanner: &'s Scanner, match_on: &[&str]) -> Leaks<'s> {
+        Leaks {
+            scanner,
+            matched: Matched::from(match_on),
+            commented: false,
+            base: 0,
+            leaks: Vec::new(),
+            logged_in: false,
+            pending: Vec::new(),
+            outside: Vec::new(),
+        }
+    }
+
+    /// The leaks of the next window (`file` is the whole decompressed text).
+    pub fn add(&mut self, window: &HttpCassette, file: &[u8]) {
+        let mut c = collect(window, file, self.scanner, self.matched, self.logged_in);
+        self.logged_in = c.exchanges.last().is_some_and(|e| e.credentialed) || self.logged_in;
+        let mut leaks = std::mem::take(&mut c.named);
+        let defer = (self.base > 0).then_some((&mut self.pending, self.base));
+        scan_texts(&c, self.scanner, &mut leaks, defer);
+        self.leaks.append(&mut leaks);
+        // The whole file's comment lines, with the first window.
+        if !self.commented {
+            self.commented = true;
+            if window.format != vcr_cassette::http::Format::Httprr {
+                comments(file, self.scanner, &mut self.leaks);
+            }
+        }
+        // Judged in `finish`, against every interaction's leaks and texts: a value the
+        // interactions hold is not reported again where no interaction holds it.
+        let hits = outside::hits(file, &window.outside, self.scanner, &self.leaks);
+        self.outside.extend(hits);
+        self.base += window.interactions.len();
+    }
+
+    /// Every leak, one finding per value. `again` gives the windows once more, in the same
+    /// order, to the visitor it is handed, when ids or times wait for earlier responses.
+    pub fn finish(mut self, file: &[u8], again: &mut dyn FnMut(&mut Visit<'_>)) -> Vec<HttpLeak> {
+        if !self.pending.is_empty() {
+            let needles: Vec<&str> = self
+                .pending
+                .iter()
+                .map(|(l, _)| l.hit.text.as_str())
+                .collect();
+            let mut first: std::collections::HashMap<String, usize> = Default::default();
+            let mut base = 0;
+            again(&mut |window| {
+                let Some(window) = window else {
+                    first.clear();
+                    base = 0;
+                    return;
+                };
+                let c = collect(window, file, self.scanner, self.matched, false);
+                for (needle, at) in first_responses(&c, needles.iter().copied()) {
+                    let slot = first.entry(needle).or_insert(base + at);
+                    *slot = (*slot).min(base + at);
+                }
+                base += window.interactions.len();
+            });
+            for (leak, interaction) in std::mem::take(&mut self.pending) {
+                if first
+                    .get(&leak.hit.text)
+                    .is_none_or(|&at| at >= interaction)
+                {
+                    self.leaks.push(leak);
+                }
+            }
+        }
+        // What lies outside the interactions, against all of them: a value another window's
+        // interaction holds, or one outside several windows, is judged as a whole read
+        // judges it (found by the `http` fuzz target).
+        let hits = outside::unjudged(std::mem::take(&mut self.outside), &self.leaks);
+        if !hits.is_empty() {
+            let mut held = outside::Held::new(&hits);
+            again(&mut |window| match window {
+                Some(window) => {
+                    let c = collect(window, file, self.scanner, self.matched, false);
+                    held.window(&hits, &c);
+                }
+                None => held.clear(),
+            });
+            self.leaks.extend(held.findings(hits));
+        }
+        fold(self.leaks)
+    }
+}
+
+/// The bytes of `cassette`'s URLs, header values and bodies as stored, each with a line
+/// break: about what [`collect`] joins.
+fn stored_size(cassette: &HttpCassette) -> usize {
+    let body = |b: &Body| match b {
+        Body::Bytes { bytes, .. } if bytes.len() < LARGE => bytes.len() + 1,
+        Body::Bytes { .. } => 0,
+        Body::Data { node, .. } if node.end != u32::MAX => {
+            node.end.saturating_sub(node.start) as usize
+        }
+        Body::Data { .. } => 0,
+    };
+    cassette
+        .interactions
+        .iter()
+        .map(|i| {
+            i.request.url.text.len()
+                + 1
+                + i.headers().map(|h| h.value.text.len() + 1).sum::<usize>()
+                + i.bodies().map(body).sum::<usize>()
+        })
+        .sum()
+}
+
+/// A cassette read and linted a window at a time by [`read_and_check`].
+#[derive(Debug)]
+pub struct Checked {
+    /// The recorder that wrote it.
+    pub format: vcr_cassette::http::Format,
+    /// How many interactions it holds.
+    pub interactions: usize,
+    /// Its leaks, one per value ([`check`]'s).
+    pub leaks: Vec<HttpLeak>,
+}
+
+/// The secrets the judge finds in the HTTP cassette in `text` (the file at `path`), each
+/// with its masked form: what outputs that show a cassette's contents hide beside the scan's
+/// own hits ([`Scanner::mask_with`]); none when `text` is no HTTP cassette.
+pub fn secret_values(
+    path: &std::path::Path,
+    text: &[u8],
+    scanner: &Scanner,
+) -> Vec<(String, String)> {
+    let checked = read_and_check(
+        path,
+        text,
+        &vcr_cassette::http::Sidecars::new(),
+        scanner,
+        true,
+        &|format| format.default_match_on().to_vec(),
+        &mut |_| {},
+    );
+    match checked {
+        Ok(Some(checked)) => secrets(checked.leaks),
+        _ => Vec::new(),
+    }
+}
+
+/// [`secret_values`] of a cassette read already from `text`: not read a second time (a huge
+/// body was then held again).
+pub fn secret_values_of(
+    cassette: &HttpCassette,
+    text: &[u8],
+    scanner: &Scanner,
+) -> Vec<(String, String)> {
+    secrets(check(
+        cassette,
+        text,
+        scanner,
+        cassette.format.default_match_on(),
+    ))
+}
+
+fn secrets(leaks: Vec<HttpLeak>) -> Vec<(String, String)> {
+    (leaks.into_iter())
+        .filter(|l| l.hit.family == LeakFamily::Secret)
+        .map(|l| (l.hit.text, l.hit.masked))
+        .collect()
+}
+
+/// Reads the cassette in `text` (the file at `path`, its rewritten sidecars in `sidecars`)
+/// through [`http::read_windows`](vcr_cassette::http::read_windows) and, with `lint`, lints
+/// each window as it comes, with what the recorder of its format matches by (`match_on`);
+/// `each` sees every window too (`None`: forget the ones before). What `verify`, a scrub's
+/// read-back and the fuzz targets share: memory is the file's and one window's. `Ok(None)`
+/// when the text is no HTTP cassette.
+pub fn read_and_check<'m>(
+    path: &std::path::Path,
+    text: &[u8],
+    sidecars: &vcr_cassette::http::Sidecars,
+    scanner: &Scanner,
+    lint: bool,
+    match_on: &dyn Fn(vcr_cassette::http::Format) -> Vec<&'m str>,
+    each: &mut dyn FnMut(Option<&HttpCassette>),
+) -> Result<Option<Checked>, vcr_cassette::http::ReadError> {
+    let mut leaks: Option<Leaks<'_>> = None;
+    let mut interactions = 0;
+    // A cassette read whole is kept until `finish`, which may look at it again; one read in
+    // windows is read again then.
+    let mut windows = 0;
+    let mut whole: Option<HttpCassette> = None;
+    let read = vcr_cassette::http::read_windows(path, text, sidecars, &mut |window| {
+        each(window.as_ref());
+        match window {
+            Some(window) => {
+                interactions += window.interactions.len();
+                if lint {
+                    leaks
+                        .get_or_insert_with(|| Leaks::new(scanner, &match_on(window.format)))
+                        .add(&window, text);
+                }
+                windows += 1;
+                whole = (lint && windows == 1).then_some(window);
+            }
+            None => {
+                leaks = None;
+                interactions = 0;
+                windows = 0;
+                whole = None;
+            }
+        }
+    })?;
+    let Some(format) = read else {
+        return Ok(None);
+    };
+    let leaks = leaks.map_or_else(Vec::new, |leaks| {
+        leaks.finish(text, &mut |visit| match &whole {
+            Some(cassette) => visit(Some(cassette)),
+            None => {
+                // Read as the first time, which it was.
+                let _ = vcr_cassette::http::read_windows(path, text, sidecars, &mut |window| {
+                    visit(window.as_ref());
+                });
+            }
+        })
+    });
+    Ok(Some(Checked {
+        format,
+        interactions,
+        leaks,
+    }))
+}
+
+/// What [`Leaks::finish`] hands the windows to when it reads them again: each window, or
+/// `None` to forget the windows before (see [`http::read_windows`](vcr_cassette::http::read_windows)).
+pub type Visit<'a> = dyn FnMut(Option<&HttpCassette>) + 'a;
+
+/// Every text of `cassette`'s interactions, joined, with the leaks found by name;
+/// `logged_in`: whether a request before them carried a credential or a login.
+fn collect<'a>(
+    cassette: &'a HttpCassette,
+    file: &'a [u8],
+    scanner: &'a Scanner,
+    matched: Matched,
+    logged_in: bool,
+) -> Collect<'a> {
+    let mut c = Collect {
+        file,
+        scanner,
+        context: Vec::new(),
+        // What the texts take, as stored (decoded bodies may be more): one allocation
+        // instead of a doubling series, each copying what was joined so far. Counted, not
+        // taken as the file's size: a window of a huge file holds a small part of it.
+        joined: String::with_capacity(stored_size(cassette).min(file.len())),
+        texts: Vec::new(),
+        large: Vec::new(),
+        bodies: Vec::new(),
+        named: Vec::new(),
+        exchanges: Vec::new(),
+    };
+    for (i, interaction) in cassette.interactions.iter().enumerate() {
+        let before = c.exchanges.last().map_or(logged_in, |e| e.credentialed);
+        c.exchanges.push(Exchange::of(interaction, before));
+        let request = &interaction.request;
+        let url = &request.url;
+        c.field(
+            url,
+            TextPath::Field(&url.path),
+            Side::Request,
+            i,
+            matched.url,
+            URL_PLACE,
+        );
+        for (hit, name) in parameter_credentials(&url.text, false) {
+            let path = format!("{} ?{name}", url.path);
+            c.named
+                .push(leak_at(hit, url, file, path, " in a request URL"));
+        }
+        c.headers(&request.headers, Side::Request, i, matched.headers);
+        if let Some(body) = &request.body {
+            c.body(body, &request.headers, Side::Request, i, matched.body);
+        }
+        if let Some(response) = &interaction.response {
+            c.headers(&response.headers, Side::Response, i, false);
+            if let Some(body) = &response.body {
+                c.body(body, &response.headers, Side::Response, i, false);
+            }
+        }
+    }
+    c
+}
+
+/// Leaks in whole-line comments (`# ...` in YAML, `// ...` in JSON5), which no reader keeps
+/// but a hand edit can leave a credential in. A line that only looks like a comment (inside a
+/// block scalar) holds what its scalar's leaf already reported: such repeats are dropped.
+fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
+    let mut found = Vec::new();
+    // Lines are found with `memchr` (issue 12): a byte-at-a-time split of every line of every
+    // cassette cost more than the scan of the few comment lines there are.
+    let ends: Box<dyn Iterator<Item = usize>> = if folded_search() {
+        let ends = memchr::memchr_iter(b'\n', file).map(|nl| nl + 1);
+        Box::new(ends.chain((file.last() != Some(&b'\n')).then_some(file.len())))
+    } else {
+        // The testing hook's path: the split this replaced.
+        let mut end = 0;
+        Box::new(file.split_inclusive(|&b| b == b'\n').map(move |line| {
+            end += line.len();
+            end
+        }))
+    };
+    let mut start = 0;
+    for end in ends {
+        let line = &file[start..end];
+        let line_start = start;
+        start = end;
+        let trimmed = line.trim_ascii_start();
+        if !(trimmed.starts_with(b"#") || trimmed.starts_with(b"//")) {
+            continue;
+        }
+        for mut hit in scanner.scan(line) {
+            let severity = match hit.family {
+                LeakFamily::Uuid | LeakFamily::Timestamp => continue,
+                LeakFamily::Email => Severity::Warning,
+                LeakFamily::Path if hit.temporary => Severity::Warning,
+                LeakFamily::Secret | LeakFamily::Path => Severity::Error,
+            };
+            if leaks.iter().any(|l| l.hit.text == hit.text) {
+                continue;
+            }
+            let at = line_start + hit.start;
+            hit.end -= hit.start;
+            hit.start = 0;
+            found.push(HttpLeak {
+                hit,
+                severity,
+                offset: Some(at),
+                path: COMMENT.to_owned(),
+                place: " in a comment",
+                repeats: 0,
+                why: String::new(),
+            });
+        }
+    }
+    leaks.extend(found);
+}
+
+/// Where `text` starts in `file` if the scalar at `at` holds it as written (after an opening
+/// quote, if any).
+fn exact_offset(at: Option<usize>, text: &str, file: &[u8]) -> Option<usize> {
+    let at = at?;
+    [at, at + 1]
+        .into_iter()
+        .find(|&start| file.get(start..start + text.len()) == Some(text.as_bytes()))
+}
+
+/// A leak judged by name in a body leaf whose text is `text`: placed at the value when the
+/// leaf's own scalar (`at.0`) holds the text as written, else at the body's (`at.1`).
+fn leaf_leak(
+    hit: Hit,
+    text: &str,
+    at: (Option<usize>, Option<usize>),
+    file: &[u8],
+    path: String,
+    place: &'static str,
+) -> HttpLeak {
+    let offset = exact_offset(at.0, text, file)
+        .and_then(|start| text.find(hit.text.as_str()).map(|i| start + i))
+        .or(at.1);
+    HttpLeak {
+        hit,
+        severity: Severity::Error,
+        offset,
+        path,
+        place,
+        repeats: 0,
+        why: String::new(),
+    }
+}
+
+/// A leak judged by name in a field (a header, a URL): placed at the value when the scalar
+/// holds the field as written, else at the scalar.
+fn leak_at(hit: Hit, field: &Field, file: &[u8], path: String, place: &'static str) -> HttpLeak {
+    let at = field.at.map(|a| a as usize);
+    leaf_leak(hit, &field.text, (at, at), file, path, place)
+}
+
+/// A header's readable path. HAR and httprr keep headers in a list: the path says
+/// `headers[2].value`, the finding must say which header that is.
+fn header_path(path: &str, name: &str) -> String {
+    let names_it = name.is_empty()
+        || path
+            .as_bytes()
+            .windows(name.len())
+            .any(|w| w.eq_ignore_ascii_case(name.as_bytes()));
+    if names_it {
+        path.to_owned()
+    } else {
+        format!("{path} ({name})")
+    }
+}
+
+fn is_one_of(name: &str, list: &[&str]) -> bool {
+    list.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// Scans every text in one pass over their concatenation and turns hits into leaks by
+/// where they sit.
+///
+/// Everything a hit needs to be judged is looked up once, not per hit (issue 25: a cassette of
+/// 30,000 home folders in gzip'd response bodies took 10 s): the texts of one interaction by a
+/// binary search (they are pushed in interaction order), the first response that holds each
+/// request id by one search over every response, and the paths of body leaves by one walk of
+/// each body that holds a leak.
+///
+/// With `defer` (a window after the first, and the index of its first interaction in the
+/// whole cassette), an id or time no earlier response of the window handed out goes there
+/// with its interaction's index, to be judged against the earlier windows' responses.
+fn scan_texts(
+    c: &Collect<'_>,
+    scanner: &Scanner,
+    leaks: &mut Vec<HttpLeak>,
+    mut defer: Option<(&mut Vec<(HttpLeak, usize)>, usize)>,
+) {
+    // Every hit with the text it is in and that text's characters, its offsets made the
+    // text's own: the joined texts in one scan, each large text where it is.
+    let mut hits: Vec<(Hit, &Text, &str)> = Vec::new();
+    for mut hit in scanner.scan(c.joined.as_bytes()) {
+        let text = &c.texts[c.texts.partition_point(|t| t.start <= hit.start) - 1];
+        hit.start -= text.start;
+        hit.end -= text.start;
+        hits.push((hit, text, &c.joined[text.start..text.end]));
+    }
+    for (text, content) in &c.large {
+        for hit in scanner.scan(content.as_bytes()) {
+            hits.push((hit, text, content));
+        }
+    }
+    if hits.is_empty() {
+        return;
+    }
+    // What each interaction's request holds, for echoes of a home folder in its response.
+    let request_holds = |interaction: usize, needle: &str| {
+        let first = c.texts.partition_point(|t| t.interaction < interaction);
+        let last = c.texts.partition_point(|t| t.interaction <= interaction);
+        let mut texts = c.texts[first..last]
+            .iter()
+            .map(|t| (t, &c.joined[t.start..t.end]))
+            .chain(c.large.iter().map(|(t, content)| (t, *content)));
+        texts.any(|(t, content)| {
+            t.interaction == interaction && t.side == Side::Request && content.contains(needle)
+        }) || c.context.iter().any(|(i, s, bytes)| {
+            *i == interaction
+                && *s == Side::Request
+                && memchr::memmem::find(bytes, needle.as_bytes()).is_some()
+        })
+    };
+    let volatile = |hit: &Hit, text: &Text| {
+        matches!(hit.family, LeakFamily::Uuid | LeakFamily::Timestamp)
+            && text.side == Side::Request
+            && text.matched
+    };
+    // The first interaction whose response holds each id or time a matched request sent.
+    let handed_out = first_responses(
+        c,
+        hits.iter()
+            .filter(|(hit, text, _)| volatile(hit, text))
+            .map(|(hit, _, _)| hit.text.as_str()),
+    );
+    // The copies judged by their name already, by place and value (a set: a file can hold
+    // a key per interaction, issue 25).
+    let judged: std::collections::HashSet<(Option<usize>, &str)> = leaks
+        .iter()
+        .map(|n| (n.offset, n.hit.text.as_str()))
+        .collect();
+    // Each leak with its text, and whether it is an id or time left open in this window.
+    let mut pending: Vec<(HttpLeak, &Text, bool)> = Vec::new();
+    for (hit, text, content) in hits {
+        let mut open = false;
+        let mut why = String::new();
+        let severity = match hit.family {
+            LeakFamily::Secret if text.public => continue,
+            LeakFamily::Secret
+                if PAGE_KEYS.contains(&hit.detector)
+                    && matches!(text.path, TextPath::Leaf { body, .. } if c.bodies[body].public_page)
+                    // A vendor's secret key written under a key's name is still one.
+                    && !scanner.scan(hit.text.as_bytes()).iter().any(|inner| {
+                        inner.family == LeakFamily::Secret && !PAGE_KEYS.contains(&inner.detector)
+                    }) =>
+            {
+                continue;
+            }
+            LeakFamily::Secret => Severity::Error,
+            LeakFamily::Path if hit.detector == MACHINE_PATH => Severity::Error,
+            LeakFamily::Path if hit.temporary => {
+                if text.side == Side::Request && text.matched {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                }
+            }
+            LeakFamily::Path => match text.side {
+                Side::Request => Severity::Error,
+                Side::Response if request_holds(text.interaction, &hit.text) => Severity::Error,
+                Side::Response => Severity::Warning,
+            },
+            LeakFamily::Uuid | LeakFamily::Timestamp => {
+                // An id a server handed out earlier in the recording (`/servers/<uuid>`)
+                // replays as recorded: only one the client made up changes between runs.
+                let earlier = handed_out
+                    .get(hit.text.as_str())
+                    .is_some_and(|&first| first < text.interaction);
+                if !volatile(&hit, text) || earlier {
+                    continue;
+                }
+                let exchange = c.exchanges.get(text.interaction);
+                match run_made(exchange, &hit, text.place == URL_PLACE, content) {
+                    Some(reason) => why = reason,
+                    None => continue,
+                }
+                open = true;
+                Severity::Error
+            }
+            LeakFamily::Email => Severity::Warning,
+        };
+        let offset = exact_offset(text.own, content, c.file)
+            .map(|e| e + hit.start)
+            .or(text.anchor);
+        // A copy a name already judged (a query parameter's value, found again by the key's
+        // own pattern in the URL's text) is one copy, not "once more in this file".
+        if hit.family == LeakFamily::Secret && judged.contains(&(offset, hit.text.as_str())) {
+            continue;
+        }
+        let path = match text.path {
+            TextPath::Field(path) => path.to_owned(),
+            TextPath::Header { path, name } => header_path(path, name),
+            // Named below, one walk per body.
+            TextPath::Leaf { .. } => String::new(),
+        };
+        let leak = HttpLeak {
+            hit,
+            severity,
+            offset,
+            path,
+            place: text.place,
+            repeats: 0,
+            why,
+        };
+        pending.push((leak, text, open));
+    }
+    let mut wanted: Vec<(usize, usize, usize)> = pending
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, text, _))| match text.path {
+            TextPath::Leaf { body, ordinal } => Some((body, ordinal, i)),
+            _ => None,
+        })
+        .collect();
+    wanted.sort_unstable();
+    for group in wanted.chunk_by(|a, b| a.0 == b.0) {
+        let ordinals: Vec<usize> = group.iter().map(|&(_, ordinal, _)| ordinal).collect();
+        let paths = c.bodies[group[0].0].leaf_paths(&ordinals);
+        for (&(_, _, i), path) in group.iter().zip(paths) {
+            pending[i].0.path = path;
+        }
+    }
+    for (leak, text, open) in pending {
+        match &mut defer {
+            Some((deferred, base)) if open => deferred.push((leak, *base + text.interaction)),
+            _ => leaks.push(leak),
+        }
+    }
+}
+
+/// The place of a request URL's texts.
+const URL_PLACE: &str = " in a request URL";
+
+/// For each of `needles`, the first interaction whose response holds it (in a text or in a
+/// body read as plain text): one search of every response for all of them at once.
+fn first_responses<'n>(
+    c: &Collect<'_>,
+    needles: impl Iterator<Item = &'n str>,
+) -> std::collections::HashMap<String, usize> {
+    let mut needles: Vec<&str> = needles.collect();
+    needles.sort_unstable();
+    needles.dedup();
+    let mut first = std::collections::HashMap::new();
+    if needles.is_empty() {
+        return first;
+    }
+    let Ok(searcher) = aho_corasick::AhoCorasick::new(&needles) else {
+        return first;
+    };
+    let responses = c
+        .texts
+        .iter()
+        .filter(|t| t.side == Side::Response)
+        .map(|t| (t.interaction, &c.joined.as_bytes()[t.start..t.end]))
+        .chain(
+            c.large
+                .iter()
+                .filter(|(t, _)| t.side == Side::Response)
+                .map(|(t, content)| (t.interaction, content.as_bytes())),
+        )
+        .chain(
+            c.context
+                .iter()
+                .filter(|(_, side, _)| *side == Side::Response)
+                .map(|&(i, _, bytes)| (i, bytes)),
+        );
+    for (interaction, bytes) in responses {
+        for found in searcher.find_overlapping_iter(bytes) {
+            let entry = first.entry(needles[found.pattern().as_usize()].to_owned());
+            let slot = entry.or_insert(interaction);
+            *slot = (*slot).min(interaction);
+        }
+    }
+    first
+}
+
+/// One finding per leaked value: a recording repeats a credential in every request, and a
+/// finding per copy buries the rest. The first place is reported, with how many more there
+/// are; an email address once per file; and a token's truncated display (its first
+/// characters, shown after the full value) folds into the finding of the full value.
+fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
+    leaks.sort_by_key(|l| l.offset);
+    // Sorted, so the values a text is a prefix of follow it: the first value after it tells
+    // (a search of every value for each leak was quadratic in the leaks of a file, issue 25).
+    let secrets: std::collections::BTreeSet<String> = leaks
+        .iter()
+        .filter(|l| l.hit.family == LeakFamily::Secret)
+        .map(|l| l.hit.text.clone())
+        .collect();
+    let holds_longer = |text: &str| {
+        use std::ops::Bound;
+        secrets
+            .range::<str, _>((Bound::Excluded(text), Bound::Unbounded))
+            .next()
+            .is_some_and(|next| next.starts_with(text))
+    };
+    let mut kept: Vec<HttpLeak> = Vec::with_capacity(leaks.len());
+    let mut first: std::collections::HashMap<(LeakFamily, String, &'static str), usize> =
+        std::collections::HashMap::new();
+    for leak in leaks {
+        let text = &leak.hit.text;
+        if leak.hit.family == LeakFamily::Secret && text.len() >= 8 && holds_longer(text) {
+            continue;
+        }
+        // Per place: a value the request sent and the response echoed is two findings, the
+        // echo being what makes a home folder in a response an error.
+        let key = match leak.hit.family {
+            LeakFamily::Email => (LeakFamily::Email, text.to_ascii_lowercase(), ""),
+            family => (family, text.clone(), leak.place),
+        };
+        match first.get(&key) {
+            Some(&i) => {
+                let earlier = &mut kept[i];
+                // The worst place wins: an echoed home folder is an error even if its first
+                // copy (in a request) came first.
+                earlier.severity = earlier.severity.min(leak.severity);
+                earlier.repeats += 1;
+            }
+            None => {
+                first.insert(key, kept.len());
+                kept.push(leak);
+            }
+        }
+    }
+    kept
+}
+
+/// The detectors whose keys a public web page may hold by design: a key judged by the name
+/// it is written under, and Google's browser keys (`AIza`, restricted by referrer). A secret
+/// key of a vendor (`sk_live_`, an AWS secret, a private key) in a page is still a leak.
+const PAGE_KEYS: &[&str] = &["credential-field", "google-api-key"];
+
+/// Whether a body is a web page or a script, by its `Content-Type`.
+fn is_web_page(headers: &[Header]) -> bool {
+    headers.iter().any(|h| {
+        h.name.eq_ignore_ascii_case("content-type") && {
+            let media = h.value.text.split(';').next().unwrap_or_default().trim();
+            [
+                "text/html",
+                "application/xhtml+xml",
+                "text/javascript",
+                "application/javascript",
+            ]
+            .iter()
+            .any(|m| media.eq_ignore_ascii_case(m))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! True and false vectors of each rule (issue 9), on small vcrpy cassettes read by the real
+    //! reader. The recorders' own cassettes are checked end to end in `tests/http_recorders.rs`.
+
+    use super::*;
+
+    /// A header's path names it once: written out when the path already says it (in any
+    /// case), added after a list's `headers[2].value`.
+    #[test]
+    fn a_header_path_names_its_header() {
+        let path = "interactions[0].request.headers.X-Trace[0]";
+        assert_eq!(header_path(path, "x-trace"), path);
+        assert_eq!(
+            header_path("log.entries[1].request.headers[2].value", "X-Trace"),
+            "log.entries[1].request.headers[2].value (X-Trace)"
+        );
+        assert_eq!(header_path("[0].headers", ""), "[0].headers");
+        assert_eq!(header_path("h", "longer than h"), "h (longer than h)");
+    }
+
+    /// The leftmost-longest search of the field names, over a lower-cased copy a window at a
+    /// time, finds a name at a boundary exactly when every overlapping match without case
+    /// would (issue 12): over every name, alone and inside every boundary and non-boundary
+    /// neighbour, and pairs of names run together, with windows cut anywhere.
+    #[test]
+    fn field_names_are_found_as_an_overlapping_search_finds_them() {
+        let all = aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CREDENTIAL_FIELDS.iter().chain(&["secret", "apikey"]))
+            .unwrap();
+        let overlapping = |bytes: &[u8]| {
+            all.find_overlapping_iter(bytes).any(|m| {
+                let before = m.start().checked_sub(1).map(|i| bytes[i]);
+                let after = bytes.get(m.end()).copied();
+                matches!(
+                    before,
+                    None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
+                ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
+            })
+        };
+        let names: Vec<&str> = CREDENTIAL_FIELDS
+            .iter()
+            .copied()
+            .chain([
+                "secret",
+                "apikey",
+                "max_tokens",
+                "x",
+                "key_id",
+                "TOKEN",
+                "PassWord",
+            ])
+            .collect();
+        let around = [
+            "", "\"", "'", "\\", "&", "?", "\n", " ", "=", ":", "_", "-", "a", "9",
+        ];
+        let mut checked = 0;
+        for a in &names {
+            for b in ["", "_", "-"]
+                .iter()
+                .flat_map(|sep| names.iter().map(move |b| format!("{sep}{b}")))
+            {
+                for before in around {
+                    for after in around {
+                        let text = format!("{before}{a}{b}{after}");
+                        let expected = overlapping(text.as_bytes());
+                        assert_eq!(names_a_field(text.as_bytes()), expected, "{text:?}");
+                        // Windows of 1 to 8 bytes, ending anywhere in the texts, names
+                        // cut included.
+                        let window = 1 + checked % 8;
+                        assert_eq!(
+                            names_a_field_in(text.as_bytes(), window),
+                            expected,
+                            "{text:?}, window {window}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100_000);
+    }
+    use vcr_cassette::http;
+
+    /// (id, severity, path, leaked text) of every leak in a vcrpy cassette of `interactions`.
+    fn leaks(interactions: &str) -> Vec<(&'static str, Severity, String, String)> {
+        let text = format!("interactions:\n{interactions}version: 1\n");
+        let cassette = http::read(std::path::Path::new("c.yaml"), text.as_bytes())
+            .expect("reads")
+            .expect("a vcrpy cassette");
+        let match_on = cassette.format.default_match_on();
+        check(&cassette, text.as_bytes(), &Scanner::new(&[]), match_on)
+            .into_iter()
+            .map(|l| (l.hit.family.id(), l.severity, l.path, l.hit.text))
+            .collect()
+    }
+
+    /// One interaction: request headers (YAML lines), URL, request body, response body.
+    fn exchange(headers: &str, uri: &str, body: &str, response: &str) -> String {
+        format!(
+            "- request:\n    body: {body}\n    headers:\n{headers}    method: POST\n    uri: {uri}\n  response:\n    body:\n      string: {response}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n"
+        )
+    }
+
+    fn header(name: &str, value: &str) -> String {
+        format!("      {name}:\n      - '{value}'\n")
+    }
+
+    const KEY: &str = "Q7fKz2PmA9xLw3RtYb8NcV5hJ1sD";
+    const URL: &str = "https://api.example.org/v1/things";
+
+    fn secrets(interactions: &str) -> Vec<String> {
+        leaks(interactions)
+            .into_iter()
+            .filter(|l| l.0 == "leak/secret")
+            .map(|l| l.3)
+            .collect()
+    }
+
+    #[test]
+    fn credential_headers_are_secrets_unless_placeholders() {
+        let bearer = header("Authorization", &format!("Bearer {KEY}"));
+        assert_eq!(secrets(&exchange(&bearer, URL, "null", "ok")), [KEY]);
+        for fake in [
+            "Bearer OPENAI_API_KEY",
+            "token ONE_OFF_SCOPE_AUTHORIZATION_TOKEN",
+            "Basic dGVzdDp0ZXN0",
+            "Basic dGVzdHVzZXI6TVlfVEVTVF9UT0tFTg==",
+            "Bearer <API_KEY>",
+            "Bearer sk-...",
+        ] {
+            let headers = header("Authorization", fake);
+            assert_eq!(
+                secrets(&exchange(&headers, URL, "null", "ok")),
+                [] as [String; 0],
+                "{fake}"
+            );
+        }
+        // `deploy:Xk9mQ2vL7pwZ` is a real account.
+        let basic = header("Authorization", "Basic ZGVwbG95OlhrOW1RMnZMN3B3Wg==");
+        assert_eq!(secrets(&exchange(&basic, URL, "null", "ok")).len(), 1);
+        let amz = header("X-Amz-Security-Token", KEY);
+        assert_eq!(secrets(&exchange(&amz, URL, "null", "ok")), [KEY]);
+        // SigV4: the key id is what is reported; one spelling TEST is made up.
+        let sigv4 = |id: &str| {
+            header(
+                "Authorization",
+                &format!(
+                    "AWS4-HMAC-SHA256 Credential={id}/20240101/us-east-1/bedrock/aws4_request, SignedHeaders=host, Signature=0d1f"
+                ),
+            )
+        };
+        assert_eq!(
+            secrets(&exchange(&sigv4("AKIA4QJ7XZ2MB5NRC6WD"), URL, "null", "ok")),
+            ["AKIA4QJ7XZ2MB5NRC6WD"]
+        );
+        assert!(secrets(&exchange(&sigv4("AKIAIOSTESTKEY123456"), URL, "null", "ok")).is_empty());
+    }
+
+    #[test]
+    fn query_parameters_and_cookies_are_judged_by_name() {
+        let url = format!("{URL}?api_key={KEY}&page=2");
+        assert_eq!(
+            secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")),
+            [KEY]
+        );
+        let url = format!("{URL}?page={KEY}");
+        assert!(secrets(&exchange(&header("Accept", "*/*"), &url, "null", "ok")).is_empty());
+        let cookie = header("Cookie", &format!("theme=dark; sessionid={KEY}"));
+        assert_eq!(secrets(&exchange(&cookie, URL, "null", "ok")), [KEY]);
+        let cookie = header("Cookie", "theme=dark; lang=en-GB-oxendict");
+        assert!(secrets(&exchange(&cookie, URL, "null", "ok")).is_empty());
+        // A demo app's session of words and JSON, percent-encoded: not a token.
+        let demo =
+            "app-jwt=Bearer%202025-09-12T12%3A35%3A22.361Z%3A%7B%22username%22%3A%22dana%22%7D";
+        assert!(secrets(&exchange(&header("Cookie", demo), URL, "null", "ok")).is_empty());
+        let rails = format!("_app_session={KEY}%3D%3D--0a1b2c3d4e5f60718293a4b5c6d7e8f9");
+        assert_eq!(
+            secrets(&exchange(&header("Cookie", &rails), URL, "null", "ok")).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn secret_fields_beside_a_client_are_secrets() {
+        let body = |json: &str| format!("'{json}'");
+        let client = body(&format!(r#"{{"client_id": "abc", "secret": "{KEY}"}}"#));
+        let json = header("Content-Type", "application/json");
+        assert_eq!(secrets(&exchange(&json, URL, &client, "ok")), [KEY]);
+        let riddle = body(r#"{"question": "the answer", "secret": "forty-two is the answer"}"#);
+        assert!(secrets(&exchange(&json, URL, &riddle, "ok")).is_empty());
+        let password = body(&format!(r#"{{"user": "ann", "password": "{KEY}"}}"#));
+        assert_eq!(secrets(&exchange(&json, URL, &password, "ok")), [KEY]);
+    }
+
+    #[test]
+    fn public_and_repeated_keys_are_one_finding_or_none() {
+        let google = "AIzaSyD4f8Qx2LmN7pR9sT1uV3wX5yZ6aB8cDeF";
+        let firebase = format!(
+            r#"'{{"apiKey": "{google}", "authDomain": "demo.firebaseapp.com", "projectId": "demo"}}'"#
+        );
+        let json = header("Content-Type", "application/json");
+        assert!(secrets(&exchange(&json, URL, "null", &firebase)).is_empty());
+        let elsewhere = format!(r#"'{{"key": "{google}"}}'"#);
+        assert_eq!(secrets(&exchange(&json, URL, "null", &elsewhere)), [google]);
+        // The full token and its display (its first 16 characters) are one finding.
+        let token = format!("ghp_{KEY}abcdefgh");
+        let display = &token[..16];
+        let shown = format!(r#"'{{"token": "{token}", "token_display": "{display}"}}'"#);
+        assert_eq!(
+            secrets(&exchange(&json, URL, "null", &shown)),
+            std::slice::from_ref(&token)
+        );
+        // The same token in three requests: one finding.
+        let bearer = header("Authorization", &format!("Bearer {KEY}"));
+        let three = exchange(&bearer, URL, "null", "ok").repeat(3);
+        let found = check_repeats(&three);
+        assert_eq!(found, [(KEY.to_owned(), 2)]);
+    }
+
+    fn check_repeats(interactions: &str) -> Vec<(String, usize)> {
+        let text = format!("interactions:\n{interactions}version: 1\n");
+        let cassette = http::read(std::path::Path::new("c.yaml"), text.as_bytes())
+            .unwrap()
+            .unwrap();
+        check(&cassette, text.as_bytes(), &Scanner::new(&[]), &[])
+            .into_iter()
+            .map(|l| (l.hit.text, l.repeats))
+            .collect()
+    }
+
+    #[test]
+    fn home_folders_depend_on_the_side() {
+        let json = header("Content-Type", "application/json");
+        let paths = |body: &str, response: &str| -> Vec<(Severity, String)> {
+            leaks(&exchange(&json, URL, body, response))
+                .into_iter()
+                .filter(|l| l.0 == "leak/path")
+                .map(|l| (l.1, l.2))
+                .collect()
+        };
+        let sent = r#"'{"path": "/home/dana/q3.csv"}'"#;
+        let echoed = r#"'{"saved": "/home/dana/q3.csv"}'"#;
+        let other = r#"'{"worker": "/home/kofi/w.py"}'"#;
+        let found = paths(sent, echoed);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(
+            found.iter().all(|(s, _)| *s == Severity::Error),
+            "{found:?}"
+        );
+        assert!(found[1].1.contains("response"), "{found:?}");
+        assert_eq!(
+            paths("null", other),
+            [(
+                Severity::Warning,
+                "interactions[0].response.body.string (json) /worker".to_owned()
+            )]
+        );
+        // XML's `</root>` is not the root user's home; `/root/...` in a response is a path.
+        assert!(paths("null", "'<root><a>1</a></root>'").is_empty());
+        assert_eq!(paths("null", "'run /root/build.sh'").len(), 1);
+    }
+
+    #[test]
+    fn uuids_and_timestamps_count_only_where_requests_are_matched() {
+        let accept = header("Accept", "*/*");
+        let uuid = "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a";
+        let ids = |interactions: &str| -> Vec<(Severity, String)> {
+            leaks(interactions)
+                .into_iter()
+                .filter(|l| l.0 == "leak/uuid" || l.0 == "leak/timestamp")
+                .map(|l| (l.1, l.2))
+                .collect()
+        };
+        // In the URL (vcrpy matches path and query by default): it breaks replay.
+        let url = format!("{URL}/{uuid}?since=2024-05-01T12:00:00Z");
+        let found = ids(&exchange(&accept, &url, "null", "ok"));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert!(found.iter().all(|(s, _)| *s == Severity::Error));
+        // In a response, or a request body vcrpy does not match: nothing.
+        let body = format!("'{{\"id\": \"{uuid}\"}}'");
+        assert!(ids(&exchange(&accept, URL, &body, &body)).is_empty());
+        // An id a server handed out earlier replays as recorded.
+        let created = exchange(&accept, URL, "null", &body);
+        let fetched = exchange(&accept, &format!("{URL}/{uuid}"), "null", "ok");
+        assert!(ids(&format!("{created}{fetched}")).is_empty());
+    }
+
+    #[test]
+    fn each_leak_is_judged_by_its_own_interaction_and_named_by_its_own_leaf() {
+        let json = header("Content-Type", "application/json");
+        let uuid = "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a";
+        // The second request sends an id only a later response hands out: it was made up.
+        let sent = exchange(&json, URL, r#"'{"path": "/home/dana/a.csv"}'"#, "ok");
+        let listed = exchange(
+            &json,
+            &format!("{URL}/{uuid}"),
+            "null",
+            r#"'{"files": ["/home/dana/a.csv", "/home/kofi/b.csv", "/home/ines/c.csv"]}'"#,
+        );
+        let created = exchange(&json, URL, "null", &format!("'{{\"id\": \"{uuid}\"}}'"));
+        let found: Vec<(&str, Severity, String)> = leaks(&format!("{sent}{listed}{created}"))
+            .into_iter()
+            .map(|l| (l.0, l.1, l.2))
+            .collect();
+        let body = "interactions[1].response.body.string (json)";
+        assert_eq!(
+            found,
+            [
+                (
+                    "leak/path",
+                    Severity::Error,
+                    "interactions[0].request.body (json) /path".to_owned()
+                ),
+                (
+                    "leak/uuid",
+                    Severity::Error,
+                    "interactions[1].request.uri".to_owned()
+                ),
+                // Echoed, but by another interaction than the one that sent it.
+                ("leak/path", Severity::Warning, format!("{body} /files/0")),
+                ("leak/path", Severity::Warning, format!("{body} /files/1")),
+                ("leak/path", Severity::Warning, format!("{body} /files/2")),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_large_body_is_judged_as_a_small_one() {
+        let plain = header("Content-Type", "text/plain");
+        let found = |filler: usize| {
+            let body = format!(
+                "'{}run /home/dana/job.sh with api_key=sk-proj-Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lN5pR7tV9 id {}'",
+                "word ".repeat(filler),
+                "3f2b8c1e-9d4a-4e7b-a6c5-0f1e2d3c4b5a"
+            );
+            // The request sends the folder, the response echoes it: both are errors.
+            let sent = exchange(&plain, URL, &body, "ok");
+            let echoed = exchange(&plain, URL, "'/home/dana/job.sh'", &body);
+            leaks(&format!("{sent}{echoed}"))
+                .into_iter()
+                .map(|l| (l.0, l.1, l.2))
+                .collect::<Vec<_>>()
+        };
+        let small = found(10);
+        let large = found(LARGE / 5 + 1);
+        assert!(!small.is_empty());
+        assert_eq!(large, small);
+    }
+
+    #[test]
+    fn emails_are_one_warning_per_address_and_comments_are_read() {
+        let json = header("Content-Type", "application/json");
+        let body = r#"'{"to": "dana.kofi@corp-mail.net", "cc": "Dana.Kofi@corp-mail.net"}'"#;
+        let found = leaks(&exchange(&json, URL, body, body));
+        let emails: Vec<_> = found.iter().filter(|l| l.0 == "leak/email").collect();
+        assert_eq!(emails.len(), 1, "{found:?}");
+        assert_eq!(emails[0].1, Severity::Warning);
+        let commented = format!(
+            "# the key was {KEY_ANTHROPIC}\n{}",
+            exchange(&json, URL, "null", "ok")
+        );
+        assert_eq!(secrets(&commented), [KEY_ANTHROPIC]);
+    }
+
+    /// Comment lines are found where a line-by-line split finds them (issue 12: lines are
+    /// now found with `memchr`): first and last line, with and without a final line break,
+    /// indented, CRLF, `//`, and `#` that does not open its line.
+    #[test]
+    fn comment_lines_are_the_lines_a_split_finds() {
+        let scanner = Scanner::new(&[]);
+        let split = |file: &[u8]| -> Vec<usize> {
+            let mut offset = 0;
+            let mut at = Vec::new();
+            for line in file.split_inclusive(|&b| b == b'\n') {
+                let start = offset;
+                offset += line.len();
+                let trimmed = line.trim_ascii_start();
+                if trimmed.starts_with(b"#") || trimmed.starts_with(b"//") {
+                    at.extend(scanner.scan(line).iter().map(|h| start + h.start));
+                }
+            }
+            at
+        };
+        for end in ["", "\n", "\r\n"] {
+            let file = format!(
+                "# {KEY_ANTHROPIC}\nkey: value # {KEY_ANTHROPIC}\n  \t// {KEY_ANTHROPIC}\r\n\n   \n  # {KEY_ANTHROPIC}{end}"
+            );
+            let mut leaks = Vec::new();
+            comments(file.as_bytes(), &scanner, &mut leaks);
+            let found: Vec<usize> = leaks.iter().filter_map(|l| l.offset).collect();
+            assert_eq!(found, split(file.as_bytes()), "{file:?}");
+            assert_eq!(found.len(), 3, "{file:?}");
+        }
+        let mut leaks = Vec::new();
+        comments(b"", &scanner, &mut leaks);
+        assert!(leaks.is_empty());
+    }
+
+    const KEY_ANTHROPIC: &str = "sk-ant-api03-vNbqEEbM8eQttjiQNV-0C4L2oXrW8wSzJ88z2QCkmJI2TW6JH6tJ7aYz7NxWpoiPuj5FDZQlr25wy0OiW1ZjoKHtAj1f9AA";
+}

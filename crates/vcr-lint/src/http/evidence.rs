@@ -1,0 +1,194 @@
+//! The evidence an interaction holds for judging the ids and times its request sent
+//! (issue 22): when it was recorded, whether the server answered for what the request named,
+//! and whether a credential had gone out; and the judgement made with it.
+
+use crate::{Hit, LeakFamily};
+use vcr_cassette::http::{Body, Interaction};
+
+use super::{CREDENTIAL_HEADERS, CREDENTIAL_PARAMETERS, is_one_of, names_a_field};
+
+/// The evidence an interaction holds for judging the ids and times its request sent.
+pub(super) struct Exchange {
+    /// When it was recorded: its own recorded time, else its response's `Date`.
+    pub(super) time: Option<i64>,
+    /// Whether the request read or deleted (`GET`, `HEAD`, `DELETE`) and the server answered
+    /// with success (2xx but `201 Created`, or `304`): an object the request's path names was
+    /// one the server already had. A `POST` or `PUT` may create one under an id the client
+    /// chose.
+    pub(super) resolved: bool,
+    /// Whether this request or one before it carried a credential or a login: a credential
+    /// header, a cookie, a credential query parameter, or a body that names a credential
+    /// field. A response while none had is what the server hands to everyone.
+    pub(super) credentialed: bool,
+}
+
+impl Exchange {
+    /// The evidence of `interaction`; `before`: whether a request before it carried a
+    /// credential or a login.
+    pub(super) fn of(interaction: &Interaction, before: bool) -> Exchange {
+        let status = interaction.response.as_ref().and_then(|r| r.status);
+        let date = || {
+            (interaction.response.iter())
+                .flat_map(|r| &r.headers)
+                .find(|h| h.name.eq_ignore_ascii_case("date"))
+                .and_then(|h| vcr_cassette::http::parse_time(&h.value.text))
+        };
+        let credentialed = before
+            || interaction.request.headers.iter().any(|h| {
+                (is_one_of(&h.name, CREDENTIAL_HEADERS) || h.name.eq_ignore_ascii_case("cookie"))
+                    && !h.value.text.trim().is_empty()
+            })
+            || super::url::query_names(&interaction.request.url.text)
+                .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
+            || match &interaction.request.body {
+                Some(Body::Bytes { bytes, .. }) => names_a_field(bytes),
+                Some(Body::Data { .. }) => true,
+                None => false,
+            };
+        Exchange {
+            credentialed,
+            time: (interaction.recorded_at.as_ref())
+                .and_then(|f| vcr_cassette::http::parse_time(&f.text))
+                .or_else(date),
+            resolved: ["GET", "HEAD", "DELETE"].iter().any(|m| {
+                interaction
+                    .request
+                    .method
+                    .text
+                    .trim()
+                    .eq_ignore_ascii_case(m)
+            }) && status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
+        }
+    }
+}
+
+/// Why an id or time a matched request sent is one a run makes, or `None` when the cassette
+/// shows it is a constant of the test, which replays as recorded:
+/// - a UUID made up by hand (`c1234567-2222-2222-3333-444444444444`, [`is_made_up_uuid`]);
+/// - a UUID in the URL's host (a server's endpoint: a client cannot make up a host that
+///   answers), or in its path or query when the server answered a read or a delete with
+///   success (an object it already had: one the fixture created earlier), unless the query
+///   parameter names the request itself (`request_id`, `nonce`, `trace_id`, `state`);
+/// - a timestamp more than a year from when the interaction was recorded, or a midnight
+///   more than a day from it: a date the test passes (`since=2011-01-15T00:00:00` in a
+///   cassette recorded in 2013). A time a run makes lies near the recording.
+///
+/// `exchange` is the interaction's evidence, `in_url` whether the hit is in its request URL,
+/// `content` the text the hit's offsets are in.
+pub(super) fn run_made(
+    exchange: Option<&Exchange>,
+    hit: &Hit,
+    in_url: bool,
+    content: &str,
+) -> Option<String> {
+    if hit.family == LeakFamily::Uuid {
+        if is_made_up_uuid(&hit.text) {
+            return None;
+        }
+        if in_url {
+            let before = &content[..hit.start.min(content.len())];
+            let after_scheme = before.find("://").map(|i| &before[i + 3..]);
+            if after_scheme.is_some_and(|host| !host.contains('/')) {
+                return None;
+            }
+            let parameter = before
+                .rsplit(['?', '&'])
+                .next()
+                .filter(|_| before.contains('?'))
+                .and_then(|p| p.split_once('='))
+                .map(|(name, _)| name.to_ascii_lowercase());
+            let names_a_request = parameter.as_deref().is_some_and(|name| {
+                [
+                    "request",
+                    "nonce",
+                    "trace",
+                    "correlation",
+                    "idempotency",
+                    "session",
+                    "state",
+                ]
+                .iter()
+                .any(|w| name.contains(w))
+            });
+            if !names_a_request && exchange.is_some_and(|e| e.resolved) {
+                return None;
+            }
+        }
+        return Some(" that no earlier response handed out".to_owned());
+    }
+    let Some(at) = vcr_cassette::http::parse_time(&hit.text) else {
+        return Some(String::new());
+    };
+    // The interaction's own time: each interaction is judged by its own evidence, the same
+    // whether the cassette is read whole or a window at a time.
+    let Some(recorded) = exchange.and_then(|e| e.time) else {
+        return Some(" (the cassette records no time to tell it from a fixed date)".to_owned());
+    };
+    let apart = at.abs_diff(recorded);
+    const DAY: u64 = 86_400;
+    let midnight = at.rem_euclid(86_400) == 0;
+    if apart > 366 * DAY || (midnight && apart > DAY) {
+        return None;
+    }
+    Some(format!(" {} from when it was recorded", span(apart)))
+}
+
+/// `3 minutes`, `5 hours`, `12 days`: a span for messages.
+fn span(seconds: u64) -> String {
+    let (n, unit) = match seconds {
+        s if s < 120 => (s, "second"),
+        s if s < 2 * 3600 => (s / 60, "minute"),
+        s if s < 2 * 86_400 => (s / 3600, "hour"),
+        s => (s / 86_400, "day"),
+    };
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A UUID written by hand: few distinct digits (`00000000-0000-0000-0000-000000000001`,
+/// `c1234567-2222-2222-3333-444444444444`), or a run of six counting up
+/// (`12345678-1234-...`). A random UUID has 14 to 16 distinct digits of its 32; eight or
+/// fewer happen about once in 80,000, a counting run of six about once in 50,000.
+fn is_made_up_uuid(uuid: &str) -> bool {
+    let digits: Vec<u8> = uuid
+        .bytes()
+        .filter(u8::is_ascii_hexdigit)
+        .map(|b| b.to_ascii_lowercase())
+        .collect();
+    let mut seen = [false; 256];
+    let distinct = digits
+        .iter()
+        .filter(|&&b| !std::mem::replace(&mut seen[b as usize], true))
+        .count();
+    let value = |b: u8| (b as char).to_digit(16).unwrap_or(0);
+    let counting = digits
+        .windows(6)
+        .any(|w| w.windows(2).all(|p| value(p[1]) == value(p[0]) + 1));
+    distinct <= 8 || counting
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_written_by_hand_are_told_from_random_ones() {
+        for uuid in [
+            "00000000-0000-0000-0000-000000000001",
+            "c1234567-2222-2222-3333-444444444444",
+            "12345678-1234-1234-1234-123456789abc",
+            "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee",
+        ] {
+            assert!(is_made_up_uuid(uuid), "{uuid}");
+        }
+        for uuid in [
+            "a036eada-c328-482e-9329-5fbb79ca3c05",
+            "fb31fa2c-095d-11ee-98fe-c609abca1772",
+            "3f9c2e7a-81d4-4b6e-9a05-d27c4e1b8f63",
+        ] {
+            assert!(!is_made_up_uuid(uuid), "{uuid}");
+        }
+        assert_eq!(span(61), "61 seconds");
+        assert_eq!(span(3600), "60 minutes");
+        assert_eq!(span(86_400 * 3), "3 days");
+    }
+}

@@ -1,0 +1,93 @@
+//! Credentials in URLs (issue 22): a request URL's query parameters, and those of every URL
+//! written inside a header or a body leaf (a presigned URL in a JSON response, a `Location`
+//! that redirects to one), judged as the request's are.
+
+use crate::{Hit, credential};
+use vcr_cassette::http::body;
+
+use super::{CREDENTIAL_PARAMETERS, is_one_of};
+
+/// A URL's query parameters as written, `(name, value)`, before any `#`.
+pub(super) fn query_pairs(url: &str) -> impl Iterator<Item = (&str, &str)> {
+    let query = url.split_once('?').map_or("", |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    (query.split('&'))
+        .filter(|p| !p.is_empty())
+        .map(|p| p.split_once('=').unwrap_or((p, "")))
+}
+
+/// The names of a URL's query parameters, percent-decoded.
+pub(super) fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
+    query_pairs(url).map(|(name, _)| body::percent_decode(name))
+}
+
+/// The credentials in a URL's query parameters, each with its parameter's name. Each is
+/// judged percent-decoded; with `as_written`, the hit's text is the value as the URL writes
+/// it, which is what a scrub finds in a text that holds the URL: writers encode a value's
+/// `+`, `/` and `=` each their own way (`%2B` beside a bare `/` in real presigned URLs).
+pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, String)> {
+    let mut found = Vec::new();
+    for (raw_name, raw_value) in query_pairs(url) {
+        let name = body::percent_decode(raw_name);
+        if !is_one_of(&name, CREDENTIAL_PARAMETERS) {
+            continue;
+        }
+        let value = body::percent_decode(raw_value);
+        if let Ok(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
+            if as_written && hit.text != raw_value && hit.text == value.trim() {
+                hit.text = raw_value.trim().to_owned();
+            }
+            found.push((hit, name));
+        }
+    }
+    found
+}
+
+/// Headers whose value is a URL, which may be written without its scheme and host.
+pub(super) const URL_HEADERS: &[&str] = &["location", "content-location", "refresh"];
+
+/// The credentials in the query parameters of every URL written inside `text` (a presigned
+/// URL in a JSON response, a `Location` header that redirects to one), judged as a request
+/// URL's are; with `whole`, `text` is one URL that may lack its scheme and host.
+pub(super) fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
+    if whole {
+        return parameter_credentials(text, true);
+    }
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("://").map(|i| from + i) {
+        // Past the character before the scheme, which may take more than a byte (`…`: the
+        // fuzz target found the cut inside one).
+        let start = text[..at]
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !c.is_ascii_alphanumeric() && !matches!(c, '+' | '-' | '.'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        let end = text[at..]
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`' | '\\'))
+            .map_or(text.len(), |i| at + i);
+        if start < at {
+            found.extend(parameter_credentials(&text[start..end], true));
+        }
+        from = end.max(at + 3);
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: a character of more than a byte just before a URL's scheme (`…`) made the
+    /// cut land inside it, and the lint panicked (found by the `http` fuzz target).
+    #[test]
+    fn a_url_after_a_wide_character_is_read() {
+        let text = "Be\"http…teractionbeare://api.example.org/v1?token=x and a…b://h/?k=1";
+        // Must not panic; the URLs found start past the wide character.
+        let _ = url_credentials(text, false);
+        let presigned = "see…https://bucket.example.com/o?X-Amz-Signature=8f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f2a4c";
+        let found = url_credentials(presigned, false);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1, "X-Amz-Signature");
+    }
+}

@@ -1,0 +1,740 @@
+//! What is not a leak: placeholders, redacted values, example data, and how leaks are
+//! masked in every output.
+
+/// Words that make up the names of fake credentials (`test-api-key`, `invalid_token`,
+/// `my-secret-123`): a value made only of these (and numbers) is not a credential.
+const FAKE_WORDS: &[&str] = &[
+    "test",
+    "testing",
+    "fake",
+    "dummy",
+    "mock",
+    "invalid",
+    "wrong",
+    "bad",
+    "bogus",
+    "sample",
+    "example",
+    "my",
+    "your",
+    "the",
+    "a",
+    "api",
+    "key",
+    "keys",
+    "token",
+    "secret",
+    "password",
+    "pass",
+    "here",
+    "placeholder",
+    "changeme",
+    "redacted",
+    "scrubbed",
+    "foo",
+    "bar",
+    "baz",
+    "sk",
+    "pk",
+    "id",
+    "access",
+    "auth",
+    "bearer",
+    "value",
+    "xxx",
+    "none",
+    "null",
+    "default",
+    "local",
+    "dev",
+    "demo",
+    "insert",
+    "replace",
+    "with",
+    "goes",
+    "set",
+    "me",
+    "env",
+    "expired",
+    "revoked",
+    "abc",
+    "xyz",
+    "hello",
+    "world",
+];
+
+/// Prefixes of keys that are public by design (embedded in web pages): Datadog browser
+/// client tokens, PostHog project keys, Stripe publishable keys.
+const PUBLIC_KEY_PREFIXES: &[&str] = &["phc_", "pk_live_", "pk_test_"];
+
+/// Values that stand for a credential without being one (compared case-insensitively).
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "redacted",
+    "filtered",
+    "removed",
+    "hidden",
+    "masked",
+    "placeholder",
+    "dummy",
+    "fake",
+    "test",
+    "testing",
+    "example",
+    "sample",
+    "none",
+    "null",
+    "nil",
+    "undefined",
+    "secret",
+    "token",
+    "password",
+    "passwd",
+    "apikey",
+    "api_key",
+    "api-key",
+    "key",
+    "changeme",
+    "xxx",
+    "your-api-key",
+    "your_api_key",
+    "your-token",
+    "your_token",
+    "bearer",
+    "basic",
+    "string",
+    "value",
+    "env",
+    "unset",
+    "na",
+    "n/a",
+    "scrubbed",
+    "sanitized",
+    "anonymized",
+    "obfuscated",
+    "omitted",
+    "elided",
+];
+
+/// Words that introduce the credential in an `Authorization` value.
+const SCHEMES: &[&str] = &[
+    "bearer",
+    "basic",
+    "token",
+    "bot",
+    "digest",
+    "apikey",
+    "key",
+    "jwt",
+    "aws4-hmac-sha256",
+];
+
+/// Whether `word` is an authorization scheme (`Bearer`, `Basic`, ...).
+pub(super) fn is_scheme(word: &[u8]) -> bool {
+    SCHEMES
+        .iter()
+        .any(|s| s.as_bytes().eq_ignore_ascii_case(word))
+}
+
+/// Splits `Bearer abc` into the scheme and the credential.
+pub(super) fn split_scheme(value: &str) -> (Option<&str>, &str) {
+    match value.split_once(' ') {
+        Some((scheme, rest)) if is_scheme(scheme.as_bytes()) => (Some(scheme), rest.trim()),
+        _ => (None, value),
+    }
+}
+
+/// `%API_KEY%`: a Windows environment variable (or a template's `%name%`) names the value
+/// it stands for, in a name's characters. A random password that happens to start and end
+/// with `%` (`%tHYvhGiM+6?w-p%N%`) names nothing and is no placeholder.
+fn is_percent_variable(v: &str) -> bool {
+    let inner = &v[1..v.len().saturating_sub(1).max(1)];
+    !inner.is_empty()
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// A value written to stand for a credential: `[REDACTED]`, `<TOKEN>`, `{{api_key}}`,
+/// `${OPENAI_API_KEY}`, `***`, `xxxx`, `REDACTED`, `sk-...`, a placeholder word.
+pub(super) fn is_placeholder_value(value: &str) -> bool {
+    let v = value.trim().trim_matches(|c| c == '"' || c == '\'');
+    if v.is_empty() {
+        return true;
+    }
+    let lower = v.to_ascii_lowercase();
+    let wrapped = |open: char, close: char| v.starts_with(open) && v.ends_with(close);
+    wrapped('[', ']')
+        || wrapped('<', '>')
+        || wrapped('{', '}')
+        || wrapped('(', ')')
+        || (wrapped('%', '%') && is_percent_variable(v))
+        || v.contains("{{")
+        || v.contains("${")
+        || v.starts_with('$')
+        || v.ends_with("...")
+        || v.ends_with('…')
+        || PLACEHOLDER_WORDS.contains(&lower.as_str())
+        || v.contains("****")
+        || lower.contains("<redacted")
+        || has_marker(v, VALUE_MARKERS)
+        || v.chars()
+            .all(|c| c == v.chars().next().unwrap_or('x') || c == '-' || c == '_')
+        || lower.split(['-', '_', '.', ' ']).all(|w| {
+            w.is_empty() || FAKE_WORDS.contains(&w) || w.bytes().all(|b| b.is_ascii_digit())
+        })
+        || is_env_name(v)
+        || is_env_reference(v)
+}
+
+/// A value that names the environment variable it comes from the way config tools write it
+/// (`ENV-cloud9_password`, `env:API_TOKEN`, `env.DB_PASSWORD`): a reference, not a value.
+fn is_env_reference(value: &str) -> bool {
+    let Some(name) = ["ENV-", "ENV_", "env:", "env.", "ENV:", "ENV."]
+        .iter()
+        .find_map(|prefix| value.strip_prefix(prefix))
+    else {
+        return false;
+    };
+    !name.is_empty()
+        && name.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        && name
+            .split(['_', '-', '.'])
+            .any(|w| w.len() >= 3 && w.bytes().all(|b| b.is_ascii_alphabetic()))
+}
+
+/// The name of an environment variable (`OPENAI_API_KEY`, `ONE_OFF_SCOPE_AUTHORIZATION_TOKEN`)
+/// written where its value would go: upper-case words joined by `_`. A real key is random
+/// and mixes cases or is hex; it is never a run of upper-case words with underscores.
+pub(super) fn is_env_name(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    bytes.len() >= 3
+        && bytes[0].is_ascii_uppercase()
+        && bytes.contains(&b'_')
+        && !bytes.windows(2).any(|w| w == b"__")
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+        && value.split('_').all(|word| {
+            // Words, not random characters: every word has a vowel or is short.
+            word.len() <= 4 || word.bytes().any(|b| b"AEIOUY".contains(&b))
+        })
+}
+
+/// Whether a value is made only of fake words, with or without separators (`test`,
+/// `testuser`, `none`, `example_token`, `TestTestTest`), numbers allowed between them: what a
+/// decoded `Basic` credential or a JWT's claims say when the credential was made up.
+///
+/// Words may be written in leetspeak (`@S3cur3P@55w0rd`, `r34!_b4d_p455`): a reviewer
+/// reads "a secure password" and "real bad pass" at a glance, and so does this.
+pub(super) fn is_fake_words(value: &str) -> bool {
+    let lower: Vec<u8> = value
+        .bytes()
+        .filter(|b| b.is_ascii_alphanumeric() || LEET.iter().any(|(l, _)| l == b))
+        .map(|b| b.to_ascii_lowercase())
+        .collect();
+    if lower.is_empty() {
+        return true;
+    }
+    // Word break by dynamic programming: `reachable[i]` says `lower[..i]` splits into fake
+    // words and numbers.
+    let mut reachable = vec![false; lower.len() + 1];
+    reachable[0] = true;
+    for i in 0..lower.len() {
+        if !reachable[i] {
+            continue;
+        }
+        let digits = lower[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        if digits > 0 {
+            reachable[i + digits] = true;
+        }
+        // Letters in alphabet order (`abc123`, `def456`, `xyz`): typed, not drawn.
+        let run = 1 + lower[i..]
+            .windows(2)
+            .take_while(|w| w[0].is_ascii_lowercase() && w[1] == w[0] + 1)
+            .count();
+        if run >= 3 {
+            reachable[i + run] = true;
+        }
+        // A symbol that is not standing for a letter separates words (`chars!`).
+        if !lower[i].is_ascii_alphanumeric() {
+            reachable[i + 1] = true;
+        }
+        for word in FAKE_WORDS.iter().chain(FAKE_USER_WORDS) {
+            let spelled = lower.get(i..i + word.len()).is_some_and(|at| {
+                at.iter()
+                    .zip(word.bytes())
+                    .all(|(&b, w)| b == w || LEET.iter().any(|&(l, letter)| l == b && letter == w))
+            });
+            if spelled {
+                reachable[i + word.len()] = true;
+            }
+        }
+    }
+    reachable[lower.len()]
+}
+
+/// Leetspeak: the characters written for letters, as `(character, letter)`.
+const LEET: &[(u8, u8)] = &[
+    (b'4', b'a'),
+    (b'@', b'a'),
+    (b'3', b'e'),
+    (b'1', b'i'),
+    (b'1', b'l'),
+    (b'!', b'i'),
+    (b'!', b'l'),
+    (b'0', b'o'),
+    (b'5', b's'),
+    (b'$', b's'),
+    (b'7', b't'),
+];
+
+/// Whether a JWT's claims say it was made up: its subject (or, without one, its name or
+/// issuer) is fake words (`{"sub": "test"}`, `{"sub": "1234567890", "name": "John Doe"}` is
+/// not, being a real-looking example that is still a token shape).
+pub(super) fn is_fake_jwt(token: &str) -> bool {
+    use base64::Engine;
+    let Some(payload) = token.split('.').nth(1) else {
+        return false;
+    };
+    let Ok(bytes) =
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('='))
+    else {
+        return false;
+    };
+    let Ok(value) = vcr_json::parse(&bytes) else {
+        return false;
+    };
+    let Some(claims) = value.as_object() else {
+        return false;
+    };
+    let fake = |claim: &str| {
+        claims
+            .get(claim)
+            .and_then(|v| v.as_str())
+            .map(|v| v.split_once('@').map_or(v, |(local, _)| local))
+            .is_some_and(|v| is_fake_words(v) && v.bytes().any(|b| b.is_ascii_alphabetic()))
+    };
+    // The subject names who the token is for (an e-mail by its local part: `noone@ibm.com`);
+    // without one, or without an issuer to vouch for it, the name says it.
+    let subject = ["sub", "name", "iss"]
+        .iter()
+        .find(|claim| claims.get(claim).and_then(|v| v.as_str()).is_some());
+    subject.is_some_and(|claim| fake(claim)) || (claims.get("iss").is_none() && fake("name"))
+}
+
+/// More words of made-up accounts (`testuser:testpass`, `admin:admin`).
+const FAKE_USER_WORDS: &[&str] = &[
+    "user",
+    "users",
+    "username",
+    "admin",
+    "root",
+    "login",
+    "pwd",
+    "passwd",
+    "passw0rd",
+    "client",
+    "app",
+    "one",
+    "off",
+    "scope",
+    "authorization",
+    "s3cr3t",
+    "qwerty",
+    "guest",
+    "anonymous",
+    "letmein",
+    "unknown",
+    "fixture",
+    "stub",
+    "no",
+    "noone",
+    "nobody",
+    "secure",
+    "very",
+    "real",
+    "strong",
+    "super",
+    "word",
+    // Vendors' token prefixes: `ghp_TEST_TOKEN` is fake words behind GitHub's prefix.
+    "ghp",
+    "gho",
+    "ghu",
+    "ghs",
+    "github",
+    "pat",
+    "xoxb",
+    "xoxp",
+    "aws",
+    "some",
+    "something",
+    "somewhere",
+    "from",
+    "write",
+    "only",
+    "at",
+    "least",
+    "chars",
+    "updated",
+    "new",
+    "old",
+    // Local model servers' documented dummy keys.
+    "ollama",
+    "lm",
+    "studio",
+];
+
+/// A key that is public by design, not a secret.
+pub(super) fn is_public_key(value: &str) -> bool {
+    let datadog_client_token = value.len() == 35
+        && value.starts_with("pub")
+        && value[3..].bytes().all(|b| b.is_ascii_hexdigit());
+    datadog_client_token || PUBLIC_KEY_PREFIXES.iter().any(|p| value.starts_with(p))
+}
+
+/// Whether every character is one that API keys and tokens are written with (base64,
+/// base64url, hex, JWT, `key:secret`): code and prose have parentheses, quotes, spaces.
+pub(super) fn is_token_charset(value: &str) -> bool {
+    value.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(b, b'.' | b'_' | b'~' | b'+' | b'/' | b'=' | b':' | b'-')
+    })
+}
+
+/// Whether the body of a PEM block (what lies between its `BEGIN` and `END` markers, as
+/// written: line breaks, escaped ones too) holds no key: nothing, or a placeholder
+/// (`REDACTED`, `<PRIVATE KEY>`, `...`). What redacted the key kept the markers.
+pub(super) fn is_placeholder_pem_body(body: &str) -> bool {
+    let body = body.replace("\\n", "");
+    let body = body.replace(['\n', '\r', ' ', '\t', '\\'], "");
+    body.is_empty() || is_placeholder_value(&body) || is_placeholder_token(&body)
+}
+
+/// Words that mark a value as written to stand for a credential, wherever they stand as a
+/// word in it (see [`has_marker`]).
+const VALUE_MARKERS: &[&str] = &[
+    "redacted",
+    "filtered",
+    "placeholder",
+    "your",
+    "dummy",
+    "changeme",
+    "xxx",
+];
+
+/// The markers of a token-shaped value (`sk-FAKE-...`, `AKIA...EXAMPLE`, `...XXXX`).
+const TOKEN_MARKERS: &[&str] = &[
+    "xxx",
+    "redacted",
+    "filtered",
+    "example",
+    "placeholder",
+    "dummy",
+    "fake",
+    "your",
+];
+
+/// Whether one of `markers` (lower-case) stands as a word in `value`: written in one case
+/// (`FAKE`, `fake`, `Fake`; a run of `x` counts whole, `xxxxxxxx`), and beginning or ending
+/// at an edge of the value, at a character that is not a letter or digit (`sk-FAKE`,
+/// `YOUR_KEY`, `...XXXX`), or at a change of case that starts or ends a word (`myFakeKey`).
+/// A word found inside a random key is none of these: about one random key in 1,000 to
+/// 2,500 holds `fake`, `your` or `xxx` in some mix of cases (issue 22), and a reviewer
+/// reads them as the key they are.
+pub(super) fn has_marker(value: &str, markers: &[&str]) -> bool {
+    let bytes = value.as_bytes();
+    let lower = value.to_ascii_lowercase();
+    markers.iter().any(|marker| {
+        lower.match_indices(marker).any(|(start, _)| {
+            let mut end = start + marker.len();
+            if marker.bytes().all(|b| b == b'x') {
+                while lower.as_bytes().get(end) == Some(&b'x') {
+                    end += 1;
+                }
+            }
+            let word = &bytes[start..end];
+            let one_case = word.iter().all(u8::is_ascii_uppercase)
+                || word.iter().all(u8::is_ascii_lowercase)
+                || (word[0].is_ascii_uppercase() && word[1..].iter().all(u8::is_ascii_lowercase));
+            if !one_case {
+                return false;
+            }
+            let before = start.checked_sub(1).map(|i| bytes[i]);
+            let after = bytes.get(end).copied();
+            let starts = match before {
+                None => true,
+                Some(b) if !b.is_ascii_alphanumeric() => true,
+                Some(b) => {
+                    b.is_ascii_lowercase()
+                        && word[0].is_ascii_uppercase()
+                        && word.len() > 1
+                        && word[1].is_ascii_lowercase()
+                }
+            };
+            let ends = match after {
+                None => true,
+                Some(b) if !b.is_ascii_alphanumeric() => true,
+                Some(b) => b.is_ascii_uppercase() && word[word.len() - 1].is_ascii_lowercase(),
+            };
+            starts || ends
+        })
+    })
+}
+
+/// The length of the longest run of one character in `value`.
+fn longest_run(value: &str) -> usize {
+    let bytes = value.as_bytes();
+    let mut longest = 0;
+    let mut start = 0;
+    for i in 1..=bytes.len() {
+        if i == bytes.len() || bytes[i] != bytes[start] {
+            longest = longest.max(i - start);
+            start = i;
+        }
+    }
+    longest
+}
+
+/// A token-shaped value that is not a real token: redacted (`sk-ant-***`, `...XXXX`),
+/// documentation examples (`AKIAIOSFODNN7EXAMPLE`), or too uniform to be random.
+pub(super) fn is_placeholder_token(token: &str) -> bool {
+    if ["****", "…", "..."].iter().any(|w| token.contains(w)) || has_marker(token, TOKEN_MARKERS)
+    {
+        return true;
+    }
+    // Key ids are upper-case: one that spells `TEST` was made for a test (`AKIATESTKEY...`).
+    let upper = token.to_ascii_uppercase();
+    if token.bytes().all(|b| !b.is_ascii_lowercase()) && upper.contains("TEST") {
+        return true;
+    }
+    // Nor is a key padded with one character (`AKIA0000000000001234`): a run of six or more
+    // that is a quarter of the value or more. A long random token can hold such a run where
+    // its bytes are structure (an AWS session token's `//////////`, bytes 0xFF in base64),
+    // a small part of it.
+    if longest_run(token) >= 6.max(token.len() / 4) {
+        return true;
+    }
+    // Real keys are random: a body of few distinct characters (`sk-ant-aaaa...`) is not one.
+    let body = token.rsplit(['-', '_', ':']).next().unwrap_or(token);
+    let mut seen = [false; 256];
+    let distinct = body
+        .bytes()
+        .filter(|&b| !std::mem::replace(&mut seen[b as usize], true))
+        .count();
+    body.len() >= 8 && distinct < 6
+}
+
+/// A bare (unquoted) value in prose or a header line is only taken for a credential when it
+/// looks like one: after a scheme, or long and mixing letters with digits or symbols.
+pub(super) fn looks_like_credential(scheme: Option<&str>, value: &str) -> bool {
+    if value.contains(char::is_whitespace) {
+        return false;
+    }
+    let mixed = value.chars().any(|c| c.is_ascii_digit())
+        || value.chars().any(|c| !c.is_ascii_alphanumeric())
+        || (value.chars().any(|c| c.is_ascii_uppercase())
+            && value.chars().any(|c| c.is_ascii_lowercase()));
+    (scheme.is_some() && value.len() >= 8) || (value.len() >= 8 && mixed) || value.len() >= 20
+}
+
+/// User names in documentation and sanitised logs: `/home/USER/`, `/Users/me/`,
+/// `/home/$USER/`, `C:\Users\Public\`, `/home/linuxbrew` (a system prefix).
+pub(super) fn is_placeholder_user(user: &str) -> bool {
+    let lower = user.to_ascii_lowercase();
+    matches!(
+        lower.as_str(),
+        "user"
+            | "username"
+            | "user_name"
+            | "yourname"
+            | "your-name"
+            | "your_name"
+            | "yourusername"
+            | "me"
+            | "you"
+            | "name"
+            | "someone"
+            | "example"
+            | "shared"
+            | "public"
+            | "default"
+            | "default user"
+            | "all users"
+            | "linuxbrew"
+            | "..."
+            | "."
+            | ".."
+            | "*"
+            | "~"
+    ) || user.starts_with(['$', '{', '%', '[', '<', '*'])
+        || (user.len() > 1 && user.chars().all(|c| c.is_ascii_uppercase() || c == '_'))
+}
+
+/// Email addresses that are not personal data: example domains, no-reply senders,
+/// `git@host` remotes, and file names like `icon@2x.png`.
+pub(super) fn is_example_email(local: &str, domain: &str) -> bool {
+    let domain = domain.to_ascii_lowercase();
+    let local = local.to_ascii_lowercase();
+    let tld = domain.rsplit('.').next().unwrap_or_default();
+    ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| domain == *d || domain.ends_with(&format!(".{d}")))
+        || ["example", "test", "invalid", "localhost", "local"].contains(&tld)
+        || [
+            "png", "jpg", "jpeg", "gif", "svg", "webp", "ico", "js", "mjs", "ts", "css", "json",
+            "yaml", "yml", "md", "txt", "py", "rs", "go", "html", "lock", "toml", "zip", "gz",
+        ]
+        .contains(&tld)
+        || domain.ends_with("noreply.github.com")
+        || [
+            "noreply",
+            "no-reply",
+            "donotreply",
+            "do-not-reply",
+            "git",
+            "user",
+            "username",
+            "email",
+            "name",
+            "someone",
+            "your.email",
+            "your-email",
+            "you",
+            "me",
+        ]
+        .contains(&local.as_str())
+        || !is_top_level_domain(tld)
+}
+
+/// Whether `tld` (lower case) is a top-level domain of the DNS root: an address on any other
+/// (`the@agent.instructions`, `a@b.c`) is made up, or a name in some text that looks like
+/// one. A domain in its encoded international form (`xn--...`) is taken as real: the list
+/// holds ASCII labels.
+fn is_top_level_domain(tld: &str) -> bool {
+    static TLDS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    let tlds = TLDS.get_or_init(|| {
+        include_str!("tlds.txt")
+            .lines()
+            .filter(|line| !line.starts_with('#') && !line.is_empty())
+            .collect()
+    });
+    tld.starts_with("xn--") || tlds.binary_search(&tld).is_ok()
+}
+
+/// Hides most of a secret: its first characters, then `…` and the length.
+pub(super) fn mask(secret: &str) -> String {
+    let chars = secret.chars().count();
+    let keep = (chars / 4).clamp(2, 8);
+    let head: String = secret.chars().take(keep).collect();
+    format!("{head}…({chars} chars)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn placeholders_are_recognised() {
+        for v in [
+            "[REDACTED]",
+            "<TOKEN>",
+            "{{api_key}}",
+            "${OPENAI_API_KEY}",
+            "$KEY",
+            "***",
+            "xxxx",
+            "REDACTED",
+            "sk-...",
+            "dummy",
+            "null",
+            "your-api-key-here",
+            "test",
+            "Bearer",
+            "%API_KEY%",
+            "%password%",
+            "ENV-cloud9_password",
+            "env:API_TOKEN",
+        ] {
+            assert!(is_placeholder_value(v), "{v}");
+        }
+        for v in [
+            "hunter22",
+            // Random, between two `%` by chance.
+            "%tHYvhGiM+6?w-p%N%",
+            "a8f3K2m9",
+            "PtYgjmUhBel31iEl2hpChYgCfrL1spNxnyVmihA",
+        ] {
+            assert!(!is_placeholder_value(v), "{v}");
+        }
+    }
+
+    /// A marker word counts where it stands as a word, not where a random key spells it.
+    #[test]
+    fn a_placeholder_is_known_by_its_shape_not_a_word_inside_it() {
+        for v in [
+            "sk-FAKE-abc123def456ghi789",
+            "sk-proj-fakekey0123456789",
+            "myFakeApiKey123456",
+            "YOUR_API_KEY_123456",
+            "AKIAIOSFODNN7EXAMPLE",
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "abcd1234efgh5678XXXX",
+            "AKIA0000000000001234",
+        ] {
+            assert!(is_placeholder_token(v), "{v}");
+        }
+        // Random keys that spell a marker in a mix of cases or inside other characters, and
+        // an AWS session token whose bytes 0xFF make a run of `/` in its base64.
+        let session = format!(
+            "IQoJb3JpZ2luX2VjEFkaCXVz{}wEaCXVzLWVhc3QtMSJGMEQCIATPQNTQLWi+yR783RDlvzFAdOYBy4zAeODFqnqPzF4YAiA",
+            "/".repeat(10)
+        );
+        for v in [
+            "a9fAkE2kQ7mZp3xR8vLw",
+            "Q7x9FAKEq2LmZp3xR8vL",
+            "h3YoUr8kQ7mZp3xR8vLw",
+            "m2kxXxq9Lw7Zp3R8vQa1",
+            session.as_str(),
+        ] {
+            assert!(!is_placeholder_token(v), "{v}");
+            assert!(!is_placeholder_value(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn addresses_on_a_domain_the_root_does_not_hold_are_made_up() {
+        for (local, domain) in [
+            ("the", "agent.instructions"),
+            ("a", "b.c"),
+            ("x", "corp.internal"),
+        ] {
+            assert!(is_example_email(local, domain), "{local}@{domain}");
+        }
+        for (local, domain) in [
+            ("jane", "acme.com"),
+            ("jane", "acme.io"),
+            ("jane", "Acme.DE"),
+            ("jane", "acme.technology"),
+            ("jane", "xn--caf-dma.xn--p1ai"),
+        ] {
+            assert!(!is_example_email(local, domain), "{local}@{domain}");
+        }
+        let tlds: Vec<&str> = include_str!("tlds.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .collect();
+        assert!(
+            tlds.windows(2).all(|w| w[0] < w[1]),
+            "tlds.txt is sorted, once each"
+        );
+    }
+
+    #[test]
+    fn masks_keep_only_a_prefix() {
+        assert_eq!(mask("sk-ant-api03-abcdefghijklmnop"), "sk-ant-…(29 chars)");
+        assert_eq!(mask("abc"), "ab…(3 chars)");
+    }
+}

@@ -1,0 +1,2312 @@
+//! Scrubbing credentials out of an HTTP cassette in place, so that replay still works.
+//!
+//! A secret a recorder's filter did not cover ends up in hundreds of committed cassettes, in
+//! headers, query strings, gzip bodies and `Set-Cookie`s. Re-recording against the real API
+//! is what teams do today; here the cassette is fixed where it lies:
+//!
+//! - **What is replaced.** The `[http.scrub]` rules (header names, query parameter names, body
+//!   fields by JSON pointer or name, each with a replacement), the user's `[[rule]]`s over the
+//!   decoded body texts, and, unless turned off, the default set: every value `verify`
+//!   reports as `leak/secret` (credential headers, parameters, cookies and fields, and any
+//!   provider key wherever it sits), each replaced by a placeholder `verify` knows
+//!   (`REDACTED_<NAME>`), everywhere it occurs in the cassette.
+//! - **How.** Only the scalars that change are rewritten ([`vcr_doc::edit`]: quoted and
+//!   folded as the recorder's writer would, read back by its loader as exactly the new
+//!   value); every other byte stays. A body is decoded first (the cassette's own base64, hex
+//!   or chunk list, then gzip or deflate), changed as text, and encoded again the same way
+//!   (base64 wrapped at the width it had), and a `Content-Length` that gave the old length
+//!   gives the new one.
+//! - **Replay.** A value changed in what the recorder matches requests by (a query parameter
+//!   under `match-on`, a matched body) makes the live request differ from the recorded one:
+//!   each such change is reported with the recorder setting that makes them match again
+//!   ([`Interference`]).
+//!
+//! Nothing here writes a file: [`Scrubber::scrub`] returns the new bytes, and checks them first (they
+//! must read as the same cassette).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+
+use base64::Engine as _;
+
+use vcr_cassette::rules::{RuleSet, Scope};
+use vcr_doc::edit::{self, Dialect, Edit};
+use vcr_doc::{Node, NodeValue};
+use vcr_json::Position;
+use vcr_lint::Scanner;
+use vcr_lint::http::HttpLeak;
+use vcr_project::config::{HttpScrubConfig, ScrubEntry};
+use vcr_project::store::ContentHash;
+
+use vcr_cassette::http::body::{self, Content, Leaf};
+use vcr_cassette::http::{Body, Field, Format, Header, HttpCassette, Interaction, Matched};
+
+/// The compiled `[http.scrub]` table.
+#[derive(Debug, Clone, Default)]
+pub struct Rules {
+    /// Whether the default set (every `leak/secret`) applies.
+    pub defaults: bool,
+    headers: Vec<Named>,
+    query: Vec<Named>,
+    fields: Vec<FieldRule>,
+}
+
+/// A header or query parameter rule.
+#[derive(Debug, Clone)]
+struct Named {
+    name: String,
+    replacement: String,
+}
+
+/// A body field rule: a JSON pointer (`/user/token`) or a field name (`token`).
+#[derive(Debug, Clone)]
+struct FieldRule {
+    selector: String,
+    replacement: String,
+}
+
+impl FieldRule {
+    fn selects(&self, leaf: &Leaf<'_>) -> bool {
+        if leaf.is_key {
+            return false;
+        }
+        if self.selector.starts_with('/') {
+            // The pointer inside the body, wherever the body's layers put it: at the root of
+            // a JSON body, after an event's `data`, after ` (json) ` for JSON in a string.
+            let p = self.selector.as_str();
+            leaf.path == p
+                || leaf.path.strip_suffix(p).is_some_and(|before| {
+                    before.ends_with(".data") || before.ends_with(' ') || before.ends_with(']')
+                })
+        } else {
+            leaf.name
+                .is_some_and(|n| n.eq_ignore_ascii_case(&self.selector))
+        }
+    }
+}
+
+impl Rules {
+    /// Compiles the configuration (`None`: the defaults only).
+    pub fn new(config: Option<&HttpScrubConfig>) -> Result<Rules, String> {
+        let Some(config) = config else {
+            return Ok(Rules {
+                defaults: true,
+                ..Rules::default()
+            });
+        };
+        let named = |key: &str, entries: &[ScrubEntry]| -> Result<Vec<Named>, String> {
+            entries
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let name = e.name().trim();
+                    if name.is_empty() || name.contains(['=', '&', ':', '\n']) {
+                        return Err(format!(
+                            "`http.scrub.{key}[{i}]`: `{}` is not a name",
+                            e.name()
+                        ));
+                    }
+                    Ok(Named {
+                        name: name.to_owned(),
+                        replacement: e
+                            .replacement()
+                            .map_or_else(|| placeholder(name), str::to_owned),
+                    })
+                })
+                .collect()
+        };
+        let fields = config
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let selector = e.name().trim();
+                if selector.is_empty() || selector == "/" {
+                    return Err(format!(
+                        "`http.scrub.fields[{i}]`: `{}` is neither a JSON pointer nor a field name",
+                        e.name()
+                    ));
+                }
+                let last = selector.rsplit('/').next().unwrap_or(selector);
+                Ok(FieldRule {
+                    selector: selector.to_owned(),
+                    replacement: e
+                        .replacement()
+                        .map_or_else(|| placeholder(&unescape_pointer(last)), str::to_owned),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Rules {
+            defaults: config.defaults,
+            headers: named("headers", &config.headers)?,
+            query: named("query", &config.query)?,
+            fields,
+        })
+    }
+}
+
+fn unescape_pointer(step: &str) -> String {
+    step.replace("~1", "/").replace("~0", "~")
+}
+
+/// The placeholder a value named `name` becomes: `REDACTED_API_KEY` for `api_key` (`verify`
+/// knows it for a placeholder, it survives every quoting and URL encoding as it is, and each
+/// name's is its own, so a recorder filter can map it back to one value).
+pub fn placeholder(name: &str) -> String {
+    let mut out = String::from("REDACTED_");
+    let mut last_sep = true;
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_uppercase());
+            last_sep = false;
+        } else if !last_sep {
+            out.push('_');
+            last_sep = true;
+        }
+    }
+    while out.ends_with('_') && out.len() > "REDACTED_".len() {
+        out.pop();
+    }
+    if out.len() == "REDACTED_".len() {
+        out.push_str("SECRET");
+    }
+    out
+}
+
+/// One value replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    /// Where: the readable path of the scalar rewritten.
+    pub path: String,
+    /// Which rule: `header authorization`, `query api_key`, `field /password`, `rule <id>`,
+    /// `default (leak/secret)`.
+    pub rule: String,
+    /// Byte offset of the scalar in the (decompressed) file.
+    pub offset: usize,
+    /// Its line and column there, found before the file's text is let go of.
+    pub at: Position,
+}
+
+/// A change in what the recorder matches requests by: the live request will no longer match
+/// the recorded one unless the test filters it the same way.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Interference {
+    /// The interaction's index.
+    pub interaction: usize,
+    /// What changed: `query parameter `api_key``.
+    pub what: String,
+    /// The recorder setting that makes the requests match again.
+    pub setting: String,
+}
+
+/// What [`Scrubber::scrub_windows`] made of a file.
+#[derive(Debug)]
+pub enum Windowed<'f> {
+    /// The file, scrubbed a window at a time.
+    Scrubbed(Scrubbed),
+    /// The file, given back: it is not read in windows.
+    Whole(Cow<'f, [u8]>),
+}
+
+/// A cassette scrubbed.
+#[derive(Debug, Clone, Default)]
+pub struct Scrubbed {
+    /// The new (decompressed) contents; `None` when nothing changed (a copy of a huge file
+    /// that nothing was scrubbed from took its size again, issue 25).
+    pub text: Option<Vec<u8>>,
+    /// The SHA-1 of the text scrubbed, when anything was planned: what a rewrite must find
+    /// still in the file. The text itself is let go of before the result is read back, so
+    /// that a huge file is not held a third time beside its new text and the read-back's.
+    pub read: Option<ContentHash>,
+    /// Every value replaced, in file order.
+    pub replaced: Vec<Replaced>,
+    /// Changes replay will notice.
+    pub interference: Vec<Interference>,
+    /// Where a credential the default set was to replace is still found after the scrub
+    /// (readable paths): a value vcr could not reach. The rest was scrubbed.
+    pub remaining: Vec<String>,
+    /// Playwright's `_file` bodies to write again, beside the cassette.
+    pub sidecars: Vec<Sidecar>,
+}
+
+/// A body stored in a file of its own beside the cassette (Playwright's `_file`), scrubbed.
+///
+/// It keeps its name: Playwright names it by a hash of what it recorded, but replays whatever
+/// the named file holds and never checks the hash, and a new name would make two files change
+/// together where one does. Each file is written on its own (temporary file, rename), the
+/// sidecars before the HAR, so that a scrub stopped half-way leaves a cassette that replays
+/// and holds fewer credentials; the next run finishes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sidecar {
+    /// The file (the cassette's folder joined with the name the HAR gives it).
+    pub path: std::path::PathBuf,
+    /// The name as the HAR gives it (`_file`).
+    pub name: String,
+    /// What the reader read from it, for the write to check nothing changed it since.
+    pub old: ContentHash,
+    /// The new contents.
+    pub text: Vec<u8>,
+}
+
+/// Why a cassette could not be scrubbed (it is then left as it was).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ScrubError {
+    /// A value to replace sits where it cannot be rewritten faithfully.
+    #[error("{path}: {reason}; the file was left as it was")]
+    Cannot {
+        /// The readable path.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A user rule failed (stopped at its time limit).
+    #[error("{0}")]
+    Rule(String),
+    /// The rewritten file no longer reads as the same cassette (a bug: never written).
+    #[error(
+        "the scrubbed file would not read back as the same cassette ({0}); the file was left as it was"
+    )]
+    Unreadable(String),
+}
+
+/// What a scrub needs besides the cassette.
+pub struct Scrubber<'a> {
+    /// The cassette's file, whose folder holds the sidecars of a Playwright HAR.
+    pub path: &'a std::path::Path,
+    /// `[http.scrub]`.
+    pub rules: &'a Rules,
+    /// The leak scanner `verify` uses.
+    pub scanner: &'a Scanner,
+    /// The user's `[[rule]]`s, applied to decoded body texts.
+    pub user_rules: Option<&'a RuleSet>,
+    /// Whether `verify` would report a leak (its allowlist and severities): the default set
+    /// replaces exactly what `verify` reports.
+    pub reported: &'a (dyn Fn(&HttpLeak) -> bool + Sync),
+}
+
+/// How a replacement finds its value in a text.
+#[derive(Debug, Clone)]
+enum How {
+    /// The whole text of a scalar, or in a body, the value wherever it stands whole (a JSON
+    /// string, a form value).
+    Whole,
+    /// Every occurrence inside any text.
+    Inside,
+    /// The value of a query parameter or form field of this name.
+    Param(String),
+}
+
+#[derive(Debug, Clone)]
+struct Sub {
+    old: String,
+    new: String,
+    how: How,
+    rule: String,
+}
+
+/// Substitutions with one automaton over every form their old values are written in (as
+/// they are, JSON-escaped once and twice, percent-encoded): a text is tried only against the
+/// values it holds. Trying every value on every scalar made a scrub quadratic in the number
+/// of distinct credentials of a file (5,000 took 75 s, issue 25).
+struct SubList {
+    subs: Vec<Sub>,
+    /// The automaton, and the substitution each of its patterns belongs to.
+    finder: Option<(aho_corasick::AhoCorasick, Vec<usize>)>,
+    /// The values replaced, to ask whether one is among them (once per window of a
+    /// cassette read in windows: a set made from `subs` each time took a fifth of a scrub of
+    /// 100,000 keys).
+    olds: std::collections::HashSet<String>,
+}
+
+impl SubList {
+    fn new(subs: Vec<Sub>) -> SubList {
+        let mut patterns = Vec::new();
+        let mut owners = Vec::new();
+        for (i, sub) in subs.iter().enumerate() {
+            if sub.old.is_empty() {
+                continue;
+            }
+            let once = json_escape(&sub.old);
+            let twice = json_escape(&once);
+            let pct = vcr_lint::percent_encoded(&sub.old);
+            let mut forms = vec![sub.old.clone(), once, twice, pct];
+            forms.sort();
+            forms.dedup();
+            for form in forms {
+                patterns.push(form);
+                owners.push(i);
+            }
+        }
+        let finder = (!patterns.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::new(&patterns)
+                    .ok()
+                    .map(|ac| (ac, owners))
+            })
+            .flatten();
+        let olds = subs.iter().map(|s| s.old.clone()).collect();
+        SubList { subs, finder, olds }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.subs.is_empty()
+    }
+
+    /// The substitutions whose old value `text` holds in some form, in list order (longest
+    /// first, as built).
+    fn relevant(&self, text: &str) -> impl Iterator<Item = &Sub> {
+        let mut found: Vec<usize> = match &self.finder {
+            Some((finder, owners)) => finder
+                .find_overlapping_iter(text)
+                .map(|m| owners[m.pattern().as_usize()])
+                .collect(),
+            None => Vec::new(),
+        };
+        found.sort_unstable();
+        found.dedup();
+        found.into_iter().map(|i| &self.subs[i])
+    }
+}
+
+impl Scrubber<'_> {
+    /// Whether rules of the user's (`[http.scrub]` headers, query, fields; `[[rule]]`s) apply.
+    fn explicit(&self) -> bool {
+        !self.rules.headers.is_empty()
+            || !self.rules.query.is_empty()
+            || !self.rules.fields.is_empty()
+            || self.user_rules.is_some_and(|r| !r.rules().is_empty())
+    }
+
+    /// Scrubs `cassette`, read from `file` (decompressed), whose recorder matches by
+    /// `match_on`. The cassette and the file are taken, not borrowed (an owned `file` is
+    /// let go of once the new text is made): each body is let go of once its new text is
+    /// made, and the rest before the result is read back, so that a huge body is not held
+    /// again beside its new text and the read-back's (issue 25).
+    ///
+    /// `document` is the one `cassette` was read from ([`vcr_cassette::http::read_document`]), if it was
+    /// kept: the plan's edits are placed in it instead of in a new parse of `file`.
+    pub fn scrub(
+        &self,
+        mut cassette: HttpCassette,
+        document: Option<Node>,
+        file: Cow<'_, [u8]>,
+        match_on: &[&str],
+    ) -> Result<Scrubbed, ScrubError> {
+        let Ok(text) = utf8(file) else {
+            return Ok(Scrubbed::default());
+        };
+        let leaks = if self.rules.defaults {
+            vcr_lint::http::check(&cassette, text.as_bytes(), self.scanner, match_on)
+        } else {
+            Vec::new()
+        };
+        let mut defaults = self.defaults_of(leaks);
+        let subs = SubList::new(std::mem::take(&mut defaults.subs));
+        let shape = (cassette.format, cassette.interactions.len());
+        let plan = Plan::new(self, &mut cassette, document, &text, &subs, match_on)?;
+        drop(cassette);
+        let read_back = |new: &[u8], sidecars: &vcr_cassette::http::Sidecars, lint: bool| {
+            vcr_cassette::http::read_with(self.path, new, sidecars).map(|read| {
+                read.map(|read| {
+                    let leaks = if lint {
+                        vcr_lint::http::check(&read, new, self.scanner, match_on)
+                    } else {
+                        Vec::new()
+                    };
+                    (read.format, read.interactions.len(), leaks)
+                })
+            })
+        };
+        self.complete(plan, defaults, text, shape, &read_back)
+    }
+
+    /// [`Scrubber::scrub`] for a cassette [`vcr_cassette::http::read_windows`] reads a window at a time
+    /// (a HAR or a YAML cassette of hundreds of megabytes): judged, planned and read back a
+    /// window at a time, so that memory is the file's (an owned `file` let go of once the
+    /// new text is made), its new text's and a window's (issue 25). [`Windowed::Whole`],
+    /// with `file`, when it is not read so, or does not read (the whole read says why).
+    pub fn scrub_windows<'f, 'm>(
+        &self,
+        file: Cow<'f, [u8]>,
+        match_on: &dyn Fn(Format) -> Vec<&'m str>,
+    ) -> Result<Windowed<'f>, ScrubError> {
+        if !vcr_cassette::http::in_windows(&file) {
+            return Ok(Windowed::Whole(file));
+        }
+        let text = match utf8(file) {
+            Ok(text) => text,
+            Err(file) => return Ok(Windowed::Whole(file)),
+        };
+        let no_sidecars = vcr_cassette::http::Sidecars::new();
+        let Some((format, count, leaks)) =
+            self.windowed_leaks(text.as_bytes(), &no_sidecars, match_on, self.rules.defaults)
+        else {
+            let file = match text {
+                Cow::Borrowed(text) => Cow::Borrowed(text.as_bytes()),
+                Cow::Owned(text) => Cow::Owned(text.into_bytes()),
+            };
+            return Ok(Windowed::Whole(file));
+        };
+        let match_on = match_on(format);
+        let mut defaults = self.defaults_of(leaks);
+        let subs = SubList::new(std::mem::take(&mut defaults.subs));
+        let mut plan = Plan::empty();
+        if !subs.is_empty() || self.explicit() {
+            let facts = edit::Facts::of(&text);
+            // Values a header or query rule replaced are swept from every window: found
+            // first, in a plan of their own, when there are such rules.
+            let mut swept = Vec::new();
+            if !self.rules.headers.is_empty() || !self.rules.query.is_empty() {
+                let first = self.plan_windows(&text, &subs, &match_on, facts, &[], format)?;
+                swept = first.replaced_all;
+            }
+            plan = self.plan_windows(&text, &subs, &match_on, facts, &swept, format)?;
+        }
+        let read_back = |new: &[u8], sidecars: &vcr_cassette::http::Sidecars, lint: bool| {
+            let checked = vcr_lint::http::read_and_check(
+                self.path,
+                new,
+                sidecars,
+                self.scanner,
+                lint,
+                &|_| match_on.clone(),
+                &mut |_| {},
+            )?;
+            Ok(checked.map(|c| (c.format, c.interactions, c.leaks)))
+        };
+        self.complete(plan, defaults, text, (format, count), &read_back)
+            .map(Windowed::Scrubbed)
+    }
+
+    /// The format, the number of interactions and the leaks (with `lint`, judged by what
+    /// `match_on` says its recorder matches by) of `file` read in windows; `None` when it is
+    /// not read so, or does not read.
+    fn windowed_leaks<'m>(
+        &self,
+        file: &[u8],
+        sidecars: &vcr_cassette::http::Sidecars,
+        match_on: &dyn Fn(Format) -> Vec<&'m str>,
+        lint: bool,
+    ) -> Option<(Format, usize, Vec<HttpLeak>)> {
+        let mut count = 0;
+        let mut format = None;
+        let mut leaks = None;
+        let read =
+            vcr_cassette::http::windows_of(self.path, file, sidecars, false, &mut |window, _| {
+                count += window.interactions.len();
+                let format = *format.get_or_insert(window.format);
+                if lint {
+                    let leaks = leaks.get_or_insert_with(|| {
+                        vcr_lint::http::Leaks::new(self.scanner, &match_on(format))
+                    });
+                    leaks.add(&window, file);
+                }
+            });
+        if !matches!(read, Ok(Some(_))) {
+            return None;
+        }
+        let leaks = leaks.map_or_else(Vec::new, |l| {
+            l.finish(file, &mut |again| {
+                let _ = vcr_cassette::http::windows_of(
+                    self.path,
+                    file,
+                    sidecars,
+                    false,
+                    &mut |w, _| {
+                        again(Some(&w));
+                    },
+                );
+            })
+        });
+        Some((format?, count, leaks))
+    }
+
+    /// The plan of a cassette read in windows, each window planned over its own entries'
+    /// scalars; `swept`: values replaced in any window, swept from every one.
+    fn plan_windows(
+        &self,
+        text: &str,
+        defaults: &SubList,
+        match_on: &[&str],
+        facts: edit::Facts,
+        swept: &[(String, String, String)],
+        format: Format,
+    ) -> Result<Plan, ScrubError> {
+        let polly = format == Format::Har && is_polly(text);
+        let mut plan = Plan::empty();
+        let mut base = 0;
+        let mut failed = None;
+        let no_sidecars = vcr_cassette::http::Sidecars::new();
+        let read = vcr_cassette::http::windows_of(
+            self.path,
+            text.as_bytes(),
+            &no_sidecars,
+            true,
+            &mut |window, nodes| {
+                if failed.is_some() {
+                    return;
+                }
+                let mut window = window;
+                let dialect = dialect(format, format == Format::Har);
+                let doc = Doc::of_nodes(nodes, text, dialect, facts, &large_texts(&window));
+                let part = Part { base, polly, swept };
+                if let Err(e) = plan.add(self, &mut window, &doc, defaults, match_on, &part) {
+                    failed = Some(e);
+                }
+                base += window.interactions.len();
+            },
+        );
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        match read {
+            Ok(Some(_)) => Ok(plan),
+            // It read so a moment ago.
+            _ => Err(ScrubError::Unreadable(
+                "it no longer reads in windows".into(),
+            )),
+        }
+    }
+
+    /// What is left of a scrub once it is planned: the edits of what lies outside the
+    /// interactions, the new text, read back by `read_back` (the format, how many
+    /// interactions, and with `lint` the leaks of the new text), which must be the cassette
+    /// `shape` says (its format and number of interactions) holding no credential the
+    /// defaults were to take. An owned `text` is let go of before the read-back.
+    fn complete(
+        &self,
+        mut plan: Plan,
+        defaults: Defaults,
+        text: Cow<'_, str>,
+        shape: (Format, usize),
+        read_back: &ReadBack<'_>,
+    ) -> Result<Scrubbed, ScrubError> {
+        let file = text.as_bytes();
+        let Defaults {
+            outside, reported, ..
+        } = defaults;
+        // A credential outside the interactions is replaced where the scan found it, byte for
+        // byte: a placeholder of letters and `_` is valid wherever the value stood (a JSON
+        // string a duplicated key hides, a second YAML document).
+        for (offset, sub) in outside {
+            let end = offset + sub.old.len();
+            let overlaps = plan
+                .edits
+                .range(..end)
+                .next_back()
+                .is_some_and(|(_, planned)| planned.edit.end > offset);
+            if overlaps || file.get(offset..end) != Some(sub.old.as_bytes()) {
+                continue;
+            }
+            plan.edits.insert(
+                offset,
+                Planned {
+                    edit: Edit {
+                        start: offset,
+                        end,
+                        text: sub.new,
+                    },
+                    path: vcr_lint::http::OUTSIDE.to_owned(),
+                    rules: vec![sub.rule],
+                },
+            );
+        }
+        if plan.edits.is_empty() && plan.sidecars.is_empty() {
+            // Nothing could be planned: every credential found is still there (what follows
+            // the first YAML document in an escaped form, say). Say so.
+            return Ok(Scrubbed {
+                remaining: reported,
+                ..Scrubbed::default()
+            });
+        }
+        let mut replaced: Vec<Replaced> = plan
+            .edits
+            .values()
+            .map(|e| Replaced {
+                path: e.path.clone(),
+                rule: e.rules.join(", "),
+                offset: e.edit.start,
+                at: Position { line: 1, column: 1 },
+            })
+            .collect();
+        // Moved, not copied: an edit holds a whole scalar's new text (a body of hundreds of
+        // megabytes), and the edits are gone before the result is read back.
+        let mut edits: Vec<Edit> = std::mem::take(&mut plan.edits)
+            .into_values()
+            .map(|e| e.edit)
+            .chain(std::mem::take(&mut plan.doc_lengths))
+            .collect();
+        let new = edit::apply(&text, &mut edits);
+        drop(edits);
+        replaced.append(&mut plan.sidecar_replaced);
+        replaced.sort_by_key(|r| r.offset);
+        // In offset order, located incrementally: counting lines from the start for each
+        // value made a scrub of many credentials quadratic (issue 25).
+        let mut locator = vcr_lint::Locator::new(file);
+        for r in &mut replaced {
+            r.at = locator.locate(r.offset);
+        }
+        let read = ContentHash::of(file);
+        let changed = new != text;
+        drop(text);
+        // The result must read as the same cassette: same format, same interactions (its
+        // sidecars read from beside it, the rewritten ones as they will be written).
+        let remaining = match read_back(new.as_bytes(), &plan.sidecars, self.rules.defaults) {
+            Ok(Some((format, count, leaks))) if (format, count) == shape => {
+                // And hold no credential the defaults were to take.
+                leaks
+                    .into_iter()
+                    .filter(|leak| {
+                        leak.hit.family == vcr_lint::LeakFamily::Secret && (self.reported)(leak)
+                    })
+                    .map(|leak| leak.path)
+                    .collect()
+            }
+            Ok(_) => {
+                return Err(ScrubError::Unreadable(
+                    "it reads as another format or with other interactions".into(),
+                ));
+            }
+            Err(e) => return Err(ScrubError::Unreadable(e.message)),
+        };
+        let folder = self.path.parent().unwrap_or(std::path::Path::new(""));
+        let sidecars = plan
+            .sidecars
+            .into_iter()
+            .map(|(name, text)| Sidecar {
+                path: folder.join(&name),
+                old: plan.sidecars_read[&name],
+                name,
+                text,
+            })
+            .collect();
+        Ok(Scrubbed {
+            text: changed.then(|| new.into_bytes()),
+            read: Some(read),
+            replaced,
+            interference: plan.interference,
+            remaining,
+            sidecars,
+        })
+    }
+
+    /// The default set: every secret `verify` reports (of `leaks`, the cassette's), each value
+    /// with its placeholder.
+    fn defaults_of(&self, leaks: Vec<HttpLeak>) -> Defaults {
+        let mut defaults = Defaults::default();
+        if !self.rules.defaults {
+            return defaults;
+        }
+        let mut seen = std::collections::HashSet::new();
+        for leak in leaks {
+            if leak.hit.family != vcr_lint::LeakFamily::Secret || !(self.reported)(&leak) {
+                continue;
+            }
+            defaults.reported.push(leak.path.clone());
+            let rule = format!("default ({})", leak.hit.detector);
+            if leak.path == vcr_lint::http::OUTSIDE
+                && let Some(offset) = leak.offset
+            {
+                let sub = Sub {
+                    old: leak.hit.text.clone(),
+                    new: placeholder(leak.hit.detector),
+                    how: How::Whole,
+                    rule: rule.clone(),
+                };
+                defaults.outside.push((offset, sub));
+            }
+            if !seen.insert(leak.hit.text.clone()) {
+                continue;
+            }
+            let name = if leak.hit.detector.starts_with("credential-") {
+                name_in_path(&leak.path)
+            } else {
+                leak.hit.detector.to_owned()
+            };
+            defaults.subs.push(Sub {
+                old: leak.hit.text.clone(),
+                new: placeholder(&name),
+                // A short value (a password) could be part of other text by chance: it is
+                // replaced only where it stands whole.
+                how: if leak.hit.text.len() >= MIN_INSIDE {
+                    How::Inside
+                } else {
+                    How::Whole
+                },
+                rule,
+            });
+        }
+        // The longest first: a token that holds another is replaced whole.
+        defaults
+            .subs
+            .sort_by_key(|s| std::cmp::Reverse(s.old.len()));
+        defaults
+    }
+}
+
+/// What the default set replaces in one cassette.
+#[derive(Default)]
+struct Defaults {
+    /// Every value to replace wherever it stands, the longest first.
+    subs: Vec<Sub>,
+    /// The values found outside the interactions, each with its offset in the file.
+    outside: Vec<(usize, Sub)>,
+    /// The readable path of every credential found (what is left if nothing can be written).
+    reported: Vec<String>,
+}
+
+/// How long a value must be to be replaced inside other text, not only where it stands
+/// whole.
+const MIN_INSIDE: usize = 8;
+
+/// The name a credential was judged by, from its readable path: `?api_key`, `/password`,
+/// `cookie session`, `headers.Authorization[0]`, `headers[2].value (authorization)`.
+fn name_in_path(path: &str) -> String {
+    let trimmed = path.trim_end_matches(|c: char| c == ']' || c == ')' || c.is_ascii_digit());
+    let trimmed = trimmed.trim_end_matches('[').trim_end_matches('(');
+    let start = trimmed
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let name = &trimmed[start..];
+    if name.is_empty() || name == "value" {
+        "secret".into()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// One scalar to rewrite.
+struct Planned {
+    edit: Edit,
+    path: String,
+    rules: Vec<String>,
+}
+
+/// Every edit of a cassette, by the scalar's offset.
+struct Plan {
+    edits: BTreeMap<usize, Planned>,
+    interference: Vec<Interference>,
+    /// Values the header and query rules replaced (old, new, rule), swept from the rest of
+    /// the file at the end.
+    replaced_values: Vec<(String, String, String)>,
+    /// Every value swept so, for the other windows of a cassette read in windows.
+    replaced_all: Vec<(String, String, String)>,
+    /// An httprr trace's new record lengths.
+    doc_lengths: Vec<Edit>,
+    /// Sidecar bodies rewritten: the new contents by the name the HAR gives each (what the
+    /// read-back takes instead of the files).
+    sidecars: vcr_cassette::http::Sidecars,
+    /// What each rewritten sidecar held when it was read, by the same name.
+    sidecars_read: BTreeMap<String, ContentHash>,
+    /// What the sidecars' rewrites replaced, for the report.
+    sidecar_replaced: Vec<Replaced>,
+}
+
+impl Plan {
+    /// Nothing planned yet.
+    fn empty() -> Plan {
+        Plan {
+            edits: BTreeMap::new(),
+            interference: Vec::new(),
+            replaced_values: Vec::new(),
+            replaced_all: Vec::new(),
+            doc_lengths: Vec::new(),
+            sidecars: vcr_cassette::http::Sidecars::new(),
+            sidecars_read: BTreeMap::new(),
+            sidecar_replaced: Vec::new(),
+        }
+    }
+
+    /// The plan of a whole cassette read from `text` (and from `document`, when kept).
+    fn new(
+        scrubber: &Scrubber<'_>,
+        cassette: &mut HttpCassette,
+        document: Option<Node>,
+        text: &str,
+        defaults: &SubList,
+        match_on: &[&str],
+    ) -> Result<Plan, ScrubError> {
+        let mut plan = Plan::empty();
+        if defaults.is_empty() && !scrubber.explicit() {
+            return Ok(plan);
+        }
+        let doc = Doc::new(cassette, document, text)?;
+        let part = Part {
+            base: 0,
+            polly: is_polly(text),
+            swept: &[],
+        };
+        plan.add(scrubber, cassette, &doc, defaults, match_on, &part)?;
+        let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
+        plan.doc_lengths = doc.lengths(&edits);
+        Ok(plan)
+    }
+
+    /// Plans the edits of `cassette`, a whole cassette or a window of one, whose scalars
+    /// `doc` holds (the sweep reaches those only).
+    fn add(
+        &mut self,
+        scrubber: &Scrubber<'_>,
+        cassette: &mut HttpCassette,
+        doc: &Doc<'_>,
+        defaults: &SubList,
+        match_on: &[&str],
+        part: &Part<'_>,
+    ) -> Result<(), ScrubError> {
+        let plan = self;
+        let ctx = Ctx {
+            scrubber,
+            doc,
+            defaults,
+            format: cassette.format,
+            polly: part.polly,
+        };
+        let matched = Matched::from(match_on);
+        for (i, interaction) in cassette.interactions.iter_mut().enumerate() {
+            let i = part.base + i;
+            let request = &mut interaction.request;
+            // The URL: query rules, then the defaults.
+            let mut subs: Vec<Sub> = scrubber
+                .rules
+                .query
+                .iter()
+                .map(|q| Sub {
+                    old: String::new(),
+                    new: q.replacement.clone(),
+                    how: How::Param(q.name.clone()),
+                    rule: format!("query {}", q.name),
+                })
+                .collect();
+            subs.extend(defaults.relevant(&request.url.text).cloned());
+            if let Some(changed) = ctx.field(plan, &request.url, &subs, true)? {
+                for (name, old, new) in changed_values(&request.url.text, &changed) {
+                    plan.replaced_values
+                        .push((old, new, format!("query {name}")));
+                }
+            }
+            if let Some(changed) = ctx.field_preview(&request.url, &subs)
+                && matched.query
+            {
+                for (name, placeholder) in changed_params(&request.url.text, &changed) {
+                    plan.interference.push(Interference {
+                        interaction: i,
+                        what: format!("query parameter `{name}`"),
+                        setting: ctx.setting_query(&name, &placeholder),
+                    });
+                }
+            }
+            for name in ctx.headers(plan, &request.headers)? {
+                if matched.headers {
+                    plan.interference.push(Interference {
+                        interaction: i,
+                        what: format!("request header `{name}`"),
+                        setting: ctx.setting_header(&name),
+                    });
+                }
+            }
+            if let Some(body) = &mut request.body
+                && ctx.body(plan, body, &request.headers)?
+                && matched.body
+            {
+                plan.interference.push(Interference {
+                    interaction: i,
+                    what: "request body".into(),
+                    setting: ctx.setting_body(),
+                });
+            }
+            if let Some(response) = &mut interaction.response {
+                ctx.headers(plan, &response.headers)?;
+                if let Some(body) = &mut response.body {
+                    ctx.body(plan, body, &response.headers)?;
+                }
+            }
+        }
+        // Last, every other scalar of the file: what the model does not hold (HAR's
+        // `queryString` and `cookies`, cody's `textDecoded`, a recorder's own copies) may
+        // repeat a value replaced above.
+        // The defaults' automaton serves again; the values replaced above get their own.
+        let mut sweep: Vec<Sub> = Vec::new();
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        let replaced = std::mem::take(&mut plan.replaced_values);
+        plan.replaced_all.extend(replaced.iter().cloned());
+        for (old, new, rule) in replaced.into_iter().chain(part.swept.iter().cloned()) {
+            if !defaults.olds.contains(&old) && seen.insert(old.clone()) {
+                let how = if old.len() >= MIN_INSIDE {
+                    How::Inside
+                } else {
+                    How::Whole
+                };
+                sweep.push(Sub {
+                    old,
+                    new,
+                    how,
+                    rule,
+                });
+            }
+        }
+        let sweep = SubList::new(sweep);
+        if !defaults.is_empty() || !sweep.is_empty() {
+            // Bodies were decoded and scrubbed above; their stored text (base64, hex) is not
+            // searched again, where a short value could match by chance.
+            let bodies: std::collections::HashSet<u32> = cassette
+                .interactions
+                .iter()
+                .flat_map(Interaction::bodies)
+                .filter_map(|body| match body {
+                    Body::Bytes { field, .. } => field.at,
+                    Body::Data { .. } => None,
+                })
+                .collect();
+            for node in doc.scalars.values() {
+                if plan.edits.contains_key(&(node.start as usize))
+                    || node.is_binary()
+                    || bodies.contains(&node.start)
+                {
+                    continue;
+                }
+                let Some(scalar) = node.as_scalar() else {
+                    continue;
+                };
+                let subs: Vec<Sub> = defaults
+                    .relevant(&scalar.text)
+                    .chain(sweep.relevant(&scalar.text))
+                    .cloned()
+                    .collect();
+                if subs.is_empty() {
+                    continue;
+                }
+                let mut rules = Vec::new();
+                let new = substitute_body(&scalar.text, &subs, &mut rules);
+                if new != scalar.text {
+                    let path = format!("the scalar at byte {}", node.start);
+                    ctx.plan_node(plan, node, &path, &new, rules);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How [`Scrubber::complete`] reads a scrubbed text back: its format, how many interactions,
+/// and, when asked, its leaks; `None` when it is no cassette.
+type ReadBack<'a> = dyn Fn(
+        &[u8],
+        &vcr_cassette::http::Sidecars,
+        bool,
+    ) -> Result<Option<(Format, usize, Vec<HttpLeak>)>, vcr_cassette::http::ReadError>
+    + 'a;
+
+/// The scalars of `cassette`'s bodies stored as their own text (no cassette encoding, no
+/// `!!binary`) of [`vcr_cassette::http::LARGE_BODY`] or more: a plan reads such a body from the cassette and takes
+/// only the scalar's place and style from the document, which need not hold its text a
+/// second time (a 500 MB body was held four times, issue 25).
+fn large_texts(cassette: &HttpCassette) -> std::collections::HashSet<u32> {
+    cassette
+        .interactions
+        .iter()
+        .flat_map(Interaction::bodies)
+        .filter_map(|body| match body {
+            Body::Bytes {
+                field,
+                bytes,
+                stored,
+            } if stored.is_empty()
+                && field.text.is_empty()
+                && bytes.len() >= vcr_cassette::http::LARGE_BODY =>
+            {
+                field.at
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// What a window's plan is told of the others: where it stands, and what they replaced.
+struct Part<'a> {
+    /// Its first interaction's index in the whole cassette.
+    base: usize,
+    /// Whether the cassette is a Polly HAR ([`is_polly`]).
+    polly: bool,
+    /// Values the header and query rules replaced in any window (old, new, rule), swept
+    /// from this one's scalars too.
+    swept: &'a [(String, String, String)],
+}
+
+/// A Polly HAR: entries are found by the `_id` of the live request.
+/// `file` as text, borrowed or owned as it was (no copy, one check); itself when it is not
+/// UTF-8.
+fn utf8(file: Cow<'_, [u8]>) -> Result<Cow<'_, str>, Cow<'_, [u8]>> {
+    match file {
+        Cow::Borrowed(bytes) => std::str::from_utf8(bytes)
+            .map(Cow::Borrowed)
+            .map_err(|_| Cow::Borrowed(bytes)),
+        Cow::Owned(bytes) => String::from_utf8(bytes)
+            .map(Cow::Owned)
+            .map_err(|e| Cow::Owned(e.into_bytes())),
+    }
+}
+
+/// The writer of a cassette of `format` written as JSON (`json`) or YAML: what its edits
+/// must be written as.
+fn dialect(format: Format, json: bool) -> Dialect {
+    match format {
+        _ if json => Dialect::Json,
+        Format::RubyVcr => Dialect::Psych,
+        Format::GoVcr => Dialect::GoYaml,
+        _ => Dialect::PyYaml,
+    }
+}
+
+fn is_polly(text: &str) -> bool {
+    text.contains("\"_id\"") || text.contains("_id:")
+}
+
+/// The query parameters whose values differ between two URLs: name, old value, new value.
+fn changed_values(old: &str, new: &str) -> Vec<(String, String, String)> {
+    let pairs = |url: &str| match url.split_once('?') {
+        Some((_, q)) => body::parse_form(q.split('#').next().unwrap_or_default()),
+        None => Vec::new(),
+    };
+    pairs(old)
+        .into_iter()
+        .zip(pairs(new))
+        .filter(|(a, b)| a != b && !a.1.is_empty())
+        .map(|((name, old), (_, new))| (name, old, new))
+        .collect()
+}
+
+/// The query parameters whose values differ between two URLs, with their new values.
+fn changed_params(old: &str, new: &str) -> Vec<(String, String)> {
+    let pairs = |url: &str| match url.split_once('?') {
+        Some((_, q)) => body::parse_form(q.split('#').next().unwrap_or_default()),
+        None => Vec::new(),
+    };
+    let (old, new) = (pairs(old), pairs(new));
+    old.iter()
+        .zip(&new)
+        .filter(|(a, b)| a != b)
+        .map(|(_, (name, value))| (name.clone(), value.clone()))
+        .collect()
+}
+
+/// The document's scalars by offset, and how to write one.
+struct Doc<'t> {
+    text: &'t str,
+    dialect: Dialect,
+    /// An httprr trace: no quoting, record lengths to write again.
+    raw: bool,
+    /// How the file's writer wrote it, found once for all its edits.
+    facts: edit::Facts,
+    scalars: BTreeMap<u32, Node>,
+    /// A body's own length field, by the body scalar's offset: go-vcr writes the request's
+    /// and the response's `content_length` beside their `body`, and, like `Content-Length`,
+    /// it must say the new length when the body changes (issue 25).
+    lengths: BTreeMap<u32, (Node, &'static str)>,
+}
+
+impl<'t> Doc<'t> {
+    /// The scalars of `cassette`'s document: `document` when the reader kept it, else `text`
+    /// parsed again.
+    fn new(
+        cassette: &HttpCassette,
+        document: Option<Node>,
+        text: &'t str,
+    ) -> Result<Doc<'t>, ScrubError> {
+        let format = cassette.format;
+        let trimmed = text.trim_start_matches('\u{feff}').trim_start();
+        let json =
+            format == Format::Talkback || trimmed.starts_with('{') || trimmed.starts_with('[');
+        let cannot = |reason: String| ScrubError::Cannot {
+            path: "the cassette".into(),
+            reason,
+        };
+        if format == Format::Httprr {
+            return Ok(Doc::raw(cassette, text));
+        }
+        let (root, dialect) = if json {
+            let root = match document {
+                Some(root) => root,
+                None => vcr_doc::from_json(text.as_bytes())
+                    .or_else(|_| vcr_doc::json5::parse(text))
+                    .map_err(|e| cannot(e.message))?,
+            };
+            (root, dialect(format, true))
+        } else {
+            let root = match document {
+                Some(root) => root,
+                None => vcr_doc::yaml::parse(text).map_err(|e| cannot(e.message))?,
+            };
+            (root, dialect(format, false))
+        };
+        Ok(Doc::of_nodes(
+            vec![root],
+            text,
+            dialect,
+            edit::Facts::of(text),
+            &large_texts(cassette),
+        ))
+    }
+
+    /// The scalars of `roots` (the whole document, or the entries of a window of a HAR read
+    /// in windows) in `text`, written as `facts` say.
+    /// The texts of the scalars at `large` are not kept (see [`large_texts`]).
+    fn of_nodes(
+        roots: Vec<Node>,
+        text: &'t str,
+        dialect: Dialect,
+        facts: edit::Facts,
+        large: &std::collections::HashSet<u32>,
+    ) -> Doc<'t> {
+        let mut scalars = BTreeMap::new();
+        let mut lengths = BTreeMap::new();
+        let mut stack = roots;
+        while let Some(node) = stack.pop() {
+            match node.value {
+                NodeValue::Scalar(mut scalar) => {
+                    if node.start != u32::MAX && node.end != u32::MAX {
+                        if large.contains(&node.start) {
+                            scalar.text = String::new();
+                        }
+                        let value = NodeValue::Scalar(scalar);
+                        scalars.insert(node.start, Node { value, ..node });
+                    }
+                }
+                NodeValue::Seq(items) => stack.extend(items),
+                NodeValue::Map(entries) => {
+                    let value_of = |key: &str| {
+                        entries.iter().find_map(|(k, v)| {
+                            (k.as_scalar().is_some_and(|k| k.text == key)
+                                && v.as_scalar().is_some())
+                            .then_some(v)
+                        })
+                    };
+                    // go-vcr's `content_length` beside its `body`; a HAR's `size` beside the
+                    // `_file` of a Playwright sidecar (a body written in the HAR has its
+                    // `size` in characters, which a scrub keeps for a placeholder in ASCII).
+                    for (body_key, length_key) in [("body", "content_length"), ("_file", "size")] {
+                        if let (Some(body), Some(length)) =
+                            (value_of(body_key), value_of(length_key))
+                        {
+                            lengths.insert(body.start, (length.clone(), length_key));
+                        }
+                    }
+                    for (_, v) in entries {
+                        stack.push(v);
+                    }
+                }
+            }
+        }
+        Doc {
+            text,
+            dialect,
+            raw: false,
+            facts,
+            scalars,
+            lengths,
+        }
+    }
+
+    /// An httprr trace: its fields are raw bytes of the trace, rewritten as they are.
+    fn raw(cassette: &HttpCassette, text: &'t str) -> Doc<'t> {
+        let mut scalars = BTreeMap::new();
+        let mut add = |field: &Field| {
+            if let Some(at) = field.at
+                && text[at as usize..].starts_with(field.text.as_str())
+            {
+                let node = Node {
+                    start: at,
+                    end: at + field.text.len() as u32,
+                    value: NodeValue::Scalar(vcr_doc::Scalar {
+                        text: field.text.clone(),
+                        style: vcr_doc::Style::Plain,
+                        tag: None,
+                    }),
+                };
+                scalars.insert(at, node);
+            }
+        };
+        for interaction in &cassette.interactions {
+            add(&interaction.request.url);
+            for header in interaction.headers() {
+                add(&header.value);
+            }
+            for body in interaction.bodies() {
+                if let Body::Bytes { field, .. } = body {
+                    add(field);
+                }
+            }
+        }
+        Doc {
+            text,
+            dialect: Dialect::Json,
+            raw: true,
+            facts: edit::Facts::of(text),
+            scalars,
+            lengths: BTreeMap::new(),
+        }
+    }
+
+    /// The edit that writes `value` in place of `node`.
+    fn edit(&self, node: &Node, value: &str) -> Edit {
+        if self.raw {
+            return Edit {
+                start: node.start as usize,
+                end: node.end as usize,
+                text: value.to_owned(),
+            };
+        }
+        edit::scalar_in(self.text, &self.facts, node, value, self.dialect)
+    }
+
+    /// Edits of the bytes of each value `subs` replace inside the body `value`, which the
+    /// scalar `node` holds as it is (no coding, not base64), where the file writes them as
+    /// they are; with the rules applied and the body's new length. `None` unless that gives
+    /// exactly [`substitute_body`]'s text: every substitution replaces inside (`How::Inside`)
+    /// a value of letters, digits, `-`, `_` and `.` (which every form a body may write it in,
+    /// JSON-escaped or percent-encoded, leaves as it is) by such a value, the file's scalar
+    /// writes each value as many times as the body holds it (a line fold or an escape
+    /// inside one would hide it), never right after a backslash, and no two overlap.
+    fn verbatim_edits(
+        &self,
+        node: &Node,
+        value: &str,
+        subs: &[Sub],
+    ) -> Option<(Vec<Edit>, Vec<String>, usize)> {
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        };
+        if self.raw || subs.is_empty() {
+            return None;
+        }
+        let (start, end) = (node.start as usize, node.end as usize);
+        let source = self.text.get(start..end)?;
+        let mut edits: Vec<Edit> = Vec::new();
+        let mut rules: Vec<String> = Vec::new();
+        for sub in subs {
+            let in_value = memchr::memmem::find_iter(value.as_bytes(), sub.old.as_bytes()).count();
+            if in_value == 0 {
+                continue;
+            }
+            if !matches!(sub.how, How::Inside) || !plain(&sub.old) || !plain(&sub.new) {
+                return None;
+            }
+            let found: Vec<usize> =
+                memchr::memmem::find_iter(source.as_bytes(), sub.old.as_bytes()).collect();
+            if found.len() != in_value
+                || found
+                    .iter()
+                    .any(|&at| at > 0 && source.as_bytes()[at - 1] == b'\\')
+            {
+                return None;
+            }
+            edits.extend(found.iter().map(|&at| Edit {
+                start: start + at,
+                end: start + at + sub.old.len(),
+                text: sub.new.clone(),
+            }));
+            if !rules.contains(&sub.rule) {
+                rules.push(sub.rule.clone());
+            }
+        }
+        edits.sort_by_key(|e| e.start);
+        if edits.is_empty() || edits.windows(2).any(|w| w[0].end > w[1].start) {
+            return None;
+        }
+        // Counted from the edits, which overlap nowhere: two values that overlapped in the
+        // body (`abc` and `bcd` in `abcd`) are refused above, not counted twice.
+        let removed: usize = edits.iter().map(|e| e.end - e.start).sum();
+        let added: usize = edits.iter().map(|e| e.text.len()).sum();
+        let new_len = (value.len() + added).checked_sub(removed)?;
+        Some((edits, rules, new_len))
+    }
+
+    /// For an httprr trace, the `N M` lines that give the records' new lengths.
+    fn lengths(&self, edits: &[Edit]) -> Vec<Edit> {
+        if !self.raw {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (line, digits_end, n, m) in vcr_cassette::http::httprr::lengths(self.text) {
+            let body = self.text[line..]
+                .find('\n')
+                .map_or(self.text.len(), |i| line + i + 1);
+            let delta = |from: usize, to: usize| -> isize {
+                edits
+                    .iter()
+                    .filter(|e| e.start >= from && e.end <= to)
+                    .map(|e| e.text.len() as isize - (e.end - e.start) as isize)
+                    .sum()
+            };
+            let (dn, dm) = (delta(body, body + n), delta(body + n, body + n + m));
+            if dn != 0 || dm != 0 {
+                out.push(Edit {
+                    start: line,
+                    end: digits_end,
+                    text: format!(
+                        "{} {}",
+                        n.saturating_add_signed(dn),
+                        m.saturating_add_signed(dm)
+                    ),
+                });
+            }
+        }
+        out
+    }
+}
+
+struct Ctx<'a> {
+    scrubber: &'a Scrubber<'a>,
+    doc: &'a Doc<'a>,
+    defaults: &'a SubList,
+    format: Format,
+    /// A Polly HAR: entries are found by the `_id` of the live request.
+    polly: bool,
+}
+
+impl Ctx<'_> {
+    /// Rewrites a field with `subs`; the new text when it changed.
+    fn field(
+        &self,
+        plan: &mut Plan,
+        field: &Field,
+        subs: &[Sub],
+        url: bool,
+    ) -> Result<Option<String>, ScrubError> {
+        let mut rules = Vec::new();
+        let new = substitute(&field.text, subs, url, &mut rules);
+        if new == field.text {
+            return Ok(None);
+        }
+        self.set(plan, field, &new, rules)?;
+        Ok(Some(new))
+    }
+
+    /// What `field` becomes with `subs`, when it changes.
+    fn field_preview(&self, field: &Field, subs: &[Sub]) -> Option<String> {
+        let new = substitute(&field.text, subs, true, &mut Vec::new());
+        (new != field.text).then_some(new)
+    }
+
+    /// Plans the edit that makes `field` read `new`.
+    fn set(
+        &self,
+        plan: &mut Plan,
+        field: &Field,
+        new: &str,
+        rules: Vec<String>,
+    ) -> Result<(), ScrubError> {
+        let cannot = |reason: &str| ScrubError::Cannot {
+            path: field.path.clone(),
+            reason: reason.into(),
+        };
+        let node = field
+            .at
+            .and_then(|at| self.doc.scalars.get(&at))
+            .ok_or_else(|| cannot("the value has no scalar of its own in the file"))?;
+        let scalar = node.as_scalar().expect("scalars only");
+        let value = if node.is_binary() {
+            wrap_like(
+                &base64::engine::general_purpose::STANDARD.encode(new.as_bytes()),
+                &scalar.text,
+            )
+        } else if scalar.text == field.text {
+            new.to_owned()
+        } else if let Some(prefix) = field.text.strip_suffix(scalar.text.as_str())
+            && let Some(rest) = new.strip_prefix(prefix)
+        {
+            // nock: the URL is `scope` + `path`; only the path scalar holds what changed.
+            rest.to_owned()
+        } else {
+            return Err(cannot("the value is not written whole in one scalar"));
+        };
+        self.plan_node(plan, node, &field.path, &value, rules);
+        Ok(())
+    }
+
+    fn plan_node(&self, plan: &mut Plan, node: &Node, path: &str, value: &str, rules: Vec<String>) {
+        let edit = self.doc.edit(node, value);
+        match plan.edits.get_mut(&edit.start) {
+            Some(planned) => {
+                planned.edit = edit;
+                planned.rules.extend(rules);
+                planned.rules.dedup();
+            }
+            None => {
+                plan.edits.insert(
+                    edit.start,
+                    Planned {
+                        edit,
+                        path: path.to_owned(),
+                        rules,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Header rules and defaults over a message's headers (a `Content-Length` is the
+    /// body's business); the names of the headers changed.
+    fn headers(&self, plan: &mut Plan, headers: &[Header]) -> Result<Vec<String>, ScrubError> {
+        let mut changed = Vec::new();
+        for header in headers {
+            let mut subs: Vec<Sub> = Vec::new();
+            if let Some(rule) = self
+                .scrubber
+                .rules
+                .headers
+                .iter()
+                .find(|r| r.name.eq_ignore_ascii_case(&header.name))
+            {
+                subs.push(Sub {
+                    old: header.value.text.clone(),
+                    new: rule.replacement.clone(),
+                    how: How::Whole,
+                    rule: format!("header {}", rule.name),
+                });
+            }
+            subs.extend(self.defaults.relevant(&header.value.text).cloned());
+            if self.field(plan, &header.value, &subs, false)?.is_some() {
+                changed.push(header.name.clone());
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Field rules, user rules and defaults over a body; whether it changed.
+    /// Plans a body's new text; a body stored as bytes is let go of once its new text is made.
+    fn body(
+        &self,
+        plan: &mut Plan,
+        body: &mut Body,
+        headers: &[Header],
+    ) -> Result<bool, ScrubError> {
+        match body {
+            Body::Data { path, node } => self.data_body(plan, path, node),
+            Body::Bytes {
+                field,
+                bytes,
+                stored,
+            } => self.bytes_body(plan, field, bytes, stored, headers),
+        }
+    }
+
+    /// The replacements a body's leaves call for: field rules and user rules (whole
+    /// values), then the defaults.
+    fn leaf_subs(&self, leaf: &Leaf<'_>, subs: &mut Vec<Sub>, error: &mut Option<ScrubError>) {
+        if leaf.is_key {
+            return;
+        }
+        for rule in &self.scrubber.rules.fields {
+            if rule.selects(leaf) && leaf.text != rule.replacement {
+                subs.push(Sub {
+                    old: leaf.text.to_owned(),
+                    new: rule.replacement.clone(),
+                    how: How::Whole,
+                    rule: format!("field {}", rule.selector),
+                });
+                return;
+            }
+        }
+        if let Some(rules) = self.scrubber.user_rules {
+            for rule in rules.rules() {
+                if !rule.applies_to(Scope::Payload) {
+                    continue;
+                }
+                match rule.rewrite(leaf.text) {
+                    Ok(Some(new)) if new != leaf.text => {
+                        subs.push(Sub {
+                            old: leaf.text.to_owned(),
+                            new,
+                            how: How::Whole,
+                            rule: format!("rule {}", rule.id()),
+                        });
+                        return;
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        *error = Some(ScrubError::Rule(e.to_string()));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    fn data_body(&self, plan: &mut Plan, path: &str, node: &Node) -> Result<bool, ScrubError> {
+        let mut by_scalar: BTreeMap<u32, Vec<Sub>> = BTreeMap::new();
+        let mut error = None;
+        body::for_each_node_leaf(node, &mut |leaf| {
+            if let Some(at) = leaf.at {
+                let mut subs = Vec::new();
+                self.leaf_subs(leaf, &mut subs, &mut error);
+                by_scalar.entry(at).or_default().extend(subs);
+            }
+        });
+        if let Some(e) = error {
+            return Err(e);
+        }
+        let mut changed = false;
+        for (at, mut subs) in by_scalar {
+            let Some(scalar_node) = self.doc.scalars.get(&at) else {
+                continue;
+            };
+            let Some(scalar) = scalar_node.as_scalar() else {
+                continue;
+            };
+            subs.extend(self.defaults.relevant(&scalar.text).cloned());
+            let mut rules = Vec::new();
+            let new = substitute_body(&scalar.text, &subs, &mut rules);
+            if new != scalar.text {
+                self.plan_node(plan, scalar_node, path, &new, rules);
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+
+    fn bytes_body(
+        &self,
+        plan: &mut Plan,
+        field: &Field,
+        bytes: &mut Vec<u8>,
+        stored: &[&str],
+        headers: &[Header],
+    ) -> Result<bool, ScrubError> {
+        let cannot = |reason: String| ScrubError::Cannot {
+            path: field.path.clone(),
+            reason,
+        };
+        let coding = Coding::of(bytes, headers);
+        let plain = match coding.decode(bytes) {
+            Some(plain) => plain,
+            None => return Ok(false),
+        };
+        let Ok(text) = std::str::from_utf8(&plain) else {
+            return Ok(false);
+        };
+        let mut subs = Vec::new();
+        let mut error = None;
+        match body::decode_stored(bytes, headers) {
+            // Text as it is stored: its one leaf, never copied (see `lint::http`).
+            Ok(text) => self.leaf_subs(&Leaf::stored(text), &mut subs, &mut error),
+            Err(decoded) if matches!(decoded.content, Content::Binary(_)) => return Ok(false),
+            Err(decoded) => body::for_each_leaf(&decoded, &mut |leaf| {
+                self.leaf_subs(leaf, &mut subs, &mut error);
+            }),
+        }
+        if let Some(e) = error {
+            return Err(e);
+        }
+        subs.extend(self.defaults.relevant(text).cloned());
+        if stored.is_empty()
+            && matches!(plain, Cow::Borrowed(_))
+            && let Some(node) = field.at.and_then(|at| self.doc.scalars.get(&at))
+            && !node.is_binary()
+            && let Some((edits, rules, new_len)) = self.doc.verbatim_edits(node, text, &subs)
+        {
+            // The values to replace are written in the file as they are: only their bytes
+            // change, and the body is never copied (a 500 MB body was held three times).
+            let old_len = bytes.len();
+            drop(plain);
+            *bytes = Vec::new();
+            for edit in edits {
+                plan.edits.insert(
+                    edit.start,
+                    Planned {
+                        edit,
+                        path: field.path.clone(),
+                        rules: rules.clone(),
+                    },
+                );
+            }
+            self.lengths_follow(plan, node, field, headers, old_len, new_len)?;
+            return Ok(true);
+        }
+        let mut rules = Vec::new();
+        let new_text = substitute_body(text, &subs, &mut rules);
+        if new_text == text {
+            return Ok(false);
+        }
+        // What the old bytes are still wanted for, taken now: they are let go of before the
+        // new scalar is written, which would otherwise hold a huge body a fourth time.
+        let new_text = new_text.into_owned();
+        drop(plain);
+        let old_len = bytes.len();
+        let read = (stored == ["file"]).then(|| ContentHash::of(bytes));
+        *bytes = Vec::new();
+        let wire = coding.encode(new_text.as_bytes()).ok_or_else(|| {
+            cannot(format!(
+                "a `{}` body cannot be encoded again",
+                coding.name()
+            ))
+        })?;
+        let node = field
+            .at
+            .and_then(|at| self.doc.scalars.get(&at))
+            .ok_or_else(|| cannot("the body has no scalar of its own in the file".into()))?;
+        let scalar = node.as_scalar().expect("scalars only");
+        let b64 = || base64::engine::general_purpose::STANDARD.encode(&wire);
+        if stored == ["file"] {
+            // The body is the file the scalar names: that file is written again, and the
+            // scalar stays.
+            plan.sidecar_replaced.push(Replaced {
+                path: format!("{} ({})", field.path, scalar.text),
+                rule: rules.join(", "),
+                offset: node.start as usize,
+                at: Position { line: 1, column: 1 },
+            });
+            let name = scalar.text.clone();
+            if let Some(read) = read {
+                plan.sidecars_read.insert(name.clone(), read);
+            }
+            plan.sidecars.insert(name, wire.to_vec());
+            self.lengths_follow(plan, node, field, headers, old_len, wire.len())?;
+            return Ok(true);
+        }
+        let new_len = wire.len();
+        let value = match stored {
+            // The body is the text on the wire: the new text is the value, not a copy of it.
+            [] if !node.is_binary() && matches!(wire, Cow::Borrowed(_)) => {
+                drop(wire);
+                new_text
+            }
+            [] if !node.is_binary() => String::from_utf8(wire.into_owned())
+                .map_err(|_| cannot("the encoded body is not text".into()))?,
+            [] | ["binary"] | ["base64"] => wrap_like(&b64(), &scalar.text),
+            ["json", "base64"] => json_array(&[b64()]),
+            ["json", "hex"] => json_array(&[hex(&wire)]),
+            ["hex"] => hex(&wire),
+            _ => {
+                return Err(cannot(format!(
+                    "a body stored as `{}` is not rewritten",
+                    stored.join(", ")
+                )));
+            }
+        };
+        self.plan_node(plan, node, &field.path, &value, rules);
+        self.lengths_follow(plan, node, field, headers, old_len, new_len)?;
+        Ok(true)
+    }
+
+    /// The length on the wire of the body `node` holds changed from `old` to `new`: a
+    /// `Content-Length` that said the old one says the new one, and so does the format's own
+    /// length beside the body (go-vcr's `content_length`, a HAR's `content.size`).
+    fn lengths_follow(
+        &self,
+        plan: &mut Plan,
+        node: &Node,
+        field: &Field,
+        headers: &[Header],
+        old: usize,
+        new: usize,
+    ) -> Result<(), ScrubError> {
+        let (bytes, wire) = (old, new);
+        if wire != bytes {
+            for header in headers {
+                if header.name.eq_ignore_ascii_case("content-length")
+                    && header.value.text.trim() == bytes.to_string()
+                {
+                    self.set(
+                        plan,
+                        &header.value,
+                        &wire.to_string(),
+                        vec!["Content-Length".into()],
+                    )?;
+                }
+            }
+            // And the format's own length field beside the body (go-vcr's `content_length`).
+            if let Some((length, key)) = self.doc.lengths.get(&node.start)
+                && length
+                    .as_scalar()
+                    .is_some_and(|l| l.text.trim() == bytes.to_string())
+            {
+                let path = match field.path.rsplit_once('.') {
+                    Some((parent, _)) => format!("{parent}.{key}"),
+                    None => (*key).to_owned(),
+                };
+                let new = wire.to_string();
+                if length
+                    .as_scalar()
+                    .is_some_and(|l| l.style == vcr_doc::Style::Plain)
+                {
+                    // A number stays a number (Go reads it into an int64): its digits are
+                    // written as they are, not as a string.
+                    let edit = Edit {
+                        start: length.start as usize,
+                        end: length.end as usize,
+                        text: new,
+                    };
+                    plan.edits.insert(
+                        edit.start,
+                        Planned {
+                            edit,
+                            path,
+                            rules: vec![(*key).into()],
+                        },
+                    );
+                } else {
+                    self.plan_node(plan, length, &path, &new, vec![(*key).into()]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The recorder setting that makes a request whose query parameter `name` was replaced
+    /// by `placeholder` match again (it reads after "make the test match again with").
+    fn setting_query(&self, name: &str, placeholder: &str) -> String {
+        match self.format {
+            Format::Vcrpy => {
+                format!("vcrpy's filter_query_parameters=[(\"{name}\", \"{placeholder}\")]")
+            }
+            Format::RubyVcr => format!(
+                "Ruby VCR's config.filter_sensitive_data(\"{placeholder}\") {{ <the real {name}> }}"
+            ),
+            Format::GoVcr => format!(
+                "a go-vcr recorder.SetMatcher that compares URLs with `{name}` set to \"{placeholder}\""
+            ),
+            Format::Nock => {
+                format!("nock's scope.filteringPath(/{name}=[^&]*/, \"{name}={placeholder}\")")
+            }
+            Format::Httprr => {
+                format!("httprr's rr.ScrubReq setting `{name}` to \"{placeholder}\" in the request")
+            }
+            Format::Har if self.polly => POLLY.into(),
+            _ => format!("a matcher that ignores `{name}`, or the test sending \"{placeholder}\""),
+        }
+    }
+
+    fn setting_header(&self, name: &str) -> String {
+        match self.format {
+            Format::Vcrpy => format!("vcrpy's filter_headers=[(\"{name}\", <its placeholder>)]"),
+            Format::RubyVcr => {
+                "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> }".into()
+            }
+            Format::Httprr => format!("httprr's rr.ScrubReq setting `{name}` to its placeholder"),
+            Format::Har if self.polly => POLLY.into(),
+            _ => format!("a matcher that ignores the `{name}` header"),
+        }
+    }
+
+    fn setting_body(&self) -> String {
+        match self.format {
+            Format::Vcrpy => "vcrpy's filter_post_data_parameters with the same names and placeholders, or a match_on without `body`".into(),
+            Format::RubyVcr => "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> } for each value".into(),
+            Format::GoVcr => "a go-vcr recorder.SetMatcher that ignores the scrubbed body fields".into(),
+            Format::Nock => "nock's scope.filteringRequestBody writing the same placeholders".into(),
+            Format::Httprr => "httprr's rr.ScrubReq writing the same placeholders in the body".into(),
+            Format::Talkback => "talkback's requestDecorator writing the same placeholders in the body, or ignoreBody".into(),
+            Format::Har if self.polly => POLLY.into(),
+            _ => "a matcher that ignores the request body".into(),
+        }
+    }
+}
+
+/// Polly finds a recorded entry by the `_id` it computed from the request when recording,
+/// and computes it again from the live request: the stored request's values play no part.
+const POLLY: &str = "nothing: Polly finds entries by the `_id` of the live request (if the test sends a placeholder at replay, leave that part out of matchRequestsBy)";
+
+/// Base64 text wrapped as `like` was: lines of the width of its first line, and a final
+/// line break if it had one.
+fn wrap_like(b64: &str, like: &str) -> String {
+    let first = like.split('\n').next().unwrap_or("");
+    if !like.trim_end().contains('\n') || first.is_empty() {
+        return if like.ends_with('\n') {
+            format!("{b64}\n")
+        } else {
+            b64.to_owned()
+        };
+    }
+    let width = first.len();
+    let mut out = String::with_capacity(b64.len() + b64.len() / width + 1);
+    for (i, chunk) in b64.as_bytes().chunks(width).enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(std::str::from_utf8(chunk).expect("base64 is ASCII"));
+    }
+    if like.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+fn json_array(items: &[String]) -> String {
+    let mut out = Vec::new();
+    out.push(b'[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        vcr_json::write_string(&vcr_json::Str::new(item.as_str()), &mut out);
+    }
+    out.push(b']');
+    String::from_utf8(out).expect("JSON is UTF-8")
+}
+
+/// A body's `Content-Encoding`, where its bytes really are in it (pytest-recording keeps the
+/// header on a body it stored decoded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Coding {
+    Identity,
+    Gzip,
+    Zlib,
+    Deflate,
+    Brotli,
+}
+
+impl Coding {
+    fn of(bytes: &[u8], headers: &[Header]) -> Coding {
+        let named = headers
+            .iter()
+            .find(|h| h.name.eq_ignore_ascii_case("content-encoding"))
+            .map(|h| h.value.text.trim().to_ascii_lowercase());
+        let binary = std::str::from_utf8(bytes).is_err();
+        match named.as_deref() {
+            _ if body::is_gzip(bytes) => Coding::Gzip,
+            Some("deflate") if body::is_zlib(bytes) => Coding::Zlib,
+            Some("deflate") if binary => Coding::Deflate,
+            Some("br") if binary => Coding::Brotli,
+            _ => Coding::Identity,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Coding::Identity => "identity",
+            Coding::Gzip => "gzip",
+            Coding::Zlib | Coding::Deflate => "deflate",
+            Coding::Brotli => "br",
+        }
+    }
+
+    /// The body's bytes with the coding undone (bounded like every decode); `None` when
+    /// they do not decode.
+    fn decode(self, bytes: &[u8]) -> Option<Cow<'_, [u8]>> {
+        const MAX: u64 = 64 << 20;
+        let mut out = Vec::new();
+        let read = |r: &mut dyn std::io::Read, out: &mut Vec<u8>| {
+            r.take(MAX + 1)
+                .read_to_end(out)
+                .ok()
+                .filter(|&n| n as u64 <= MAX)
+        };
+        match self {
+            Coding::Identity => return Some(Cow::Borrowed(bytes)),
+            Coding::Gzip => read(&mut flate2::read::MultiGzDecoder::new(bytes), &mut out)?,
+            Coding::Zlib => read(&mut flate2::read::ZlibDecoder::new(bytes), &mut out)?,
+            Coding::Deflate => read(&mut flate2::read::DeflateDecoder::new(bytes), &mut out)?,
+            Coding::Brotli => read(
+                &mut brotli_decompressor::Decompressor::new(bytes, 4096),
+                &mut out,
+            )?,
+        };
+        Some(Cow::Owned(out))
+    }
+
+    /// The bytes encoded again (`None` for brotli: vcr has no compressor for it).
+    fn encode(self, plain: &[u8]) -> Option<Cow<'_, [u8]>> {
+        let level = flate2::Compression::default();
+        let out = match self {
+            Coding::Identity => return Some(Cow::Borrowed(plain)),
+            Coding::Gzip => {
+                let mut e = flate2::write::GzEncoder::new(Vec::new(), level);
+                e.write_all(plain).ok()?;
+                e.finish().ok()?
+            }
+            Coding::Zlib => {
+                let mut e = flate2::write::ZlibEncoder::new(Vec::new(), level);
+                e.write_all(plain).ok()?;
+                e.finish().ok()?
+            }
+            Coding::Deflate => {
+                let mut e = flate2::write::DeflateEncoder::new(Vec::new(), level);
+                e.write_all(plain).ok()?;
+                e.finish().ok()?
+            }
+            Coding::Brotli => return None,
+        };
+        Some(Cow::Owned(out))
+    }
+}
+
+/// A scalar's text with `subs` applied (`url`: query parameters are addressed by name).
+fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<String>) -> String {
+    let mut out = text.to_owned();
+    for sub in subs {
+        let new = match &sub.how {
+            How::Whole if out == sub.old => sub.new.clone(),
+            // `Bearer <token>`: the credential after its scheme.
+            How::Whole => match out.strip_suffix(sub.old.as_str()) {
+                Some(scheme) if scheme.ends_with(' ') && !scheme.trim().contains(' ') => {
+                    format!("{scheme}{}", sub.new)
+                }
+                _ => continue,
+            },
+            How::Inside => match replace_forms(&out, &sub.old, &sub.new, false) {
+                Some(new) => new,
+                None => continue,
+            },
+            How::Param(name) if url => match out.split_once('?') {
+                Some((base, query)) => {
+                    let (query, fragment) = match query.split_once('#') {
+                        Some((q, f)) => (q, Some(f)),
+                        None => (query, None),
+                    };
+                    let mut rewritten = format!("{base}?{}", set_param(query, name, &sub.new));
+                    if let Some(f) = fragment {
+                        rewritten.push('#');
+                        rewritten.push_str(f);
+                    }
+                    rewritten
+                }
+                None => continue,
+            },
+            How::Param(_) => continue,
+        };
+        if new != out {
+            if !rules.contains(&sub.rule) {
+                rules.push(sub.rule.clone());
+            }
+            out = new;
+        }
+    }
+    out
+}
+
+/// A body's text with `subs` applied: whole values where they stand whole (a JSON string, a
+/// form value, the whole text), inner values wherever they occur, in every form the body
+/// may write them (as is, JSON-escaped, percent-encoded).
+fn substitute_body<'t>(text: &'t str, subs: &[Sub], rules: &mut Vec<String>) -> Cow<'t, str> {
+    // Each step copies the text only when it changes it: a body of hundreds of megabytes went
+    // through a dozen copies to replace one key (issue 25).
+    let mut out = Cow::Borrowed(text);
+    for sub in subs {
+        let new = match &sub.how {
+            How::Whole if *out == *sub.old => Some(sub.new.clone()),
+            How::Whole => replace_forms(&out, &sub.old, &sub.new, true),
+            How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
+            How::Param(name) => Some(set_param(&out, name, &sub.new)),
+        };
+        if let Some(new) = new
+            && *new != *out
+        {
+            if !rules.contains(&sub.rule) {
+                rules.push(sub.rule.clone());
+            }
+            out = Cow::Owned(new);
+        }
+    }
+    out
+}
+
+/// `text` with `old` replaced by `new` in each form it may be written in: JSON-escaped (once
+/// or twice, for JSON inside a JSON string), percent-encoded, as is. `whole`: only where it
+/// stands whole (between JSON quotes, or a form value between `=` and `&`). `None` when
+/// nothing was replaced.
+fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> Option<String> {
+    if old.is_empty() || old == new {
+        return None;
+    }
+    let once = (json_escape(old), json_escape(new));
+    let twice = (json_escape(&once.0), json_escape(&once.1));
+    let pct = (
+        vcr_lint::percent_encoded(old),
+        vcr_lint::percent_encoded(new),
+    );
+    let mut out: Option<String> = None;
+    let mut step = |replace: &dyn Fn(&str) -> Option<String>| {
+        if let Some(next) = replace(out.as_deref().unwrap_or(text)) {
+            out = Some(next);
+        }
+    };
+    if whole {
+        for (o, n) in [&once, &twice] {
+            for q in ["\"", "\\\""] {
+                let (from, to) = (format!("{q}{o}{q}"), format!("{q}{n}{q}"));
+                step(&|t| replace_sized(t, &from, &to));
+            }
+        }
+        for (o, n) in [(old, new), (pct.0.as_str(), pct.1.as_str())] {
+            step(&|t| replace_form_value(t, o, n));
+        }
+        return out;
+    }
+    let mut forms: Vec<(&str, &str)> = vec![(old, new)];
+    for (o, n) in [&once, &twice, &pct] {
+        if o != old {
+            forms.push((o, n));
+        }
+    }
+    for (o, n) in forms {
+        step(&|t| replace_sized(t, o, n));
+    }
+    out
+}
+
+/// `text` with every `old` replaced by `new` as `str::replace` replaces them, into a string
+/// of its final size; `None` when `old` is not there. `str::replace` grows its result by
+/// doubling, which held a huge body's new text at twice its size (issue 25).
+fn replace_sized(text: &str, old: &str, new: &str) -> Option<String> {
+    let finder = memchr::memmem::Finder::new(old.as_bytes());
+    let count = finder.find_iter(text.as_bytes()).count();
+    if count == 0 || old.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len() - count * old.len() + count * new.len());
+    let mut at = 0;
+    for found in finder.find_iter(text.as_bytes()) {
+        out.push_str(&text[at..found]);
+        out.push_str(new);
+        at = found + old.len();
+    }
+    out.push_str(&text[at..]);
+    Some(out)
+}
+
+/// `a=old&b` -> `a=new&b`: values that stand whole between `=` and `&` (or the ends); `None`
+/// when there is none.
+fn replace_form_value(text: &str, old: &str, new: &str) -> Option<String> {
+    if !text.contains('=') || !text.contains(old) {
+        return None;
+    }
+    // At its final size at most (see `replace_sized`).
+    let count = memchr::memmem::find_iter(text.as_bytes(), old.as_bytes()).count();
+    let mut out = String::with_capacity(text.len() + count * new.len().saturating_sub(old.len()));
+    let mut changed = false;
+    for (i, pair) in text.split('&').enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        match pair.split_once('=') {
+            Some((k, v)) if v == old => {
+                out.push_str(k);
+                out.push('=');
+                out.push_str(new);
+                changed = true;
+            }
+            _ => out.push_str(pair),
+        }
+    }
+    changed.then_some(out)
+}
+
+/// A query string with the value of every parameter `name` set to `value`.
+fn set_param(query: &str, name: &str, value: &str) -> String {
+    if !query.contains('=') {
+        return query.to_owned();
+    }
+    query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v))
+                if body::percent_decode(k).eq_ignore_ascii_case(name)
+                    && body::percent_decode(v) != value =>
+            {
+                format!("{k}={}", vcr_lint::percent_encoded(value))
+            }
+            _ => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+/// JSON's escaping of a string's characters (no quotes), as `JSON.stringify` writes them.
+fn json_escape(s: &str) -> String {
+    let mut out = Vec::with_capacity(s.len() + 2);
+    vcr_json::write_string(&vcr_json::Str::new(s), &mut out);
+    let quoted = String::from_utf8(out).expect("JSON is UTF-8");
+    quoted[1..quoted.len() - 1].to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key written as it is is edited where it stands, each place it stands; values that
+    /// overlap in the body, or a value a line fold hides, leave the scalar to be written
+    /// again (regression: overlapping values made the new length wrap around).
+    #[test]
+    fn verbatim_edits_are_exact_or_refused() {
+        let text = "a: 'key=abcd and\n  abcd'\nb: \"x=ab\\\n  cd\"\nc: abcd\n";
+        let root = vcr_doc::yaml::parse(text).unwrap();
+        let doc = Doc {
+            text,
+            dialect: Dialect::PyYaml,
+            raw: false,
+            facts: edit::Facts::of(text),
+            scalars: BTreeMap::new(),
+            lengths: BTreeMap::new(),
+        };
+        let inside = |old: &str, new: &str| Sub {
+            old: old.to_owned(),
+            new: new.to_owned(),
+            how: How::Inside,
+            rule: "test".to_owned(),
+        };
+        let a = root.get("a").unwrap();
+        let value = a.as_str().unwrap();
+        assert_eq!(value, "key=abcd and abcd");
+        let (edits, rules, new_len) = doc
+            .verbatim_edits(a, value, &[inside("abcd", "REDACTED_X")])
+            .unwrap();
+        assert_eq!(edits.len(), 2);
+        assert!(edits.iter().all(|e| &text[e.start..e.end] == "abcd"));
+        assert_eq!(rules, ["test"]);
+        assert_eq!(new_len, value.len() + 2 * ("REDACTED_X".len() - 4));
+        // `abc` and `bcd` overlap in `abcd`.
+        let c = root.get("c").unwrap();
+        assert!(
+            doc.verbatim_edits(c, "abcd", &[inside("abc", "X"), inside("bcd", "Y")])
+                .is_none()
+        );
+        // Not a value of letters and digits, or not replaced inside.
+        assert!(
+            doc.verbatim_edits(a, value, &[inside("d and", "X")])
+                .is_none()
+        );
+        let whole = Sub {
+            how: How::Whole,
+            ..inside("abcd", "X")
+        };
+        assert!(doc.verbatim_edits(a, value, &[whole]).is_none());
+        // An escaped line break joins `ab` and `cd`: the file does not write `abcd`.
+        let b = root.get("b").unwrap();
+        assert_eq!(b.as_str(), Some("x=abcd"));
+        assert!(
+            doc.verbatim_edits(b, "x=abcd", &[inside("abcd", "X")])
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn placeholders_are_one_per_name_and_known_to_verify() {
+        for (name, expected) in [
+            ("api_key", "REDACTED_API_KEY"),
+            ("Authorization", "REDACTED_AUTHORIZATION"),
+            ("x-api-key", "REDACTED_X_API_KEY"),
+            ("openai-key", "REDACTED_OPENAI_KEY"),
+            ("", "REDACTED_SECRET"),
+            ("--", "REDACTED_SECRET"),
+        ] {
+            assert_eq!(placeholder(name), expected);
+            assert!(vcr_lint::is_placeholder(expected), "{expected}");
+        }
+    }
+
+    #[test]
+    fn names_come_from_the_readable_path() {
+        for (path, name) in [
+            ("interactions[0].request.uri ?api_key", "api_key"),
+            (
+                "interactions[0].request.headers.Authorization[0]",
+                "Authorization",
+            ),
+            (
+                "log.entries[0].request.headers[2].value (authorization)",
+                "authorization",
+            ),
+            (
+                "interactions[1].request.body.string (json) /password",
+                "password",
+            ),
+            (
+                "interactions[3].response.headers.Set-Cookie[0] cookie session",
+                "session",
+            ),
+            (
+                "http_interactions[0].request.headers.X-Api-Key",
+                "X-Api-Key",
+            ),
+        ] {
+            assert_eq!(name_in_path(path), name, "{path}");
+        }
+    }
+
+    #[test]
+    fn values_are_replaced_in_every_form_a_body_writes_them() {
+        let mut rules = Vec::new();
+        let sub = |old: &str, how| Sub {
+            old: old.into(),
+            new: "NEW".into(),
+            how,
+            rule: "r".into(),
+        };
+        let cases = [
+            (
+                r#"{"a":"p\"w"}"#,
+                sub("p\"w", How::Inside),
+                r#"{"a":"NEW"}"#,
+            ),
+            (
+                r#"{"s":"{\"t\":\"x/y\"}"}"#,
+                sub("x/y", How::Inside),
+                r#"{"s":"{\"t\":\"NEW\"}"}"#,
+            ),
+            ("a=b%2Bc&d=e", sub("b+c", How::Inside), "a=NEW&d=e"),
+            (
+                r#"{"u":"dana","v":"danaher"}"#,
+                sub("dana", How::Whole),
+                r#"{"u":"NEW","v":"danaher"}"#,
+            ),
+            (
+                "user=dana&x=danaher",
+                sub("dana", How::Whole),
+                "user=NEW&x=danaher",
+            ),
+            (
+                "a=1&password=x&b=2",
+                sub("", How::Param("password".into())),
+                "a=1&password=NEW&b=2",
+            ),
+        ];
+        for (text, sub, expected) in cases {
+            assert_eq!(
+                substitute_body(text, &[sub], &mut rules),
+                expected,
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn query_parameters_are_set_by_name_and_encoded() {
+        let mut rules = Vec::new();
+        let sub = Sub {
+            old: String::new(),
+            new: "<KEY>".into(),
+            how: How::Param("API_KEY".into()),
+            rule: "query api_key".into(),
+        };
+        assert_eq!(
+            substitute("https://h/p?api_key=abc&page=2#f", &[sub], true, &mut rules),
+            "https://h/p?api_key=%3CKEY%3E&page=2#f"
+        );
+        assert_eq!(rules, ["query api_key"]);
+    }
+
+    #[test]
+    fn base64_is_wrapped_as_it_was() {
+        let b64 = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo=";
+        assert_eq!(
+            wrap_like(b64, "AAAA\nBBBB\nCC\n"),
+            "QUJD\nREVG\nR0hJ\nSktM\nTU5P\nUFFS\nU1RV\nVldY\nWVo=\n"
+        );
+        assert_eq!(wrap_like(b64, "AAAABBBB"), b64);
+    }
+}

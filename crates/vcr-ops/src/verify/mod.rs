@@ -1,0 +1,1328 @@
+//! `vcr verify`: every check, on every selected cassette, in one pass per file.
+//!
+//! A file is read once. The leak linter scans its bytes; the parser builds its value; the
+//! hits are placed in the value (key material or payload, which JSON pointer) only when
+//! there are any; then the value is normalized and written to memory to compare with the
+//! file, and named. Findings about several files (collisions, usage) come after all files;
+//! the run that orders all this over a selection or the whole tree is `run`'s.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+use crate::baseline::Baseline;
+use crate::event::FileProblem;
+use crate::rehash::MAX_NAME_BYTES;
+use crate::usage::Usage;
+use logs::{by_lines, check_generic_log, check_session_leaks};
+use pointers::{Pointers, any_hit_in, jsonl_pointers, pointers_of};
+use vcr_cassette::api_error::{RECORDED_ERROR, RecordedError};
+use vcr_cassette::claude_code;
+use vcr_cassette::{CassetteError, dsh, generic, http};
+use vcr_json::Position;
+use vcr_lint::finding::{Finding, Severity, fingerprint, is_known_id};
+use vcr_lint::{Hit, LeakFamily, Locator, Scanner};
+use vcr_project::config::{ConfigError, Level};
+use vcr_project::tree::{Cassette, CassetteKind, Project, Scenario, compile_globs};
+use vcr_regex::{JsRegex, PatternError, Stopped};
+
+mod logs;
+mod pointers;
+mod run;
+
+pub use run::{run, run_tree};
+
+/// The checks of a run, built once from the configuration.
+#[derive(Debug)]
+pub struct Checks {
+    scanner: Scanner,
+    levels: HashMap<String, Level>,
+    allow: Vec<Allow>,
+    /// The default severity of `recorded/error`: a warning in `verify`, an error in what
+    /// `record` just recorded ([`Checks::for_record`]).
+    recorded_error: Severity,
+    /// `[http] cassettes` entries in order, with what the recorder matches requests by when
+    /// the entry says.
+    match_on: Vec<(globset::GlobMatcher, Option<Vec<String>>)>,
+    /// HTTP cassettes recorded longer ago than this are `expired`.
+    max_age: Option<MaxAge>,
+    /// The project root, when `orphan` is guessed from the recorders' naming without a
+    /// usage log (`[verify] static-orphans`, on by default).
+    static_orphans: Option<PathBuf>,
+}
+
+/// `--max-age` / `[verify] max-age`: how old an HTTP cassette may be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaxAge {
+    /// The limit, in seconds.
+    pub seconds: i64,
+    /// Now, in seconds since the Unix epoch (a parameter, so tests can set it).
+    pub now: i64,
+}
+
+impl MaxAge {
+    /// Parses `90d`, `12w`, `1y`, `36h` (a number and a unit: hours, days, weeks, years of 365
+    /// days).
+    pub fn parse(text: &str, now: i64) -> Result<MaxAge, String> {
+        let text = text.trim();
+        let unit = text.chars().last().unwrap_or(' ');
+        let number: i64 = text[..text.len() - unit.len_utf8().min(text.len())]
+            .parse()
+            .map_err(|_| format!("`{text}` is not an age such as `90d`, `12w`, `1y` or `36h`"))?;
+        let scale = match unit {
+            'h' => 3_600,
+            'd' => 86_400,
+            'w' => 7 * 86_400,
+            'y' => 365 * 86_400,
+            _ => {
+                return Err(format!(
+                    "`{text}` is not an age such as `90d`, `12w`, `1y` or `36h`"
+                ));
+            }
+        };
+        if number <= 0 {
+            return Err(format!("`{text}`: the age must be more than zero"));
+        }
+        Ok(MaxAge {
+            seconds: number.saturating_mul(scale),
+            now,
+        })
+    }
+}
+
+#[derive(Debug)]
+struct Allow {
+    id: String,
+    detector: Option<String>,
+    contains: Option<String>,
+    regex: Option<JsRegex>,
+    paths: Option<globset::GlobSet>,
+}
+
+impl Allow {
+    /// Whether the entry accepts the finding; the error is a regex match that was stopped.
+    fn accepts(&self, finding: &Finding, raw: Option<&str>) -> Result<bool, Stopped> {
+        let id_matches = match self.id.strip_suffix("/*") {
+            Some(family) => {
+                finding.id.starts_with(family) && finding.id[family.len()..].starts_with('/')
+            }
+            None => self.id == finding.id,
+        };
+        let value = raw.unwrap_or(&finding.message);
+        let others = id_matches
+            && self
+                .detector
+                .as_deref()
+                .is_none_or(|d| finding.detector == Some(d))
+            && self.contains.as_deref().is_none_or(|c| value.contains(c))
+            && self
+                .paths
+                .as_ref()
+                .is_none_or(|globs| globs.is_match(&finding.path));
+        match &self.regex {
+            Some(re) if others => re.is_match(value),
+            _ => Ok(others),
+        }
+    }
+}
+
+/// An allowlist entry's `detector` must be one vcr has, and find what the entry's `id`
+/// names: otherwise the entry could never match, and what it was meant to accept would
+/// still fail the run with nothing saying why (issue 11).
+fn check_detector(i: usize, entry: &vcr_project::config::AllowConfig) -> Result<(), String> {
+    let Some(name) = &entry.detector else {
+        return Ok(());
+    };
+    let Some(detector) = vcr_lint::detectors().into_iter().find(|d| d.name == name) else {
+        return Err(format!(
+            "`verify.allow[{i}]` names an unknown detector `{name}` (`vcr verify --list-detectors` lists them)"
+        ));
+    };
+    let covers = match entry.id.strip_suffix("/*") {
+        Some(family) => detector
+            .id
+            .strip_prefix(family)
+            .is_some_and(|r| r.starts_with('/')),
+        None => detector.id == entry.id,
+    };
+    if covers {
+        Ok(())
+    } else {
+        Err(format!(
+            "`verify.allow[{i}]`: detector `{name}` finds `{}`, not `{}`",
+            detector.id, entry.id
+        ))
+    }
+}
+
+impl Checks {
+    /// Builds the checks from the project's `[verify]` settings; `machine_paths` are this
+    /// machine's folders to look for (label, path).
+    pub fn new(project: &Project, machine_paths: &[(&str, &str)]) -> Result<Checks, ConfigError> {
+        let config = &project.config().verify;
+        let bad = |message: String| ConfigError::Verify {
+            path: project.config_path().map(ToOwned::to_owned),
+            message,
+        };
+        let mut levels = HashMap::new();
+        for (id, level) in &config.severity {
+            if !is_known_id(id) {
+                return Err(bad(format!(
+                    "`verify.severity` names an unknown finding id `{id}`"
+                )));
+            }
+            levels.insert(id.clone(), *level);
+        }
+        let mut allow = Vec::new();
+        for (i, entry) in config.allow.iter().enumerate() {
+            let known = match entry.id.strip_suffix("/*") {
+                Some(family) => vcr_lint::finding::IDS
+                    .iter()
+                    .any(|(id, _)| id.starts_with(&format!("{family}/"))),
+                None => is_known_id(&entry.id),
+            };
+            if !known {
+                return Err(bad(format!(
+                    "`verify.allow[{i}]` names an unknown finding id `{}`",
+                    entry.id
+                )));
+            }
+            check_detector(i, entry).map_err(bad)?;
+            let regex = entry
+                .regex
+                .as_deref()
+                .map(|pattern| JsRegex::new(pattern, ""))
+                .transpose()
+                .map_err(|e| match e {
+                    PatternError::Limit(limit) => bad(format!(
+                        "`verify.allow[{i}].regex` is past vcr's limits: {limit}"
+                    )),
+                    e => bad(format!("`verify.allow[{i}].regex` is invalid: {e}")),
+                })?;
+            let paths = compile_globs(&entry.paths)
+                .map_err(|e| bad(format!("`verify.allow[{i}].paths`: {e}")))?;
+            allow.push(Allow {
+                id: entry.id.clone(),
+                detector: entry.detector.clone(),
+                contains: entry.contains.clone(),
+                regex,
+                paths,
+            });
+        }
+        // Every `[http] cassettes` entry in order, as the selection takes them: a cassette's
+        // `match-on` is its first matching entry's, if that entry gives one.
+        let mut match_on = Vec::new();
+        for entry in project.config().http.cassettes.iter().flatten() {
+            let glob = globset::GlobBuilder::new(entry.glob())
+                .literal_separator(true)
+                .build()
+                .map_err(|e| {
+                    bad(format!(
+                        "`http.cassettes`: invalid glob `{}`: {}",
+                        entry.glob(),
+                        e.kind()
+                    ))
+                })?;
+            match_on.push((
+                glob.compile_matcher(),
+                entry.match_on().map(<[String]>::to_vec),
+            ));
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        let max_age = config
+            .max_age
+            .as_deref()
+            .map(|age| MaxAge::parse(age, now).map_err(|e| bad(format!("`verify.max-age`: {e}"))))
+            .transpose()?;
+        Ok(Checks {
+            scanner: Scanner::new(machine_paths),
+            levels,
+            allow,
+            recorded_error: Severity::Warning,
+            match_on,
+            max_age,
+            static_orphans: config
+                .static_orphans
+                .unwrap_or(true)
+                .then(|| project.root().to_owned()),
+        })
+    }
+
+    /// Sets the age past which HTTP cassettes are `expired` (`--max-age`, over the
+    /// configuration's).
+    pub fn with_max_age(mut self, max_age: MaxAge) -> Checks {
+        self.max_age = Some(max_age);
+        self
+    }
+
+    /// The checks `record` runs on what it just recorded: a recorded API error is an error
+    /// there (the recording failed, and now is the time to record it again), a warning in
+    /// `verify` (a committed cassette may hold one on purpose). `[verify.severity]` still
+    /// has the last word in both.
+    pub fn for_record(mut self) -> Checks {
+        self.recorded_error = Severity::Error;
+        self
+    }
+
+    /// The configured severity of a finding (`None`: turned off).
+    /// The leak scanner.
+    pub fn scanner(&self) -> &Scanner {
+        &self.scanner
+    }
+
+    /// Whether `verify` reports a leak found in the HTTP cassette at `rel`: its id is not
+    /// turned off and no `[[verify.allow]]` entry accepts it (what `normalize` scrubs by
+    /// default is exactly what `verify` reports). An allowlist regex stopped at its limit
+    /// accepts nothing.
+    pub fn reports_leak(&self, rel: &str, leak: &vcr_lint::http::HttpLeak) -> bool {
+        let id = leak.hit.family.id();
+        if self.level(id, leak.severity).is_none() {
+            return false;
+        }
+        let mut finding = Finding::new(id, leak.severity, rel, String::new());
+        finding.detector = Some(leak.hit.detector);
+        finding.pointer = Some(masked_pointer(&leak.path, &leak.hit));
+        !self
+            .allow
+            .iter()
+            .any(|allow| allow.accepts(&finding, Some(&leak.hit.text)) == Ok(true))
+    }
+
+    /// What the recorder of the HTTP cassette at `rel` matches requests by: its `[http]
+    /// cassettes` entry's `match-on`, else the format's default.
+    pub fn match_on(&self, rel: &str, format: http::Format) -> Vec<&str> {
+        self.match_on
+            .iter()
+            .find(|(glob, _)| glob.is_match(rel))
+            .and_then(|(_, names)| names.as_ref())
+            .map(|names| names.iter().map(String::as_str).collect::<Vec<_>>())
+            .unwrap_or_else(|| format.default_match_on().to_vec())
+    }
+
+    fn level(&self, id: &str, default: Severity) -> Option<Severity> {
+        match self.levels.get(id) {
+            None => Some(default),
+            Some(Level::Error) => Some(Severity::Error),
+            Some(Level::Warning) => Some(Severity::Warning),
+            Some(Level::Off) => None,
+        }
+    }
+}
+
+/// Where a run's inputs come from besides the tree.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The contents to check instead of the working files (`--staged`), by absolute path.
+    pub contents: Option<BTreeMap<PathBuf, Vec<u8>>>,
+    /// Usage sources: `missing` and `orphan` findings come from them.
+    pub usage: Option<Usage>,
+    /// Findings accepted by a baseline.
+    pub baseline: Option<Baseline>,
+    /// What `{{cwd}}` stands for in dsh logs (`Project::dsh_cwd`): logs that still hold it
+    /// are not in their canonical form.
+    pub dsh_cwd: Option<String>,
+}
+
+/// Counts of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Summary {
+    /// Files checked.
+    pub files: usize,
+    /// Error findings.
+    pub errors: usize,
+    /// Warning findings.
+    pub warnings: usize,
+    /// Findings accepted by `[[verify.allow]]` or the baseline.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub accepted: usize,
+    /// Files read as HTTP cassettes, per format (`"vcrpy": 12`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub http: BTreeMap<&'static str, usize>,
+    /// Files no reader knows the shape of, linted as text only: selected as possible HTTP
+    /// cassettes (by a cassette folder, `[http] cassettes`, `[verify] text` or their
+    /// content), or named on the command line (or staged) and no cassette of a known kind.
+    /// Nothing goes unread in silence and nothing named goes unjudged (issues 21 and 39);
+    /// `Outcome::as_text` names them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub as_text: usize,
+    /// Cassettes the walk left out because git ignores them (`--no-ignore` reads them):
+    /// counted, so that a rule that hides cassettes is seen (issue 21).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub git_ignored: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// What a run found besides its findings (which `run` hands on as it makes them).
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Files that could not be read (the run then exits 2).
+    pub problems: Vec<(String, FileProblem)>,
+    /// The counts.
+    pub summary: Summary,
+    /// Each dsh scenario checked, with its sessions and derived calls (`verify -v`).
+    pub scenarios: Vec<ScenarioStats>,
+    /// The files counted in `Summary::as_text`, in path order (`verify -v` lists them).
+    pub as_text: Vec<String>,
+    /// The cassettes counted in `Summary::git_ignored`, in path order (`verify -v`).
+    pub git_ignored: Vec<String>,
+    /// The files that turned the static orphan guess off for some cassettes, with why: the
+    /// summary says so, so that a guess that judged nothing is not read as "no orphans".
+    pub guess_off: Vec<crate::usage::naming::Off>,
+}
+
+/// What a dsh scenario holds, as the harness would load it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ScenarioStats {
+    /// The folder, relative to the project root.
+    pub path: String,
+    /// Session scripts: the primary and one per child log.
+    pub sessions: usize,
+    /// Model calls in those scripts, overrides applied.
+    pub calls: usize,
+}
+
+struct FileResult {
+    findings: Vec<(Finding, Option<String>)>,
+    /// The HTTP format the file was read as.
+    http_format: Option<&'static str>,
+    /// An HTTP cassette that could not be read (a `parse` error): not "linted as text".
+    http_unreadable: bool,
+    /// The name the harness would look up, for content-addressed cassettes.
+    expected_name: Option<String>,
+    problem: Option<FileProblem>,
+}
+
+/// Every per-file check of one selected file (staged contents, if given, instead of the
+/// working file).
+fn check_one(cassette: &Cassette, checks: &Checks, options: &Options) -> FileResult {
+    let staged = options
+        .contents
+        .as_ref()
+        .and_then(|c| c.get(&cassette.path));
+    // Logs are read line by line (issue 12): a log can be far larger than memory.
+    if cassette.kind == CassetteKind::DshSession && cassette.dir.spec.is_none() {
+        return by_lines(cassette, staged, |input| {
+            check_session_leaks(cassette, input, checks)
+        });
+    }
+    if let Some(spec) = vcr_cassette::streamed_log(cassette) {
+        return by_lines(cassette, staged, |input| {
+            check_generic_log(cassette, spec, input, checks)
+        });
+    }
+    let bytes = match staged {
+        Some(bytes) => Ok(bytes.clone()),
+        None => std::fs::read(&cassette.path),
+    };
+    match bytes {
+        Ok(bytes) => check_file(cassette, &bytes, checks),
+        Err(e) => FileResult {
+            findings: Vec::new(),
+            http_format: None,
+            http_unreadable: false,
+            expected_name: None,
+            problem: Some(FileProblem::io(&e)),
+        },
+    }
+}
+
+/// Whether a string sits in the key material, and whether its field is kept on purpose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Key,
+    Payload,
+    /// A field the format keeps as recorded (Claude Code output items' `timestamp` and
+    /// `uuid`): UUIDs and timestamps there are not findings.
+    Kept,
+    /// The dsh header's `cwd`, which the harness writes as `{{cwd}}`: any machine path
+    /// there is an error, a temporary folder too.
+    Cwd,
+}
+
+fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult {
+    let mut result = FileResult {
+        findings: Vec::new(),
+        http_format: None,
+        http_unreadable: false,
+        expected_name: None,
+        problem: None,
+    };
+    if matches!(cassette.kind, CassetteKind::Http | CassetteKind::Text)
+        && check_http(cassette, bytes, checks, &mut result)
+    {
+        return result;
+    }
+    let hits = checks.scanner.scan(bytes);
+    if !cassette.kind.is_structured() {
+        leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
+        return result;
+    }
+    if let Some(spec) = &cassette.dir.spec {
+        check_generic(cassette, spec, bytes, &hits, checks, &mut result);
+        return result;
+    }
+    if cassette.kind.is_dsh() {
+        // Parse, schema and format problems come from the scenario check, which reads the
+        // whole folder; here only the leaks, placed in their line's JSON.
+        if hits.is_empty() {
+            return result;
+        }
+        let pointers = match cassette.kind {
+            CassetteKind::DshSession => jsonl_pointers(bytes, &hits, 0),
+            _ => vcr_json::parse(bytes)
+                .map(|value| pointers_of(&value, &hits))
+                .unwrap_or_else(|_| vec![None; hits.len()]),
+        };
+        leak_findings(
+            cassette,
+            bytes,
+            &hits,
+            Some(&pointers),
+            checks,
+            &mut result.findings,
+        );
+        return result;
+    }
+    if cassette.kind == CassetteKind::ClaudeCodeMessage
+        && vcr_cassette::streaming()
+        && check_message(cassette, bytes, &hits, checks, &mut result)
+    {
+        return result;
+    }
+    let checked = vcr_json::parse(bytes)
+        .map_err(CassetteError::from)
+        .and_then(|value| {
+            let schema = match cassette.kind {
+                CassetteKind::ClaudeCodeMessage => claude_code::check_message(&value),
+                _ => claude_code::check_token_count(&value),
+            };
+            schema.map(|()| value).map_err(CassetteError::from)
+        });
+    let mut value = match checked {
+        Ok(value) => value,
+        Err(e) => {
+            unreadable(cassette, bytes, &hits, &e, checks, &mut result.findings);
+            return result;
+        }
+    };
+    if !hits.is_empty() {
+        let pointers = pointers_of(&value, &hits);
+        leak_findings(
+            cassette,
+            bytes,
+            &hits,
+            Some(&pointers),
+            checks,
+            &mut result.findings,
+        );
+    }
+    if cassette.kind == CassetteKind::ClaudeCodeMessage {
+        let errors = claude_code::recorded_errors(&value);
+        recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
+    }
+    // Format: what `vcr normalize` would write.
+    if cassette.kind == CassetteKind::ClaudeCodeMessage
+        && let Err(e) = vcr_cassette::normalize_message(&mut value, &cassette.dir)
+    {
+        result.problem = Some(FileProblem::cassette(&e.into(), bytes));
+        return result;
+    }
+    if let Some(first) = vcr_json::pretty_difference(&value, bytes) {
+        let crlf = || {
+            crlf_only(bytes, |lf| {
+                vcr_json::pretty_difference(&value, lf).is_none()
+            })
+        };
+        format_finding_at(cassette, bytes, first, crlf, checks, &mut result.findings);
+    }
+    if cassette.kind == CassetteKind::ClaudeCodeMessage {
+        let expected = claude_code::message_name(claude_code::input(&value));
+        name_findings(cassette, &expected, checks, &mut result.findings);
+        result.expected_name = Some(expected);
+    }
+    result
+}
+
+/// The checks of a Claude Code message fixture, read an `output` item at a time and
+/// compared with its canonical form as it is written (`claude_code::stream_message`): no
+/// value of the whole file and no copy of its canonical bytes (issue 12). `false` when the
+/// file must be read whole instead (see `vcr_json::parse_streamed`); the result is then
+/// untouched. The findings are those of the whole-value path below, in the same order.
+fn check_message(
+    cassette: &Cassette,
+    bytes: &[u8],
+    hits: &[Hit],
+    checks: &Checks,
+    result: &mut FileResult,
+) -> bool {
+    let mut compare = vcr_json::Compare::new(bytes);
+    let mut pointers = Pointers::new(hits);
+    let mut errors = Vec::new();
+    // An item with a leak in it is built, for the pointer to the field that holds it.
+    let wants = |span| any_hit_in(hits, span);
+    let streamed =
+        claude_code::stream_message(bytes, &cassette.dir, &mut compare, &wants, &mut |stored| {
+            if !hits.is_empty() {
+                pointers.stored(&stored);
+            }
+            if let claude_code::Stored::Item(i, item, _) = stored
+                && let Some(error) = claude_code::recorded_error(i, item)
+            {
+                errors.push(error);
+            }
+        });
+    let message = match streamed {
+        Ok(Some(message)) => message,
+        Ok(None) => return false,
+        Err(e @ (CassetteError::Parse(_) | CassetteError::Schema(_))) => {
+            unreadable(cassette, bytes, hits, &e, checks, &mut result.findings);
+            return true;
+        }
+        Err(e) => {
+            result.problem = Some(FileProblem::cassette(&e, bytes));
+            return true;
+        }
+    };
+    if !hits.is_empty() {
+        leak_findings(
+            cassette,
+            bytes,
+            hits,
+            Some(&pointers.out),
+            checks,
+            &mut result.findings,
+        );
+    }
+    recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
+    if let Some(first) = compare.finish() {
+        let crlf = || {
+            crlf_only(bytes, |lf| {
+                let mut compare = vcr_json::Compare::new(lf);
+                let same = claude_code::stream_message(
+                    bytes,
+                    &cassette.dir,
+                    &mut compare,
+                    &|_| false,
+                    &mut |_| {},
+                );
+                same.is_ok() && compare.finish().is_none()
+            })
+        };
+        format_finding_at(cassette, bytes, first, crlf, checks, &mut result.findings);
+    }
+    name_findings(cassette, &message.name, checks, &mut result.findings);
+    result.expected_name = Some(message.name);
+    true
+}
+
+/// The finding of a structured cassette that is not JSON (`parse`) or not the shape of its
+/// kind (`schema`), and its leaks, which cannot be placed in a value.
+fn unreadable(
+    cassette: &Cassette,
+    bytes: &[u8],
+    hits: &[Hit],
+    e: &CassetteError,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let finding = match e {
+        CassetteError::Parse(e) => Finding::new(
+            "parse",
+            Severity::Error,
+            &cassette.rel,
+            format!("not valid JSON: {e}"),
+        ),
+        _ => Finding::new(e.id(), Severity::Error, &cassette.rel, e.to_string()),
+    };
+    push(checks, out, finding.at(e.position(bytes)), None);
+    leak_findings(cassette, bytes, hits, None, checks, out);
+}
+
+/// Whether `bytes` differ from what they should be only by CRLF line endings: `same`
+/// tells whether the canonical form equals the text with LF endings.
+fn crlf_only(bytes: &[u8], same: impl FnOnce(&[u8]) -> bool) -> bool {
+    memchr::memmem::find(bytes, b"\r\n").is_some() && {
+        let lf = String::from_utf8_lossy(bytes)
+            .replace("\r\n", "\n")
+            .into_bytes();
+        same(&lf)
+    }
+}
+
+/// Reads an HTTP cassette by structure and checks it; `false` when the file is no HTTP
+/// cassette (it is then linted as text).
+fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) -> bool {
+    // Inflated once (`.yaml.gz`, `.httprr.gz`): the reader and the positions use the text.
+    let text = http::decompressed(bytes);
+    if matches!(text, Cow::Borrowed(_))
+        && let Some((inflated, why)) = http::inflate_problem(bytes)
+    {
+        let finding = Finding::new(
+            "parse",
+            Severity::Error,
+            &cassette.rel,
+            format!("a compressed cassette vcr cannot read: {why}"),
+        );
+        push(checks, &mut result.findings, finding, None);
+        result.http_unreadable = true;
+        // What did inflate is still scanned.
+        let hits = checks.scanner.scan(&inflated);
+        leak_findings(
+            cassette,
+            &inflated,
+            &hits,
+            None,
+            checks,
+            &mut result.findings,
+        );
+        return true;
+    }
+    // Read in windows (a huge HAR a window of entries at a time, anything else whole), each
+    // linted as it comes: memory is the file's and one window's (issue 25).
+    let mut recorded = http::Recorded::default();
+    let read = vcr_lint::http::read_and_check(
+        &cassette.path,
+        &text,
+        &http::Sidecars::new(),
+        &checks.scanner,
+        true,
+        &|format| checks.match_on(&cassette.rel, format),
+        &mut |window| match window {
+            Some(window) => recorded.add(window),
+            None => recorded = http::Recorded::default(),
+        },
+    );
+    let (format, leaks) = match read {
+        Ok(None) => return false,
+        Ok(Some(checked)) => (checked.format, checked.leaks),
+        Err(e) => {
+            let finding = Finding::new(
+                "parse",
+                Severity::Error,
+                &cassette.rel,
+                format!("not a valid {} cassette: {e}", e.format.name()),
+            )
+            .at(Some(Position::locate(&text, e.offset)));
+            push(checks, &mut result.findings, finding, None);
+            result.http_unreadable = true;
+            // What can be read of it is still linted, as text (inflated, if it was gzip).
+            let hits = checks.scanner.scan(&text);
+            leak_findings(cassette, &text, &hits, None, checks, &mut result.findings);
+            return true;
+        }
+    };
+    result.http_format = Some(format.name());
+    let mut locator = Locator::new(&text);
+    for leak in leaks {
+        let hit = &leak.hit;
+        let place = leak.place;
+        let message = match hit.family {
+            // `vcr normalize` replaces the secrets this judge finds in an HTTP cassette's
+            // interactions and around them, not in comment lines (ruff's "fixable"); what
+            // was committed stays in history, hence the rotation.
+            LeakFamily::Secret if leak.path == vcr_lint::http::COMMENT => {
+                format!("{} leaked{place}: remove it and rotate it", hit.label)
+            }
+            LeakFamily::Secret => format!(
+                "{} leaked{place}: rotate it; `vcr normalize` replaces it in this file (git history keeps it if it was committed)",
+                hit.label
+            ),
+            LeakFamily::Path if leak.severity == Severity::Warning => format!(
+                "{}{place}: a machine path a server sent back; check that it is not yours",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Path => format!(
+                "{}{place}: a machine path that left this machine; scrub it from the cassette and filter it when recording",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Uuid | LeakFamily::Timestamp => format!(
+                "{}{place}{}, which {} matches requests by: a run makes it, and replay breaks when it changes; filter it when recording or match on less",
+                capitalize(&hit.label),
+                leak.why,
+                format.name()
+            ),
+            LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),
+        };
+        let message = match leak.repeats {
+            0 => message,
+            1 => format!("{message} (once more in this file)"),
+            n => format!("{message} ({n} more times in this file)"),
+        };
+        let mut finding = Finding::new(hit.family.id(), leak.severity, &cassette.rel, message)
+            .at(leak.offset.map(|o| locator.locate(o)));
+        finding.matched = Some(hit.masked.clone());
+        finding.detector = Some(hit.detector);
+        finding.reason = Some(match hit.family {
+            LeakFamily::Uuid | LeakFamily::Timestamp => format!(
+                "{}; it sits in what {} matches requests by{}",
+                hit.reason,
+                format.name(),
+                leak.why
+            ),
+            _ => hit.reason.to_owned(),
+        });
+        finding.pointer = Some(masked_pointer(&leak.path, hit));
+        finding.fingerprint = fingerprint(&hit.text);
+        push(
+            checks,
+            &mut result.findings,
+            finding,
+            Some(hit.text.clone()),
+        );
+    }
+    if let Some(max_age) = checks.max_age {
+        expired(
+            cassette,
+            recorded.time(),
+            max_age,
+            checks,
+            &mut result.findings,
+        );
+    }
+    true
+}
+
+/// `expired`: an HTTP cassette recorded longer ago than `--max-age`, judged by its recorded
+/// time (`recorded_at`, HAR `startedDateTime`, the response `Date`), else by the last commit
+/// that touched it.
+fn expired(
+    cassette: &Cassette,
+    recorded: Option<i64>,
+    max_age: MaxAge,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let (recorded, source) = match recorded {
+        Some(time) => (time, "recorded"),
+        None => match vcr_project::git::last_commit_time(&cassette.path) {
+            Some(time) => (time, "last committed"),
+            None => return,
+        },
+    };
+    let age = max_age.now - recorded;
+    if age <= max_age.seconds {
+        return;
+    }
+    let days = age / 86_400;
+    let finding = Finding::new(
+        "expired",
+        Severity::Warning,
+        &cassette.rel,
+        format!(
+            "{source} on {} ({days} days ago), older than the maximum age of {} days: record it again",
+            http::format_date(recorded),
+            max_age.seconds / 86_400
+        ),
+    );
+    push(checks, out, finding, None);
+}
+
+/// A finding's pointer as outputs show it: a secret written as a JSON key (`/keys/sk-...`)
+/// is part of the path to it, and shows masked as the finding's match does, in JSON, SARIF
+/// and the baseline file alike.
+fn masked_pointer(pointer: &str, hit: &Hit) -> String {
+    if hit.family == LeakFamily::Secret && hit.text.len() >= 4 && pointer.contains(&hit.text) {
+        pointer.replace(&hit.text, &hit.masked)
+    } else {
+        pointer.to_owned()
+    }
+}
+
+fn push(
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+    mut finding: Finding,
+    raw: Option<String>,
+) {
+    if let Some(severity) = checks.level(finding.id, finding.severity) {
+        finding.severity = severity;
+        // Messages of other findings may quote the file (a placeholder's whole string, a
+        // field's value): what the leak scan finds there is masked as in every output.
+        if !finding.id.starts_with("leak/") {
+            finding.message = checks.scanner.mask(&finding.message);
+        }
+        out.push((finding, raw));
+    }
+}
+
+/// A generic cassette's scope: its declared key material, or payload. JSONL pointers start
+/// with the line index, which the spec's pointers (within a line) do not have.
+fn generic_scope(spec: &generic::Spec, pointer: &str) -> Scope {
+    let within = match spec.format() {
+        generic::Format::Json => pointer,
+        generic::Format::Jsonl => pointer[1..].find('/').map_or("", |i| &pointer[i + 1..]),
+    };
+    if spec.is_key_pointer(within) {
+        Scope::Key
+    } else {
+        Scope::Payload
+    }
+}
+
+/// Leaks, format and names of a `[[cassettes]]` cassette: a JSON file named by its key, or
+/// a JSONL log whose lines carry their key's hash.
+fn check_generic(
+    cassette: &Cassette,
+    spec: &generic::Spec,
+    bytes: &[u8],
+    hits: &[Hit],
+    checks: &Checks,
+    result: &mut FileResult,
+) {
+    let out = &mut result.findings;
+    let problem = |e: &generic::GenericError, out: &mut Vec<(Finding, Option<String>)>| {
+        let finding = Finding::new(e.id(), Severity::Error, &cassette.rel, e.to_string())
+            .at(e.position(bytes));
+        push(checks, out, finding, None);
+    };
+    match spec.format() {
+        generic::Format::Json => {
+            let value = match vcr_json::parse(bytes) {
+                Ok(value) => value,
+                Err(e) => {
+                    problem(&generic::GenericError::Parse(e), out);
+                    leak_findings(cassette, bytes, hits, None, checks, out);
+                    return;
+                }
+            };
+            let pointers = pointers_of(&value, hits);
+            leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
+            let errors = generic::recorded_errors(spec, bytes, Some(&value));
+            recorded_error_findings(cassette, bytes, &errors, checks, out);
+            match generic::name_for(spec, &value, &cassette.rel) {
+                Ok(expected) => {
+                    name_findings(cassette, &expected, checks, out);
+                    result.expected_name = Some(expected);
+                }
+                Err(e) => problem(&e, out),
+            }
+        }
+        generic::Format::Jsonl => {
+            let pointers = jsonl_pointers(bytes, hits, 0);
+            leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
+            let errors = generic::recorded_errors(spec, bytes, None);
+            recorded_error_findings(cassette, bytes, &errors, checks, out);
+            match generic::check_lines(spec, bytes, &cassette.rel) {
+                Ok(lines) => {
+                    for line in lines.iter().filter(|l| l.is_stale()) {
+                        let finding = Finding::new(
+                            "name/stale",
+                            Severity::Error,
+                            &cassette.rel,
+                            stale_message(line),
+                        )
+                        .at(Some(Position::locate(bytes, line.offset)));
+                        push(checks, out, finding, None);
+                    }
+                }
+                Err(e) => {
+                    problem(&e, out);
+                    return;
+                }
+            }
+        }
+    }
+    match generic::canonical(spec, bytes) {
+        Ok(canonical) if canonical != bytes => {
+            format_finding(cassette, bytes, &canonical, checks, out);
+        }
+        Ok(_) => {}
+        Err(e) => problem(&e, out),
+    }
+}
+
+/// The message of a JSONL line whose stored hash is stale.
+fn stale_message(line: &generic::LineCheck) -> String {
+    format!(
+        "line {}: the stored hash {} is not the hash of the line's key material ({}); run `vcr rehash`",
+        line.line, line.stored, line.expected
+    )
+}
+
+/// Checks one dsh scenario as a whole (file set, logs, derived scripts, override,
+/// `{{fromRequest:}}` placeholders, canonical form).
+fn check_scenario(
+    scenario: &Scenario,
+    options: &Options,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) -> Result<ScenarioStats, FileProblem> {
+    let entries = std::fs::read_dir(&scenario.path).map_err(|e| FileProblem::io(&e))?;
+    let mut names: Vec<String> = Vec::new();
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if entry.file_type().is_ok_and(|t| t.is_file()) {
+            names.push(name);
+        }
+    }
+    names.sort();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    // Only the logs and the override are read, line by line (issue 12); staged contents are
+    // already in memory.
+    let mut open = |name: &str| -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
+        let path = scenario.path.join(name);
+        Ok(match options.contents.as_ref().and_then(|c| c.get(&path)) {
+            Some(staged) => Box::new(staged.as_slice()),
+            None => Box::new(std::io::BufReader::with_capacity(
+                1 << 16,
+                std::fs::File::open(&path)?,
+            )),
+        })
+    };
+    let cwd = options.dsh_cwd.as_deref();
+    let report = dsh::check_scenario_streamed(&names, &mut open, &scenario.rel, cwd)
+        .map_err(|e| FileProblem::io(&e))?;
+    for problem in report.problems {
+        // What only the harness's session store refuses does not fail the replay tests.
+        let severity = match problem.id {
+            dsh::ids::PERSISTENCE => Severity::Warning,
+            dsh::ids::RECORDED_ERROR => checks.recorded_error,
+            _ => Severity::Error,
+        };
+        let finding = Finding {
+            line: problem.line,
+            column: problem.column,
+            ..Finding::new(problem.id, severity, &problem.file, problem.message)
+        };
+        push(checks, out, finding, None);
+    }
+    Ok(ScenarioStats {
+        path: scenario.rel.clone(),
+        sessions: report.sessions,
+        calls: report.calls,
+    })
+}
+
+/// `recorded/error` findings, placed at the call and named by its JSON pointer.
+fn recorded_error_findings(
+    cassette: &Cassette,
+    bytes: &[u8],
+    errors: &[RecordedError],
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    for error in errors {
+        let at = error.offset.map(|o| Position::locate(bytes, o));
+        let finding = recorded_error_finding(&cassette.rel, error, at, checks);
+        push(checks, out, finding, None);
+    }
+}
+
+/// The `recorded/error` finding of one recorded error, at `at`.
+fn recorded_error_finding(
+    rel: &str,
+    error: &RecordedError,
+    at: Option<Position>,
+    checks: &Checks,
+) -> Finding {
+    let message = error.message(&format!("`{}`", error.pointer));
+    Finding {
+        pointer: Some(error.pointer.clone()),
+        ..Finding::new(RECORDED_ERROR, checks.recorded_error, rel, message)
+    }
+    .at(at)
+}
+
+/// Claude Code's scopes: `input` is the key material; output items' own `timestamp` and
+/// `uuid` are kept as recorded; the rest is payload.
+fn scope_of(kind: CassetteKind, pointer: &str) -> Scope {
+    if kind.is_dsh() {
+        // dsh logs have no key material; the ids the harness keeps on purpose (message and
+        // session ids, kept across re-records) are not findings.
+        if kind == CassetteKind::DshSession && pointer == "/0/cwd" {
+            return Scope::Cwd;
+        }
+        let field = pointer.rsplit('/').next().unwrap_or_default();
+        return if field == "id" || field.ends_with("Id") || field == "parentSession" {
+            Scope::Kept
+        } else {
+            Scope::Payload
+        };
+    }
+    if kind != CassetteKind::ClaudeCodeMessage {
+        return Scope::Payload;
+    }
+    if pointer == "/input" || pointer.starts_with("/input/") {
+        return Scope::Key;
+    }
+    let mut parts = pointer.split('/').skip(1);
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some("output"), Some(index), Some("timestamp" | "uuid"), None)
+            if index.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            Scope::Kept
+        }
+        _ => Scope::Payload,
+    }
+}
+
+fn leak_findings(
+    cassette: &Cassette,
+    bytes: &[u8],
+    hits: &[Hit],
+    pointers: Option<&[Option<String>]>,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let mut locator = Locator::new(bytes);
+    for (i, hit) in hits.iter().enumerate() {
+        let pointer = pointers.and_then(|pointers| pointers[i].as_deref());
+        let scope = pointer.map_or(Scope::Payload, |p| match &cassette.dir.spec {
+            Some(spec) => generic_scope(spec, p),
+            None => scope_of(cassette.kind, p),
+        });
+        let Some((severity, where_)) = leak_severity(hit, scope) else {
+            continue;
+        };
+        let family = hit.family;
+        let message = match family {
+            LeakFamily::Secret => format!("{} leaked{where_}: remove it and rotate it", hit.label),
+            LeakFamily::Path => format!(
+                "{}{where_}: a machine path; dehydrate it (a rule in vcr.toml) and run `vcr normalize`",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Uuid | LeakFamily::Timestamp if scope == Scope::Key => format!(
+                "{} in the key material changes the cassette's name on every run; dehydrate it",
+                capitalize(&hit.label)
+            ),
+            LeakFamily::Uuid | LeakFamily::Timestamp => {
+                format!("{} in the payload", capitalize(&hit.label))
+            }
+            LeakFamily::Email => format!("{}{where_}: personal data", capitalize(&hit.label)),
+        };
+        // Raw unless `dehydrate-stream-events` is on: then the rules reach them like any
+        // payload, and the usual advice holds.
+        let raw_stream_event = pointer.is_some_and(|p| is_stream_event(cassette.kind, p))
+            && !cassette.dir.dehydrate_stream_events;
+        let message = if raw_stream_event
+            && matches!(
+                family,
+                LeakFamily::Secret | LeakFamily::Path | LeakFamily::Email
+            ) {
+            format!(
+                "{message} (Claude Code stores stream events as recorded and `vcr normalize` keeps them so: `[claude-code] dehydrate-stream-events = true` applies the rules to them; or re-record from a folder that names no user, or accept it in [[verify.allow]])"
+            )
+        } else {
+            message
+        };
+        let mut finding = Finding::new(family.id(), severity, &cassette.rel, message)
+            .at(Some(locator.locate(hit.start)));
+        finding.matched = Some(hit.masked.clone());
+        finding.detector = Some(hit.detector);
+        finding.reason = Some(hit.reason.to_owned());
+        finding.pointer = pointer.map(|p| masked_pointer(p, hit));
+        finding.fingerprint = fingerprint(&hit.text);
+        push(checks, out, finding, Some(hit.text.clone()));
+    }
+}
+
+/// Whether a pointer is inside a Claude Code `stream_event` item's event.
+fn is_stream_event(kind: CassetteKind, pointer: &str) -> bool {
+    let mut parts = pointer.split('/').skip(1);
+    kind == CassetteKind::ClaudeCodeMessage
+        && parts.next() == Some("output")
+        && parts
+            .next()
+            .is_some_and(|i| i.bytes().all(|b| b.is_ascii_digit()))
+        && parts.next() == Some("event")
+}
+
+/// The severity of a leak where it sits (`None`: not a finding there), and words for where.
+fn leak_severity(hit: &Hit, scope: Scope) -> Option<(Severity, &'static str)> {
+    let where_ = match scope {
+        Scope::Key => " in the key material",
+        Scope::Cwd => " where the harness writes {{cwd}}",
+        _ => "",
+    };
+    let severity = match hit.family {
+        LeakFamily::Secret => Severity::Error,
+        LeakFamily::Path if hit.temporary && !matches!(scope, Scope::Key | Scope::Cwd) => {
+            Severity::Warning
+        }
+        LeakFamily::Path => Severity::Error,
+        LeakFamily::Uuid | LeakFamily::Timestamp => match scope {
+            Scope::Kept => return None,
+            Scope::Key => Severity::Error,
+            Scope::Payload | Scope::Cwd => Severity::Warning,
+        },
+        LeakFamily::Email => Severity::Warning,
+    };
+    Some((severity, where_))
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+
+fn format_finding(
+    cassette: &Cassette,
+    bytes: &[u8],
+    canonical: &[u8],
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let first = bytes
+        .iter()
+        .zip(canonical)
+        .position(|(a, b)| a != b)
+        .unwrap_or(bytes.len().min(canonical.len()));
+    let crlf = || crlf_only(bytes, |lf| lf == canonical);
+    format_finding_at(cassette, bytes, first, crlf, checks, out);
+}
+
+/// The finding of a file that differs from its canonical form, first at byte `first`;
+/// `crlf` tells whether CRLF line endings are the only difference.
+fn format_finding_at(
+    cassette: &Cassette,
+    bytes: &[u8],
+    first: usize,
+    crlf: impl FnOnce() -> bool,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let finding = if crlf() {
+        let first = memchr::memchr(b'\r', bytes).unwrap_or(0);
+        line_endings_finding(cassette, Position::locate(bytes, first))
+    } else {
+        unnormalized_finding(cassette, Position::locate(bytes, first))
+    };
+    push(checks, out, finding, None);
+}
+
+/// `format/line-endings`, at the first `\r`.
+fn line_endings_finding(cassette: &Cassette, at: Position) -> Finding {
+    let pattern = match cassette.rel.rsplit_once('/') {
+        Some((folder, _)) => format!("{folder}/**"),
+        None => "*.json".to_owned(),
+    };
+    let message = format!(
+        "CRLF line endings where the harness writes LF (git's core.autocrlf?); add `{pattern} text eol=lf` to .gitattributes and run `vcr normalize`"
+    );
+    Finding::new(
+        "format/line-endings",
+        Severity::Error,
+        &cassette.rel,
+        message,
+    )
+    .at(Some(at))
+}
+
+/// `format/unnormalized`, at the first byte that differs.
+fn unnormalized_finding(cassette: &Cassette, at: Position) -> Finding {
+    Finding::new(
+        "format/unnormalized",
+        Severity::Error,
+        &cassette.rel,
+        "differs from what the harness's writer produces (dehydration, ids or formatting); run `vcr normalize` (`--diff` shows how)".into(),
+    )
+    .at(Some(at))
+}
+
+fn name_findings(
+    cassette: &Cassette,
+    expected: &str,
+    checks: &Checks,
+    out: &mut Vec<(Finding, Option<String>)>,
+) {
+    let actual = cassette
+        .path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if expected.len() > MAX_NAME_BYTES {
+        let message = format!(
+            "its name would be {} bytes long; file systems allow {MAX_NAME_BYTES}, so the harness cannot open it (about 35 messages per call is the limit)",
+            expected.len()
+        );
+        push(
+            checks,
+            out,
+            Finding::new("name/too-long", Severity::Error, &cassette.rel, message),
+            None,
+        );
+    } else if actual != expected {
+        let message = format!(
+            "the name is not the hash of the key material under the current rules: the harness looks for {expected}; run `vcr rehash`"
+        );
+        push(
+            checks,
+            out,
+            Finding::new("name/stale", Severity::Error, &cassette.rel, message),
+            None,
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scopes_follow_claude_code() {
+        let kind = CassetteKind::ClaudeCodeMessage;
+        assert_eq!(scope_of(kind, "/input/0/1/text"), Scope::Key);
+        assert_eq!(scope_of(kind, "/output/3/timestamp"), Scope::Kept);
+        assert_eq!(
+            scope_of(kind, "/output/3/message/content/0/text"),
+            Scope::Payload
+        );
+        assert_eq!(scope_of(kind, "/output/3/event/timestamp"), Scope::Payload);
+        assert_eq!(
+            scope_of(CassetteKind::ClaudeCodeTokenCount, "/input"),
+            Scope::Payload
+        );
+    }
+
+    #[test]
+    fn hits_find_their_strings_and_pointers_with_escapes() {
+        let text = br#"{"a/b": ["x", {"~k": "y"}], "z": "/home/ann/q"}"#;
+        let value = vcr_json::parse(text).unwrap();
+        let hit = |at: usize| Hit {
+            detector: "test",
+            label: String::new(),
+            family: LeakFamily::Path,
+            temporary: false,
+            start: at,
+            end: at + 1,
+            text: String::new(),
+            masked: String::new(),
+            reason: "",
+        };
+        let find = |needle: &str| {
+            text.windows(needle.len())
+                .position(|w| w == needle.as_bytes())
+                .unwrap()
+        };
+        let hits = [
+            hit(0),
+            hit(find("a/b")),
+            hit(find("x")),
+            hit(find("~k")),
+            hit(find("y\"")),
+            hit(find("/home")),
+        ];
+        let pointers = pointers_of(&value, &hits);
+        let some = |p: &str| Some(p.to_owned());
+        assert_eq!(
+            pointers,
+            [
+                None,
+                some("/a~1b"),
+                some("/a~1b/0"),
+                some("/a~1b/1/~0k"),
+                some("/a~1b/1/~0k"),
+                some("/z")
+            ]
+        );
+    }
+}
