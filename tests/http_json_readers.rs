@@ -15,15 +15,15 @@ use vcr_cassette::http::{self, Format};
 fn expected(rel: &str) -> Option<Format> {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if name.ends_with(".har") || name.ends_with(".har.yaml") {
-        Some(Format::Har)
+        Some(http::har::FORMAT)
     } else if name.ends_with(".httprr") || name.ends_with(".httprr.gz") {
-        Some(Format::Httprr)
+        Some(http::httprr::FORMAT)
     } else if (rel.starts_with("nock__nock/") || rel.starts_with("octokit__fixtures/"))
         && name.ends_with(".json")
     {
-        Some(Format::Nock)
+        Some(http::nock::FORMAT)
     } else if rel.starts_with("ijpiantanida__talkback/") && name.ends_with(".json5") {
-        Some(Format::Talkback)
+        Some(http::talkback::FORMAT)
     } else {
         None
     }
@@ -33,7 +33,7 @@ fn expected(rel: &str) -> Option<Format> {
 const BROKEN: &[(&str, Format, &str)] = &[(
     // talkback's own test of a tape that does not parse: `"createdAt": ...,` then `}`.
     "ijpiantanida__talkback/test/tapes/malformed-tape.json",
-    Format::Talkback,
+    http::talkback::FORMAT,
     "",
 )];
 
@@ -68,10 +68,12 @@ fn corpus_cassettes_of_har_nock_talkback_and_httprr_are_read_by_structure() {
                 failures.push(format!("{rel}: broken on purpose, read as {got:?}"));
             }
             (Some(format), Ok(Some(cassette)), None) if cassette.format == format => {
-                let key = match (format, rel.ends_with(".yaml"), cassette.compressed) {
-                    (Format::Har, true, _) => "HAR (YAML)".to_owned(),
-                    (Format::Httprr, _, true) => "httprr (gzip)".to_owned(),
-                    _ => format.name().to_owned(),
+                let key = if format == http::har::FORMAT && rel.ends_with(".yaml") {
+                    "HAR (YAML)".to_owned()
+                } else if format == http::httprr::FORMAT && cassette.compressed {
+                    "httprr (gzip)".to_owned()
+                } else {
+                    format.name().to_owned()
                 };
                 *counts.entry(key).or_default() += 1;
                 let interactions = cassette.interactions.len();
@@ -111,10 +113,13 @@ fn corpus_cassettes_of_har_nock_talkback_and_httprr_are_read_by_structure() {
 }
 
 fn mine(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Har | Format::Nock | Format::Talkback | Format::Httprr
-    )
+    [
+        http::har::FORMAT,
+        http::nock::FORMAT,
+        http::talkback::FORMAT,
+        http::httprr::FORMAT,
+    ]
+    .contains(&format)
 }
 
 /// Every field the reader kept points at its text in the file: a JSON string's offset at
@@ -250,7 +255,7 @@ fn at<'t>(text: &'t str, field: &http::Field) -> &'t str {
 fn a_talkback_tape_that_opens_with_a_comment_is_read_as_json5() {
     let text = "// recorded by talkback\n{\n    meta: {\n        createdAt: '2024-01-02T03:04:05.000Z',\n        host: 'https://api.example.test',\n        reqHumanReadable: true,\n    },\n    req: {\n        url: '/v1/me',\n        method: 'GET',\n        headers: {\n            authorization: 'Bearer abc',\n        },\n        body: '',\n    },\n    res: {\n        status: 200,\n        headers: {'content-type': ['application/json']},\n        body: {ok: true},\n    },\n}\n";
     let cassette = read(std::path::Path::new("tapes/me.json5"), text.as_bytes());
-    assert_eq!(cassette.format, Format::Talkback);
+    assert_eq!(cassette.format, http::talkback::FORMAT);
     let tape = &cassette.interactions[0];
     assert_eq!(tape.request.url.text, "https://api.example.test/v1/me");
     assert!(at(text, &tape.request.url).starts_with("'/v1/me'"));
@@ -271,7 +276,7 @@ fn a_talkback_tape_that_opens_with_a_comment_is_read_as_json5() {
 fn a_tape_cut_short_is_a_talkback_parse_error() {
     let text = "{\n    \"meta\": {\n        \"createdAt\": \"2017-09-10T23:19:27.010Z\",\n\n}";
     let e = http::read(std::path::Path::new("t.json"), text.as_bytes()).unwrap_err();
-    assert_eq!(e.format, Format::Talkback);
+    assert_eq!(e.format, http::talkback::FORMAT);
     assert!(e.offset <= text.len(), "{e:?}");
 }
 
@@ -293,7 +298,7 @@ fn a_gzip_httprr_trace_is_read_with_offsets_in_the_decompressed_text() {
     );
     assert_eq!(
         (cassette.format, cassette.compressed),
-        (Format::Httprr, true)
+        (http::httprr::FORMAT, true)
     );
     let interaction = &cassette.interactions[0];
     assert_eq!(interaction.path, "[0]");
@@ -316,7 +321,7 @@ fn a_har_in_yaml_is_read_with_the_positions_of_its_scalars() {
         std::path::Path::new("r/recording.har.yaml"),
         text.as_bytes(),
     );
-    assert_eq!(cassette.format, Format::Har);
+    assert_eq!(cassette.format, http::har::FORMAT);
     let entry = &cassette.interactions[0];
     let auth = &entry.request.headers[0].value;
     assert_eq!(auth.text, "token REDACTED_0123");
@@ -351,7 +356,7 @@ fn a_har_in_yaml_is_read_with_the_positions_of_its_scalars() {
 fn a_broken_json_har_is_a_har_parse_error_at_its_offset() {
     let text = "{\"log\": {\"version\": \"1.2\", \"creator\": {\"name\": \"Polly.JS\"}, \"entries\": [{\"request\": }]}}";
     let e = http::read(std::path::Path::new("recording.har"), text.as_bytes()).unwrap_err();
-    assert_eq!(e.format, Format::Har);
+    assert_eq!(e.format, http::har::FORMAT);
     assert_eq!(&text[e.offset..], "}]}}");
     // Without a HAR's own `creator`, it only looked like one: no cassette of a format vcr
     // reads, linted as text (issue 39).
@@ -380,6 +385,6 @@ fn a_playwright_har_reads_its_sidecar_through_the_dispatch() {
     }
     // The same HAR beside no sidecar: a read error naming the file.
     let e = http::read(&t.path("elsewhere/recording.har"), text.as_bytes()).unwrap_err();
-    assert_eq!(e.format, Format::Har);
+    assert_eq!(e.format, http::har::FORMAT);
     assert!(e.message.contains("`0a1b.json`"), "{e}");
 }

@@ -252,7 +252,7 @@ fn the_format_of_a_har_read_in_windows_is_the_whole_reads() {
         .map(|text| http::format_of(path, text.as_bytes()))
         .collect();
     assert_eq!(windowed, whole);
-    assert_eq!(windowed[0], Ok(Some(http::Format::Har)));
+    assert_eq!(windowed[0], Ok(Some(http::har::FORMAT)));
     assert!(windowed[1].is_err());
 }
 

@@ -14,7 +14,11 @@ use std::time::{Duration, Instant};
 use vcr_cassette::http::{self, Format};
 
 /// The formats these readers own.
-const OURS: [Format; 3] = [Format::Vcrpy, Format::RubyVcr, Format::GoVcr];
+const OURS: [Format; 3] = [
+    http::vcrpy::FORMAT,
+    http::ruby_vcr::FORMAT,
+    http::go_vcr::FORMAT,
+];
 
 fn files(root: &Path) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = walkdir::WalkDir::new(root)
@@ -152,32 +156,32 @@ fn broken_cassettes_are_errors_with_their_position() {
     case(
         "vcrpy.yaml",
         "interactions:\n- request:\n    body: 'unterminated\n    method: GET\nversion: 1\n",
-        Format::Vcrpy,
+        http::vcrpy::FORMAT,
         "'unterminated",
     );
     case(
         "ruby.yml",
         "---\nhttp_interactions:\n- request:\n    method: get\n   uri: http://x/\nrecorded_with: VCR 6.3.1\n",
-        Format::RubyVcr,
+        http::ruby_vcr::FORMAT,
         "uri",
     );
     case(
         "go.yaml",
         "---\nversion: 2\ninteractions:\n    - id: 0\n      request:\n        method: GET\n       url: http://x/\n",
-        Format::GoVcr,
+        http::go_vcr::FORMAT,
         "url",
     );
     case(
         "vcrpy.json",
         "{\"interactions\": [{\"request\": {\"uri\": \"http://x/\",}}], \"version\": 1}",
-        Format::Vcrpy,
+        http::vcrpy::FORMAT,
         "}}],",
     );
     // A cassette of these formats with a field missing.
     case(
         "go.yaml",
         "version: 2\ninteractions:\n    - id: 0\n      request:\n        method: GET\n      response: {}\n",
-        Format::GoVcr,
+        http::go_vcr::FORMAT,
         "method: GET",
     );
     let text = "version: 2\nsteps:\n  - run: make\n";

@@ -812,7 +812,7 @@ impl<'s> Leaks<'s> {
         // The whole file's comment lines, with the first window.
         if !self.commented {
             self.commented = true;
-            if window.format != vcr_cassette::http::Format::Httprr {
+            if window.format != vcr_cassette::http::httprr::FORMAT {
                 comments(file, self.scanner, &mut self.leaks);
             }
         }

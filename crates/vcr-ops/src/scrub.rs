@@ -41,6 +41,7 @@ use vcr_project::config::{HttpScrubConfig, ScrubEntry};
 use vcr_project::store::ContentHash;
 
 use vcr_cassette::http::body::{self, Content, Leaf};
+use vcr_cassette::http::recorder::Filtered;
 use vcr_cassette::http::{Body, Field, Format, Header, HttpCassette, Interaction, Matched};
 
 /// The compiled `[http.scrub]` table.
@@ -535,7 +536,7 @@ impl Scrubber<'_> {
         swept: &[(String, String, String)],
         format: Format,
     ) -> Result<Plan, ScrubError> {
-        let polly = format == Format::Har && is_polly(text);
+        let tool = format.recorder().tool(text.as_bytes());
         let mut plan = Plan::empty();
         let mut base = 0;
         let mut failed = None;
@@ -550,9 +551,10 @@ impl Scrubber<'_> {
                     return;
                 }
                 let mut window = window;
-                let dialect = dialect(format, format == Format::Har);
+                // A HAR read in windows is JSON (`http::in_windows`).
+                let dialect = dialect(format, format == vcr_cassette::http::har::FORMAT);
                 let doc = Doc::of_nodes(nodes, text, dialect, facts, &large_texts(&window));
-                let part = Part { base, polly, swept };
+                let part = Part { base, tool, swept };
                 if let Err(e) = plan.add(self, &mut window, &doc, defaults, match_on, &part) {
                     failed = Some(e);
                 }
@@ -838,7 +840,7 @@ impl Plan {
         let doc = Doc::new(cassette, document, text)?;
         let part = Part {
             base: 0,
-            polly: is_polly(text),
+            tool: cassette.format.recorder().tool(text.as_bytes()),
             swept: &[],
         };
         plan.add(scrubber, cassette, &doc, defaults, match_on, &part)?;
@@ -864,7 +866,7 @@ impl Plan {
             doc,
             defaults,
             format: cassette.format,
-            polly: part.polly,
+            tool: part.tool,
         };
         let matched = Matched::from(match_on);
         for (i, interaction) in cassette.interactions.iter_mut().enumerate() {
@@ -1030,8 +1032,8 @@ fn large_texts(cassette: &HttpCassette) -> std::collections::HashSet<u32> {
 struct Part<'a> {
     /// Its first interaction's index in the whole cassette.
     base: usize,
-    /// Whether the cassette is a Polly HAR ([`is_polly`]).
-    polly: bool,
+    /// The tool that wrote the cassette ([`Recorder::tool`](vcr_cassette::http::Recorder::tool)).
+    tool: Option<&'static str>,
     /// Values the header and query rules replaced in any window (old, new, rule), swept
     /// from this one's scalars too.
     swept: &'a [(String, String, String)],
@@ -1054,16 +1056,11 @@ fn utf8(file: Cow<'_, [u8]>) -> Result<Cow<'_, str>, Cow<'_, [u8]>> {
 /// The writer of a cassette of `format` written as JSON (`json`) or YAML: what its edits
 /// must be written as.
 fn dialect(format: Format, json: bool) -> Dialect {
-    match format {
-        _ if json => Dialect::Json,
-        Format::RubyVcr => Dialect::Psych,
-        Format::GoVcr => Dialect::GoYaml,
-        _ => Dialect::PyYaml,
+    if json {
+        Dialect::Json
+    } else {
+        format.recorder().dialect()
     }
-}
-
-fn is_polly(text: &str) -> bool {
-    text.contains("\"_id\"") || text.contains("_id:")
 }
 
 /// The query parameters whose values differ between two URLs: name, old value, new value.
@@ -1119,13 +1116,14 @@ impl<'t> Doc<'t> {
     ) -> Result<Doc<'t>, ScrubError> {
         let format = cassette.format;
         let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-        let json =
-            format == Format::Talkback || trimmed.starts_with('{') || trimmed.starts_with('[');
+        let json = format == vcr_cassette::http::talkback::FORMAT
+            || trimmed.starts_with('{')
+            || trimmed.starts_with('[');
         let cannot = |reason: String| ScrubError::Cannot {
             path: "the cassette".into(),
             reason,
         };
-        if format == Format::Httprr {
+        if format.recorder().is_raw(text) {
             return Ok(Doc::raw(cassette, text));
         }
         let (root, dialect) = if json {
@@ -1366,8 +1364,9 @@ struct Ctx<'a> {
     doc: &'a Doc<'a>,
     defaults: &'a SubList,
     format: Format,
-    /// A Polly HAR: entries are found by the `_id` of the live request.
-    polly: bool,
+    /// The tool that wrote the cassette ([`Recorder::tool`](vcr_cassette::http::Recorder::tool)): a Polly HAR's entries are
+    /// found by the `_id` of the live request.
+    tool: Option<&'static str>,
 }
 
 impl Ctx<'_> {
@@ -1762,56 +1761,27 @@ impl Ctx<'_> {
     /// The recorder setting that makes a request whose query parameter `name` was replaced
     /// by `placeholder` match again (it reads after "make the test match again with").
     fn setting_query(&self, name: &str, placeholder: &str) -> String {
-        match self.format {
-            Format::Vcrpy => {
-                format!("vcrpy's filter_query_parameters=[(\"{name}\", \"{placeholder}\")]")
-            }
-            Format::RubyVcr => format!(
-                "Ruby VCR's config.filter_sensitive_data(\"{placeholder}\") {{ <the real {name}> }}"
-            ),
-            Format::GoVcr => format!(
-                "a go-vcr recorder.SetMatcher that compares URLs with `{name}` set to \"{placeholder}\""
-            ),
-            Format::Nock => {
-                format!("nock's scope.filteringPath(/{name}=[^&]*/, \"{name}={placeholder}\")")
-            }
-            Format::Httprr => {
-                format!("httprr's rr.ScrubReq setting `{name}` to \"{placeholder}\" in the request")
-            }
-            Format::Har if self.polly => POLLY.into(),
-            _ => format!("a matcher that ignores `{name}`, or the test sending \"{placeholder}\""),
-        }
+        self.setting(Filtered::Query { name, placeholder })
+            .unwrap_or_else(|| {
+                format!("a matcher that ignores `{name}`, or the test sending \"{placeholder}\"")
+            })
     }
 
     fn setting_header(&self, name: &str) -> String {
-        match self.format {
-            Format::Vcrpy => format!("vcrpy's filter_headers=[(\"{name}\", <its placeholder>)]"),
-            Format::RubyVcr => {
-                "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> }".into()
-            }
-            Format::Httprr => format!("httprr's rr.ScrubReq setting `{name}` to its placeholder"),
-            Format::Har if self.polly => POLLY.into(),
-            _ => format!("a matcher that ignores the `{name}` header"),
-        }
+        self.setting(Filtered::Header { name })
+            .unwrap_or_else(|| format!("a matcher that ignores the `{name}` header"))
     }
 
     fn setting_body(&self) -> String {
-        match self.format {
-            Format::Vcrpy => "vcrpy's filter_post_data_parameters with the same names and placeholders, or a match_on without `body`".into(),
-            Format::RubyVcr => "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> } for each value".into(),
-            Format::GoVcr => "a go-vcr recorder.SetMatcher that ignores the scrubbed body fields".into(),
-            Format::Nock => "nock's scope.filteringRequestBody writing the same placeholders".into(),
-            Format::Httprr => "httprr's rr.ScrubReq writing the same placeholders in the body".into(),
-            Format::Talkback => "talkback's requestDecorator writing the same placeholders in the body, or ignoreBody".into(),
-            Format::Har if self.polly => POLLY.into(),
-            _ => "a matcher that ignores the request body".into(),
-        }
+        self.setting(Filtered::Body)
+            .unwrap_or_else(|| "a matcher that ignores the request body".into())
+    }
+
+    /// The setting in the recorder's own words ([`Recorder::filter`](vcr_cassette::http::Recorder::filter)).
+    fn setting(&self, what: Filtered<'_>) -> Option<String> {
+        self.format.recorder().filter(what, self.tool)
     }
 }
-
-/// Polly finds a recorded entry by the `_id` it computed from the request when recording,
-/// and computes it again from the live request: the stored request's values play no part.
-const POLLY: &str = "nothing: Polly finds entries by the `_id` of the live request (if the test sends a placeholder at replay, leave that part out of matchRequestsBy)";
 
 /// Base64 text wrapped as `like` was: lines of the width of its first line, and a final
 /// line break if it had one.

@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use vcr_cassette::http::Format;
+use vcr_cassette::http::recorder::MissNames;
+use vcr_cassette::http::{Format, RECORDERS};
 use vcr_project::tree::{Cassette, CassetteKind, Selection};
 
 /// What a test run did with a cassette.
@@ -327,19 +328,16 @@ pub enum Miss {
 }
 
 /// Reads a test run's output line by line for missing-cassette messages: the seeds'
-/// ([`missing_fixture`]) and those of the HTTP recorders in replay-only mode, which make a
-/// run partial as much as a seed's miss does (a test may catch the error and pass):
-///
-/// - vcrpy's `CannotOverwriteExistingCassetteException`: `Can't overwrite existing cassette
-///   ('<file>') in your current record mode` (up to vcrpy 8), or `Can't play back this
-///   request: ...` followed a few lines later by `Cassette: <file>` (vcrpy 9);
-/// - Ruby VCR's `An HTTP request has been made that VCR does not know how to handle:`, whose
-///   cassette is the first one listed below `VCR is currently using the following
-///   cassette:` (none when `There is currently no cassette in use`);
-/// - go-vcr's `requested interaction not found` (`Requested` in 1.x) and `cassette not
-///   found` (v2 and later), which name no cassette.
+/// ([`missing_fixture`]) and those the HTTP recorders print in replay-only mode, which make a
+/// run partial as much as a seed's miss does (a test may catch the error and pass). Each
+/// recorder lists its own ([`Recorder::misses`]): vcrpy's `CannotOverwriteExistingCassetteException`
+/// (the cassette in its headline up to vcrpy 8, a few lines below it in vcrpy 9), Ruby VCR's
+/// `An HTTP request has been made that VCR does not know how to handle:` (the first cassette
+/// of the list below it), go-vcr's `requested interaction not found` (no cassette named).
 ///
 /// pytest's `E   ` prefix, indentation and colour codes are ignored.
+///
+/// [`Recorder::misses`]: vcr_cassette::http::Recorder::misses
 #[derive(Debug, Default)]
 pub struct MissScanner {
     /// A recorder's headline seen, waiting for the line that names its cassette.
@@ -348,87 +346,119 @@ pub struct MissScanner {
 
 #[derive(Debug, Clone, Copy)]
 struct Pending {
-    recorder: MultiLine,
+    /// The rule whose headline was seen (an index into [`rules`]).
+    rule: usize,
     /// Lines it may still take before the name (a message cut short names nothing).
     lines_left: usize,
+    /// Whether the list that names the cassette began: its next line does.
+    listing: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MultiLine {
-    Vcrpy,
-    RubyVcr,
-    /// Ruby VCR's list of cassettes began: the next `- <file>` line names it.
-    RubyVcrList,
+/// A recorder's miss message, its patterns compiled.
+struct Rule {
+    headline: regex::Regex,
+    names: Names,
+}
+
+enum Names {
+    Headline,
+    Below {
+        name: regex::Regex,
+        list: Option<regex::Regex>,
+        none: Option<regex::Regex>,
+        within: usize,
+    },
+    Nowhere,
+}
+
+/// Every recorder's miss messages, in the order of [`RECORDERS`], compiled once.
+fn rules() -> &'static [Rule] {
+    static RULES: std::sync::OnceLock<Vec<Rule>> = std::sync::OnceLock::new();
+    RULES.get_or_init(|| {
+        let compile = |pattern: &str| regex::Regex::new(pattern).expect("a recorder's own pattern");
+        RECORDERS
+            .iter()
+            .flat_map(|format| format.recorder().misses())
+            .map(|rule| Rule {
+                headline: compile(rule.headline),
+                names: match rule.names {
+                    MissNames::Headline => Names::Headline,
+                    MissNames::Below {
+                        name,
+                        list,
+                        none,
+                        within,
+                    } => Names::Below {
+                        name: compile(name),
+                        list: list.map(compile),
+                        none: none.map(compile),
+                        within,
+                    },
+                    MissNames::Nowhere => Names::Nowhere,
+                },
+            })
+            .collect()
+    })
 }
 
 impl MissScanner {
     /// The miss `line` reports, if it completes one.
     pub fn line(&mut self, line: &str) -> Option<Miss> {
-        static PATTERNS: std::sync::OnceLock<[regex::Regex; 4]> = std::sync::OnceLock::new();
-        let [old_vcrpy, vcrpy_cassette, ruby_item, go_vcr] = PATTERNS.get_or_init(|| {
-            [
-                regex::Regex::new(
-                    r#"Can't overwrite existing cassette \((?:'([^']+)'|"([^"]+)")\)"#,
-                )
-                .expect("valid regex"),
-                regex::Regex::new(r"^(?:E\s+)?\s*Cassette: (.+?)\s*$").expect("valid regex"),
-                regex::Regex::new(r"^(?:E\s+)?\s*- ([^:\s].*?)\s*$").expect("valid regex"),
-                regex::Regex::new(r"(?i:requested interaction not found)|\bcassette not found\b")
-                    .expect("valid regex"),
-            ]
-        });
         if let Some(path) = missing_fixture(line) {
             return Some(Miss::Cassette(path));
         }
         let plain = strip_ansi(line);
-        if let Some(c) = old_vcrpy.captures(&plain) {
-            let path = c.get(1).or_else(|| c.get(2)).map_or("", |m| m.as_str());
-            return Some(Miss::Cassette(path.to_owned()));
-        }
-        if go_vcr.is_match(&plain) {
-            return Some(Miss::Unnamed(plain.trim().to_owned()));
-        }
-        let start = |recorder, lines_left| {
-            Some(Pending {
-                recorder,
-                lines_left,
-            })
-        };
-        if plain.contains("Can't play back this request:") {
-            self.pending = start(MultiLine::Vcrpy, 40);
-            return None;
-        }
-        if plain.contains("An HTTP request has been made that VCR does not know how to handle") {
-            self.pending = start(MultiLine::RubyVcr, 200);
-            return None;
+        let rules = rules();
+        for (i, rule) in rules.iter().enumerate() {
+            let Some(found) = rule.headline.captures(&plain) else {
+                continue;
+            };
+            match &rule.names {
+                Names::Headline => {
+                    let path = found.iter().skip(1).flatten().next();
+                    return Some(Miss::Cassette(path.map_or("", |m| m.as_str()).to_owned()));
+                }
+                Names::Nowhere => return Some(Miss::Unnamed(plain.trim().to_owned())),
+                Names::Below { within, .. } => {
+                    self.pending = Some(Pending {
+                        rule: i,
+                        lines_left: *within,
+                        listing: false,
+                    });
+                    return None;
+                }
+            }
         }
         let mut pending = self.pending.take()?;
-        match pending.recorder {
-            MultiLine::Vcrpy => {
-                if let Some(c) = vcrpy_cassette.captures(&plain) {
+        let Names::Below {
+            name, list, none, ..
+        } = &rules[pending.rule].names
+        else {
+            return None;
+        };
+        if pending.listing {
+            // The list's first item, or nothing.
+            return name
+                .captures(&plain)
+                .map(|c| Miss::Cassette(c[1].to_owned()));
+        }
+        if none.as_ref().is_some_and(|none| none.is_match(&plain)) {
+            return None;
+        }
+        match list {
+            Some(list) if list.is_match(&plain) => {
+                pending.listing = true;
+                self.pending = Some(pending);
+                return None;
+            }
+            Some(_) => {}
+            None => {
+                if let Some(c) = name.captures(&plain) {
                     return Some(Miss::Cassette(c[1].to_owned()));
                 }
             }
-            MultiLine::RubyVcr => {
-                if plain.contains("There is currently no cassette in use") {
-                    return None;
-                }
-                if plain.contains("currently using the following cassette") {
-                    pending = Pending {
-                        recorder: MultiLine::RubyVcrList,
-                        lines_left: 1,
-                    };
-                }
-            }
-            MultiLine::RubyVcrList => {
-                return ruby_item
-                    .captures(&plain)
-                    .map(|c| Miss::Cassette(c[1].to_owned()));
-            }
         }
-        if pending.recorder == MultiLine::RubyVcrList {
-            self.pending = Some(pending);
-        } else if let Some(left) = pending.lines_left.checked_sub(1) {
+        if let Some(left) = pending.lines_left.checked_sub(1) {
             pending.lines_left = left;
             self.pending = Some(pending);
         }

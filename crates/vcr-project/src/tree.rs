@@ -208,8 +208,14 @@ impl Selection {
         } else {
             self.searched_dirs.join(", ")
         };
+        let recorders: Vec<&str> = http::RECORDERS
+            .iter()
+            .map(|f| f.recorder().known_as())
+            .collect();
+        let (last, rest) = recorders.split_last().expect("recorders");
+        let recorders = format!("{} and {last}", rest.join(", "));
         let mut text = format!(
-            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every `.yaml`, `.yml`, `.json`, `.json5`, `.har` and `.httprr` file (and their `.gz`): vcrpy and pytest-recording, Ruby VCR, go-vcr, HAR (Polly.js, Playwright), httprr, nock and talkback; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
+            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every `.yaml`, `.yml`, `.json`, `.json5`, `.har` and `.httprr` file (and their `.gz`): {recorders}; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
         );
         if !self.links.is_empty() {
             let shown: Vec<String> = self

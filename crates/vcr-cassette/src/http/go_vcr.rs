@@ -11,10 +11,17 @@
 //! recorded `body` is empty and the form holds a field the URL's query does not: then it is
 //! the only record of what was posted.
 
-use vcr_doc::Node;
+use std::path::Path;
 
+use vcr_doc::Node;
+use vcr_doc::edit::Dialect;
+
+use super::recorder::{
+    Filtered, Format, Head, How, MissNames, MissRule, RecordMode, RecordRun, Recorder, is_json,
+    top_level,
+};
 use super::walk::{self, At};
-use super::{Body, Format, HttpCassette, Interaction, ReadError, Request, Response};
+use super::{Body, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
 
 /// Whether the document is a go-vcr cassette: `interactions` under `version: 2`, or whose
 /// first request has a `url` (vcrpy's has a `uri`) or whose first response has a `code`.
@@ -34,7 +41,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a go-vcr cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    walk::cassette(root, Format::GoVcr, "interactions", interaction)
+    walk::cassette(root, FORMAT, "interactions", interaction)
 }
 
 /// Reads one interaction from its item (whole, or in windows: `windows`).
@@ -82,6 +89,79 @@ fn posted_form(form: &At<'_>, url: &str) -> Option<Body> {
         .iter()
         .any(|(k, _)| k.as_scalar().is_some_and(|k| !in_query(&k.text)))
         .then(|| form.body_data())
+}
+
+/// go-vcr.
+pub struct GoVcr;
+
+/// go-vcr's [`Format`].
+pub const FORMAT: Format = Format::new(&GoVcr);
+
+impl Recorder for GoVcr {
+    fn name(&self) -> &'static str {
+        "go-vcr"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        !head.list && head.has("interactions")
+    }
+
+    fn matches(&self, root: &Node) -> bool {
+        matches(root)
+    }
+
+    fn read(&self, root: &Node, _: &Path, _: &Sidecars) -> Result<HttpCassette, ReadError> {
+        read(root)
+    }
+
+    /// `version: 1` or `version: 2` beside `interactions`, in YAML (go-vcr writes no JSON).
+    fn identified(&self, text: &str) -> bool {
+        !is_json(text)
+            && top_level(text, "interactions:")
+            && (top_level(text, "version: 1") || top_level(text, "version: 2"))
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "url"]
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::GoYaml
+    }
+
+    fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
+        match what {
+            Filtered::Query { name, placeholder } => Some(format!(
+                "a go-vcr recorder.SetMatcher that compares URLs with `{name}` set to \"{placeholder}\""
+            )),
+            Filtered::Header { .. } => None,
+            Filtered::Body => {
+                Some("a go-vcr recorder.SetMatcher that ignores the scrubbed body fields".into())
+            }
+        }
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["go-vcr"]
+    }
+
+    fn record_mode(&self, tool: &'static str, _: &RecordRun<'_>) -> RecordMode {
+        RecordMode::only(
+            tool,
+            How::InCode(
+                "the recorder's mode in the test code: `recorder.New` records a missing cassette (`ModeRecording` in go-vcr 1, `ModeRecordOnce` from 2 on)",
+            ),
+        )
+    }
+
+    fn misses(&self) -> &'static [MissRule] {
+        // `requested interaction not found` (`Requested` in 1.x) and `cassette not found`
+        // (v2 and later) name no cassette.
+        &[MissRule {
+            headline: r"(?i:requested interaction not found)|\bcassette not found\b",
+            names: MissNames::Nowhere,
+        }]
+    }
 }
 
 #[cfg(test)]

@@ -23,11 +23,10 @@ use std::path::{Component, Path};
 use vcr_doc::{Node, NodeValue};
 use vcr_json::Part;
 
+use super::recorder::{Filtered, Format, Head, How, RecordMode, RecordRun, Recorder, has};
 use super::walk::{At, base64_bytes};
 use super::windows::Windows;
-use super::{
-    Body, Format, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars,
-};
+use super::{Body, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
 
 /// The largest sidecar file read as a body.
 const MAX_SIDECAR: u64 = 256 << 20;
@@ -45,7 +44,7 @@ pub(super) fn read(
     path: &Path,
     replaced: &Sidecars,
 ) -> Result<HttpCassette, ReadError> {
-    let root = At::root(root, Format::Har);
+    let root = At::root(root, FORMAT);
     let folder = path.parent().unwrap_or(Path::new(""));
     let interactions = root
         .need("log")?
@@ -55,7 +54,7 @@ pub(super) fn read(
         .map(|entry| interaction(entry, &Beside { folder, replaced }))
         .collect::<Result<_, _>>()?;
     Ok(HttpCassette {
-        format: Format::Har,
+        format: FORMAT,
         interactions,
         compressed: false,
         outside: Vec::new(),
@@ -83,8 +82,7 @@ pub(super) fn read_windows(
     };
     let bytes = text.as_bytes();
     let reader = |entry: &At<'_>| interaction(entry, &beside);
-    let mut windows =
-        Windows::new(text, window, keep, visit).of(Format::Har, "log.entries", &reader);
+    let mut windows = Windows::new(text, window, keep, visit).of(FORMAT, "log.entries", &reader);
     // The fields beside the entries, each as a mapping of its one key, for what the last
     // cassette's `outside` holds.
     let mut rest: Vec<Node> = Vec::new();
@@ -360,6 +358,91 @@ fn status(status: &At<'_>) -> Result<Option<u16>, ReadError> {
     Ok(u16::try_from(number).ok())
 }
 
+/// HAR 1.2: Polly.js (JSON or YAML), Playwright (with `_file` sidecars), browsers' exports.
+pub struct Har;
+
+/// HAR's [`Format`].
+pub const FORMAT: Format = Format::new(&Har);
+
+/// Polly finds a recorded entry by the `_id` it computed from the request when recording,
+/// and computes it again from the live request: the stored request's values play no part.
+const POLLY_MATCHES: &str = "nothing: Polly finds entries by the `_id` of the live request (if the test sends a placeholder at replay, leave that part out of matchRequestsBy)";
+
+impl Recorder for Har {
+    fn name(&self) -> &'static str {
+        "HAR"
+    }
+
+    fn known_as(&self) -> &'static str {
+        "HAR (Polly.js, Playwright)"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        !head.list
+            && head.has("log")
+            && (head.has_under("log", "entries") || head.has_under("log", "creator"))
+    }
+
+    fn matches(&self, root: &Node) -> bool {
+        matches(root)
+    }
+
+    fn read(
+        &self,
+        root: &Node,
+        path: &Path,
+        sidecars: &Sidecars,
+    ) -> Result<HttpCassette, ReadError> {
+        read(root, path, sidecars)
+    }
+
+    /// A `log` with its `creator` and `entries`, both of which HAR 1.2 requires.
+    fn identified(&self, text: &str) -> bool {
+        has(text, "log") && has(text, "creator") && has(text, "entries")
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "url", "body"]
+    }
+
+    fn filter(&self, _: Filtered<'_>, tool: Option<&str>) -> Option<String> {
+        (tool == Some("Polly")).then(|| POLLY_MATCHES.into())
+    }
+
+    /// Polly (whose entries carry the `_id` it matches by, under `creator.name` `Polly.JS`)
+    /// or Playwright, by the HAR's `creator` near its start; `None` for a browser's export.
+    fn tool(&self, text: &[u8]) -> Option<&'static str> {
+        let head = String::from_utf8_lossy(&text[..text.len().min(4096)]);
+        if head.contains("Polly.JS") || memchr::memmem::find(text, b"\"_id\"").is_some() {
+            Some("Polly")
+        } else if head.contains("Playwright") {
+            Some("Playwright")
+        } else if memchr::memmem::find(text, b"_id:").is_some() {
+            // Polly's YAML HAR (sourcegraph/cody writes one).
+            Some("Polly")
+        } else {
+            None
+        }
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["Polly", "Playwright"]
+    }
+
+    fn record_mode(&self, tool: &'static str, _: &RecordRun<'_>) -> RecordMode {
+        let how = if tool == "Playwright" {
+            How::Cannot(
+                "Playwright records a HAR only with `update: true` in `routeFromHAR`; set it from a variable of your own and name that in vcr.toml (`[record] env`)",
+            )
+        } else {
+            How::InCode(
+                "Polly's `mode` and `recordIfMissing` (on by default: a missing recording is recorded)",
+            )
+        };
+        RecordMode::only(tool, how)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Write as _;
@@ -435,7 +518,7 @@ mod tests {
     #[test]
     fn reads_polly_entries_with_paths_and_offsets() {
         let cassette = har(POLLY);
-        assert_eq!(cassette.format, Format::Har);
+        assert_eq!(cassette.format, FORMAT);
         assert_eq!(cassette.interactions.len(), 2);
         let first = &cassette.interactions[0];
         assert_eq!(first.path, "log.entries[0]");
@@ -614,7 +697,7 @@ mod tests {
         #[track_caller]
         fn case(text: &str, message: &str, at: &str) {
             let e = error(text, Path::new("nowhere"));
-            assert_error(&e, text, Format::Har, message, at);
+            assert_error(&e, text, FORMAT, message, at);
         }
         // An empty mapping has no offset of its own: the error is at its key.
         case(
@@ -699,7 +782,7 @@ mod tests {
             assert!(e.message.starts_with(&head), "{name}: {e}");
             assert!(e.message.ends_with(why), "{name}: {e}");
             let quoted = format!("\"{name}\"");
-            assert_error(&e, &text, Format::Har, &e.message, &quoted);
+            assert_error(&e, &text, FORMAT, &e.message, &quoted);
         }
         let outside = "is not a file in the HAR's folder";
         case(&inner, "../secret.txt", outside);

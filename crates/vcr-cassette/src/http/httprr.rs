@@ -16,7 +16,8 @@
 //! repeated header's second value is `Set-Cookie[1]`), `[3].request.url`,
 //! `[3].response.body`.
 
-use super::{Body, Field, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
+use super::recorder::{Filtered, Format, How, RecordMode, RecordRun, Recorder};
+use super::{Body, Field, Header, HttpCassette, Interaction, ReadError, Request, Response};
 
 /// The first line of every trace.
 const MAGIC: &str = "httprr trace v1";
@@ -38,7 +39,7 @@ pub(super) fn read(text: &str) -> Result<HttpCassette, ReadError> {
         pos = next;
     }
     Ok(HttpCassette {
-        format: Format::Httprr,
+        format: FORMAT,
         interactions,
         compressed: false,
         outside: Vec::new(),
@@ -69,7 +70,7 @@ pub fn lengths(text: &str) -> Vec<(usize, usize, usize, usize)> {
 /// The error of record `index` at `offset`.
 fn error(offset: usize, what: impl std::fmt::Display) -> ReadError {
     ReadError {
-        format: Format::Httprr,
+        format: FORMAT,
         message: what.to_string(),
         offset,
     }
@@ -385,6 +386,70 @@ fn dechunk(text: &str, at: usize, path: &str) -> Result<Body, ReadError> {
     })
 }
 
+/// Go's httprr (golang.org/x/oscar's, rsc.io/httprr).
+pub struct Httprr;
+
+/// httprr's [`Format`].
+pub const FORMAT: Format = Format::new(&Httprr);
+
+impl Recorder for Httprr {
+    fn name(&self) -> &'static str {
+        "httprr"
+    }
+
+    fn sniff(&self, head: &super::recorder::Head<'_>) -> bool {
+        is_httprr(head.text)
+    }
+
+    fn is_raw(&self, text: &str) -> bool {
+        is_httprr(text)
+    }
+
+    fn read_text(&self, text: &str) -> Result<HttpCassette, ReadError> {
+        read(text)
+    }
+
+    /// Its first line, `httprr trace v1`.
+    fn identified(&self, text: &str) -> bool {
+        is_httprr(text)
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "url", "body"]
+    }
+
+    fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
+        Some(match what {
+            Filtered::Query { name, placeholder } => {
+                format!("httprr's rr.ScrubReq setting `{name}` to \"{placeholder}\" in the request")
+            }
+            Filtered::Header { name } => {
+                format!("httprr's rr.ScrubReq setting `{name}` to its placeholder")
+            }
+            Filtered::Body => {
+                "httprr's rr.ScrubReq writing the same placeholders in the body".into()
+            }
+        })
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["httprr"]
+    }
+
+    fn record_mode(&self, tool: &'static str, run: &RecordRun<'_>) -> RecordMode {
+        if run.names("-httprecord") || run.names("--httprecord") {
+            RecordMode::only(tool, How::Given("-httprecord".to_owned()))
+        } else {
+            RecordMode::only(
+                tool,
+                How::Cannot(
+                    "httprr records only with its test flag `-httprecord`, a regular expression of the files to record again: `vcr record -- go test ./PKG -httprecord=.` (only packages that use httprr accept it)",
+                ),
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,7 +488,7 @@ mod tests {
     fn reads_requests_and_responses_with_offsets_and_paths() {
         let text = trace(&[(POST, OK), (POST, OK)]);
         let cassette = read(&text).unwrap();
-        assert_eq!(cassette.format, Format::Httprr);
+        assert_eq!(cassette.format, FORMAT);
         assert_eq!(cassette.interactions.len(), 2);
         let second = &cassette.interactions[1];
         assert_eq!(second.path, "[1]");
@@ -583,7 +648,7 @@ mod tests {
     fn a_corrupt_trace_is_an_error_at_the_record() {
         #[track_caller]
         fn case(text: &str, message: &str, at: &str) {
-            assert_error(&read(text).unwrap_err(), text, Format::Httprr, message, at);
+            assert_error(&read(text).unwrap_err(), text, FORMAT, message, at);
         }
         let ok = "HTTP/1.1 200 OK\r\n\r\n";
         let get = "GET http://h.test/ HTTP/1.1\r\n\r\n";

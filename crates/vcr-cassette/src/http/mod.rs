@@ -13,15 +13,16 @@
 //! error with its offset.
 
 pub mod body;
-mod go_vcr;
-mod har;
+pub mod go_vcr;
+pub mod har;
 pub mod httprr;
-mod nock;
-mod ruby_vcr;
+pub mod nock;
+pub mod recorder;
+pub mod ruby_vcr;
 pub mod sniff;
-mod talkback;
+pub mod talkback;
 mod time;
-mod vcrpy;
+pub mod vcrpy;
 mod walk;
 mod windows;
 
@@ -29,57 +30,9 @@ use std::path::Path;
 
 use vcr_doc::{DocError, Node, NodeValue};
 
+pub use recorder::{Format, RECORDERS, Recorder};
 pub use time::parse as parse_time;
 pub use time::{Recorded, format_date};
-
-/// The recorder that wrote a cassette.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    /// vcrpy (and pytest-recording): `interactions:` YAML or JSON, or the old top-level list;
-    /// langchain-aws's gzip YAML (`requests:` / `responses:`) is read here too.
-    Vcrpy,
-    /// Ruby VCR: `http_interactions:` YAML or JSON.
-    RubyVcr,
-    /// go-vcr: v1 (no version), `version: 1`, `version: 2`, v4.
-    GoVcr,
-    /// HAR 1.2: Polly.js (JSON or YAML), Playwright (with `_file` sidecars).
-    Har,
-    /// httprr: `httprr trace v1`, raw HTTP requests and responses.
-    Httprr,
-    /// nock back / nock recorder JSON.
-    Nock,
-    /// talkback JSON5 tapes.
-    Talkback,
-}
-
-impl Format {
-    /// The name people know the format by.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Vcrpy => "vcrpy",
-            Format::RubyVcr => "Ruby VCR",
-            Format::GoVcr => "go-vcr",
-            Format::Har => "HAR",
-            Format::Httprr => "httprr",
-            Format::Nock => "nock",
-            Format::Talkback => "talkback",
-        }
-    }
-
-    /// What the recorder matches requests by, by default (the names are the recorder's own:
-    /// vcrpy's `match_on`, Ruby VCR's `match_requests_on`, ...).
-    pub fn default_match_on(self) -> &'static [&'static str] {
-        match self {
-            Format::Vcrpy => &["method", "scheme", "host", "port", "path", "query"],
-            Format::RubyVcr => &["method", "uri"],
-            Format::GoVcr => &["method", "url"],
-            Format::Har => &["method", "url", "body"],
-            Format::Httprr => &["method", "url", "body"],
-            Format::Nock => &["method", "url", "body"],
-            Format::Talkback => &["method", "url", "body"],
-        }
-    }
-}
 
 /// What a recorder matches requests by (`match-on`), as the parts of a request it covers:
 /// what must stay as recorded for replay to find an interaction.
@@ -381,17 +334,12 @@ fn head_of(text: &[u8]) -> &str {
 /// read in windows (`windows`): vcrpy, Ruby VCR or go-vcr in YAML, vcrpy or Ruby VCR in JSON.
 fn is_recorder_cassette(text: &[u8]) -> bool {
     let head = head_of(text);
+    let windowed = [vcrpy::FORMAT, ruby_vcr::FORMAT, go_vcr::FORMAT];
     if head.trim_start().starts_with('{') {
-        matches!(
-            json_format_hint(head),
-            Some(Format::Vcrpy | Format::RubyVcr)
-        )
+        json_format_hint(head).is_some_and(|f| windowed[..2].contains(&f))
     } else {
         !head.trim_start().starts_with('[')
-            && matches!(
-                yaml_format_hint(head),
-                Some(Format::Vcrpy | Format::RubyVcr | Format::GoVcr)
-            )
+            && yaml_format_hint(head).is_some_and(|f| windowed.contains(&f))
     }
 }
 
@@ -570,45 +518,20 @@ fn read_text(
     }
 }
 
-/// Whether `text` carries the markers only `format`'s recorder writes, found in its text
-/// (a file that does not parse has no document to look in): vcrpy's `version: 1` beside
-/// `interactions` (or langchain-aws's `requests` and `responses`), Ruby VCR's
-/// `recorded_with: VCR <version>`, go-vcr's `version: 1` or `2` beside `interactions` in
-/// YAML, a HAR's `log` with its `creator` and `entries`, nock's `scope` origins, a talkback
-/// tape's `meta` with its `createdAt`, httprr's header line.
+/// Whether `text` carries the markers only `format`'s recorder writes
+/// ([`Recorder::identified`]), found in its first and last 64 KiB: a file that does not
+/// parse has no document to look in, and recorders write their markers first or last.
 pub fn identified(format: Format, text: &[u8]) -> bool {
-    let text = head_and_tail(text);
-    let has = |needle: &str| memchr::memmem::find(text.as_bytes(), needle.as_bytes()).is_some();
-    // A YAML key at the start of a line (top level), with what follows it.
-    let line = |start: &str| text.starts_with(start) || has(&format!("\n{start}"));
-    let json = text
-        .trim_start_matches('\u{feff}')
-        .trim_start()
-        .starts_with(['{', '[']);
-    match format {
-        Format::Vcrpy if json => {
-            (has("\"interactions\"") && (has("\"version\": 1") || has("\"version\":1")))
-                || (has("\"requests\"") && has("\"responses\""))
-        }
-        Format::Vcrpy => {
-            (line("interactions:") && line("version: 1"))
-                || (line("requests:") && line("responses:"))
-        }
-        Format::RubyVcr => {
-            has("recorded_with: VCR ")
-                || has("recorded_with: 'VCR ")
-                || has("recorded_with: \"VCR ")
-                || has("\"recorded_with\": \"VCR ")
-                || has("\"recorded_with\":\"VCR ")
-        }
-        Format::GoVcr => {
-            !json && line("interactions:") && (line("version: 1") || line("version: 2"))
-        }
-        Format::Har => has("log") && has("creator") && has("entries"),
-        Format::Nock => has("\"scope\": \"http") || has("\"scope\":\"http"),
-        Format::Talkback => talkback::looks_like(&text) && has("createdAt"),
-        Format::Httprr => true,
-    }
+    format.recorder().identified(&head_and_tail(text))
+}
+
+/// The first recorder of [`RECORDERS`] whose own markers `text` carries.
+fn identifying(text: &str) -> Option<Format> {
+    let text = head_and_tail(text.as_bytes());
+    RECORDERS
+        .iter()
+        .copied()
+        .find(|format| format.recorder().identified(&text))
 }
 
 /// The first and last 64 KiB of `text` (as far as they are UTF-8), where a recorder's
@@ -629,52 +552,46 @@ fn read_shape(
     text: &str,
     replaced: &Sidecars,
 ) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
-    if httprr::is_httprr(text) {
-        return httprr::read(text).map(|cassette| Some((cassette, None)));
+    if let Some(raw) = RECORDERS.iter().find(|f| f.recorder().is_raw(text)) {
+        return raw
+            .recorder()
+            .read_text(text)
+            .map(|cassette| Some((cassette, None)));
     }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
     // A talkback tape may open with a `//` comment before its `{`.
     let looks_json =
         trimmed.starts_with('{') || trimmed.starts_with('[') || talkback::looks_like(text);
+    // A text that does not parse is an error of the recorder its markers identify.
+    let unparsed = |e: DocError| match identifying(text) {
+        Some(format) => Err(ReadError::from_doc(format, e)),
+        None => Ok(None),
+    };
     let mut root = if looks_json {
         match vcr_doc::from_json(text.as_bytes()) {
             Ok(root) => root,
-            Err(e) => {
-                // talkback writes JSON5 (unquoted keys, trailing commas, comments).
-                if talkback::looks_like(text) {
-                    vcr_doc::json5::parse(text)
-                        .map_err(|e| ReadError::from_doc(Format::Talkback, e))?
-                } else if let Some(format) = json_format_hint(text) {
-                    return Err(ReadError::from_doc(format, e));
-                } else {
-                    return Ok(None);
-                }
+            // talkback writes JSON5 (unquoted keys, trailing commas, comments).
+            Err(_) if talkback::looks_like(text) => {
+                vcr_doc::json5::parse(text).map_err(|e| ReadError::from_doc(talkback::FORMAT, e))?
             }
+            Err(e) => return unparsed(e),
         }
     } else {
-        let Some(format) = yaml_format_hint(text) else {
+        if yaml_format_hint(text).is_none() {
             return Ok(None);
-        };
-        vcr_doc::yaml::parse(text).map_err(|e| ReadError::from_doc(format, e))?
+        }
+        match vcr_doc::yaml::parse(text) {
+            Ok(root) => root,
+            Err(e) => return unparsed(e),
+        }
     };
     if is_pact(&root) {
         return Ok(None);
     }
-    let mut cassette = if vcrpy::matches(&root) {
-        vcrpy::read(&root)?
-    } else if ruby_vcr::matches(&root) {
-        ruby_vcr::read(&root)?
-    } else if go_vcr::matches(&root) {
-        go_vcr::read(&root)?
-    } else if har::matches(&root) {
-        har::read(&root, path, replaced)?
-    } else if nock::matches(&root) {
-        nock::read(&root)?
-    } else if talkback::matches(&root) {
-        talkback::read(&root)?
-    } else {
+    let Some(format) = RECORDERS.iter().find(|f| f.recorder().matches(&root)) else {
         return Ok(None);
     };
+    let mut cassette = format.recorder().read(&root, path, replaced)?;
     walk::fill_deferred(&mut cassette, &mut root);
     cassette.outside = outside(
         &cassette.interactions,
@@ -808,34 +725,30 @@ fn outside(
     merged
 }
 
-/// The format a JSON text that did not parse was meant to be, judged by the keys it holds:
-/// such a file is a `parse` error, not text.
+/// The recorder a JSON text is likely to be, judged by the keys it holds: which recorders'
+/// JSON cassettes can be read in windows ([`is_recorder_cassette`]).
 fn json_format_hint(text: &str) -> Option<Format> {
     let has = |key: &str| text.contains(key);
     if has("\"http_interactions\"") {
-        Some(Format::RubyVcr)
+        Some(ruby_vcr::FORMAT)
     } else if has("\"interactions\"") {
-        Some(Format::Vcrpy)
-    } else if has("\"entries\"") && has("\"log\"") {
-        Some(Format::Har)
-    } else if has("\"scope\"") && has("\"method\"") {
-        Some(Format::Nock)
+        Some(vcrpy::FORMAT)
     } else {
         None
     }
 }
 
-/// The format a YAML text is likely to be, from its top-level keys: only such files are
-/// parsed as YAML (any other YAML stays text).
+/// The recorder a YAML text is likely to be, from its top-level keys: only such files are
+/// parsed as YAML (any other YAML stays text), and which can be read in windows.
 fn yaml_format_hint(text: &str) -> Option<Format> {
     text.lines().take(400).find_map(|line| {
         let key = line.split(':').next()?;
         match key {
             // go-vcr 3 and 4 write their version first (vcrpy sorts `version` last).
-            "version" if line.trim_end() == "version: 2" => Some(Format::GoVcr),
-            "http_interactions" => Some(Format::RubyVcr),
-            "interactions" | "requests" | "- request" => Some(Format::Vcrpy),
-            "log" => Some(Format::Har),
+            "version" if line.trim_end() == "version: 2" => Some(go_vcr::FORMAT),
+            "http_interactions" => Some(ruby_vcr::FORMAT),
+            "interactions" | "requests" | "- request" => Some(vcrpy::FORMAT),
+            "log" => Some(har::FORMAT),
             _ => None,
         }
     })

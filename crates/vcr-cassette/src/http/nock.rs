@@ -14,10 +14,15 @@
 //!   normalized form), a value being a string, a number or a list;
 //! - request headers, when recorded, are the `reqheaders` mapping.
 
+use std::path::Path;
+
 use vcr_doc::Node;
 
+use super::recorder::{Filtered, Format, Head, How, RecordMode, RecordRun, Recorder, has};
 use super::walk::At;
-use super::{Body, Field, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
+use super::{
+    Body, Field, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars,
+};
 
 /// Whether the document is a nock cassette: a list of mappings, one of which has a `scope`
 /// that is an `http:` or `https:` origin beside a `method` or a `path`.
@@ -36,14 +41,14 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a nock cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let root = At::root(root, Format::Nock);
+    let root = At::root(root, FORMAT);
     let interactions = root
         .items()?
         .iter()
         .map(interaction)
         .collect::<Result<_, _>>()?;
     Ok(HttpCassette {
-        format: Format::Nock,
+        format: FORMAT,
         interactions,
         compressed: false,
         outside: Vec::new(),
@@ -182,6 +187,84 @@ fn hex_chunks(response: &At<'_>) -> Result<Option<Body>, ReadError> {
 /// non-empty `Content-Encoding`).
 fn content_encoded(headers: &[Header]) -> bool {
     super::first_header(headers, "content-encoding").is_some_and(|v| !v.is_empty())
+}
+
+/// nock (nock back, and the recorder's `output_objects`).
+pub struct Nock;
+
+/// nock's [`Format`].
+pub const FORMAT: Format = Format::new(&Nock);
+
+/// nock back's mode variable, read when nock loads.
+const NOCK_BACK_MODE: &str = "NOCK_BACK_MODE";
+
+impl Recorder for Nock {
+    fn name(&self) -> &'static str {
+        "nock"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        head.list && head.has("scope")
+    }
+
+    fn matches(&self, root: &Node) -> bool {
+        matches(root)
+    }
+
+    fn read(&self, root: &Node, _: &Path, _: &Sidecars) -> Result<HttpCassette, ReadError> {
+        read(root)
+    }
+
+    /// A `scope` that is an origin.
+    fn identified(&self, text: &str) -> bool {
+        has(text, "\"scope\": \"http") || has(text, "\"scope\":\"http")
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "url", "body"]
+    }
+
+    fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
+        match what {
+            Filtered::Query { name, placeholder } => Some(format!(
+                "nock's scope.filteringPath(/{name}=[^&]*/, \"{name}={placeholder}\")"
+            )),
+            Filtered::Header { .. } => None,
+            Filtered::Body => {
+                Some("nock's scope.filteringRequestBody writing the same placeholders".into())
+            }
+        }
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["nock"]
+    }
+
+    /// nock in a `package.json` of the run's folder or above it.
+    fn declared(&self, run: &RecordRun<'_>) -> Option<&'static str> {
+        run.declaring_folders()
+            .iter()
+            .any(|folder| {
+                std::fs::read_to_string(folder.join("package.json"))
+                    .is_ok_and(|text| text.contains("\"nock\""))
+            })
+            .then_some("nock")
+    }
+
+    fn record_mode(&self, tool: &'static str, run: &RecordRun<'_>) -> RecordMode {
+        if (run.env)(NOCK_BACK_MODE).is_some() {
+            return RecordMode::only(tool, How::Given(NOCK_BACK_MODE.to_owned()));
+        }
+        let mut mode = RecordMode::only(
+            tool,
+            How::Set(format!(
+                "`{NOCK_BACK_MODE}=record` added to the environment"
+            )),
+        );
+        mode.env
+            .push((NOCK_BACK_MODE.to_owned(), "record".to_owned()));
+        mode
+    }
 }
 
 #[cfg(test)]
@@ -358,7 +441,7 @@ mod tests {
                 format!(r#"[{{"scope":"https://h.test:443","method":"GET","path":"/"}},{def}]"#);
             let root = from_json(text.as_bytes()).unwrap();
             assert!(matches(&root), "{text}");
-            assert_error(&read(&root).unwrap_err(), &text, Format::Nock, message, at);
+            assert_error(&read(&root).unwrap_err(), &text, FORMAT, message, at);
         }
         case(
             r#"{"method":"GET","path":"/"}"#,

@@ -7,10 +7,16 @@
 //! hand-written and older files, a string; old Psych wrote bytes as `string: !binary |-`.
 //! `recorded_with` has no place in the model and is not read.
 
-use vcr_doc::Node;
+use std::path::Path;
 
+use vcr_doc::Node;
+use vcr_doc::edit::Dialect;
+
+use super::recorder::{
+    Filtered, Format, Head, How, MissNames, MissRule, RecordMode, RecordRun, Recorder, has,
+};
 use super::walk::{self, At};
-use super::{Body, Format, HttpCassette, Interaction, ReadError, Request, Response};
+use super::{Body, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
 
 /// Whether the document is a Ruby VCR cassette: a mapping with an `http_interactions` list.
 pub(super) fn matches(root: &Node) -> bool {
@@ -21,7 +27,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a Ruby VCR cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    walk::cassette(root, Format::RubyVcr, "http_interactions", interaction)
+    walk::cassette(root, FORMAT, "http_interactions", interaction)
 }
 
 /// Reads one interaction from its item (whole, or in windows: `windows`).
@@ -65,6 +71,91 @@ fn body(b: &At<'_>) -> Result<Option<Body>, ReadError> {
         Some(string) if string.is_null() => Ok(None),
         Some(_) => b.need("string")?.body_bytes(),
         None => Err(b.error(format!("{} has no `string`", b.path))),
+    }
+}
+
+/// Ruby VCR.
+pub struct RubyVcr;
+
+/// Ruby VCR's [`Format`].
+pub const FORMAT: Format = Format::new(&RubyVcr);
+
+impl Recorder for RubyVcr {
+    fn name(&self) -> &'static str {
+        "Ruby VCR"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        !head.list && head.has("http_interactions")
+    }
+
+    fn matches(&self, root: &Node) -> bool {
+        matches(root)
+    }
+
+    fn read(&self, root: &Node, _: &Path, _: &Sidecars) -> Result<HttpCassette, ReadError> {
+        read(root)
+    }
+
+    /// `recorded_with: VCR <version>` (R's vcr writes `vcr/1.2.0, webmockr/...`).
+    fn identified(&self, text: &str) -> bool {
+        [
+            "recorded_with: VCR ",
+            "recorded_with: 'VCR ",
+            "recorded_with: \"VCR ",
+            "\"recorded_with\": \"VCR ",
+            "\"recorded_with\":\"VCR ",
+        ]
+        .iter()
+        .any(|marker| has(text, marker))
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "uri"]
+    }
+
+    fn dialect(&self) -> Dialect {
+        Dialect::Psych
+    }
+
+    fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
+        Some(match what {
+            Filtered::Query { name, placeholder } => format!(
+                "Ruby VCR's config.filter_sensitive_data(\"{placeholder}\") {{ <the real {name}> }}"
+            ),
+            Filtered::Header { .. } => {
+                "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> }".into()
+            }
+            Filtered::Body => "Ruby VCR's config.filter_sensitive_data(<placeholder>) { <the real value> } for each value".into(),
+        })
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["Ruby VCR"]
+    }
+
+    fn record_mode(&self, tool: &'static str, _: &RecordRun<'_>) -> RecordMode {
+        RecordMode::only(
+            tool,
+            How::InCode(
+                "`record:` in `VCR.configure`'s `default_cassette_options`: `:once`, the default, records a missing cassette",
+            ),
+        )
+    }
+
+    fn misses(&self) -> &'static [MissRule] {
+        // The cassette is the first one listed below `VCR is currently using the following
+        // cassette:` (the innermost, where it would record); none when `There is currently
+        // no cassette in use`.
+        &[MissRule {
+            headline: "An HTTP request has been made that VCR does not know how to handle",
+            names: MissNames::Below {
+                name: r"^(?:E\s+)?\s*- ([^:\s].*?)\s*$",
+                list: Some("currently using the following cassette"),
+                none: Some("There is currently no cassette in use"),
+                within: 200,
+            },
+        }]
     }
 }
 

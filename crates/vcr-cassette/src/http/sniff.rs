@@ -13,6 +13,9 @@
 use std::io::Read;
 use std::path::Path;
 
+use super::RECORDERS;
+use super::recorder::Head;
+
 /// How much of a file the sniff reads.
 pub const HEAD: usize = 8 << 10;
 
@@ -60,11 +63,14 @@ pub fn sniff_file(path: &Path) -> bool {
 }
 
 /// Whether `head`, the start of a file (possibly cut anywhere), shows the top-level shape of
-/// an HTTP cassette: httprr's magic line; a JSON (or JSON5) object whose top-level keys
-/// include `interactions`, `http_interactions`, `requests`, or `log` holding `entries` or
-/// `creator`, or whose first key is talkback's `meta`; a JSON list whose first item has
-/// nock's `scope` or vcrpy's `request` and `response`; YAML with those top-level keys, or a
-/// top-level list of `- request:` items.
+/// an HTTP cassette: a recorder of [`RECORDERS`] whose [`Recorder::sniff`] accepts the keys
+/// it shows (httprr's magic line; a JSON (or JSON5) object whose top-level keys include
+/// `interactions`, `http_interactions`, `requests`, or `log` holding `entries` or `creator`,
+/// or whose first key is talkback's `meta`; a JSON list whose first item has nock's `scope`
+/// or vcrpy's `request` and `response`; YAML with those top-level keys, or a top-level list
+/// of `- request:` items). A Pact contract is none.
+///
+/// [`Recorder::sniff`]: super::Recorder::sniff
 pub fn sniff(head: &[u8]) -> bool {
     // A head cut inside a character is read up to it, without a copy (every candidate file
     // of the tree comes here).
@@ -75,58 +81,35 @@ pub fn sniff(head: &[u8]) -> bool {
         }
         Err(_) => String::from_utf8_lossy(head),
     };
-    if super::httprr::is_httprr(&text) || super::talkback::looks_like(&text) {
-        return true;
-    }
     let trimmed = text.trim_start_matches('\u{feff}').trim_start();
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        return json_keys(trimmed.as_bytes()).is_cassette();
+    let mut keys = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        json_keys(trimmed.as_bytes())
+    } else {
+        yaml_keys(&text)
+    };
+    keys.text = &text;
+    // A Pact contract (`consumer`, `provider`, `interactions`) describes requests a consumer
+    // expects, not recordings: no recorder writes those keys.
+    if !keys.list && keys.has("consumer") && keys.has("provider") {
+        return false;
     }
-    yaml_keys(&text).is_cassette()
-}
-
-/// The keys a head shows: the top-level object's (or, for a list, its first item's), and
-/// whether a `log` key holds `entries` or `creator`.
-#[derive(Debug, Default)]
-struct Keys {
-    list: bool,
-    top: Vec<String>,
-    har_log: bool,
-}
-
-impl Keys {
-    fn has(&self, key: &str) -> bool {
-        self.top.iter().any(|k| k == key)
-    }
-
-    fn is_cassette(&self) -> bool {
-        if self.list {
-            return self.has("scope") || (self.has("request") && self.has("response"));
-        }
-        // A Pact contract (`consumer`, `provider`, `interactions`) describes requests a
-        // consumer expects, not recordings: no recorder writes those keys.
-        if self.has("consumer") && self.has("provider") {
-            return false;
-        }
-        self.has("interactions")
-            || self.has("http_interactions")
-            || self.has("requests")
-            || (self.has("log") && self.har_log)
-    }
+    RECORDERS
+        .iter()
+        .any(|format| format.recorder().sniff(&keys))
 }
 
 /// The keys of a JSON head, read with a small scanner that only tracks strings and nesting
 /// (the head may be cut anywhere, and need not be valid past it).
-fn json_keys(bytes: &[u8]) -> Keys {
-    let mut keys = Keys {
+fn json_keys(bytes: &[u8]) -> Head<'static> {
+    let mut keys = Head {
         list: bytes.first() == Some(&b'['),
-        ..Keys::default()
+        ..Head::default()
     };
     // The depth of the keys that count: 1 in an object, 2 in a list's first item.
     let wanted = if keys.list { 2 } else { 1 };
     let mut depth = 0usize;
-    // Under the top-level `log` key: its own keys are at the next depth.
-    let mut in_log = false;
+    // The top-level key whose value the scanner is in: its own keys are at the next depth.
+    let mut parent = String::new();
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -143,13 +126,10 @@ fn json_keys(bytes: &[u8]) -> Keys {
                 if after == Some(&b':') {
                     let key = String::from_utf8_lossy(&bytes[start..end]).into_owned();
                     if depth == wanted {
-                        in_log = key == "log";
+                        parent.clone_from(&key);
                         keys.top.push(key);
-                    } else if depth == wanted + 1
-                        && in_log
-                        && matches!(key.as_str(), "entries" | "creator")
-                    {
-                        keys.har_log = true;
+                    } else if depth == wanted + 1 && !parent.is_empty() {
+                        keys.nested.push((parent.clone(), key));
                     }
                 }
             }
@@ -169,10 +149,12 @@ fn json_keys(bytes: &[u8]) -> Keys {
 }
 
 /// The top-level keys of a YAML head (lines at column 0; `- key:` for a top-level list's
-/// first item), and whether an indented `entries:` or `creator:` follows `log:`.
-fn yaml_keys(text: &str) -> Keys {
-    let mut keys = Keys::default();
-    let mut in_log = false;
+/// first item), and the keys at the first indentation under each top-level key.
+fn yaml_keys(text: &str) -> Head<'static> {
+    let mut keys = Head::default();
+    // The top-level key whose value the lines are in, and its children's indentation.
+    let mut parent = String::new();
+    let mut child_indent = None;
     for line in text.lines() {
         if line.starts_with('#') || line.starts_with("---") || line.trim().is_empty() {
             continue;
@@ -187,18 +169,17 @@ fn yaml_keys(text: &str) -> Keys {
             continue;
         }
         if line.starts_with(' ') {
-            if in_log {
-                let key = line.trim_start().split(':').next().unwrap_or_default();
-                if matches!(unquote(key), "entries" | "creator") {
-                    keys.har_log = true;
-                }
-            } else if keys.list
-                && let Some((key, _)) = line.trim_start().split_once(':')
-            {
+            let indent = line.len() - line.trim_start().len();
+            if keys.list {
                 // The rest of a top-level list item's keys, at its first indentation.
-                if line.len() - line.trim_start().len() == 2 {
+                if indent == 2
+                    && let Some((key, _)) = line.trim_start().split_once(':')
+                {
                     keys.top.push(unquote(key).to_owned());
                 }
+            } else if !parent.is_empty() && *child_indent.get_or_insert(indent) == indent {
+                let key = line.trim_start().split(':').next().unwrap_or_default();
+                keys.nested.push((parent.clone(), unquote(key).to_owned()));
             }
             continue;
         }
@@ -208,7 +189,8 @@ fn yaml_keys(text: &str) -> Keys {
         }
         if let Some((key, _)) = line.split_once(':') {
             let key = unquote(key);
-            in_log = key == "log";
+            parent = key.to_owned();
+            child_indent = None;
             keys.top.push(key.to_owned());
         }
     }

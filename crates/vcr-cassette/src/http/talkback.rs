@@ -14,10 +14,15 @@
 //!   as text: talkback would replay garbage for it, but it is what a person wrote by hand
 //!   and what a linter must see.
 
+use std::path::Path;
+
 use vcr_doc::Node;
 
+use super::recorder::{Filtered, Format, Head, How, RecordMode, RecordRun, Recorder, has};
 use super::walk::{At, base64_bytes};
-use super::{Body, Field, Format, Header, HttpCassette, Interaction, ReadError, Request, Response};
+use super::{
+    Body, Field, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars,
+};
 
 /// Whether the document is a talkback tape: a mapping with `meta` and `req` mappings.
 pub(super) fn matches(root: &Node) -> bool {
@@ -27,7 +32,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a talkback tape.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let root = At::root(root, Format::Talkback);
+    let root = At::root(root, FORMAT);
     let meta = root.need("meta")?;
     let req = root.need("req")?;
     let url = req.need("url")?.into_field()?;
@@ -58,7 +63,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
         None => None,
     };
     Ok(HttpCassette {
-        format: Format::Talkback,
+        format: FORMAT,
         interactions: vec![Interaction {
             path: "tape".to_owned(),
             request,
@@ -146,6 +151,59 @@ fn skip_blank(mut text: &str) -> &str {
         } else {
             return text;
         }
+    }
+}
+
+/// talkback's JSON5 tapes.
+pub struct Talkback;
+
+/// talkback's [`Format`].
+pub const FORMAT: Format = Format::new(&Talkback);
+
+impl Recorder for Talkback {
+    fn name(&self) -> &'static str {
+        "talkback"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        looks_like(head.text)
+    }
+
+    fn matches(&self, root: &Node) -> bool {
+        matches(root)
+    }
+
+    fn read(&self, root: &Node, _: &Path, _: &Sidecars) -> Result<HttpCassette, ReadError> {
+        read(root)
+    }
+
+    /// A tape's `meta`, with the `createdAt` talkback stamps.
+    fn identified(&self, text: &str) -> bool {
+        looks_like(text) && has(text, "createdAt")
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "url", "body"]
+    }
+
+    fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
+        matches!(what, Filtered::Body).then(|| {
+            "talkback's requestDecorator writing the same placeholders in the body, or ignoreBody"
+                .into()
+        })
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["talkback"]
+    }
+
+    fn record_mode(&self, tool: &'static str, _: &RecordRun<'_>) -> RecordMode {
+        RecordMode::only(
+            tool,
+            How::InCode(
+                "talkback's `record` option: `RecordMode.NEW`, the default, records a request it has no tape for",
+            ),
+        )
     }
 }
 
@@ -318,13 +376,7 @@ mod tests {
         fn case(text: &str, message: &str, at: &str) {
             let root = from_json(text.as_bytes()).unwrap();
             assert!(matches(&root), "{text}");
-            assert_error(
-                &read(&root).unwrap_err(),
-                text,
-                Format::Talkback,
-                message,
-                at,
-            );
+            assert_error(&read(&root).unwrap_err(), text, FORMAT, message, at);
         }
         case(
             r#"{"meta":{"host":"h"},"req":{"method":"GET"}}"#,

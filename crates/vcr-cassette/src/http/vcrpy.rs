@@ -19,10 +19,16 @@
 //!   a `frozenset` of pairs, response headers as `name: value` lines.
 //! - langchain-aws's gzip YAML: `requests:` and `responses:` lists, read pairwise.
 
+use std::path::Path;
+
 use vcr_doc::Node;
 
+use super::recorder::{
+    Filtered, Format, Head, How, MissNames, MissRule, RecordMode, RecordRun, Recorder, has,
+    is_json, top_level,
+};
 use super::walk::{self, At};
-use super::{Body, Field, Format, HttpCassette, Interaction, ReadError, Request, Response};
+use super::{Body, Field, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
 
 /// Whether the document is a vcrpy cassette: `interactions` (empty, or the first an HTTP
 /// interaction or a WebSocket message) that are not go-vcr's, the old top-level list of
@@ -54,7 +60,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a vcrpy cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let at = At::root(root, Format::Vcrpy);
+    let at = At::root(root, FORMAT);
     let interactions = if root.as_seq().is_some() {
         at.items()?
             .iter()
@@ -63,10 +69,10 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     } else if let (Some(requests), Some(responses)) = (at.get("requests"), at.get("responses")) {
         pairwise(&requests, &responses)?
     } else {
-        return walk::cassette(root, Format::Vcrpy, "interactions", interaction);
+        return walk::cassette(root, FORMAT, "interactions", interaction);
     };
     Ok(HttpCassette {
-        format: Format::Vcrpy,
+        format: FORMAT,
         interactions,
         compressed: false,
         outside: Vec::new(),
@@ -236,8 +242,267 @@ fn message(item: &At<'_>) -> Result<Interaction, ReadError> {
     })
 }
 
+/// vcrpy, and the pytest plugins that drive it (pytest-recording, pytest-vcr).
+pub struct Vcrpy;
+
+/// vcrpy's [`Format`].
+pub const FORMAT: Format = Format::new(&Vcrpy);
+
+impl Recorder for Vcrpy {
+    fn name(&self) -> &'static str {
+        "vcrpy"
+    }
+
+    fn known_as(&self) -> &'static str {
+        "vcrpy and pytest-recording"
+    }
+
+    fn sniff(&self, head: &Head<'_>) -> bool {
+        if head.list {
+            head.has("request") && head.has("response")
+        } else {
+            head.has("interactions") || head.has("requests")
+        }
+    }
+
+    fn matches(&self, root: &Node) -> bool {
+        matches(root)
+    }
+
+    fn read(&self, root: &Node, _: &Path, _: &Sidecars) -> Result<HttpCassette, ReadError> {
+        read(root)
+    }
+
+    /// `version: 1` beside `interactions` (vcrpy writes both), or langchain-aws's `requests`
+    /// and `responses`.
+    fn identified(&self, text: &str) -> bool {
+        if is_json(text) {
+            (has(text, "\"interactions\"")
+                && (has(text, "\"version\": 1") || has(text, "\"version\":1")))
+                || (has(text, "\"requests\"") && has(text, "\"responses\""))
+        } else {
+            (top_level(text, "interactions:") && top_level(text, "version: 1"))
+                || (top_level(text, "requests:") && top_level(text, "responses:"))
+        }
+    }
+
+    fn default_match_on(&self) -> &'static [&'static str] {
+        &["method", "scheme", "host", "port", "path", "query"]
+    }
+
+    fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
+        Some(match what {
+            Filtered::Query { name, placeholder } => {
+                format!("vcrpy's filter_query_parameters=[(\"{name}\", \"{placeholder}\")]")
+            }
+            Filtered::Header { name } => {
+                format!("vcrpy's filter_headers=[(\"{name}\", <its placeholder>)]")
+            }
+            Filtered::Body => "vcrpy's filter_post_data_parameters with the same names and placeholders, or a match_on without `body`".into(),
+        })
+    }
+
+    fn tools(&self) -> &'static [&'static str] {
+        &["vcrpy"]
+    }
+
+    fn declared(&self, run: &RecordRun<'_>) -> Option<&'static str> {
+        pytest_plugin(run).map(|_| "vcrpy")
+    }
+
+    fn record_mode(&self, _: &'static str, run: &RecordRun<'_>) -> RecordMode {
+        let Some(plugin) = pytest_plugin(run) else {
+            return RecordMode::only(
+                "vcrpy",
+                How::InCode(
+                    "vcrpy's `record_mode` (in `use_cassette` or `vcr.VCR`): `once`, its default, records a missing cassette",
+                ),
+            );
+        };
+        let (option, once) = plugin.option();
+        let mut mode = RecordMode::only(plugin.name(), How::Given(option.to_owned()));
+        let in_addopts = (run.env)(PYTEST_ADDOPTS).is_some_and(|a| a.contains(option));
+        if run.names(option) || in_addopts {
+            return mode;
+        }
+        if runs_pytest(run.argv) {
+            mode.args.push(once.to_owned());
+            mode.how = How::Set(format!("`{once}` added to the command"));
+        } else {
+            // pytest reads this variable wherever it is started from.
+            let addopts = match (run.env)(PYTEST_ADDOPTS) {
+                Some(given) if !given.trim().is_empty() => format!("{given} {once}"),
+                _ => once.to_owned(),
+            };
+            mode.env.push((PYTEST_ADDOPTS.to_owned(), addopts));
+            mode.how = How::Set(format!("`{once}` added to `{PYTEST_ADDOPTS}`"));
+        }
+        mode
+    }
+
+    fn misses(&self) -> &'static [MissRule] {
+        &[
+            // Up to vcrpy 8: the path in the headline, as Python's repr.
+            MissRule {
+                headline: r#"Can't overwrite existing cassette \((?:'([^']+)'|"([^"]+)")\)"#,
+                names: MissNames::Headline,
+            },
+            // vcrpy 9: the headline, the request, then `Cassette: <file>`, under pytest's `E`.
+            MissRule {
+                headline: r"Can't play back this request:",
+                names: MissNames::Below {
+                    name: r"^(?:E\s+)?\s*Cassette: (.+?)\s*$",
+                    list: None,
+                    none: None,
+                    within: 40,
+                },
+            },
+        ]
+    }
+}
+
+/// The pytest plugins that write vcrpy cassettes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plugin {
+    PytestRecording,
+    PytestVcr,
+}
+
+impl Plugin {
+    fn name(self) -> &'static str {
+        match self {
+            Plugin::PytestRecording => "pytest-recording",
+            Plugin::PytestVcr => "pytest-vcr",
+        }
+    }
+
+    /// The option that sets the record mode, and the value that records what is missing.
+    fn option(self) -> (&'static str, &'static str) {
+        match self {
+            Plugin::PytestRecording => ("--record-mode", "--record-mode=once"),
+            Plugin::PytestVcr => ("--vcr-record", "--vcr-record=once"),
+        }
+    }
+}
+
+/// The options pytest adds to its command line, wherever it is started from (`tox`, `make`).
+const PYTEST_ADDOPTS: &str = "PYTEST_ADDOPTS";
+
+/// Whether `argv` runs pytest itself (`pytest`, `py.test`, `python -m pytest`, behind a
+/// runner such as `uv run` or `poetry run`), so an option added at its end reaches pytest.
+fn runs_pytest(argv: &[String]) -> bool {
+    argv.iter().enumerate().any(|(i, word)| {
+        let name = Path::new(word)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        matches!(name, "pytest" | "py.test") || (word == "pytest" && i > 0 && argv[i - 1] == "-m")
+    })
+}
+
+/// The files that declare a Python project's dependencies and pytest plugins.
+const DECLARATIONS: &[&str] = &[
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "tox.ini",
+    "pytest.ini",
+    "Pipfile",
+    "poetry.lock",
+    "uv.lock",
+    "pdm.lock",
+    "requirements.txt",
+    "requirements-dev.txt",
+    "requirements-test.txt",
+    "dev-requirements.txt",
+    "test-requirements.txt",
+    "conftest.py",
+];
+
+/// The pytest plugin the project of `run` declares, or names in a `conftest.py` of its
+/// folder or its `tests` folder; `None` when it names neither. Which plugin writes a vcrpy
+/// cassette is read from the files that declare it: both write the same cassettes and use
+/// the same `@pytest.mark.vcr` marker, so their own names are the evidence.
+fn pytest_plugin(run: &RecordRun<'_>) -> Option<Plugin> {
+    for folder in run.declaring_folders() {
+        for name in DECLARATIONS {
+            let Ok(text) = std::fs::read_to_string(folder.join(name)) else {
+                continue;
+            };
+            // The distribution's name, or its module's.
+            for plugin in [Plugin::PytestRecording, Plugin::PytestVcr] {
+                let dist = plugin.name();
+                let module = dist.replace('-', "_");
+                if text.contains(dist) || text.contains(&module) {
+                    return Some(plugin);
+                }
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
+    use super::{Plugin, pytest_plugin, runs_pytest};
+    use crate::http::recorder::RecordRun;
+
+    fn words(line: &str) -> Vec<String> {
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn pytest_is_recognised_behind_runners_only_as_the_program() {
+        for line in [
+            "pytest",
+            "pytest tests -k llm",
+            "py.test",
+            "python -m pytest -x",
+            "uv run pytest",
+            "poetry run pytest tests",
+            ".venv/bin/pytest",
+        ] {
+            assert!(runs_pytest(&words(line)), "{line}");
+        }
+        for line in [
+            "tox -e py312",
+            "make test",
+            "python run_pytest.py",
+            "npm test",
+        ] {
+            assert!(!runs_pytest(&words(line)), "{line}");
+        }
+    }
+
+    #[test]
+    fn the_plugin_is_read_from_the_nearest_declaration() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let suite = root.join("services/api");
+        std::fs::create_dir_all(suite.join("tests")).unwrap();
+        let no_env = |_: &str| None;
+        let run = RecordRun {
+            root,
+            dir: &suite,
+            argv: &[],
+            env: &no_env,
+        };
+        assert_eq!(pytest_plugin(&run), None);
+        std::fs::write(
+            root.join("pyproject.toml"),
+            "[dependency-groups]\ntest = [\"pytest-vcr>=1\"]\n",
+        )
+        .unwrap();
+        assert_eq!(pytest_plugin(&run), Some(Plugin::PytestVcr));
+        // The suite's own conftest.py is nearer than the root's declaration.
+        std::fs::write(
+            suite.join("tests/conftest.py"),
+            "pytest_plugins = [\"pytest_recording\"]\n",
+        )
+        .unwrap();
+        assert_eq!(pytest_plugin(&run), Some(Plugin::PytestRecording));
+    }
+
     use super::{matches, read};
     use crate::http::walk::testing::assert_read_error;
     use crate::http::{Body, Field, Header, HttpCassette};

@@ -359,7 +359,7 @@ impl<'n> At<'n> {
         // not in the alphabet: such a file replays, so it is read as Ruby reads it.
         let bytes = match self.base64() {
             Ok(bytes) => bytes,
-            Err(_) if self.format == Format::RubyVcr => {
+            Err(_) if self.format == super::ruby_vcr::FORMAT => {
                 ruby_decode64(self.node.as_scalar().map_or("", |s| s.text.as_str()))
             }
             Err(e) => return Err(e),

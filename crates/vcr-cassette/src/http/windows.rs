@@ -62,8 +62,8 @@ pub(super) fn read_json_windows(
 ) -> Result<Option<usize>, ReadError> {
     let bytes = text.as_bytes();
     let key = match super::json_format_hint(super::head_of(bytes)) {
-        Some(Format::RubyVcr) => "http_interactions",
-        Some(Format::Vcrpy) => "interactions",
+        Some(format) if format == super::ruby_vcr::FORMAT => "http_interactions",
+        Some(format) if format == super::vcrpy::FORMAT => "interactions",
         _ => return Ok(None),
     };
     let mut windows = Windows::new(text, window, keep, visit);
@@ -198,15 +198,23 @@ fn recorder(
     })?;
     seq.extend(first);
     if super::vcrpy::matches(&root) {
-        Some((Format::Vcrpy, "interactions", &super::vcrpy::interaction))
+        Some((
+            super::vcrpy::FORMAT,
+            "interactions",
+            &super::vcrpy::interaction,
+        ))
     } else if super::ruby_vcr::matches(&root) {
         Some((
-            Format::RubyVcr,
+            super::ruby_vcr::FORMAT,
             "http_interactions",
             &super::ruby_vcr::interaction,
         ))
     } else if super::go_vcr::matches(&root) {
-        Some((Format::GoVcr, "interactions", &super::go_vcr::interaction))
+        Some((
+            super::go_vcr::FORMAT,
+            "interactions",
+            &super::go_vcr::interaction,
+        ))
     } else {
         None
     }
@@ -396,7 +404,7 @@ impl<'t, 'v, 'r> Windows<'t, 'v, 'r> {
 #[cfg(test)]
 mod tests {
     use super::{read_json_windows, read_windows};
-    use crate::http::{Format, HttpCassette};
+    use crate::http::HttpCassette;
 
     fn windows(text: &str, window: usize) -> Option<Vec<HttpCassette>> {
         let mut out = Vec::new();
@@ -417,7 +425,7 @@ mod tests {
     fn a_vcrpy_cassette_goes_an_interaction_at_a_time_then_the_rest() {
         let parts = windows(VCRPY, 1).unwrap();
         assert_eq!(parts.len(), 3);
-        assert!(parts.iter().all(|p| p.format == Format::Vcrpy));
+        assert!(parts.iter().all(|p| p.format == crate::http::vcrpy::FORMAT));
         let paths: Vec<&str> = (parts.iter())
             .flat_map(|p| p.interactions.iter().map(|i| i.path.as_str()))
             .collect();
@@ -448,9 +456,15 @@ mod tests {
     #[test]
     fn the_recorder_is_the_whole_reads() {
         let go = "version: 2\ninteractions:\n- request:\n    method: GET\n    url: https://a.example/\n  response:\n    code: 200\n";
-        assert_eq!(windows(go, 1).unwrap()[0].format, Format::GoVcr);
+        assert_eq!(
+            windows(go, 1).unwrap()[0].format,
+            crate::http::go_vcr::FORMAT
+        );
         let ruby = "http_interactions:\n- request:\n    method: get\n    uri: https://a.example/\n  response:\n    status: {code: 200}\n  recorded_at: Mon, 01 Jan 2024 00:00:00 GMT\nrecorded_with: VCR 6.2.0\n";
-        assert_eq!(windows(ruby, 1).unwrap()[0].format, Format::RubyVcr);
+        assert_eq!(
+            windows(ruby, 1).unwrap()[0].format,
+            crate::http::ruby_vcr::FORMAT
+        );
         let pact = "consumer: {name: a}\nprovider: {name: b}\ninteractions:\n- request: {method: GET}\n  response: {}\n";
         assert!(windows(pact, 1).is_none());
         let paired = "requests:\n- {method: GET, uri: x}\nresponses:\n- {status: {code: 200}}\n";
@@ -475,14 +489,14 @@ mod tests {
         let mut parts = Vec::new();
         let count = read_json_windows(&text, 1, false, &mut |c, _| parts.push(c)).unwrap();
         assert_eq!(count, Some(3));
-        assert!(parts.iter().all(|p| p.format == Format::Vcrpy));
+        assert!(parts.iter().all(|p| p.format == crate::http::vcrpy::FORMAT));
         assert_eq!(parts[1].interactions[0].path, "interactions[1]");
         let at = text.find("sk-the-last").unwrap() as u32;
         assert!(parts[2].outside.iter().any(|&(s, e)| s <= at && at < e));
         let ruby = text.replace("\"interactions\"", "\"http_interactions\"");
         let mut formats = Vec::new();
         read_json_windows(&ruby, 1, false, &mut |c, _| formats.push(c.format)).unwrap();
-        assert_eq!(formats.first(), Some(&Format::RubyVcr));
+        assert_eq!(formats.first(), Some(&crate::http::ruby_vcr::FORMAT));
         let repeated = text.replace("\"version\": 1", "\"version\": 1, \"version\": 2");
         assert_eq!(
             read_json_windows(&repeated, 1, false, &mut |_, _| {}),
@@ -495,7 +509,7 @@ mod tests {
         let cut = &text[..text.len() / 2];
         let read = read_json_windows(cut, 1, false, &mut |_, _| {});
         assert!(
-            matches!(&read, Err(e) if e.format == Format::Vcrpy),
+            matches!(&read, Err(e) if e.format == crate::http::vcrpy::FORMAT),
             "{read:?}"
         );
     }

@@ -285,7 +285,7 @@ impl<'c> Run<'c> {
         }
         if let Some(format) = result.http_format {
             *outcome.summary.http.entry(format).or_default() += 1;
-            if format == http::Format::Vcrpy.name()
+            if format == http::vcrpy::FORMAT.name()
                 && let Some(guessing) = &mut self.guessing
             {
                 guessing.add(cassette);
