@@ -101,7 +101,7 @@ fn scenario(files: &[(&str, &str)]) -> dsh::ScenarioReport {
 }
 
 fn ids(problems: &[Problem]) -> Vec<&'static str> {
-    problems.iter().map(|p| p.id).collect()
+    problems.iter().map(|p| p.id.as_str()).collect()
 }
 
 #[track_caller]
@@ -111,7 +111,7 @@ fn one(problems: &[Problem], id: &str) -> Problem {
         1,
         "expected exactly one {id} problem, got {problems:#?}"
     );
-    assert_eq!(problems[0].id, id, "{problems:#?}");
+    assert_eq!(problems[0].id.as_str(), id, "{problems:#?}");
     problems[0].clone()
 }
 
@@ -327,7 +327,7 @@ fn header_case(role: Role, header: &str, want: &[(&str, &str)]) -> dsh::Header {
     let got: Vec<(&str, &str)> = read
         .problems
         .iter()
-        .map(|p| (p.id, p.message.as_str()))
+        .map(|p| (p.id.as_str(), p.message.as_str()))
         .collect();
     assert_eq!(got.len(), want.len(), "{header}: {got:#?}");
     for ((id, message), (want_id, piece)) in got.iter().zip(want) {
@@ -1280,7 +1280,7 @@ fn every_corpus_scenario_checks_clean() {
     // lack `delegationDepth` (authored and web scenarios), which is a warning (issue 11).
     let (store, replay): (Vec<Problem>, Vec<Problem>) = problems
         .into_iter()
-        .partition(|p| p.id == "dsh/persistence");
+        .partition(|p| p.id.as_str() == "dsh/persistence");
     assert!(replay.is_empty(), "{replay:#?}");
     assert_eq!(store.len(), 20, "{store:#?}");
     assert!(
@@ -1437,7 +1437,11 @@ fn rows_the_harness_cannot_read_hide_no_other_check() {
     lines.retain(|l| !l.contains(r#""step":2,"chunk":{"type":"finish""#));
     let text = log(&lines.iter().map(String::as_str).collect::<Vec<_>>());
     let report = scenario(&[("session.jsonl", &text)]);
-    let got: Vec<(&str, Option<usize>)> = report.problems.iter().map(|p| (p.id, p.line)).collect();
+    let got: Vec<(&str, Option<usize>)> = report
+        .problems
+        .iter()
+        .map(|p| (p.id.as_str(), p.line))
+        .collect();
     assert_eq!(
         got,
         [

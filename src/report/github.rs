@@ -32,7 +32,7 @@ pub(super) fn annotation(finding: &Finding) -> String {
         Some(&finding.path),
         finding.line,
         finding.column,
-        finding.id,
+        finding.id.as_str(),
         &message,
     )
 }
@@ -103,7 +103,7 @@ mod tests {
     #[test]
     fn annotations_escape_what_github_requires() {
         let mut f = Finding::new(
-            "leak/path",
+            vcr_lint::finding::FindingId::LeakPath,
             Severity::Warning,
             "a,b:c.json",
             "50%\nnext".into(),

@@ -372,7 +372,7 @@ fn write_finding(out: &mut Vec<u8>, finding: &Finding) {
         write!(out, "{value}").expect("a vector takes every write");
     };
     out.extend_from_slice(b"    {\n      \"id\": ");
-    vcr_json::write_string(&vcr_json::Str::new(*id), out);
+    vcr_json::write_string(&vcr_json::Str::new(id.as_str()), out);
     string(out, b"severity", severity);
     string(out, b"path", path);
     if let Some(line) = line {
@@ -579,7 +579,7 @@ mod tests {
             _ => String::new(),
         };
         let mut f = Finding::new(
-            "leak/secret",
+            vcr_lint::finding::FindingId::LeakSecret,
             Severity::Error,
             &format!("dir/f{i}.json"),
             message,

@@ -1,7 +1,7 @@
 //! SARIF 2.1.0, the format code scanning services (GitHub, GitLab, Azure DevOps) read.
 
 use serde_json::{Value, json};
-use vcr_lint::finding::{Finding, IDS, Severity};
+use vcr_lint::finding::{Finding, FindingId, Severity};
 
 use super::Problem;
 
@@ -9,12 +9,12 @@ use super::Problem;
 /// that stopped the run (`fatal`) are tool execution notifications of a failed invocation,
 /// so a code scanning service does not take the run for a clean one.
 pub(super) fn render(findings: &[Finding], problems: &[Problem], fatal: Option<&str>) -> String {
-    let rules: Vec<Value> = IDS
+    let rules: Vec<Value> = FindingId::ALL
         .iter()
-        .map(|(id, description)| {
+        .map(|id| {
             json!({
-                "id": id,
-                "shortDescription": {"text": description},
+                "id": id.as_str(),
+                "shortDescription": {"text": id.describe()},
             })
         })
         .collect();
@@ -85,9 +85,9 @@ fn notification(problem: &Problem) -> Value {
 }
 
 fn result(finding: &Finding) -> Value {
-    let rule_index = IDS
+    let rule_index = FindingId::ALL
         .iter()
-        .position(|(id, _)| *id == finding.id)
+        .position(|id| *id == finding.id)
         .unwrap_or(0);
     let location = location(&finding.path, finding.line, finding.column);
     let text = match &finding.matched {

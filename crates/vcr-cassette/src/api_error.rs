@@ -21,7 +21,8 @@ use std::fmt;
 use vcr_json::{Object, Value};
 
 /// The finding id.
-pub const RECORDED_ERROR: &str = "recorded/error";
+pub const RECORDED_ERROR: crate::finding_id::FindingId =
+    crate::finding_id::FindingId::RecordedError;
 
 /// What kind of API error a recording captured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -8,6 +8,7 @@
 pub mod api_error;
 pub mod claude_code;
 pub mod dsh;
+pub mod finding_id;
 pub mod generic;
 pub mod http;
 pub mod jsonl;
@@ -71,13 +72,26 @@ pub enum CassetteError {
 }
 
 impl CassetteError {
-    /// The finding id of the problem (`parse` or `schema`; `limit` for a rule that was
-    /// stopped).
+    /// The finding the problem is, when a check reports it: `parse`, `schema`, a dsh log's
+    /// or a generic cassette's own (a rule stopped at its time limit is a file's problem,
+    /// never a finding: `schema` stands for it here).
+    pub fn finding_id(&self) -> finding_id::FindingId {
+        use finding_id::FindingId;
+        match self {
+            CassetteError::Parse(_) => FindingId::Parse,
+            CassetteError::Log(problem) => problem.id,
+            CassetteError::Generic(e) => e.finding_id(),
+            CassetteError::Schema(_) | CassetteError::Rule(_) => FindingId::Schema,
+        }
+    }
+
+    /// The id of the problem as a file's problem reports it (`parse` or `schema`; `limit`
+    /// for a rule that was stopped).
     pub fn id(&self) -> &'static str {
         match self {
             CassetteError::Parse(_) => "parse",
             CassetteError::Schema(_) => "schema",
-            CassetteError::Log(problem) => problem.id,
+            CassetteError::Log(problem) => problem.id.as_str(),
             CassetteError::Generic(e) => e.id(),
             CassetteError::Rule(_) => "limit",
         }

@@ -254,7 +254,7 @@ pub struct DetectorInfo {
     /// The stable name (`anthropic-key`, `user-home`, ...).
     pub name: &'static str,
     /// The finding id its matches become (`leak/secret`, ...).
-    pub id: &'static str,
+    pub id: crate::finding::FindingId,
     /// What it finds, in one line.
     pub description: &'static str,
 }

@@ -3,76 +3,7 @@
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// Every finding id vcr can report, with a one-line description (used by SARIF and `--help`).
-pub const IDS: &[(&str, &str)] = &[
-    ("parse", "Not valid JSON/JSONL"),
-    ("schema", "Valid JSON, but not the shape of its kind"),
-    (
-        "name/stale",
-        "The name is not the hash of the key material under the current rules",
-    ),
-    (
-        "name/collision",
-        "Two cassettes have, or would have, the same name",
-    ),
-    ("name/too-long", "A name longer than file systems allow"),
-    (
-        "format/unnormalized",
-        "The file differs from what `vcr normalize` would write",
-    ),
-    (
-        "format/line-endings",
-        "CRLF line endings where the harness writes LF",
-    ),
-    ("leak/secret", "An API key, token, password or private key"),
-    (
-        "leak/path",
-        "An absolute machine path: a home folder, a temporary folder, this machine's folders",
-    ),
-    (
-        "leak/uuid",
-        "A UUID (in key material it changes the name on every run)",
-    ),
-    (
-        "leak/timestamp",
-        "An ISO 8601 date-time (in key material it changes the name on every run)",
-    ),
-    ("leak/email", "An email address"),
-    (
-        "missing",
-        "A cassette a test run looked for and did not find, or a scenario file absent",
-    ),
-    ("orphan", "A cassette no test run read"),
-    (
-        "dsh/unfinished-call",
-        "A dsh model call without a `finish` chunk that no override covers",
-    ),
-    (
-        "dsh/override",
-        "An invalid `replay.override.json` (the harness's own message)",
-    ),
-    (
-        "dsh/from-request",
-        "An unterminated or invalid `{{fromRequest:...}}` placeholder",
-    ),
-    (
-        "recorded/error",
-        "A recorded call that is an API error (authentication, billing, rate limit, server error)",
-    ),
-    (
-        "expired",
-        "An HTTP cassette recorded longer ago than `--max-age` (`[verify] max-age`)",
-    ),
-    (
-        "dsh/persistence",
-        "A dsh session header that replay reads but the harness's session store refuses",
-    ),
-];
-
-/// Whether `id` is a finding id vcr knows.
-pub fn is_known_id(id: &str) -> bool {
-    IDS.iter().any(|(known, _)| *known == id)
-}
+pub use vcr_cassette::finding_id::FindingId;
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -88,7 +19,7 @@ pub enum Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     /// The finding id (`leak/secret`, `name/stale`, ...).
-    pub id: &'static str,
+    pub id: FindingId,
     /// Error or warning.
     pub severity: Severity,
     /// The file, relative to the project root, `/`-separated.
@@ -134,7 +65,7 @@ pub fn fingerprint(value: &str) -> String {
 
 impl Finding {
     /// A finding about a whole file or a place in it, not a leak.
-    pub fn new(id: &'static str, severity: Severity, path: &str, message: String) -> Finding {
+    pub fn new(id: FindingId, severity: Severity, path: &str, message: String) -> Finding {
         Finding {
             id,
             severity,

@@ -1570,7 +1570,7 @@ mod tests {
         let match_on = cassette.format.default_match_on();
         check(&cassette, text.as_bytes(), &Scanner::new(&[]), match_on)
             .into_iter()
-            .map(|l| (l.hit.family.id(), l.severity, l.path, l.hit.text))
+            .map(|l| (l.hit.family.id().as_str(), l.severity, l.path, l.hit.text))
             .collect()
     }
 

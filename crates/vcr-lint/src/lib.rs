@@ -22,6 +22,7 @@ pub mod http;
 mod placeholder;
 mod reason;
 
+use crate::finding::FindingId;
 use std::sync::OnceLock;
 
 use regex_automata::meta::Regex;
@@ -99,13 +100,13 @@ pub enum LeakFamily {
 
 impl LeakFamily {
     /// The finding id.
-    pub fn id(self) -> &'static str {
+    pub fn id(self) -> FindingId {
         match self {
-            LeakFamily::Secret => "leak/secret",
-            LeakFamily::Path => "leak/path",
-            LeakFamily::Uuid => "leak/uuid",
-            LeakFamily::Timestamp => "leak/timestamp",
-            LeakFamily::Email => "leak/email",
+            LeakFamily::Secret => FindingId::LeakSecret,
+            LeakFamily::Path => FindingId::LeakPath,
+            LeakFamily::Uuid => FindingId::LeakUuid,
+            LeakFamily::Timestamp => FindingId::LeakTimestamp,
+            LeakFamily::Email => FindingId::LeakEmail,
         }
     }
 }

@@ -29,7 +29,7 @@ pub struct Entry {
 impl Entry {
     fn of(finding: &Finding) -> Entry {
         Entry {
-            id: finding.id.to_owned(),
+            id: finding.id.as_str().to_owned(),
             path: finding.path.clone(),
             pointer: finding.pointer.clone(),
             fingerprint: finding.fingerprint.clone(),
@@ -156,7 +156,12 @@ mod tests {
     use vcr_lint::finding::Severity;
 
     fn finding(path: &str, value: &str, line: usize) -> Finding {
-        let mut f = Finding::new("leak/secret", Severity::Error, path, "x".into());
+        let mut f = Finding::new(
+            vcr_lint::finding::FindingId::LeakSecret,
+            Severity::Error,
+            path,
+            "x".into(),
+        );
         f.fingerprint = vcr_lint::finding::fingerprint(value);
         f.pointer = Some("/input/0".into());
         f.line = Some(line);

@@ -30,7 +30,7 @@ impl FileProblem {
     /// A dsh log's problem found while streaming it: the place it carries.
     pub fn log(problem: vcr_cassette::dsh::Problem) -> FileProblem {
         FileProblem {
-            id: problem.id,
+            id: problem.id.as_str(),
             line: problem.line,
             column: problem.column,
             message: vcr_cassette::CassetteError::Log(problem).to_string(),

@@ -111,7 +111,7 @@ pub(super) fn read_header(
         ..Header::default()
     };
     let line = at.line;
-    let problem = |id: &'static str, span: Option<usize>, message: String| {
+    let problem = |id: crate::finding_id::FindingId, span: Option<usize>, message: String| {
         Problem::at(id, file, bytes, at.start + span.unwrap_or(0), message)
     };
     if at.blank_before {

@@ -51,25 +51,27 @@ pub use session::{Event, SessionLog, SessionRead, SessionReader, parse_session, 
 
 /// The finding ids this module reports, as `DESIGN.md` lists them.
 pub mod ids {
+    use crate::finding_id::FindingId;
+
     /// Not valid JSON, or a line that is not a JSON object.
-    pub const PARSE: &str = "parse";
+    pub const PARSE: FindingId = FindingId::Parse;
     /// Valid JSON but not the shape the harness needs (header, packed rows, events).
-    pub const SCHEMA: &str = "schema";
+    pub const SCHEMA: FindingId = FindingId::Schema;
     /// A session header that llm-replay reads but the harness's session store refuses
     /// (a warning by default).
-    pub const PERSISTENCE: &str = "dsh/persistence";
+    pub const PERSISTENCE: FindingId = FindingId::DshPersistence;
     /// A child log missing from the sequence, or a `session.jsonl` the scenario needs.
-    pub const MISSING: &str = "missing";
+    pub const MISSING: FindingId = FindingId::Missing;
     /// A model call without `finish` that no override covers.
-    pub const UNFINISHED_CALL: &str = "dsh/unfinished-call";
+    pub const UNFINISHED_CALL: FindingId = FindingId::DshUnfinishedCall;
     /// An invalid `replay.override.json`.
-    pub const OVERRIDE: &str = "dsh/override";
+    pub const OVERRIDE: FindingId = FindingId::DshOverride;
     /// An invalid or unterminated `{{fromRequest:...}}` placeholder.
-    pub const FROM_REQUEST: &str = "dsh/from-request";
+    pub const FROM_REQUEST: FindingId = FindingId::DshFromRequest;
     /// A session log that differs from what `vcr normalize` writes.
-    pub const UNNORMALIZED: &str = "format/unnormalized";
+    pub const UNNORMALIZED: FindingId = FindingId::FormatUnnormalized;
     /// A derived call whose recording is a provider error (authentication, rate limit, ...).
-    pub const RECORDED_ERROR: &str = crate::api_error::RECORDED_ERROR;
+    pub const RECORDED_ERROR: FindingId = FindingId::RecordedError;
 }
 
 /// One thing wrong with a scenario, placed in a file.
@@ -80,7 +82,7 @@ pub mod ids {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// The finding id (see [`ids`]).
-    pub id: &'static str,
+    pub id: crate::finding_id::FindingId,
     /// The file, as the caller named it (for [`check_scenario`]: the folder prefix joined
     /// with the file name).
     pub file: String,
@@ -98,7 +100,7 @@ impl Problem {
     /// A problem at byte `offset` of the file, placed by `text` (the whole file, or the line
     /// of a streamed log that holds the offset).
     pub(crate) fn at<'b>(
-        id: &'static str,
+        id: crate::finding_id::FindingId,
         file: &str,
         text: impl Into<Place<'b>>,
         offset: usize,
@@ -116,7 +118,7 @@ impl Problem {
     }
 
     /// A problem about a whole file.
-    pub(crate) fn whole(id: &'static str, file: &str, message: String) -> Problem {
+    pub(crate) fn whole(id: crate::finding_id::FindingId, file: &str, message: String) -> Problem {
         Problem {
             id,
             file: file.to_owned(),

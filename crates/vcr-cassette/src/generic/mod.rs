@@ -59,6 +59,7 @@
 //! `python` sorts keys). A `|json` body only Python accepts (`NaN`, `Infinity`) is hashed as
 //! a string. Hashes are lowercase hex.
 
+use crate::finding_id::FindingId;
 use std::fmt;
 
 use serde::Deserialize;
@@ -825,14 +826,19 @@ pub enum GenericError {
 }
 
 impl GenericError {
-    /// The finding id: `parse`, `schema`, or `name/stale` for a name that does not follow
-    /// the template.
-    pub fn id(&self) -> &'static str {
+    /// The finding it is: `parse`, `schema`, or `name/stale` for a name that does not
+    /// follow the template.
+    pub fn finding_id(&self) -> FindingId {
         match self {
-            GenericError::Parse(_) => "parse",
-            GenericError::Schema { .. } => "schema",
-            GenericError::Name { .. } => "name/stale",
+            GenericError::Parse(_) => FindingId::Parse,
+            GenericError::Schema { .. } => FindingId::Schema,
+            GenericError::Name { .. } => FindingId::NameStale,
         }
+    }
+
+    /// The finding id as text.
+    pub fn id(&self) -> &'static str {
+        self.finding_id().as_str()
     }
 
     /// The byte offset of the problem in the file, when known.

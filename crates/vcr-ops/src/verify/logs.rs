@@ -11,7 +11,7 @@ use crate::event::FileProblem;
 use vcr_cassette::generic;
 use vcr_cassette::jsonl::{self, LineReader};
 use vcr_json::{Position, Value};
-use vcr_lint::finding::{Finding, Severity};
+use vcr_lint::finding::{Finding, FindingId, Severity};
 use vcr_project::tree::Cassette;
 
 /// A log's checks run over its lines (`check`), from the staged contents or the file
@@ -139,12 +139,15 @@ pub(super) fn check_generic_log(
             Ok(Some(check)) if check.is_stale() => {
                 let message = stale_message(&check);
                 let at = line.locate(check.offset);
-                stale.push(Finding::new("name/stale", Severity::Error, rel, message).at(Some(at)));
+                stale.push(
+                    Finding::new(FindingId::NameStale, Severity::Error, rel, message).at(Some(at)),
+                );
             }
             Ok(_) => {}
             Err(e) => {
                 let at = e.offset().map(|o| line.locate(o));
-                problem = Some(Finding::new(e.id(), Severity::Error, rel, e.to_string()).at(at));
+                problem =
+                    Some(Finding::new(e.finding_id(), Severity::Error, rel, e.to_string()).at(at));
                 format = None;
                 continue;
             }

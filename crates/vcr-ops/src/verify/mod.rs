@@ -20,7 +20,7 @@ use vcr_cassette::api_error::{RECORDED_ERROR, RecordedError};
 use vcr_cassette::claude_code;
 use vcr_cassette::{CassetteError, dsh, generic, http};
 use vcr_json::Position;
-use vcr_lint::finding::{Finding, Severity, fingerprint, is_known_id};
+use vcr_lint::finding::{Finding, FindingId, Severity, fingerprint};
 use vcr_lint::{Hit, LeakFamily, Locator, Scanner};
 use vcr_project::config::{ConfigError, Level};
 use vcr_project::tree::{Cassette, CassetteKind, Project, Scenario, compile_globs};
@@ -36,7 +36,7 @@ pub use run::{run, run_tree};
 #[derive(Debug)]
 pub struct Checks {
     scanner: Scanner,
-    levels: HashMap<String, Level>,
+    levels: HashMap<FindingId, Level>,
     allow: Vec<Allow>,
     /// The default severity of `recorded/error`: a warning in `verify`, an error in what
     /// `record` just recorded ([`Checks::for_record`]).
@@ -102,11 +102,10 @@ struct Allow {
 impl Allow {
     /// Whether the entry accepts the finding; the error is a regex match that was stopped.
     fn accepts(&self, finding: &Finding, raw: Option<&str>) -> Result<bool, Stopped> {
+        let id = finding.id.as_str();
         let id_matches = match self.id.strip_suffix("/*") {
-            Some(family) => {
-                finding.id.starts_with(family) && finding.id[family.len()..].starts_with('/')
-            }
-            None => self.id == finding.id,
+            Some(family) => id.starts_with(family) && id[family.len()..].starts_with('/'),
+            None => self.id == id,
         };
         let value = raw.unwrap_or(&finding.message);
         let others = id_matches
@@ -141,9 +140,10 @@ fn check_detector(i: usize, entry: &vcr_project::config::AllowConfig) -> Result<
     let covers = match entry.id.strip_suffix("/*") {
         Some(family) => detector
             .id
+            .as_str()
             .strip_prefix(family)
             .is_some_and(|r| r.starts_with('/')),
-        None => detector.id == entry.id,
+        None => detector.id.as_str() == entry.id,
     };
     if covers {
         Ok(())
@@ -166,20 +166,20 @@ impl Checks {
         };
         let mut levels = HashMap::new();
         for (id, level) in &config.severity {
-            if !is_known_id(id) {
+            let Some(known) = FindingId::parse(id) else {
                 return Err(bad(format!(
                     "`verify.severity` names an unknown finding id `{id}`"
                 )));
-            }
-            levels.insert(id.clone(), *level);
+            };
+            levels.insert(known, *level);
         }
         let mut allow = Vec::new();
         for (i, entry) in config.allow.iter().enumerate() {
             let known = match entry.id.strip_suffix("/*") {
-                Some(family) => vcr_lint::finding::IDS
+                Some(family) => FindingId::ALL
                     .iter()
-                    .any(|(id, _)| id.starts_with(&format!("{family}/"))),
-                None => is_known_id(&entry.id),
+                    .any(|id| id.as_str().starts_with(&format!("{family}/"))),
+                None => FindingId::parse(&entry.id).is_some(),
             };
             if !known {
                 return Err(bad(format!(
@@ -301,8 +301,8 @@ impl Checks {
             .unwrap_or_else(|| format.default_match_on().to_vec())
     }
 
-    fn level(&self, id: &str, default: Severity) -> Option<Severity> {
-        match self.levels.get(id) {
+    fn level(&self, id: FindingId, default: Severity) -> Option<Severity> {
+        match self.levels.get(&id) {
             None => Some(default),
             Some(Level::Error) => Some(Severity::Error),
             Some(Level::Warning) => Some(Severity::Warning),
@@ -632,12 +632,17 @@ fn unreadable(
 ) {
     let finding = match e {
         CassetteError::Parse(e) => Finding::new(
-            "parse",
+            FindingId::Parse,
             Severity::Error,
             &cassette.rel,
             format!("not valid JSON: {e}"),
         ),
-        _ => Finding::new(e.id(), Severity::Error, &cassette.rel, e.to_string()),
+        _ => Finding::new(
+            e.finding_id(),
+            Severity::Error,
+            &cassette.rel,
+            e.to_string(),
+        ),
     };
     push(checks, out, finding.at(e.position(bytes)), None);
     leak_findings(cassette, bytes, hits, None, checks, out);
@@ -663,7 +668,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         && let Some((inflated, why)) = http::inflate_problem(bytes)
     {
         let finding = Finding::new(
-            "parse",
+            FindingId::Parse,
             Severity::Error,
             &cassette.rel,
             format!("a compressed cassette vcr cannot read: {why}"),
@@ -702,7 +707,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         Ok(Some(checked)) => (checked.format, checked.leaks),
         Err(e) => {
             let finding = Finding::new(
-                "parse",
+                FindingId::Parse,
                 Severity::Error,
                 &cassette.rel,
                 format!("not a valid {} cassette: {e}", e.format.name()),
@@ -810,7 +815,7 @@ fn expired(
     }
     let days = age / 86_400;
     let finding = Finding::new(
-        "expired",
+        FindingId::Expired,
         Severity::Warning,
         &cassette.rel,
         format!(
@@ -843,7 +848,7 @@ fn push(
         finding.severity = severity;
         // Messages of other findings may quote the file (a placeholder's whole string, a
         // field's value): what the leak scan finds there is masked as in every output.
-        if !finding.id.starts_with("leak/") {
+        if !finding.id.is_leak() {
             finding.message = checks.scanner.mask(&finding.message);
         }
         out.push((finding, raw));
@@ -876,8 +881,13 @@ fn check_generic(
 ) {
     let out = &mut result.findings;
     let problem = |e: &generic::GenericError, out: &mut Vec<(Finding, Option<String>)>| {
-        let finding = Finding::new(e.id(), Severity::Error, &cassette.rel, e.to_string())
-            .at(e.position(bytes));
+        let finding = Finding::new(
+            e.finding_id(),
+            Severity::Error,
+            &cassette.rel,
+            e.to_string(),
+        )
+        .at(e.position(bytes));
         push(checks, out, finding, None);
     };
     match spec.format() {
@@ -911,7 +921,7 @@ fn check_generic(
                 Ok(lines) => {
                     for line in lines.iter().filter(|l| l.is_stale()) {
                         let finding = Finding::new(
-                            "name/stale",
+                            FindingId::NameStale,
                             Severity::Error,
                             &cassette.rel,
                             stale_message(line),
@@ -1209,7 +1219,7 @@ fn line_endings_finding(cassette: &Cassette, at: Position) -> Finding {
         "CRLF line endings where the harness writes LF (git's core.autocrlf?); add `{pattern} text eol=lf` to .gitattributes and run `vcr normalize`"
     );
     Finding::new(
-        "format/line-endings",
+        FindingId::FormatLineEndings,
         Severity::Error,
         &cassette.rel,
         message,
@@ -1219,8 +1229,7 @@ fn line_endings_finding(cassette: &Cassette, at: Position) -> Finding {
 
 /// `format/unnormalized`, at the first byte that differs.
 fn unnormalized_finding(cassette: &Cassette, at: Position) -> Finding {
-    Finding::new(
-        "format/unnormalized",
+    Finding::new(FindingId::FormatUnnormalized,
         Severity::Error,
         &cassette.rel,
         "differs from what the harness's writer produces (dehydration, ids or formatting); run `vcr normalize` (`--diff` shows how)".into(),
@@ -1247,7 +1256,12 @@ fn name_findings(
         push(
             checks,
             out,
-            Finding::new("name/too-long", Severity::Error, &cassette.rel, message),
+            Finding::new(
+                FindingId::NameTooLong,
+                Severity::Error,
+                &cassette.rel,
+                message,
+            ),
             None,
         );
     } else if actual != expected {
@@ -1257,7 +1271,12 @@ fn name_findings(
         push(
             checks,
             out,
-            Finding::new("name/stale", Severity::Error, &cassette.rel, message),
+            Finding::new(
+                FindingId::NameStale,
+                Severity::Error,
+                &cassette.rel,
+                message,
+            ),
             None,
         );
     }

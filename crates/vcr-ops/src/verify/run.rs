@@ -11,7 +11,7 @@ use crate::baseline::Baseline;
 use crate::event::{FileProblem, Progress, par_ordered_iter};
 use crate::usage::Usage;
 use vcr_cassette::http;
-use vcr_lint::finding::{Finding, Severity};
+use vcr_lint::finding::{Finding, FindingId, Severity};
 use vcr_project::config::ConfigError;
 use vcr_project::tree::{Cassette, CassetteKind, Project, Scenario, Selection};
 
@@ -307,7 +307,12 @@ impl<'c> Run<'c> {
             // Without a run, a guess from the naming (a warning that says so; never deletes).
             let guesses = guessing.finish(selection.python_files.as_ref());
             for guess in guesses.orphans {
-                let finding = Finding::new("orphan", Severity::Warning, &guess.rel, guess.message);
+                let finding = Finding::new(
+                    FindingId::Orphan,
+                    Severity::Warning,
+                    &guess.rel,
+                    guess.message,
+                );
                 push(self.checks, &mut findings, finding, None);
             }
             self.outcome.guess_off = guesses.off;
@@ -425,7 +430,7 @@ fn collisions(
             push(
                 checks,
                 out,
-                Finding::new("name/collision", Severity::Error, path, message),
+                Finding::new(FindingId::NameCollision, Severity::Error, path, message),
                 None,
             );
         }
@@ -446,7 +451,7 @@ fn usage_findings(
         push(
             checks,
             out,
-            Finding::new("orphan", Severity::Warning, &cassette.rel, message),
+            Finding::new(FindingId::Orphan, Severity::Warning, &cassette.rel, message),
             None,
         );
     }
@@ -457,7 +462,7 @@ fn usage_findings(
         push(
             checks,
             out,
-            Finding::new("missing", Severity::Error, path, message),
+            Finding::new(FindingId::Missing, Severity::Error, path, message),
             None,
         );
     }
