@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use vcr_cassette::http::ReadOptions;
 
 use anyhow::{Context as _, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,24 +25,38 @@ const FAULT_ENV: [(&str, Fault); 2] = [
 ];
 
 /// Testing hook: `1` reads every message fixture as one whole value, and every
-/// `[[cassettes]]` JSONL log whole (see `vcr_cassette::set_streaming`).
+/// `[[cassettes]]` JSONL log whole (`ReadOptions::streaming`).
 const WHOLE_VALUES_ENV: &str = "VCR_TEST_WHOLE_VALUES";
 
 /// Testing hook: `1` searches HTTP cassettes for field names and comment lines as before
-/// issue 12 (see `vcr_lint::http::set_folded_search`).
+/// issue 12 (`ReadOptions::folded_search`).
 const BYTE_SEARCH_ENV: &str = "VCR_TEST_BYTE_SEARCH";
 
 /// Testing hook: `1` reads every YAML document through saphyr's events, as before issue 12
-/// (see `vcr_doc::yaml::set_fast`).
+/// (`ReadOptions::fast_yaml`).
 const YAML_EVENTS_ENV: &str = "VCR_TEST_YAML_EVENTS";
 
 /// Testing hook: how many bytes of entries make a window of an HTTP cassette read in windows,
-/// and how large a file must be to be read so (see `vcr_cassette::http::set_window`).
+/// and how large a file must be to be read so (`ReadOptions::http_window`).
 const HTTP_WINDOW_ENV: &str = "VCR_TEST_HTTP_WINDOW";
 
 /// Testing hook: a folder where the run waits before its first change to the tree (see
 /// `Store::with_barrier`).
 const BARRIER_ENV: &str = "VCR_TEST_BARRIER";
+
+/// How cassettes are read: the fast paths, unless a testing hook asks for the one an
+/// optimisation replaced (the tests run both and compare them).
+pub(crate) fn read_options() -> ReadOptions {
+    let on = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
+    ReadOptions {
+        fast_yaml: !on(YAML_EVENTS_ENV),
+        streaming: !on(WHOLE_VALUES_ENV),
+        folded_search: !on(BYTE_SEARCH_ENV),
+        http_window: std::env::var(HTTP_WINDOW_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok()),
+    }
+}
 
 pub(crate) struct Context {
     pub(crate) working_dir: PathBuf,
@@ -98,6 +113,7 @@ impl Context {
                 PlatformArg::Windows => Platform::Windows,
             }),
             no_ignore: global.no_ignore,
+            read: read_options(),
         };
         let project = Project::open(
             &working_dir,
@@ -113,21 +129,6 @@ impl Context {
         }
         if let Some(dir) = std::env::var_os(BARRIER_ENV) {
             store = store.with_barrier(dir.into());
-        }
-        if std::env::var_os(WHOLE_VALUES_ENV).is_some_and(|v| v == "1") {
-            vcr_cassette::set_streaming(false);
-        }
-        if std::env::var_os(BYTE_SEARCH_ENV).is_some_and(|v| v == "1") {
-            vcr_lint::http::set_folded_search(false);
-        }
-        if std::env::var_os(YAML_EVENTS_ENV).is_some_and(|v| v == "1") {
-            vcr_doc::yaml::set_fast(false);
-        }
-        if let Some(bytes) = std::env::var(HTTP_WINDOW_ENV)
-            .ok()
-            .and_then(|v| v.parse().ok())
-        {
-            vcr_cassette::http::set_window(bytes);
         }
         Ok((working_dir, project, store))
     }

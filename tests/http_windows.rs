@@ -246,10 +246,14 @@ fn the_format_of_a_har_read_in_windows_is_the_whole_reads() {
         .iter()
         .map(|text| http::read(path, text.as_bytes()).map(|c| c.map(|c| c.format)))
         .collect();
-    http::set_window(1);
+    // Every entry a window of its own, in this process only: the options are a value.
+    let in_windows = http::ReadOptions {
+        http_window: Some(1),
+        ..http::ReadOptions::default()
+    };
     let windowed: Vec<_> = [&good, &broken]
         .iter()
-        .map(|text| http::format_of(path, text.as_bytes()))
+        .map(|text| http::format_of(path, text.as_bytes(), &in_windows))
         .collect();
     assert_eq!(windowed, whole);
     assert_eq!(windowed[0], Ok(Some(http::har::FORMAT)));

@@ -45,6 +45,7 @@ static DIR: LazyLock<Arc<FixtureDir>> = LazyLock::new(|| {
         cwd: "/home/alice/project".into(),
         spec: None,
         dehydrate_stream_events: true,
+        read: vcr_cassette::http::ReadOptions::default(),
     })
 });
 

@@ -18,6 +18,7 @@ static RULES: LazyLock<scrub::Rules> =
 pub fn scrub(cassette: &HttpCassette, text: &[u8]) -> Result<scrub::Scrubbed, scrub::ScrubError> {
     let scrubber = scrub::Scrubber {
         path: std::path::Path::new("fuzz.har"),
+        read: &vcr_cassette::http::ReadOptions::default(),
         rules: &RULES,
         scanner: &SCANNER,
         user_rules: None,

@@ -111,17 +111,22 @@ fn windowed_leaks(
     text: &[u8],
     format: http::Format,
 ) -> Result<Vec<vcr_lint::http::HttpLeak>, http::ReadError> {
-    http::set_window(1);
-    let checked = vcr_lint::http::read_and_check(
-        path,
+    let options = http::ReadOptions {
+        http_window: Some(1),
+        ..http::ReadOptions::default()
+    };
+    let sidecars = http::Sidecars::new();
+    let read = |visit: &mut dyn FnMut(Option<http::HttpCassette>)| {
+        http::read_windows(path, text, &sidecars, &options, visit)
+    };
+    let checked = vcr_lint::http::check_windows(
         text,
-        &http::Sidecars::new(),
         &SCANNER,
         true,
         &|_| format.default_match_on().to_vec(),
         &mut |_| {},
+        &read,
     );
-    http::set_window(usize::MAX);
     Ok(checked?.map_or_else(Vec::new, |c| c.leaks))
 }
 

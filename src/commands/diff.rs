@@ -89,13 +89,18 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        let text = vcr_diff::textconv(&bytes, &name, &masker);
+        let options = Options {
+            read: cx.project.read_options(),
+            ..Options::default()
+        };
+        let text = vcr_diff::textconv(&bytes, &name, &masker, &options);
         cx.reporter.out(text.strip_suffix('\n').unwrap_or(&text));
         return Ok(Outcome::Clean);
     }
     let mut options = Options {
         full: args.full,
         fixture_dirs: Vec::new(),
+        read: cx.project.read_options(),
     };
     let summary = match &args.rev {
         Some(rev) => {

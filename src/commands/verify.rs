@@ -103,7 +103,7 @@ fn explain(cx: &Context, args: &Args, value: &str) -> Result<Outcome> {
     }
     let shown = vcr_lint::masked_value(value);
     cx.reporter.out(&format!("`{shown}`"));
-    let scanner = vcr_lint::Scanner::new(&cx.machine_paths());
+    let scanner = vcr_lint::Scanner::new(&cx.machine_paths()).reading(&cx.project.read_options());
     explain_value(cx, &scanner, value, Named::Anywhere);
     let print = vcr_lint::finding::fingerprint(value);
     let (found, summary) =
@@ -222,7 +222,7 @@ fn explain_place(cx: &Context, args: &Args, file: &str, pointer: &str) -> Result
     cx.reporter.out(&format!(
         "{file}: no finding at `{pointer}`; the judge's verdicts on the values there:"
     ));
-    let scanner = vcr_lint::Scanner::new(&cx.machine_paths());
+    let scanner = vcr_lint::Scanner::new(&cx.machine_paths()).reading(&cx.project.read_options());
     for place in places.iter().take(PLACES_SHOWN) {
         cx.reporter.out(&format!(
             "{}: `{}`",

@@ -21,8 +21,6 @@ pub mod rules;
 #[path = "../../../tests/common/skip.rs"]
 mod test_skip;
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::model::{Cassette, CassetteKind, FixtureDir};
 use vcr_json::{ParseError, Position, Value};
 
@@ -182,32 +180,15 @@ pub fn normalize_message(
     Ok(key_changed)
 }
 
-/// Whether message fixtures are read an `output` item at a time
-/// ([`claude_code::stream_message`]); see [`set_streaming`].
-static STREAMING: AtomicBool = AtomicBool::new(true);
-
-/// Testing hook (`VCR_TEST_WHOLE_VALUES=1` in the binary): with `false`, every message
-/// fixture is read as one whole value, the path that documents which cannot be read in
-/// parts take, every `[[cassettes]]` JSONL log is read whole instead of line by line
-/// ([`streamed_log`]), and `vcr diff` reads dsh scenarios whole instead of a call at a
-/// time. The tests run both on the same trees and compare what they report and write
-/// (issue 12).
-pub fn set_streaming(enabled: bool) {
-    STREAMING.store(enabled, Ordering::Relaxed);
-}
-
-/// Whether message fixtures are read an `output` item at a time (see [`set_streaming`]).
-pub fn streaming() -> bool {
-    STREAMING.load(Ordering::Relaxed)
-}
-
 /// The `[[cassettes]]` entry of a JSONL log that the commands read line by line (issue 12):
-/// `None` for any other cassette, and for every cassette when [`set_streaming`] turned
-/// streaming off (the log is then read whole, as [`generic::check_lines`] and the others
-/// take it).
+/// `None` for any other cassette, and for every cassette whose read options turn streaming
+/// off (`ReadOptions::streaming`: the log is then read whole, as [`generic::check_lines`]
+/// and the others take it).
 pub fn streamed_log(cassette: &Cassette) -> Option<&generic::Spec> {
     let spec = cassette.dir.spec.as_deref()?;
-    (cassette.kind.is_structured() && spec.format() == generic::Format::Jsonl && streaming())
+    (cassette.kind.is_structured()
+        && spec.format() == generic::Format::Jsonl
+        && cassette.dir.read.streaming)
         .then_some(spec)
 }
 
@@ -228,7 +209,7 @@ pub struct Checked {
 /// message fixture is read an `output` item at a time and compared byte for byte, with no
 /// copy of its canonical form (issue 12); other kinds are canonicalized and compared.
 pub fn check_canonical(cassette: &Cassette, bytes: &[u8]) -> Result<Checked, CassetteError> {
-    if cassette.kind == CassetteKind::ClaudeCodeMessage && streaming() {
+    if cassette.kind == CassetteKind::ClaudeCodeMessage && cassette.dir.read.streaming {
         let mut compare = vcr_json::Compare::new(bytes);
         if let Some(message) = claude_code::stream_message(
             bytes,
@@ -263,7 +244,10 @@ pub fn canonicalize(
     bytes: &[u8],
     mode: Mode,
 ) -> Result<Canonical, CassetteError> {
-    if cassette.kind == CassetteKind::ClaudeCodeMessage && mode == Mode::Normalize && streaming() {
+    if cassette.kind == CassetteKind::ClaudeCodeMessage
+        && mode == Mode::Normalize
+        && cassette.dir.read.streaming
+    {
         // An `output` item at a time: the largest item built, not the whole file.
         let mut out = Vec::with_capacity(bytes.len());
         if let Some(message) =

@@ -104,6 +104,8 @@ pub struct FixtureDir {
     pub cwd: String,
     /// For generic cassettes: the `[[cassettes]]` entry that describes them.
     pub spec: Option<Arc<generic::Spec>>,
+    /// How its cassettes are read (the project's).
+    pub read: vcr_doc::ReadOptions,
 }
 
 /// One cassette file.

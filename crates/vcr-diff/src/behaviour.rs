@@ -370,7 +370,11 @@ impl Behaviour {
     /// Reads one file whose kind is told by its content (two files compared, or textconv,
     /// where git names the file after a temporary): a message fixture, a token count, a dsh
     /// session log, an HTTP cassette. `None` when it is none of them.
-    pub fn detect(bytes: &[u8], file: &str) -> Option<Result<Behaviour, BehaviourError>> {
+    pub fn detect(
+        bytes: &[u8],
+        file: &str,
+        options: &vcr_cassette::http::ReadOptions,
+    ) -> Option<Result<Behaviour, BehaviourError>> {
         if let Ok(value) = vcr_json::parse(bytes) {
             if let Some(o) = value.as_object() {
                 if o.contains_key("input") && o.contains_key("output") {
@@ -392,7 +396,7 @@ impl Behaviour {
         {
             return Some(Behaviour::dsh_log(bytes, file));
         }
-        Behaviour::http(std::path::Path::new(file), bytes, file).transpose()
+        Behaviour::http(std::path::Path::new(file), bytes, file, options).transpose()
     }
 
     /// Reads an HTTP cassette (any format [`vcr_cassette::http::read`] knows; `path` is
@@ -402,8 +406,9 @@ impl Behaviour {
         path: &std::path::Path,
         bytes: &[u8],
         file: &str,
+        options: &vcr_cassette::http::ReadOptions,
     ) -> Result<Option<Behaviour>, BehaviourError> {
-        super::http::behaviour(path, bytes, file)
+        super::http::behaviour(path, bytes, file, options)
     }
 
     /// The readable behaviour summary `vcr diff --textconv` prints: stable, one fact per

@@ -81,27 +81,34 @@ pub(super) fn behaviour(
     path: &Path,
     bytes: &[u8],
     file: &str,
+    options: &http_kind::ReadOptions,
 ) -> Result<Option<Behaviour>, BehaviourError> {
     // Read a window at a time when it is a large HAR: each window's interactions become
     // exchanges as it comes (issue 25).
     let mut behaviour = Behaviour::new(Kind::Http);
     let mut base = 0;
-    let read = http_kind::read_windows(path, bytes, &http_kind::Sidecars::new(), &mut |window| {
-        let Some(window) = window else {
-            behaviour = Behaviour::new(Kind::Http);
-            base = 0;
-            return;
-        };
-        for (i, interaction) in window.interactions.iter().enumerate() {
-            let (mut exchange, call) = exchange(base + i, interaction);
-            if let Some(call) = call {
-                exchange.call = Some(behaviour.calls.len());
-                behaviour.calls.push(call);
+    let read = http_kind::read_windows(
+        path,
+        bytes,
+        &http_kind::Sidecars::new(),
+        options,
+        &mut |window| {
+            let Some(window) = window else {
+                behaviour = Behaviour::new(Kind::Http);
+                base = 0;
+                return;
+            };
+            for (i, interaction) in window.interactions.iter().enumerate() {
+                let (mut exchange, call) = exchange(base + i, interaction);
+                if let Some(call) = call {
+                    exchange.call = Some(behaviour.calls.len());
+                    behaviour.calls.push(call);
+                }
+                behaviour.exchanges.push(exchange);
             }
-            behaviour.exchanges.push(exchange);
-        }
-        base += window.interactions.len();
-    });
+            base += window.interactions.len();
+        },
+    );
     let format = match read {
         Ok(Some(format)) => format,
         Ok(None) => return Ok(None),
@@ -1016,9 +1023,14 @@ mod tests {
             })
             .collect();
         let text = json!({"interactions": interactions, "version": 1}).to_string();
-        behaviour(Path::new("c.json"), text.as_bytes(), "c.json")
-            .unwrap()
-            .expect("an HTTP cassette")
+        behaviour(
+            Path::new("c.json"),
+            text.as_bytes(),
+            "c.json",
+            &http_kind::ReadOptions::default(),
+        )
+        .unwrap()
+        .expect("an HTTP cassette")
     }
 
     /// The one model call of a one-interaction cassette.

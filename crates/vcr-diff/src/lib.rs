@@ -210,6 +210,8 @@ pub struct Options {
     /// Folders (relative, `""` for the top) whose `<hex>.json` files are Claude Code
     /// fixtures, besides every folder named `fixtures`.
     pub fixture_dirs: Vec<String>,
+    /// How cassettes are read (the project's).
+    pub read: vcr_cassette::http::ReadOptions,
 }
 
 /// What happened to a cassette between the two sides.
@@ -552,6 +554,7 @@ fn behaviour_of(
     unit: &Unit<'_>,
     files: &Loaded,
     side: &Snapshot,
+    options: &Options,
 ) -> Result<Option<Behaviour>, (String, FileProblem)> {
     let (kind, rel) = (unit.kind, unit.rel.as_str());
     let result = match kind {
@@ -570,7 +573,7 @@ fn behaviour_of(
                 Blob::File(path) => path.clone(),
                 Blob::Bytes(_) | Blob::Git { .. } => PathBuf::from(rel),
             };
-            Behaviour::http(&path, &files[0].2, &side.display(rel))
+            Behaviour::http(&path, &files[0].2, &side.display(rel), &options.read)
         }
     };
     result.map_err(|e| problem(e, side.display(rel)))
@@ -619,10 +622,11 @@ type Side<'u, 's> = Option<(&'u Unit<'s>, Loaded, Behaviour)>;
 fn read_side<'u, 's>(
     unit: Option<&'u Unit<'s>>,
     side: &Snapshot,
+    options: &Options,
 ) -> Result<Side<'u, 's>, (String, FileProblem)> {
     let Some(unit) = unit else { return Ok(None) };
     let files = load(unit, side)?;
-    Ok(behaviour_of(unit, &files, side)?.map(|behaviour| (unit, files, behaviour)))
+    Ok(behaviour_of(unit, &files, side, options)?.map(|behaviour| (unit, files, behaviour)))
 }
 
 /// Both sides of a pair read; a new side holding the old side's very bytes is not parsed
@@ -631,8 +635,9 @@ fn read_pair<'u, 's>(
     pair: &'u Pair<'s>,
     old_side: &Snapshot,
     new_side: &Snapshot,
+    options: &Options,
 ) -> Result<(Side<'u, 's>, Side<'u, 's>), (String, FileProblem)> {
-    let old = read_side(pair.old.as_ref(), old_side)?;
+    let old = read_side(pair.old.as_ref(), old_side, options)?;
     if let (Some((_, old_files, behaviour)), Some(unit)) = (&old, pair.new.as_ref()) {
         let files = load(unit, new_side)?;
         let same = files.len() == old_files.len()
@@ -645,7 +650,7 @@ fn read_pair<'u, 's>(
             return Ok((old, Some((unit, files, behaviour))));
         }
     }
-    let new = read_side(pair.new.as_ref(), new_side)?;
+    let new = read_side(pair.new.as_ref(), new_side, options)?;
     Ok((old, new))
 }
 
@@ -659,10 +664,10 @@ fn compare_pair(
     masker: &Scanner,
 ) -> Result<Option<Entry>, (String, FileProblem)> {
     let kind = pair.new.as_ref().or(pair.old.as_ref()).map(|u| u.kind);
-    if kind == Some(Kind::Dsh) && vcr_cassette::streaming() {
+    if kind == Some(Kind::Dsh) && options.read.streaming {
         return lockstep::compare_pair(pair, old_side, new_side, options, masker);
     }
-    let (old, new) = read_pair(pair, old_side, new_side)?;
+    let (old, new) = read_pair(pair, old_side, new_side, options)?;
     if old.is_none() && new.is_none() {
         return Ok(None);
     }
@@ -673,7 +678,7 @@ fn compare_pair(
     );
     let diff = options
         .full
-        .then(|| masked_diff(masker, old_files, new_files))
+        .then(|| masked_diff(masker, old_files, new_files, options))
         .filter(|d| !d.is_empty());
     let entry = match (old, new) {
         (Some((o, of, ob)), Some((n, nf, nb))) => {
@@ -839,11 +844,21 @@ fn canonical_equal(old: &Loaded, new: &Loaded) -> bool {
 /// [`full_diff`] as outputs show it: the scan's leaks masked, and the secrets the leak
 /// judge finds in either side's HTTP cassettes (a cookie, a query parameter), which no
 /// pattern of the scan knows (issue 22: `Cookie` values were printed whole).
-fn masked_diff(masker: &Scanner, old: &Loaded, new: &Loaded) -> String {
+fn masked_diff(masker: &Scanner, old: &Loaded, new: &Loaded, options: &Options) -> String {
     let values: Vec<(String, String)> = (old.iter().chain(new))
         .flat_map(|(_, rel, bytes)| {
             let text = vcr_cassette::http::decompressed(bytes);
-            vcr_lint::http::secret_values(Path::new(rel), &text, masker)
+            let sidecars = vcr_cassette::http::Sidecars::new();
+            let read = |visit: &mut dyn FnMut(Option<vcr_cassette::http::HttpCassette>)| {
+                vcr_cassette::http::read_windows(
+                    Path::new(rel),
+                    &text,
+                    &sidecars,
+                    &options.read,
+                    visit,
+                )
+            };
+            vcr_lint::http::secret_values(&text, masker, &read)
         })
         .collect();
     masker.mask_with(&full_diff(old, new), &values)
@@ -897,8 +912,10 @@ pub fn compare_files(
                   log or an HTTP cassette)"
             .to_owned(),
     };
-    let old_behaviour = Behaviour::detect(old.1, old.0).ok_or_else(|| not_cassette(old.0))??;
-    let new_behaviour = Behaviour::detect(new.1, new.0).ok_or_else(|| not_cassette(new.0))??;
+    let old_behaviour =
+        Behaviour::detect(old.1, old.0, &options.read).ok_or_else(|| not_cassette(old.0))??;
+    let new_behaviour =
+        Behaviour::detect(new.1, new.0, &options.read).ok_or_else(|| not_cassette(new.0))??;
     let equal = old.1 == new.1 || canonical(".json", old.1) == canonical(".json", new.1);
     let mut entry = entry_for(&old_behaviour, &new_behaviour, equal, masker);
     entry.path = new.0.to_owned();
@@ -907,7 +924,7 @@ pub fn compare_files(
     }
     if options.full {
         let loaded = |(name, bytes): (&str, &[u8])| -> Loaded {
-            let kind_name = if Behaviour::detect(bytes, name)
+            let kind_name = if Behaviour::detect(bytes, name, &options.read)
                 .is_some_and(|b| b.is_ok_and(|b| b.kind != Kind::Dsh))
             {
                 "cassette.json"
@@ -916,8 +933,8 @@ pub fn compare_files(
             };
             vec![(kind_name.to_owned(), name.to_owned(), bytes.to_vec())]
         };
-        entry.diff =
-            Some(masked_diff(masker, &loaded(old), &loaded(new))).filter(|d| !d.is_empty());
+        entry.diff = Some(masked_diff(masker, &loaded(old), &loaded(new), options))
+            .filter(|d| !d.is_empty());
     }
     Ok(entry)
 }
@@ -933,7 +950,7 @@ pub fn compare_log_files(
     options: &Options,
     masker: &Scanner,
 ) -> Result<Option<Entry>, DiffError> {
-    if !vcr_cassette::streaming() {
+    if !options.read.streaming {
         return Ok(None);
     }
     let (old_blob, new_blob) = (Blob::File(old.1.to_owned()), Blob::File(new.1.to_owned()));
@@ -952,8 +969,8 @@ pub fn compare_log_files(
 /// The readable behaviour summary of one cassette for a git textconv driver, secrets
 /// masked. A file that is not a cassette `vcr diff` understands, or cannot be read as one,
 /// is returned as it is (masked): a diff driver must never hide a change.
-pub fn textconv(bytes: &[u8], name: &str, masker: &Scanner) -> String {
-    let text = match Behaviour::detect(bytes, name) {
+pub fn textconv(bytes: &[u8], name: &str, masker: &Scanner, options: &Options) -> String {
+    let text = match Behaviour::detect(bytes, name, &options.read) {
         Some(Ok(behaviour)) => behaviour.textconv(),
         _ => String::from_utf8_lossy(bytes).into_owned(),
     };

@@ -13,6 +13,40 @@ pub mod json5;
 pub mod udiff;
 pub mod yaml;
 
+/// How cassettes are read. The defaults are the fast paths every command takes; each other
+/// path is what the code did before an optimisation, kept so that the tests can compare the
+/// two in one process (the binary sets them from its `VCR_TEST_*` hooks, and nothing else
+/// does). It is passed down as a value: a project holds its own, and each cassette's folder
+/// a copy (`vcr_cassette::model::FixtureDir`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// YAML read in one pass by the reader of the subset recorders write (`yaml::fast`,
+    /// issue 12); off: every document through saphyr's events (`VCR_TEST_YAML_EVENTS=1`).
+    pub fast_yaml: bool,
+    /// Message fixtures and `[[cassettes]]` JSONL logs read a part at a time, and dsh
+    /// scenarios diffed a call at a time (issue 12); off: whole values
+    /// (`VCR_TEST_WHOLE_VALUES=1`).
+    pub streaming: bool,
+    /// Credential names in HTTP bodies and comment lines found by a case-folded search
+    /// (issue 12); off: the byte search before it (`VCR_TEST_BYTE_SEARCH=1`).
+    pub folded_search: bool,
+    /// How many bytes of interactions make a window of a cassette read in windows, and from
+    /// how many bytes a cassette is read so (`VCR_TEST_HTTP_WINDOW`); `None`: a 64th of the
+    /// file between 512 KiB and 16 MiB, from 4 MiB (issue 25).
+    pub http_window: Option<usize>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> ReadOptions {
+        ReadOptions {
+            fast_yaml: true,
+            streaming: true,
+            folded_search: true,
+            http_window: None,
+        }
+    }
+}
+
 use vcr_json::Value;
 
 /// One node of a document.

@@ -19,11 +19,10 @@
 //! one-element sequence `[Accept]`. Merge keys (`<<`) stay ordinary keys.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Span, Tag};
 
-use super::{DocError, MAX_DEPTH, Node, NodeValue, Scalar, Style};
+use super::{DocError, MAX_DEPTH, Node, NodeValue, ReadOptions, Scalar, Style};
 
 mod fast;
 
@@ -35,7 +34,13 @@ mod fast;
 /// changes no value (a quoted scalar's line breaks fold its leading spaces away), and the
 /// positions are mapped back to the original text.
 pub fn parse(text: &str) -> Result<Node, DocError> {
-    if FAST.load(Ordering::Relaxed)
+    parse_with(text, &ReadOptions::default())
+}
+
+/// [`parse`], through the one-pass reader first only when `options` say so
+/// ([`ReadOptions::fast_yaml`]).
+pub fn parse_with(text: &str, options: &ReadOptions) -> Result<Node, DocError> {
+    if options.fast_yaml
         && let Some(node) = read_subset(text)
     {
         return Ok(node);
@@ -54,22 +59,9 @@ pub fn read_subset(text: &str) -> Option<Node> {
 /// `keys` (a cassette's `interactions`) to `item` as soon as it is read instead of keeping
 /// it: that sequence comes back empty, with its span, so that a cassette of a million
 /// interactions can be read a window at a time (issue 25). `None` for a text outside the
-/// subset, or when the event path is forced ([`set_fast`]); what was handed out before a
-/// `None` is void.
+/// subset; what was handed out before a `None` is void.
 pub fn read_subset_streamed(text: &str, keys: &[&str], item: &mut dyn FnMut(Node)) -> Option<Node> {
-    if !FAST.load(Ordering::Relaxed) {
-        return None;
-    }
     fast::parse_streamed(text, keys, item)
-}
-
-/// Whether [`parse`] tries `fast` first; see [`set_fast`].
-static FAST: AtomicBool = AtomicBool::new(true);
-
-/// Testing hook (`VCR_TEST_YAML_EVENTS=1` in the binary): with `false`, every document is
-/// read through saphyr's events, as before issue 12, so the tests can compare both readers.
-pub fn set_fast(enabled: bool) {
-    FAST.store(enabled, Ordering::Relaxed);
 }
 
 /// [`parse`] through saphyr's events: any YAML, and the errors.

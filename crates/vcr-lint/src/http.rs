@@ -27,8 +27,6 @@ pub use outside::OUTSIDE;
 /// The path of a leak in a whole-line comment, which no reader keeps.
 pub const COMMENT: &str = "(comment)";
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::finding::Severity;
 use vcr_cassette::http::body::{self, Leaf};
 use vcr_cassette::http::{Body, Field, Header, HttpCassette, Matched};
@@ -189,27 +187,12 @@ const URL_NAMES: &[&str] = &[
 /// window stays in the cache, and a large body is not copied whole.
 const NAME_WINDOW: usize = 1 << 16;
 
-/// Whether bodies are searched for field names a lower-cased window at a time and comment
-/// lines are found with `memchr`; see [`set_folded_search`].
-static FOLDED_SEARCH: AtomicBool = AtomicBool::new(true);
-
-/// Testing hook (`VCR_TEST_BYTE_SEARCH=1` in the binary): with `false`, HTTP cassettes are
-/// searched as before issue 12, field names by a DFA without case stepping through every
-/// byte of each body and comment lines by a byte-at-a-time split of the file. The tests run
-/// both over the corpus and compare the findings.
-pub fn set_folded_search(enabled: bool) {
-    FOLDED_SEARCH.store(enabled, Ordering::Relaxed);
-}
-
-fn folded_search() -> bool {
-    FOLDED_SEARCH.load(Ordering::Relaxed)
-}
-
 /// Whether a body names a credential field as a key or parameter: the name whole, between
 /// quotes (escaped or not) or before `=` (`"password":`, `\"token\"`, `&api_key=`), not
 /// inside another word (`max_tokens`). Names are compared without case.
-fn names_a_field(bytes: &[u8]) -> bool {
-    if !folded_search() {
+/// The search is the case-folded one unless `folded` is off (`ReadOptions::folded_search`).
+fn names_a_field(bytes: &[u8], folded: bool) -> bool {
+    if !folded {
         return names_a_field_bytewise(bytes);
     }
     names_a_field_in(bytes, NAME_WINDOW)
@@ -606,7 +589,7 @@ impl<'a> Collect<'a> {
             });
         !encoded
             && std::str::from_utf8(bytes).is_ok()
-            && !names_a_field(bytes)
+            && !names_a_field(bytes, self.scanner.folded_search())
             && self.scanner.scan(bytes).iter().all(|hit| {
                 matches!(hit.family, LeakFamily::Uuid | LeakFamily::Timestamp) && !volatile_counts
             })
@@ -898,7 +881,7 @@ fn stored_size(cassette: &HttpCassette) -> usize {
         .sum()
 }
 
-/// A cassette read and linted a window at a time by [`read_and_check`].
+/// A cassette read and linted a window at a time by [`check_windows`].
 #[derive(Debug)]
 pub struct Checked {
     /// The recorder that wrote it.
@@ -909,22 +892,27 @@ pub struct Checked {
     pub leaks: Vec<HttpLeak>,
 }
 
-/// The secrets the judge finds in the HTTP cassette in `text` (the file at `path`), each
-/// with its masked form: what outputs that show a cassette's contents hide beside the scan's
-/// own hits ([`Scanner::mask_with`]); none when `text` is no HTTP cassette.
-pub fn secret_values(
-    path: &std::path::Path,
-    text: &[u8],
-    scanner: &Scanner,
-) -> Vec<(String, String)> {
-    let checked = read_and_check(
-        path,
+/// How the judge is handed a cassette: a reader that gives its windows to `visit` (`None`:
+/// forget the ones given before) and says which recorder wrote it (`Ok(None)`: it is no
+/// cassette). The caller reads, usually with `vcr_cassette::http::read_windows` over the
+/// file's bytes and with its read options: the judge opens no file. A cassette read in
+/// windows is read a second time to finish its judgement.
+pub type Read<'r> = dyn Fn(
+        &mut dyn FnMut(Option<HttpCassette>),
+    ) -> Result<Option<vcr_cassette::http::Format>, vcr_cassette::http::ReadError>
+    + 'r;
+
+/// The secrets the judge finds in the HTTP cassette in `text`, which `read` reads, each with
+/// its masked form: what outputs that show a cassette's contents hide beside the scan's own
+/// hits ([`Scanner::mask_with`]); none when `text` is no HTTP cassette.
+pub fn secret_values(text: &[u8], scanner: &Scanner, read: &Read<'_>) -> Vec<(String, String)> {
+    let checked = check_windows(
         text,
-        &vcr_cassette::http::Sidecars::new(),
         scanner,
         true,
         &|format| format.default_match_on().to_vec(),
         &mut |_| {},
+        read,
     );
     match checked {
         Ok(Some(checked)) => secrets(checked.leaks),
@@ -954,20 +942,18 @@ fn secrets(leaks: Vec<HttpLeak>) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Reads the cassette in `text` (the file at `path`, its rewritten sidecars in `sidecars`)
-/// through [`http::read_windows`](vcr_cassette::http::read_windows) and, with `lint`, lints
-/// each window as it comes, with what the recorder of its format matches by (`match_on`);
-/// `each` sees every window too (`None`: forget the ones before). What `verify`, a scrub's
-/// read-back and the fuzz targets share: memory is the file's and one window's. `Ok(None)`
-/// when the text is no HTTP cassette.
-pub fn read_and_check<'m>(
-    path: &std::path::Path,
+/// Judges the cassette in `text` as `read` hands it over, a window at a time: with `lint`,
+/// each window is linted as it comes, with what the recorder of its format matches by
+/// (`match_on`); `each` sees every window too (`None`: forget the ones before). What
+/// `verify`, a scrub's read-back and the fuzz targets share: memory is the file's and one
+/// window's. `Ok(None)` when the text is no HTTP cassette.
+pub fn check_windows<'m>(
     text: &[u8],
-    sidecars: &vcr_cassette::http::Sidecars,
     scanner: &Scanner,
     lint: bool,
     match_on: &dyn Fn(vcr_cassette::http::Format) -> Vec<&'m str>,
     each: &mut dyn FnMut(Option<&HttpCassette>),
+    read: &Read<'_>,
 ) -> Result<Option<Checked>, vcr_cassette::http::ReadError> {
     let mut leaks: Option<Leaks<'_>> = None;
     let mut interactions = 0;
@@ -975,7 +961,7 @@ pub fn read_and_check<'m>(
     // windows is read again then.
     let mut windows = 0;
     let mut whole: Option<HttpCassette> = None;
-    let read = vcr_cassette::http::read_windows(path, text, sidecars, &mut |window| {
+    let format = read(&mut |window| {
         each(window.as_ref());
         match window {
             Some(window) => {
@@ -996,7 +982,7 @@ pub fn read_and_check<'m>(
             }
         }
     })?;
-    let Some(format) = read else {
+    let Some(format) = format else {
         return Ok(None);
     };
     let leaks = leaks.map_or_else(Vec::new, |leaks| {
@@ -1004,9 +990,7 @@ pub fn read_and_check<'m>(
             Some(cassette) => visit(Some(cassette)),
             None => {
                 // Read as the first time, which it was.
-                let _ = vcr_cassette::http::read_windows(path, text, sidecars, &mut |window| {
-                    visit(window.as_ref());
-                });
+                let _ = read(&mut |window| visit(window.as_ref()));
             }
         })
     });
@@ -1046,7 +1030,8 @@ fn collect<'a>(
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
         let before = c.exchanges.last().map_or(logged_in, |e| e.credentialed);
-        c.exchanges.push(Exchange::of(interaction, before));
+        c.exchanges
+            .push(Exchange::of(interaction, before, scanner.folded_search()));
         let request = &interaction.request;
         let url = &request.url;
         c.field(
@@ -1083,7 +1068,7 @@ fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
     let mut found = Vec::new();
     // Lines are found with `memchr` (issue 12): a byte-at-a-time split of every line of every
     // cassette cost more than the scan of the few comment lines there are.
-    let ends: Box<dyn Iterator<Item = usize>> = if folded_search() {
+    let ends: Box<dyn Iterator<Item = usize>> = if scanner.folded_search() {
         let ends = memchr::memchr_iter(b'\n', file).map(|nl| nl + 1);
         Box::new(ends.chain((file.last() != Some(&b'\n')).then_some(file.len())))
     } else {
@@ -1543,7 +1528,7 @@ mod tests {
                     for after in around {
                         let text = format!("{before}{a}{b}{after}");
                         let expected = overlapping(text.as_bytes());
-                        assert_eq!(names_a_field(text.as_bytes()), expected, "{text:?}");
+                        assert_eq!(names_a_field(text.as_bytes(), true), expected, "{text:?}");
                         // Windows of 1 to 8 bytes, ending anywhere in the texts, names
                         // cut included.
                         let window = 1 + checked % 8;

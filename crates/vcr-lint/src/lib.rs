@@ -136,6 +136,10 @@ pub struct Scanner {
     anchors: Option<Anchors>,
     /// This machine's paths, matched after the built-in detectors.
     machine: Vec<(String, String)>,
+    /// Whether HTTP bodies are searched for credential names a case-folded window at a time
+    /// and comment lines found with `memchr` (`ReadOptions::folded_search`; off: the byte
+    /// search before issue 12, which the tests compare it with).
+    folded_search: bool,
 }
 
 /// A machine path shorter than this is not looked for: `/` or `/home` would match all.
@@ -163,7 +167,20 @@ impl Scanner {
             patterns,
             regex: OnceLock::new(),
             machine,
+            folded_search: true,
         }
+    }
+
+    /// The scanner, searching HTTP bodies as `options` say
+    /// ([`ReadOptions::folded_search`](vcr_cassette::http::ReadOptions::folded_search)).
+    pub fn reading(mut self, options: &vcr_cassette::http::ReadOptions) -> Scanner {
+        self.folded_search = options.folded_search;
+        self
+    }
+
+    /// Whether HTTP bodies are searched case-folded (see [`Scanner::reading`]).
+    pub fn folded_search(&self) -> bool {
+        self.folded_search
     }
 
     fn regex(&self) -> &Regex {

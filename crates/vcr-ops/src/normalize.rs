@@ -574,6 +574,7 @@ fn scrub_one(
     let reported = |leak: &vcr_lint::http::HttpLeak| http.checks.reports_leak(rel, leak);
     let scrubber = scrub::Scrubber {
         path: &cassette.path,
+        read: &cassette.dir.read,
         rules: http.rules,
         scanner: http.checks.scanner(),
         user_rules: http.user_rules,
@@ -584,13 +585,9 @@ fn scrub_one(
     // whole for the scrub).
     let mut values = None;
     if let Some(scanner) = masker
-        && http::in_windows(&text)
+        && http::in_windows(&text, &cassette.dir.read)
     {
-        values = Some(vcr_lint::http::secret_values(
-            &cassette.path,
-            &text,
-            scanner,
-        ));
+        values = Some(crate::verify::secret_values(cassette, &text, scanner));
     }
     // A cassette large enough to be read in windows is scrubbed so, never built whole (issue
     // 25); anything else, or one that does not read so, is read whole.
@@ -655,7 +652,7 @@ fn scrub_one(
                 Some(old) => {
                     let values = values.take().unwrap_or_else(|| {
                         let text = http::decompressed(&old);
-                        vcr_lint::http::secret_values(&cassette.path, &text, scanner)
+                        crate::verify::secret_values(cassette, &text, scanner)
                     });
                     Some((old, scanner, values))
                 }
@@ -731,7 +728,7 @@ fn read_whole(
     text: &[u8],
     result: &mut FileResult,
 ) -> Option<(http::HttpCassette, Option<vcr_doc::Node>)> {
-    let read = http::read_document(&cassette.path, text);
+    let read = http::read_document(&cassette.path, text, &cassette.dir.read);
     if cassette.kind == CassetteKind::Text && !matches!(read, Ok(Some(_))) {
         return None;
     }

@@ -277,6 +277,8 @@ pub enum ScrubError {
 pub struct Scrubber<'a> {
     /// The cassette's file, whose folder holds the sidecars of a Playwright HAR.
     pub path: &'a std::path::Path,
+    /// How the cassette is read (the project's).
+    pub read: &'a vcr_cassette::http::ReadOptions,
     /// `[http.scrub]`.
     pub rules: &'a Rules,
     /// The leak scanner `verify` uses.
@@ -410,7 +412,7 @@ impl Scrubber<'_> {
         let plan = Plan::new(self, &mut cassette, document, &text, &subs, match_on)?;
         drop(cassette);
         let read_back = |new: &[u8], sidecars: &vcr_cassette::http::Sidecars, lint: bool| {
-            vcr_cassette::http::read_with(self.path, new, sidecars).map(|read| {
+            vcr_cassette::http::read_with(self.path, new, sidecars, self.read).map(|read| {
                 read.map(|read| {
                     let leaks = if lint {
                         vcr_lint::http::check(&read, new, self.scanner, match_on)
@@ -434,7 +436,7 @@ impl Scrubber<'_> {
         file: Cow<'f, [u8]>,
         match_on: &dyn Fn(Format) -> Vec<&'m str>,
     ) -> Result<Windowed<'f>, ScrubError> {
-        if !vcr_cassette::http::in_windows(&file) {
+        if !vcr_cassette::http::in_windows(&file, self.read) {
             return Ok(Windowed::Whole(file));
         }
         let text = match utf8(file) {
@@ -467,14 +469,16 @@ impl Scrubber<'_> {
             plan = self.plan_windows(&text, &subs, &match_on, facts, &swept, format)?;
         }
         let read_back = |new: &[u8], sidecars: &vcr_cassette::http::Sidecars, lint: bool| {
-            let checked = vcr_lint::http::read_and_check(
-                self.path,
+            let read = |visit: &mut dyn FnMut(Option<HttpCassette>)| {
+                vcr_cassette::http::read_windows(self.path, new, sidecars, self.read, visit)
+            };
+            let checked = vcr_lint::http::check_windows(
                 new,
-                sidecars,
                 self.scanner,
                 lint,
                 &|_| match_on.clone(),
                 &mut |_| {},
+                &read,
             )?;
             Ok(checked.map(|c| (c.format, c.interactions, c.leaks)))
         };
@@ -495,8 +499,13 @@ impl Scrubber<'_> {
         let mut count = 0;
         let mut format = None;
         let mut leaks = None;
-        let read =
-            vcr_cassette::http::windows_of(self.path, file, sidecars, false, &mut |window, _| {
+        let read = vcr_cassette::http::windows_of(
+            self.path,
+            file,
+            sidecars,
+            false,
+            self.read,
+            &mut |window, _| {
                 count += window.interactions.len();
                 let format = *format.get_or_insert(window.format);
                 if lint {
@@ -505,7 +514,8 @@ impl Scrubber<'_> {
                     });
                     leaks.add(&window, file);
                 }
-            });
+            },
+        );
         if !matches!(read, Ok(Some(_))) {
             return None;
         }
@@ -516,6 +526,7 @@ impl Scrubber<'_> {
                     file,
                     sidecars,
                     false,
+                    self.read,
                     &mut |w, _| {
                         again(Some(&w));
                     },
@@ -546,6 +557,7 @@ impl Scrubber<'_> {
             text.as_bytes(),
             &no_sidecars,
             true,
+            self.read,
             &mut |window, nodes| {
                 if failed.is_some() {
                     return;

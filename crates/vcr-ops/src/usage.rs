@@ -274,7 +274,7 @@ pub fn http_formats(selection: &Selection) -> HttpFormats {
         .filter(|c| c.kind == CassetteKind::Http)
         .map(|c| {
             let format = std::fs::read(&c.path).ok().and_then(|bytes| {
-                match vcr_cassette::http::format_of(&c.path, &bytes) {
+                match vcr_cassette::http::format_of(&c.path, &bytes, &c.dir.read) {
                     Ok(format) => format,
                     Err(e) => Some(e.format),
                 }

@@ -462,6 +462,8 @@ pub struct Overrides {
     pub platform: Option<Platform>,
     /// `--no-ignore`: walks select files git ignores too.
     pub no_ignore: bool,
+    /// How cassettes are read (the binary's `VCR_TEST_*` hooks set the slower paths).
+    pub read: vcr_cassette::http::ReadOptions,
 }
 
 /// The machine-dependent settings of Claude Code trees, after layering.

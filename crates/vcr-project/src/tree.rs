@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::config::{ClaudeCodeSettings, ConfigError, ConfigFile, Env, Overrides};
 use vcr_cassette::claude_code::{self, FileKind};
+use vcr_cassette::http::ReadOptions;
 use vcr_cassette::rules::{Machine, Rule, RuleSet, claude_code as preset};
 use vcr_cassette::{dsh, generic, http};
 
@@ -274,6 +275,8 @@ pub struct Project {
     extend_include: Option<globset::GlobSet>,
     /// `--no-ignore`: files git ignores are selected too.
     no_ignore: bool,
+    /// How cassettes are read: each folder's cassettes carry it ([`FixtureDir::read`]).
+    read: ReadOptions,
 }
 
 /// The globs that select HTTP cassettes, each with its `match-on`: the configured ones
@@ -441,6 +444,7 @@ impl Project {
             exclude,
             extend_include,
             no_ignore: overrides.no_ignore,
+            read: overrides.read,
             root,
             config_path,
             config: config_file,
@@ -527,6 +531,7 @@ impl Project {
             dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
             cwd,
             spec: None,
+            read: self.read,
         }))
     }
 
@@ -670,6 +675,11 @@ impl Project {
             });
         }
         selection.cassettes.sort_by(|a, b| a.rel.cmp(&b.rel));
+    }
+
+    /// How the project's cassettes are read.
+    pub fn read_options(&self) -> ReadOptions {
+        self.read
     }
 
     /// What a selection of the whole tree starts with: the configured folders that cannot
@@ -1163,6 +1173,7 @@ impl Project {
             dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
             cwd: self.dsh_cwd(),
             spec: None,
+            read: self.read,
         })
     }
 
@@ -1231,6 +1242,7 @@ impl Project {
             if let Some(dir) = last.as_ref()
                 && dir.path == folder
                 && dir.version == self.claude_code.version
+                && dir.read == self.read
                 && dir.dehydrate_stream_events == self.claude_code.dehydrate_stream_events
                 && match (&dir.spec, spec) {
                     (None, None) => true,
@@ -1247,6 +1259,7 @@ impl Project {
                 dehydrate_stream_events: self.claude_code.dehydrate_stream_events,
                 cwd: String::new(),
                 spec: spec.cloned(),
+                read: self.read,
             });
             *last = Some(Arc::clone(&dir));
             dir

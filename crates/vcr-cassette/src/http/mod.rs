@@ -28,6 +28,7 @@ mod windows;
 
 use std::path::Path;
 
+pub use vcr_doc::ReadOptions;
 use vcr_doc::{DocError, Node, NodeValue};
 
 pub use recorder::{Format, RECORDERS, Recorder};
@@ -226,18 +227,20 @@ impl ReadError {
 /// Reads `bytes` (the file at `path`, whose folder holds any sidecar files) as an HTTP
 /// cassette, choosing the reader by content: `Ok(None)` when it is none of the formats.
 pub fn read(path: &Path, bytes: &[u8]) -> Result<Option<HttpCassette>, ReadError> {
-    read_with(path, bytes, &Sidecars::new())
+    read_with(path, bytes, &Sidecars::new(), &ReadOptions::default())
 }
 
 /// Sidecar files (Playwright's `_file` bodies) by the name the HAR gives them, read from here
 /// instead of from the HAR's folder: a scrub's new bodies, read back before they are written.
 pub type Sidecars = std::collections::BTreeMap<String, Vec<u8>>;
 
-/// [`read`], with the sidecars `replaced` names taken from it rather than from disk.
+/// [`read`], with the sidecars `replaced` names taken from it rather than from disk, read as
+/// `options` say.
 pub fn read_with(
     path: &Path,
     bytes: &[u8],
     replaced: &Sidecars,
+    options: &ReadOptions,
 ) -> Result<Option<HttpCassette>, ReadError> {
     let (bytes, compressed) = match gunzip(bytes) {
         Some(inflated) => (std::borrow::Cow::Owned(inflated), true),
@@ -246,7 +249,7 @@ pub fn read_with(
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Ok(None);
     };
-    let mut cassette = match read_text(path, text, replaced)? {
+    let mut cassette = match read_text(path, text, replaced, options)? {
         Some((cassette, _)) => cassette,
         None => return Ok(None),
     };
@@ -261,9 +264,10 @@ pub fn read_with(
 pub fn read_document(
     path: &Path,
     text: &[u8],
+    options: &ReadOptions,
 ) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
     match std::str::from_utf8(text) {
-        Ok(text) => read_text(path, text, &Sidecars::new()),
+        Ok(text) => read_text(path, text, &Sidecars::new(), options),
         Err(_) => Ok(None),
     }
 }
@@ -284,32 +288,21 @@ const WINDOWS_FROM: usize = 4 << 20;
 /// times its text) stay well under the file's own size (issue 25: at most three times the
 /// file in all). Smaller windows cost nothing measurable; larger ones left their memory
 /// resident beside the file's new text.
-fn window_for(len: usize) -> usize {
-    match WINDOW.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => (len / 64).clamp(512 << 10, 16 << 20),
-        set => set,
+/// `options` may set it ([`ReadOptions::http_window`]): with a few bytes every entry is a
+/// window of its own, and the tests compare what the commands report and write with the
+/// whole file read at once.
+fn window_for(len: usize, options: &ReadOptions) -> usize {
+    match options.http_window {
+        None => (len / 64).clamp(512 << 10, 16 << 20),
+        Some(set) => set.max(1),
     }
-}
-
-/// The testing hook's window ([`set_window`]); 0 when unset.
-static WINDOW: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// Testing hook (`VCR_TEST_HTTP_WINDOW=<bytes>` in the binary): how many bytes of entries
-/// make a window of a cassette read in windows ([`read_windows`]), and how large a file must
-/// be to be read so. With a few bytes every entry is a window of its own, and the tests
-/// compare what the commands report and write with the whole file read at once.
-pub fn set_window(bytes: usize) {
-    WINDOW.store(bytes.max(1), std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Whether [`read_windows`] tries to read `text` a window at a time: a JSON HAR (an object
 /// whose first key is `log`) or a cassette of vcrpy, Ruby VCR or go-vcr (YAML, or vcrpy's
-/// and Ruby VCR's JSON), of more than 4 MiB.
-pub fn in_windows(text: &[u8]) -> bool {
-    let from = match WINDOW.load(std::sync::atomic::Ordering::Relaxed) {
-        0 => WINDOWS_FROM,
-        set => set,
-    };
+/// and Ruby VCR's JSON), of more than 4 MiB (or the window `options` set).
+pub fn in_windows(text: &[u8], options: &ReadOptions) -> bool {
+    let from = options.http_window.map_or(WINDOWS_FROM, |set| set.max(1));
     text.len() > from && (is_json_har(text) || is_recorder_cassette(text))
 }
 
@@ -360,11 +353,12 @@ pub fn read_windows(
     path: &Path,
     text: &[u8],
     replaced: &Sidecars,
+    options: &ReadOptions,
     visit: &mut dyn FnMut(Option<HttpCassette>),
 ) -> Result<Option<Format>, ReadError> {
-    if in_windows(text) {
+    if in_windows(text, options) {
         let mut format = None;
-        let read = windows_of(path, text, replaced, false, &mut |part, _| {
+        let read = windows_of(path, text, replaced, false, options, &mut |part, _| {
             format.get_or_insert(part.format);
             visit(Some(part));
         });
@@ -375,7 +369,7 @@ pub fn read_windows(
             Ok(None) | Err(_) => visit(None),
         }
     }
-    Ok(read_with(path, text, replaced)?.map(|cassette| {
+    Ok(read_with(path, text, replaced, options)?.map(|cassette| {
         let format = cassette.format;
         visit(Some(cassette));
         format
@@ -385,8 +379,12 @@ pub fn read_windows(
 /// The format of the cassette in `bytes` (the file at `path`), as [`read`] finds it, read a
 /// window at a time when it is large: what needs only the recorder (`prune`, `record`)
 /// takes the memory `verify` does, not a whole document (17 times its size).
-pub fn format_of(path: &Path, bytes: &[u8]) -> Result<Option<Format>, ReadError> {
-    read_windows(path, bytes, &Sidecars::new(), &mut |_| {})
+pub fn format_of(
+    path: &Path,
+    bytes: &[u8],
+    options: &ReadOptions,
+) -> Result<Option<Format>, ReadError> {
+    read_windows(path, bytes, &Sidecars::new(), options, &mut |_| {})
 }
 
 /// The windows of `text` when [`read_windows`] reads it in windows, each with its entries'
@@ -397,17 +395,22 @@ pub fn windows_of(
     text: &[u8],
     replaced: &Sidecars,
     keep: bool,
+    options: &ReadOptions,
     visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
 ) -> Result<Option<usize>, ReadError> {
     match std::str::from_utf8(text) {
-        Ok(text) if in_windows(text.as_bytes()) => {
-            let window = window_for(text.len());
+        Ok(text) if in_windows(text.as_bytes(), options) => {
+            let window = window_for(text.len(), options);
             if is_json_har(text.as_bytes()) {
                 har::read_windows(text, path, replaced, window, keep, visit)
             } else if text.trim_start().starts_with('{') {
                 windows::read_json_windows(text, window, keep, visit)
-            } else {
+            } else if options.fast_yaml {
                 windows::read_windows(text, window, keep, visit)
+            } else {
+                // Windows are read by the one-pass YAML reader only; saphyr's events read
+                // the document whole.
+                Ok(None)
             }
         }
         _ => Ok(None),
@@ -511,8 +514,9 @@ fn read_text(
     path: &Path,
     text: &str,
     replaced: &Sidecars,
+    options: &ReadOptions,
 ) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
-    match read_shape(path, text, replaced) {
+    match read_shape(path, text, replaced, options) {
         Err(e) if !identified(e.format, text.as_bytes()) => Ok(None),
         read => read,
     }
@@ -551,6 +555,7 @@ fn read_shape(
     path: &Path,
     text: &str,
     replaced: &Sidecars,
+    options: &ReadOptions,
 ) -> Result<Option<(HttpCassette, Option<Node>)>, ReadError> {
     if let Some(raw) = RECORDERS.iter().find(|f| f.recorder().is_raw(text)) {
         return raw
@@ -580,7 +585,7 @@ fn read_shape(
         if yaml_format_hint(text).is_none() {
             return Ok(None);
         }
-        match vcr_doc::yaml::parse(text) {
+        match vcr_doc::yaml::parse_with(text, options) {
             Ok(root) => root,
             Err(e) => return unparsed(e),
         }
@@ -868,6 +873,44 @@ mod testing {
 
 #[cfg(test)]
 mod tests {
+    /// Every way of reading a cassette gives the same interactions, in one process: the
+    /// read options are a value, so both paths run side by side (issue 40).
+    #[test]
+    fn every_read_path_gives_the_same_interactions() {
+        let vcrpy = "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.com/a?x=1\n  response:\n    body:\n      string: one\n    headers: {}\n    status:\n      code: 200\n      message: OK\n- request:\n    body: '{\"q\": 2}'\n    headers:\n      Authorization:\n      - Bearer abc\n    method: POST\n    uri: https://api.example.com/b\n  response:\n    body:\n      string: two\n    headers: {}\n    status:\n      code: 201\n      message: Created\nversion: 1\n";
+        let read = |options: &ReadOptions| {
+            let mut seen = Vec::new();
+            let format =
+                read_windows(
+                    Path::new("c.yaml"),
+                    vcrpy.as_bytes(),
+                    &Sidecars::new(),
+                    options,
+                    &mut |window| match window {
+                        Some(window) => seen.extend(window.interactions.into_iter().map(|i| {
+                            (i.request.method.text, i.request.url.text, i.request.url.at)
+                        })),
+                        None => seen.clear(),
+                    },
+                );
+            (format.unwrap(), seen)
+        };
+        let fast = read(&ReadOptions::default());
+        assert_eq!(fast.1.len(), 2);
+        for other in [
+            ReadOptions {
+                fast_yaml: false,
+                ..ReadOptions::default()
+            },
+            ReadOptions {
+                http_window: Some(1),
+                ..ReadOptions::default()
+            },
+        ] {
+            assert_eq!(read(&other), fast, "{other:?}");
+        }
+    }
+
     use super::*;
 
     /// Over several members (the trailer gives the last one's size only, so the first part

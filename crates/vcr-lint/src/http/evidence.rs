@@ -24,8 +24,9 @@ pub(super) struct Exchange {
 
 impl Exchange {
     /// The evidence of `interaction`; `before`: whether a request before it carried a
-    /// credential or a login.
-    pub(super) fn of(interaction: &Interaction, before: bool) -> Exchange {
+    /// credential or a login; `folded`: how bodies are searched for credential names
+    /// (`Scanner::folded_search`).
+    pub(super) fn of(interaction: &Interaction, before: bool, folded: bool) -> Exchange {
         let status = interaction.response.as_ref().and_then(|r| r.status);
         let date = || {
             (interaction.response.iter())
@@ -41,7 +42,7 @@ impl Exchange {
             || super::url::query_names(&interaction.request.url.text)
                 .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
             || match &interaction.request.body {
-                Some(Body::Bytes { bytes, .. }) => names_a_field(bytes),
+                Some(Body::Bytes { bytes, .. }) => names_a_field(bytes, folded),
                 Some(Body::Data { .. }) => true,
                 None => false,
             };

@@ -29,7 +29,7 @@ use serde::Serialize;
 
 use vcr_cassette::http::recorder::RecordRun;
 use vcr_cassette::http::{self, Format, RECORDERS};
-use vcr_project::tree::{CassetteKind, Selection};
+use vcr_project::tree::{Cassette, CassetteKind, Selection};
 
 /// A recorder as `vcr record` drives it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -86,7 +86,7 @@ pub fn http_recording(
         .cassettes
         .par_iter()
         .filter(|c| c.kind == CassetteKind::Http)
-        .filter_map(|c| Some((tool_of(&c.path)?, c.rel.as_str())))
+        .filter_map(|c| Some((tool_of(c)?, c.rel.as_str())))
         .collect();
     for (tool, rel) in tools {
         let entry = found.entry(tool).or_default();
@@ -128,11 +128,11 @@ fn key(format: Format, tool: &'static str) -> (Format, usize, &'static str) {
     (format, rank.unwrap_or(usize::MAX), tool)
 }
 
-/// The tool that wrote the cassette at `path`; `None` when it is no HTTP cassette vcr
-/// reads, or a file no test recorder wrote (a browser's HAR export).
-fn tool_of(path: &Path) -> Option<(Format, usize, &'static str)> {
-    let bytes = std::fs::read(path).ok()?;
-    let format = http::format_of(path, &bytes).ok()??;
+/// The tool that wrote `cassette`; `None` when it is no HTTP cassette vcr reads, or a file
+/// no test recorder wrote (a browser's HAR export).
+fn tool_of(cassette: &Cassette) -> Option<(Format, usize, &'static str)> {
+    let bytes = std::fs::read(&cassette.path).ok()?;
+    let format = http::format_of(&cassette.path, &bytes, &cassette.dir.read).ok()??;
     let tool = format.recorder().tool(&http::decompressed(&bytes))?;
     Some(key(format, tool))
 }

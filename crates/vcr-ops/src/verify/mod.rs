@@ -26,10 +26,12 @@ use vcr_project::config::{ConfigError, Level};
 use vcr_project::tree::{Cassette, CassetteKind, Project, Scenario, compile_globs};
 use vcr_regex::{JsRegex, PatternError, Stopped};
 
+mod http_read;
 mod logs;
 mod pointers;
 mod run;
 
+pub use http_read::{read_and_check, secret_values};
 pub use run::{run, run_tree};
 
 /// The checks of a run, built once from the configuration.
@@ -237,7 +239,7 @@ impl Checks {
             .map(|age| MaxAge::parse(age, now).map_err(|e| bad(format!("`verify.max-age`: {e}"))))
             .transpose()?;
         Ok(Checks {
-            scanner: Scanner::new(machine_paths),
+            scanner: Scanner::new(machine_paths).reading(&project.read_options()),
             levels,
             allow,
             recorded_error: Severity::Warning,
@@ -489,7 +491,7 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         return result;
     }
     if cassette.kind == CassetteKind::ClaudeCodeMessage
-        && vcr_cassette::streaming()
+        && cassette.dir.read.streaming
         && check_message(cassette, bytes, &hits, checks, &mut result)
     {
         return result;
@@ -690,12 +692,10 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
     // Read in windows (a huge HAR a window of entries at a time, anything else whole), each
     // linted as it comes: memory is the file's and one window's (issue 25).
     let mut recorded = http::Recorded::default();
-    let read = vcr_lint::http::read_and_check(
-        &cassette.path,
+    let read = read_and_check(
+        cassette,
         &text,
-        &http::Sidecars::new(),
         &checks.scanner,
-        true,
         &|format| checks.match_on(&cassette.rel, format),
         &mut |window| match window {
             Some(window) => recorded.add(window),
