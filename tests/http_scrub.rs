@@ -76,6 +76,11 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         Recorder::GoVcr => Loader::GoYaml,
         Recorder::Polly | Recorder::Nock => Loader::Json,
         Recorder::Talkback => unreachable!("no loader reads talkback's JSON5 tapes"),
+        Recorder::WireMock
+        | Recorder::RVcr
+        | Recorder::Mountebank
+        | Recorder::Responses
+        | Recorder::Httpretty => unreachable!("vcr reads no {} cassette yet", recorder.name()),
     };
     let cassette_paths: Vec<std::path::PathBuf> = recorded
         .cassettes()
@@ -134,7 +139,13 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
             Recorder::RubyVcr => "filter_sensitive_data(\"REDACTED_API_KEY\")",
             Recorder::GoVcr => "SetMatcher",
             Recorder::Nock => "filteringPath",
-            Recorder::Polly | Recorder::Talkback => unreachable!(),
+            Recorder::Polly
+            | Recorder::Talkback
+            | Recorder::WireMock
+            | Recorder::RVcr
+            | Recorder::Mountebank
+            | Recorder::Responses
+            | Recorder::Httpretty => unreachable!(),
         };
         assert!(
             affected[0]["setting"].as_str().unwrap().contains(expected),

@@ -44,6 +44,7 @@ mod prune;
 mod races;
 mod record;
 mod recorder_folders;
+mod recorders_new;
 mod rehash;
 mod selection;
 mod streamed;

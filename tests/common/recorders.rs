@@ -1,20 +1,22 @@
-//! Real recorders write the HTTP cassettes of the tests (issues 9 and 21): vcrpy,
-//! pytest-recording, pytest-vcr, Ruby VCR (webmock), go-vcr, Polly, nock and talkback, each
-//! run as a child process by a small program in `tests/recorders/` against the test's own
-//! server ([`super::server`]).
+//! Real recorders write the HTTP cassettes of the tests (issues 9, 21 and 39): vcrpy,
+//! pytest-recording, pytest-vcr, Ruby VCR (webmock), go-vcr, Polly, nock, talkback, WireMock,
+//! R's vcr (crul), mountebank, responses' recorder and HTTPretty, each run as a child process
+//! by a small program in `tests/recorders/` against the test's own server
+//! ([`super::server`]).
 //!
 //! [`record`] starts the server, runs the program in record mode and returns the project
 //! folder holding the cassettes, in `cassettes/` (the pytest plugins: `tests/cassettes/`,
-//! their default beside the test module); [`record_into`] records into a folder of the test's
-//! choosing, as a project that keeps its cassettes elsewhere does. [`replay`] runs the same
-//! program in replay mode with the server stopped, so a request the cassette does not answer
-//! fails. Each program checks every answer it gets against what the server sends, in both
-//! modes.
+//! their default beside the test module; WireMock: `src/test/resources/`, which holds its
+//! `mappings/` and `__files/`; R's vcr: `tests/fixtures/`); [`record_into`] records into a
+//! folder of the test's choosing, as a project that keeps its cassettes elsewhere does.
+//! [`replay`] runs the same program in replay mode with the server stopped, so a request the
+//! cassette does not answer fails. Each program checks every answer it gets against what the
+//! server sends, in both modes.
 //!
 //! A recorder that is not installed makes [`record`] say so on stderr and return `None`;
 //! with `VCR_REQUIRE_RECORDERS=1` (CI) it panics instead. `tests/recorders/install`
 //! installs them: the Python and node ones under `target/recorders/`, the Debian ones
-//! (Ruby VCR, webmock, go-vcr) with apt-get.
+//! (Ruby VCR, webmock, go-vcr, Java for WireMock, R's vcr and crul) with apt-get.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,13 @@ const DEBIAN_GOPATH: &str = "/usr/share/gocode";
 /// beside the test module, which the tests put at `tests/test_scenario.py`.
 pub const PYTEST_DEFAULT_FOLDER: &str = "tests/cassettes";
 
+/// Where a Maven or Gradle project keeps WireMock's files: its root folder, holding
+/// `mappings/` (the stubs) and `__files/` (the bodies kept apart).
+pub const WIREMOCK_DEFAULT_FOLDER: &str = "src/test/resources";
+
+/// Where R's vcr 1.x keeps cassettes in a package that `vcr::use_vcr()` set up.
+pub const R_VCR_DEFAULT_FOLDER: &str = "tests/fixtures";
+
 /// A recorder, as the tests drive it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Recorder {
@@ -56,6 +65,17 @@ pub enum Recorder {
     Nock,
     /// talkback, a recording proxy between the client (node's `http.request`) and the server.
     Talkback,
+    /// WireMock standalone (Java) as a recording proxy: its record API, then its mappings
+    /// served alone.
+    WireMock,
+    /// R's vcr (webmockr) with crul's `HttpClient`.
+    RVcr,
+    /// mountebank: a `proxyAlways` imposter, saved with `mb save --removeProxies`.
+    Mountebank,
+    /// responses' recorder (`responses._recorder`), with `requests`.
+    Responses,
+    /// HTTPretty's `record` and `playback`, with `urllib.request`.
+    Httpretty,
 }
 
 /// Record or replay.
@@ -111,15 +131,21 @@ impl Recorder {
             Recorder::Polly => "Polly",
             Recorder::Nock => "nock",
             Recorder::Talkback => "talkback",
+            Recorder::WireMock => "WireMock",
+            Recorder::RVcr => "R vcr",
+            Recorder::Mountebank => "mountebank",
+            Recorder::Responses => "responses",
+            Recorder::Httpretty => "HTTPretty",
         }
     }
 
     /// The folder [`record`] records into, relative to the project.
     fn usual_folder(self) -> &'static str {
-        if self.is_pytest() {
-            PYTEST_DEFAULT_FOLDER
-        } else {
-            "cassettes"
+        match self {
+            _ if self.is_pytest() => PYTEST_DEFAULT_FOLDER,
+            Recorder::WireMock => WIREMOCK_DEFAULT_FOLDER,
+            Recorder::RVcr => R_VCR_DEFAULT_FOLDER,
+            _ => "cassettes",
         }
     }
 
@@ -173,10 +199,42 @@ impl Recorder {
                     )
                 })
             }
-            Recorder::Polly | Recorder::Nock | Recorder::Talkback => {
+            Recorder::Responses | Recorder::Httpretty => {
+                let module = match self {
+                    Recorder::Responses => "responses._recorder",
+                    _ => "httpretty",
+                };
+                let imports = Command::new(python())
+                    .args(["-c", &format!("import {module}")])
+                    .output();
+                (!succeeded(imports))
+                    .then(|| format!("{} cannot import {module}; {install}", python().display()))
+            }
+            Recorder::RVcr => {
+                let loads = Command::new("Rscript")
+                    .args(["-e", "library(vcr); library(crul); library(jsonlite)"])
+                    .output();
+                (!succeeded(loads)).then(|| {
+                    format!(
+                        "Rscript cannot load vcr, crul and jsonlite; install r-cran-vcr and r-cran-crul, or {install}"
+                    )
+                })
+            }
+            Recorder::WireMock if !succeeded(Command::new("java").arg("-version").output()) => {
+                Some(format!(
+                    "java cannot be run; install default-jre-headless, or {install}"
+                ))
+            }
+            Recorder::Polly
+            | Recorder::Nock
+            | Recorder::Talkback
+            | Recorder::WireMock
+            | Recorder::Mountebank => {
                 let package = match self {
                     Recorder::Polly => "@pollyjs/core",
                     Recorder::Nock => "nock",
+                    Recorder::WireMock => "wiremock",
+                    Recorder::Mountebank => "@mbtest/mountebank",
                     _ => "talkback",
                 };
                 let node = Command::new("node").arg("--version").output();
@@ -233,10 +291,30 @@ impl Recorder {
                 cmd
             }
             Recorder::GoVcr => Command::new(go_program()),
-            Recorder::Polly | Recorder::Nock | Recorder::Talkback => {
+            Recorder::Responses | Recorder::Httpretty => {
+                let script = match self {
+                    Recorder::Responses => "python/responses_scenario.py",
+                    _ => "python/httpretty_scenario.py",
+                };
+                let mut cmd = Command::new(python());
+                cmd.arg(programs.join(script));
+                cmd
+            }
+            Recorder::RVcr => {
+                let mut cmd = Command::new("Rscript");
+                cmd.arg(programs.join("r/r_vcr.R"));
+                cmd
+            }
+            Recorder::Polly
+            | Recorder::Nock
+            | Recorder::Talkback
+            | Recorder::WireMock
+            | Recorder::Mountebank => {
                 let script = match self {
                     Recorder::Polly => "node/polly.js",
                     Recorder::Nock => "node/nock_back.js",
+                    Recorder::WireMock => "node/wiremock.js",
+                    Recorder::Mountebank => "node/mountebank.js",
                     _ => "node/talkback.js",
                 };
                 let mut cmd = Command::new("node");
@@ -258,7 +336,8 @@ impl Recorder {
 }
 
 /// Records `scenario` with `recorder` against a fresh server into `cassettes/` (the pytest
-/// plugins: their default, `tests/cassettes/`); see [`record_into`].
+/// plugins: their default, `tests/cassettes/`; WireMock: `src/test/resources/`; R's vcr:
+/// `tests/fixtures/`); see [`record_into`].
 pub fn record(recorder: Recorder, scenario: Scenario) -> Option<Recorded> {
     record_into(recorder, scenario, recorder.usual_folder())
 }

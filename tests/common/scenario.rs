@@ -173,6 +173,28 @@ impl Scenario {
         }
     }
 
+    /// The scenario without the exchanges named `names` (what a recorder cannot keep), and
+    /// without the credentials planted only in them.
+    pub fn without(mut self, names: &[&str]) -> Scenario {
+        self.exchanges.retain(|e| !names.contains(&e.name));
+        let kept = &self.exchanges;
+        self.secrets.retain(|(_, secret)| {
+            kept.iter().any(|e| {
+                e.target.contains(secret.as_str())
+                    || e.headers.iter().any(|(_, v)| v.contains(secret.as_str()))
+                    || e.body
+                        .as_deref()
+                        .is_some_and(|b| b.contains(secret.as_str()))
+                    || e.seen.contains(secret.as_str())
+                    || e.reply
+                        .headers
+                        .iter()
+                        .any(|(_, v)| v.contains(secret.as_str()))
+            })
+        });
+        self
+    }
+
     /// What the server answers.
     pub fn routes(&self) -> Vec<Route> {
         self.exchanges
