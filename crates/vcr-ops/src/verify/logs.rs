@@ -8,7 +8,6 @@ use super::{
     stale_message, unnormalized_finding,
 };
 use crate::event::FileProblem;
-use vcr_cassette::generic;
 use vcr_cassette::jsonl::{self, LineReader};
 use vcr_json::{Position, Value};
 use vcr_lint::finding::{Finding, FindingId, Severity};
@@ -95,7 +94,7 @@ fn chunk_leaks(
 /// hashes found before a line that cannot be read are dropped, as there.
 pub(super) fn check_generic_log(
     cassette: &Cassette,
-    spec: &generic::Spec,
+    spec: &vcr_cassette::generic::Spec,
     input: impl std::io::BufRead,
     checks: &Checks,
 ) -> std::io::Result<FileResult> {
@@ -118,10 +117,10 @@ pub(super) fn check_generic_log(
         |chunk: &[u8], _, number| chunk_leaks(cassette, chunk, number, checks, &mut leaks);
     while let Some(line) = reader.next_line()? {
         chunks.push(&line, &mut scan);
-        let record = generic::Line::record(&line);
-        let value = record.as_ref().map(generic::parse_line);
+        let record = vcr_cassette::generic::Line::record(&line);
+        let value = record.as_ref().map(vcr_cassette::generic::parse_line);
         if let (Some(record), Some(Ok(value))) = (&record, &value) {
-            for error in generic::line_recorded_errors(spec, record, value) {
+            for error in vcr_cassette::generic::line_recorded_errors(spec, record, value) {
                 errors.push((error.offset.map(|o| line.locate(o)), error));
             }
         }
@@ -130,7 +129,7 @@ pub(super) fn check_generic_log(
         }
         let checked = match (&record, &value) {
             (Some(record), Some(Ok(value))) => {
-                generic::check_line(spec, record, value, rel).map(Some)
+                vcr_cassette::generic::check_line(spec, record, value, rel).map(Some)
             }
             (_, Some(Err(e))) => Err(e.clone()),
             _ => Ok(None),
@@ -206,10 +205,15 @@ struct FormatCheck {
 
 impl FormatCheck {
     /// The next line as read, and its value when it is a record.
-    fn line(&mut self, spec: &generic::Spec, line: &jsonl::Line<'_>, value: Option<&Value<'_>>) {
+    fn line(
+        &mut self,
+        spec: &vcr_cassette::generic::Spec,
+        line: &jsonl::Line<'_>,
+        value: Option<&Value<'_>>,
+    ) {
         self.canonical.clear();
         if let Some(value) = value {
-            generic::render_line_into(spec, value, &mut self.canonical);
+            vcr_cassette::generic::render_line_into(spec, value, &mut self.canonical);
         }
         self.difference.feed(line.raw, &self.canonical);
         match line.raw.strip_suffix(b"\r\n") {

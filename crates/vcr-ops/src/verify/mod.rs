@@ -6,7 +6,6 @@
 //! file, and named. Findings about several files (collisions, usage) come after all files;
 //! the run that orders all this over a selection or the whole tree is `run`'s.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
@@ -15,23 +14,28 @@ use crate::event::FileProblem;
 use crate::rehash::MAX_NAME_BYTES;
 use crate::usage::Usage;
 use logs::{by_lines, check_generic_log, check_session_leaks};
-use pointers::{Pointers, any_hit_in, jsonl_pointers, pointers_of};
+#[cfg(test)]
+use pointers::pointers_of;
+use vcr_cassette::CassetteError;
 use vcr_cassette::api_error::{RECORDED_ERROR, RecordedError};
-use vcr_cassette::claude_code;
-use vcr_cassette::{CassetteError, dsh, generic, http};
 use vcr_json::Position;
 use vcr_lint::finding::{Finding, FindingId, Severity, fingerprint};
 use vcr_lint::{Hit, LeakFamily, Locator, Scanner};
 use vcr_project::config::{ConfigError, Level};
-use vcr_project::tree::{Cassette, CassetteKind, Project, Scenario, compile_globs};
+use vcr_project::tree::{Cassette, CassetteKind, Project, compile_globs};
 use vcr_regex::{JsRegex, PatternError, Stopped};
 
-mod http_read;
+mod claude_code;
+mod dsh;
+mod generic;
+mod http;
 mod logs;
 mod pointers;
 mod run;
 
-pub use http_read::{read_and_check, secret_values};
+use dsh::check_scenario;
+use generic::{generic_scope, stale_message};
+pub use http::{read_and_check, secret_values};
 pub use run::{run, run_tree};
 
 /// The checks of a run, built once from the configuration.
@@ -294,7 +298,7 @@ impl Checks {
 
     /// What the recorder of the HTTP cassette at `rel` matches requests by: its `[http]
     /// cassettes` entry's `match-on`, else the format's default.
-    pub fn match_on(&self, rel: &str, format: http::Format) -> Vec<&str> {
+    pub fn match_on(&self, rel: &str, format: vcr_cassette::http::Format) -> Vec<&str> {
         self.match_on
             .iter()
             .find(|(glob, _)| glob.is_match(rel))
@@ -454,172 +458,20 @@ fn check_file(cassette: &Cassette, bytes: &[u8], checks: &Checks) -> FileResult 
         expected_name: None,
         problem: None,
     };
-    if matches!(cassette.kind, CassetteKind::Http | CassetteKind::Text)
-        && check_http(cassette, bytes, checks, &mut result)
-    {
-        return result;
-    }
-    let hits = checks.scanner.scan(bytes);
-    if !cassette.kind.is_structured() {
-        leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
-        return result;
-    }
-    if let Some(spec) = &cassette.dir.spec {
-        check_generic(cassette, spec, bytes, &hits, checks, &mut result);
-        return result;
-    }
-    if cassette.kind.is_dsh() {
-        // Parse, schema and format problems come from the scenario check, which reads the
-        // whole folder; here only the leaks, placed in their line's JSON.
-        if hits.is_empty() {
-            return result;
+    // One file per kind: its checks, in the order the kind calls for.
+    match cassette.kind {
+        CassetteKind::Http | CassetteKind::Text => {
+            http::check(cassette, bytes, checks, &mut result);
         }
-        let pointers = match cassette.kind {
-            CassetteKind::DshSession => jsonl_pointers(bytes, &hits, 0),
-            _ => vcr_json::parse(bytes)
-                .map(|value| pointers_of(&value, &hits))
-                .unwrap_or_else(|_| vec![None; hits.len()]),
-        };
-        leak_findings(
-            cassette,
-            bytes,
-            &hits,
-            Some(&pointers),
-            checks,
-            &mut result.findings,
-        );
-        return result;
-    }
-    if cassette.kind == CassetteKind::ClaudeCodeMessage
-        && cassette.dir.read.streaming
-        && check_message(cassette, bytes, &hits, checks, &mut result)
-    {
-        return result;
-    }
-    let checked = vcr_json::parse(bytes)
-        .map_err(CassetteError::from)
-        .and_then(|value| {
-            let schema = match cassette.kind {
-                CassetteKind::ClaudeCodeMessage => claude_code::check_message(&value),
-                _ => claude_code::check_token_count(&value),
-            };
-            schema.map(|()| value).map_err(CassetteError::from)
-        });
-    let mut value = match checked {
-        Ok(value) => value,
-        Err(e) => {
-            unreadable(cassette, bytes, &hits, &e, checks, &mut result.findings);
-            return result;
+        CassetteKind::Generic => generic::check(cassette, bytes, checks, &mut result),
+        CassetteKind::DshSession | CassetteKind::DshOverride => {
+            dsh::check_leaks(cassette, bytes, checks, &mut result);
         }
-    };
-    if !hits.is_empty() {
-        let pointers = pointers_of(&value, &hits);
-        leak_findings(
-            cassette,
-            bytes,
-            &hits,
-            Some(&pointers),
-            checks,
-            &mut result.findings,
-        );
-    }
-    if cassette.kind == CassetteKind::ClaudeCodeMessage {
-        let errors = claude_code::recorded_errors(&value);
-        recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
-    }
-    // Format: what `vcr normalize` would write.
-    if cassette.kind == CassetteKind::ClaudeCodeMessage
-        && let Err(e) = vcr_cassette::normalize_message(&mut value, &cassette.dir)
-    {
-        result.problem = Some(FileProblem::cassette(&e.into(), bytes));
-        return result;
-    }
-    if let Some(first) = vcr_json::pretty_difference(&value, bytes) {
-        let crlf = || {
-            crlf_only(bytes, |lf| {
-                vcr_json::pretty_difference(&value, lf).is_none()
-            })
-        };
-        format_finding_at(cassette, bytes, first, crlf, checks, &mut result.findings);
-    }
-    if cassette.kind == CassetteKind::ClaudeCodeMessage {
-        let expected = claude_code::message_name(claude_code::input(&value));
-        name_findings(cassette, &expected, checks, &mut result.findings);
-        result.expected_name = Some(expected);
+        CassetteKind::ClaudeCodeMessage | CassetteKind::ClaudeCodeTokenCount => {
+            claude_code::check(cassette, bytes, checks, &mut result);
+        }
     }
     result
-}
-
-/// The checks of a Claude Code message fixture, read an `output` item at a time and
-/// compared with its canonical form as it is written (`claude_code::stream_message`): no
-/// value of the whole file and no copy of its canonical bytes (issue 12). `false` when the
-/// file must be read whole instead (see `vcr_json::parse_streamed`); the result is then
-/// untouched. The findings are those of the whole-value path below, in the same order.
-fn check_message(
-    cassette: &Cassette,
-    bytes: &[u8],
-    hits: &[Hit],
-    checks: &Checks,
-    result: &mut FileResult,
-) -> bool {
-    let mut compare = vcr_json::Compare::new(bytes);
-    let mut pointers = Pointers::new(hits);
-    let mut errors = Vec::new();
-    // An item with a leak in it is built, for the pointer to the field that holds it.
-    let wants = |span| any_hit_in(hits, span);
-    let streamed =
-        claude_code::stream_message(bytes, &cassette.dir, &mut compare, &wants, &mut |stored| {
-            if !hits.is_empty() {
-                pointers.stored(&stored);
-            }
-            if let claude_code::Stored::Item(i, item, _) = stored
-                && let Some(error) = claude_code::recorded_error(i, item)
-            {
-                errors.push(error);
-            }
-        });
-    let message = match streamed {
-        Ok(Some(message)) => message,
-        Ok(None) => return false,
-        Err(e @ (CassetteError::Parse(_) | CassetteError::Schema(_))) => {
-            unreadable(cassette, bytes, hits, &e, checks, &mut result.findings);
-            return true;
-        }
-        Err(e) => {
-            result.problem = Some(FileProblem::cassette(&e, bytes));
-            return true;
-        }
-    };
-    if !hits.is_empty() {
-        leak_findings(
-            cassette,
-            bytes,
-            hits,
-            Some(&pointers.out),
-            checks,
-            &mut result.findings,
-        );
-    }
-    recorded_error_findings(cassette, bytes, &errors, checks, &mut result.findings);
-    if let Some(first) = compare.finish() {
-        let crlf = || {
-            crlf_only(bytes, |lf| {
-                let mut compare = vcr_json::Compare::new(lf);
-                let same = claude_code::stream_message(
-                    bytes,
-                    &cassette.dir,
-                    &mut compare,
-                    &|_| false,
-                    &mut |_| {},
-                );
-                same.is_ok() && compare.finish().is_none()
-            })
-        };
-        format_finding_at(cassette, bytes, first, crlf, checks, &mut result.findings);
-    }
-    name_findings(cassette, &message.name, checks, &mut result.findings);
-    result.expected_name = Some(message.name);
-    true
 }
 
 /// The finding of a structured cassette that is not JSON (`parse`) or not the shape of its
@@ -661,172 +513,6 @@ fn crlf_only(bytes: &[u8], same: impl FnOnce(&[u8]) -> bool) -> bool {
     }
 }
 
-/// Reads an HTTP cassette by structure and checks it; `false` when the file is no HTTP
-/// cassette (it is then linted as text).
-fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) -> bool {
-    // Inflated once (`.yaml.gz`, `.httprr.gz`): the reader and the positions use the text.
-    let text = http::decompressed(bytes);
-    if matches!(text, Cow::Borrowed(_))
-        && let Some((inflated, why)) = http::inflate_problem(bytes)
-    {
-        let finding = Finding::new(
-            FindingId::Parse,
-            Severity::Error,
-            &cassette.rel,
-            format!("a compressed cassette vcr cannot read: {why}"),
-        );
-        push(checks, &mut result.findings, finding, None);
-        result.http_unreadable = true;
-        // What did inflate is still scanned.
-        let hits = checks.scanner.scan(&inflated);
-        leak_findings(
-            cassette,
-            &inflated,
-            &hits,
-            None,
-            checks,
-            &mut result.findings,
-        );
-        return true;
-    }
-    // Read in windows (a huge HAR a window of entries at a time, anything else whole), each
-    // linted as it comes: memory is the file's and one window's (issue 25).
-    let mut recorded = http::Recorded::default();
-    let read = read_and_check(
-        cassette,
-        &text,
-        &checks.scanner,
-        &|format| checks.match_on(&cassette.rel, format),
-        &mut |window| match window {
-            Some(window) => recorded.add(window),
-            None => recorded = http::Recorded::default(),
-        },
-    );
-    let (format, leaks) = match read {
-        Ok(None) => return false,
-        Ok(Some(checked)) => (checked.format, checked.leaks),
-        Err(e) => {
-            let finding = Finding::new(
-                FindingId::Parse,
-                Severity::Error,
-                &cassette.rel,
-                format!("not a valid {} cassette: {e}", e.format.name()),
-            )
-            .at(Some(Position::locate(&text, e.offset)));
-            push(checks, &mut result.findings, finding, None);
-            result.http_unreadable = true;
-            // What can be read of it is still linted, as text (inflated, if it was gzip).
-            let hits = checks.scanner.scan(&text);
-            leak_findings(cassette, &text, &hits, None, checks, &mut result.findings);
-            return true;
-        }
-    };
-    result.http_format = Some(format.name());
-    let mut locator = Locator::new(&text);
-    for leak in leaks {
-        let hit = &leak.hit;
-        let place = leak.place;
-        let message = match hit.family {
-            // `vcr normalize` replaces the secrets this judge finds in an HTTP cassette's
-            // interactions and around them, not in comment lines (ruff's "fixable"); what
-            // was committed stays in history, hence the rotation.
-            LeakFamily::Secret if leak.path == vcr_lint::http::COMMENT => {
-                format!("{} leaked{place}: remove it and rotate it", hit.label)
-            }
-            LeakFamily::Secret => format!(
-                "{} leaked{place}: rotate it; `vcr normalize` replaces it in this file (git history keeps it if it was committed)",
-                hit.label
-            ),
-            LeakFamily::Path if leak.severity == Severity::Warning => format!(
-                "{}{place}: a machine path a server sent back; check that it is not yours",
-                capitalize(&hit.label)
-            ),
-            LeakFamily::Path => format!(
-                "{}{place}: a machine path that left this machine; scrub it from the cassette and filter it when recording",
-                capitalize(&hit.label)
-            ),
-            LeakFamily::Uuid | LeakFamily::Timestamp => format!(
-                "{}{place}{}, which {} matches requests by: a run makes it, and replay breaks when it changes; filter it when recording or match on less",
-                capitalize(&hit.label),
-                leak.why,
-                format.name()
-            ),
-            LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),
-        };
-        let message = match leak.repeats {
-            0 => message,
-            1 => format!("{message} (once more in this file)"),
-            n => format!("{message} ({n} more times in this file)"),
-        };
-        let mut finding = Finding::new(hit.family.id(), leak.severity, &cassette.rel, message)
-            .at(leak.offset.map(|o| locator.locate(o)));
-        finding.matched = Some(hit.masked.clone());
-        finding.detector = Some(hit.detector);
-        finding.reason = Some(match hit.family {
-            LeakFamily::Uuid | LeakFamily::Timestamp => format!(
-                "{}; it sits in what {} matches requests by{}",
-                hit.reason,
-                format.name(),
-                leak.why
-            ),
-            _ => hit.reason.to_owned(),
-        });
-        finding.pointer = Some(masked_pointer(&leak.path, hit));
-        finding.fingerprint = fingerprint(&hit.text);
-        push(
-            checks,
-            &mut result.findings,
-            finding,
-            Some(hit.text.clone()),
-        );
-    }
-    if let Some(max_age) = checks.max_age {
-        expired(
-            cassette,
-            recorded.time(),
-            max_age,
-            checks,
-            &mut result.findings,
-        );
-    }
-    true
-}
-
-/// `expired`: an HTTP cassette recorded longer ago than `--max-age`, judged by its recorded
-/// time (`recorded_at`, HAR `startedDateTime`, the response `Date`), else by the last commit
-/// that touched it.
-fn expired(
-    cassette: &Cassette,
-    recorded: Option<i64>,
-    max_age: MaxAge,
-    checks: &Checks,
-    out: &mut Vec<(Finding, Option<String>)>,
-) {
-    let (recorded, source) = match recorded {
-        Some(time) => (time, "recorded"),
-        None => match vcr_project::git::last_commit_time(&cassette.path) {
-            Some(time) => (time, "last committed"),
-            None => return,
-        },
-    };
-    let age = max_age.now - recorded;
-    if age <= max_age.seconds {
-        return;
-    }
-    let days = age / 86_400;
-    let finding = Finding::new(
-        FindingId::Expired,
-        Severity::Warning,
-        &cassette.rel,
-        format!(
-            "{source} on {} ({days} days ago), older than the maximum age of {} days: record it again",
-            http::format_date(recorded),
-            max_age.seconds / 86_400
-        ),
-    );
-    push(checks, out, finding, None);
-}
-
 /// A finding's pointer as outputs show it: a secret written as a JSON key (`/keys/sk-...`)
 /// is part of the path to it, and shows masked as the finding's match does, in JSON, SARIF
 /// and the baseline file alike.
@@ -853,161 +539,6 @@ fn push(
         }
         out.push((finding, raw));
     }
-}
-
-/// A generic cassette's scope: its declared key material, or payload. JSONL pointers start
-/// with the line index, which the spec's pointers (within a line) do not have.
-fn generic_scope(spec: &generic::Spec, pointer: &str) -> Scope {
-    let within = match spec.format() {
-        generic::Format::Json => pointer,
-        generic::Format::Jsonl => pointer[1..].find('/').map_or("", |i| &pointer[i + 1..]),
-    };
-    if spec.is_key_pointer(within) {
-        Scope::Key
-    } else {
-        Scope::Payload
-    }
-}
-
-/// Leaks, format and names of a `[[cassettes]]` cassette: a JSON file named by its key, or
-/// a JSONL log whose lines carry their key's hash.
-fn check_generic(
-    cassette: &Cassette,
-    spec: &generic::Spec,
-    bytes: &[u8],
-    hits: &[Hit],
-    checks: &Checks,
-    result: &mut FileResult,
-) {
-    let out = &mut result.findings;
-    let problem = |e: &generic::GenericError, out: &mut Vec<(Finding, Option<String>)>| {
-        let finding = Finding::new(
-            e.finding_id(),
-            Severity::Error,
-            &cassette.rel,
-            e.to_string(),
-        )
-        .at(e.position(bytes));
-        push(checks, out, finding, None);
-    };
-    match spec.format() {
-        generic::Format::Json => {
-            let value = match vcr_json::parse(bytes) {
-                Ok(value) => value,
-                Err(e) => {
-                    problem(&generic::GenericError::Parse(e), out);
-                    leak_findings(cassette, bytes, hits, None, checks, out);
-                    return;
-                }
-            };
-            let pointers = pointers_of(&value, hits);
-            leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
-            let errors = generic::recorded_errors(spec, bytes, Some(&value));
-            recorded_error_findings(cassette, bytes, &errors, checks, out);
-            match generic::name_for(spec, &value, &cassette.rel) {
-                Ok(expected) => {
-                    name_findings(cassette, &expected, checks, out);
-                    result.expected_name = Some(expected);
-                }
-                Err(e) => problem(&e, out),
-            }
-        }
-        generic::Format::Jsonl => {
-            let pointers = jsonl_pointers(bytes, hits, 0);
-            leak_findings(cassette, bytes, hits, Some(&pointers), checks, out);
-            let errors = generic::recorded_errors(spec, bytes, None);
-            recorded_error_findings(cassette, bytes, &errors, checks, out);
-            match generic::check_lines(spec, bytes, &cassette.rel) {
-                Ok(lines) => {
-                    for line in lines.iter().filter(|l| l.is_stale()) {
-                        let finding = Finding::new(
-                            FindingId::NameStale,
-                            Severity::Error,
-                            &cassette.rel,
-                            stale_message(line),
-                        )
-                        .at(Some(Position::locate(bytes, line.offset)));
-                        push(checks, out, finding, None);
-                    }
-                }
-                Err(e) => {
-                    problem(&e, out);
-                    return;
-                }
-            }
-        }
-    }
-    match generic::canonical(spec, bytes) {
-        Ok(canonical) if canonical != bytes => {
-            format_finding(cassette, bytes, &canonical, checks, out);
-        }
-        Ok(_) => {}
-        Err(e) => problem(&e, out),
-    }
-}
-
-/// The message of a JSONL line whose stored hash is stale.
-fn stale_message(line: &generic::LineCheck) -> String {
-    format!(
-        "line {}: the stored hash {} is not the hash of the line's key material ({}); run `vcr rehash`",
-        line.line, line.stored, line.expected
-    )
-}
-
-/// Checks one dsh scenario as a whole (file set, logs, derived scripts, override,
-/// `{{fromRequest:}}` placeholders, canonical form).
-fn check_scenario(
-    scenario: &Scenario,
-    options: &Options,
-    checks: &Checks,
-    out: &mut Vec<(Finding, Option<String>)>,
-) -> Result<ScenarioStats, FileProblem> {
-    let entries = std::fs::read_dir(&scenario.path).map_err(|e| FileProblem::io(&e))?;
-    let mut names: Vec<String> = Vec::new();
-    for entry in entries.flatten() {
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
-        };
-        if entry.file_type().is_ok_and(|t| t.is_file()) {
-            names.push(name);
-        }
-    }
-    names.sort();
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    // Only the logs and the override are read, line by line (issue 12); staged contents are
-    // already in memory.
-    let mut open = |name: &str| -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
-        let path = scenario.path.join(name);
-        Ok(match options.contents.as_ref().and_then(|c| c.get(&path)) {
-            Some(staged) => Box::new(staged.as_slice()),
-            None => Box::new(std::io::BufReader::with_capacity(
-                1 << 16,
-                std::fs::File::open(&path)?,
-            )),
-        })
-    };
-    let cwd = options.dsh_cwd.as_deref();
-    let report = dsh::check_scenario_streamed(&names, &mut open, &scenario.rel, cwd)
-        .map_err(|e| FileProblem::io(&e))?;
-    for problem in report.problems {
-        // What only the harness's session store refuses does not fail the replay tests.
-        let severity = match problem.id {
-            dsh::ids::PERSISTENCE => Severity::Warning,
-            dsh::ids::RECORDED_ERROR => checks.recorded_error,
-            _ => Severity::Error,
-        };
-        let finding = Finding {
-            line: problem.line,
-            column: problem.column,
-            ..Finding::new(problem.id, severity, &problem.file, problem.message)
-        };
-        push(checks, out, finding, None);
-    }
-    Ok(ScenarioStats {
-        path: scenario.rel.clone(),
-        sessions: report.sessions,
-        calls: report.calls,
-    })
 }
 
 /// `recorded/error` findings, placed at the call and named by its JSON pointer.

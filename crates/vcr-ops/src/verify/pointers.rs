@@ -1,7 +1,6 @@
 //! Where a leak is: the JSON pointer of the string that holds each hit, rendered only for the
 //! strings that hold one, for a value, a message fixture a part at a time, or a JSONL log.
 
-use vcr_cassette::claude_code;
 use vcr_json::Value;
 use vcr_lint::Hit;
 
@@ -27,7 +26,7 @@ pub(super) fn any_hit_in(hits: &[Hit], span: vcr_json::Span) -> bool {
 }
 
 /// [`pointers_of`] a part at a time: a message fixture's parts are shown one by one and
-/// dropped (`claude_code::stream_message`).
+/// dropped (`vcr_cassette::claude_code::stream_message`).
 pub(super) struct Pointers<'h> {
     hits: &'h [Hit],
     /// The pointer of each hit, once its string has been shown.
@@ -88,19 +87,19 @@ impl<'h> Pointers<'h> {
         }
     }
 
-    /// A part of a message fixture shown by `claude_code::stream_message`; an `output` item
+    /// A part of a message fixture shown by `vcr_cassette::claude_code::stream_message`; an `output` item
     /// is walked only when a hit is in it.
-    pub(super) fn stored(&mut self, stored: &claude_code::Stored<'_, '_>) {
+    pub(super) fn stored(&mut self, stored: &vcr_cassette::claude_code::Stored<'_, '_>) {
         match *stored {
-            claude_code::Stored::Field(key, value) => {
+            vcr_cassette::claude_code::Stored::Field(key, value) => {
                 let mut path = vec![Segment::Key(key.as_str())];
                 self.string(&path, key.span());
                 self.value(&mut path, value);
             }
-            claude_code::Stored::Output(key) => {
+            vcr_cassette::claude_code::Stored::Output(key) => {
                 self.string(&[Segment::Key(key.as_str())], key.span());
             }
-            claude_code::Stored::Item(i, item, span) => {
+            vcr_cassette::claude_code::Stored::Item(i, item, span) => {
                 if any_hit_in(self.hits, span) {
                     let mut path = vec![Segment::Key("output"), Segment::Index(i)];
                     self.value(&mut path, item);

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use crate::baseline::Baseline;
 use crate::event::{FileProblem, Progress, par_ordered_iter};
 use crate::usage::Usage;
-use vcr_cassette::http;
 use vcr_lint::finding::{Finding, FindingId, Severity};
 use vcr_project::config::ConfigError;
 use vcr_project::tree::{Cassette, CassetteKind, Project, Scenario, Selection};
@@ -285,7 +284,7 @@ impl<'c> Run<'c> {
         }
         if let Some(format) = result.http_format {
             *outcome.summary.http.entry(format).or_default() += 1;
-            if format == http::vcrpy::FORMAT.name()
+            if format == vcr_cassette::http::vcrpy::FORMAT.name()
                 && let Some(guessing) = &mut self.guessing
             {
                 guessing.add(cassette);
