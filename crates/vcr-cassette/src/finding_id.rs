@@ -167,9 +167,10 @@ impl FindingId {
     }
 }
 
+/// Written as its text, padded as the format asks (the human report aligns ids in a column).
 impl std::fmt::Display for FindingId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
@@ -202,5 +203,12 @@ mod tests {
             assert_eq!(FindingId::parse(id.as_str()), Some(id));
         }
         assert_eq!(FindingId::parse("leak/secrets"), None);
+    }
+
+    /// Regression: the human report's id column lost its padding when ids became an enum.
+    #[test]
+    fn an_id_is_padded_as_its_text_is() {
+        assert_eq!(format!("{:<12}|", FindingId::Parse), "parse       |");
+        assert_eq!(format!("{:>6}", FindingId::Orphan), "orphan");
     }
 }
