@@ -190,6 +190,19 @@ fn record_does_not_move_aside_a_cassette_saved_under_it() {
 #[cfg(unix)]
 #[test]
 fn a_racing_writer_never_loses_its_last_save() {
+    racing_writer(4);
+}
+
+/// The same, many rounds (`--ignored`, in release by CI).
+#[cfg(unix)]
+#[test]
+#[ignore = "stress: run in release by CI (`cargo test --release -- --ignored`)"]
+fn a_racing_writer_never_loses_its_last_save_stress() {
+    racing_writer(64);
+}
+
+#[cfg(unix)]
+fn racing_writer(rounds: usize) {
     use std::time::{Duration, Instant};
     let build = || {
         let t = TestDir::new();
@@ -209,7 +222,7 @@ fn a_racing_writer_never_loses_its_last_save() {
         .as_nanos() as u64;
     eprintln!("racing writer seed {seed}, a run takes {duration:?}");
     let mut caught_in_the_act = 0;
-    for round in 0..16 {
+    for round in 0..rounds {
         seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
@@ -256,5 +269,5 @@ fn a_racing_writer_never_loses_its_last_save() {
         );
         no_leftovers(&t);
     }
-    eprintln!("{caught_in_the_act} of 16 rounds saw the writer change a file under the plan");
+    eprintln!("{caught_in_the_act} of {rounds} rounds saw the writer change a file under the plan");
 }

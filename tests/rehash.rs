@@ -222,10 +222,23 @@ fn killed_at_every_step_the_next_run_finishes_the_job() {
     assert!(steps > 15, "only {steps} steps: the hook is not counting");
 }
 
-/// Real `kill -9` at random moments of a larger rehash.
+/// Real `kill -9` at random moments of a larger rehash: a few rounds in every run, many in
+/// the stress run (`--ignored`, in release by CI).
 #[cfg(unix)]
 #[test]
 fn killed_at_random_moments_nothing_is_lost() {
+    killed_at_random_moments(4);
+}
+
+#[cfg(unix)]
+#[test]
+#[ignore = "stress: run in release by CI (`cargo test --release -- --ignored`)"]
+fn killed_at_random_moments_nothing_is_lost_stress() {
+    killed_at_random_moments(64);
+}
+
+#[cfg(unix)]
+fn killed_at_random_moments(rounds: usize) {
     let build = || {
         let t = TestDir::new();
         for i in 0..150 {
@@ -247,7 +260,7 @@ fn killed_at_random_moments_nothing_is_lost() {
         .unwrap()
         .as_nanos() as u64;
     eprintln!("random kill seed {seed}, a full run takes {duration} us");
-    for round in 0..12 {
+    for round in 0..rounds {
         seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
