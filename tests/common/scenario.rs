@@ -1,6 +1,9 @@
 //! The HTTP scenarios that real recorders record in the tests (issue 9): what a client sends,
 //! what the test's server answers, and what the client must see.
 //!
+//! `placed` plants credentials no detector knows by their shape, which only their place
+//! (a credential header, field or parameter) tells.
+//!
 //! `leaky` plants a made-up credential, generated for each run, in every place a recorder
 //! keeps one: an `Authorization: Bearer` header, an `x-api-key` header, an `api_key` query
 //! parameter, a JSON request body (`password`, `client_secret` beside `client_id`, `secret`
@@ -171,6 +174,61 @@ impl Scenario {
             exchanges,
             secrets: Vec::new(),
         }
+    }
+
+    /// Credentials with no vendor's shape, found only by where they stand (issue 39): an
+    /// `Authorization: Bearer` header, a `token` field of a JSON request body and an
+    /// `access_token` query parameter, each a random run of letters and digits; the answers
+    /// hold none.
+    pub fn placed() -> Scenario {
+        let mut rng = Rng::new();
+        let bearer = rng.token("", ALNUM, 40);
+        let token = rng.token("", ALNUM, 32);
+        let access_token = rng.token("", ALNUM, 36);
+        let exchanges = vec![
+            Exchange::get(
+                "models",
+                &format!("/v1/models?access_token={access_token}&page=2"),
+                &[("Authorization", &format!("Bearer {bearer}"))],
+                json_reply(200, &models_answer(), &[]),
+            ),
+            Exchange::post(
+                "link",
+                "/v1/links",
+                &[],
+                &json!({"account": "dana", "token": token}),
+                json_reply(201, &json!({"linked": true}), &[]),
+            ),
+        ];
+        Scenario {
+            name: "placed",
+            exchanges,
+            secrets: vec![
+                ("Authorization header", bearer),
+                ("token field", token),
+                ("access_token query parameter", access_token),
+            ],
+        }
+    }
+
+    /// The scenario with each `(old, new)` replaced in what the client sends and sees: what
+    /// a test sends once a scrub replaced its recorded credentials by placeholders.
+    pub fn replacing(mut self, pairs: &[(&str, &str)]) -> Scenario {
+        let swap = |text: &str| {
+            pairs
+                .iter()
+                .fold(text.to_owned(), |text, (old, new)| text.replace(old, new))
+        };
+        for e in &mut self.exchanges {
+            e.target = swap(&e.target);
+            for (_, value) in &mut e.headers {
+                *value = swap(value);
+            }
+            e.body = e.body.as_deref().map(swap);
+            e.seen = swap(&e.seen);
+        }
+        self.secrets.clear();
+        self
     }
 
     /// The scenario without the exchanges named `names` (what a recorder cannot keep), and

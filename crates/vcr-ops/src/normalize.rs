@@ -486,9 +486,9 @@ fn write_changed(
     }
 }
 
-/// Writes the scrubbed sidecar bodies of a Playwright HAR (before the HAR, see
+/// Writes the scrubbed sidecar bodies of a cassette (before it, see
 /// `scrub::Sidecar`), each only if it still holds what the scrub read; their diffs follow the
-/// HAR's in `--diff`.
+/// cassette's in `--diff`.
 fn write_sidecars(
     cassette: &Cassette,
     store: &Store,
@@ -498,14 +498,19 @@ fn write_sidecars(
     result: &mut FileResult,
 ) {
     result.changed = true;
-    let folder = cassette
-        .rel
-        .rsplit_once('/')
-        .map_or(String::new(), |(folder, _)| format!("{folder}/"));
+    // The project root, which the cassette's relative path is relative to: a sidecar's path
+    // in the diff is relative to it too, wherever its recorder keeps it.
+    let depth = cassette.rel.split('/').count();
+    let root = cassette.path.ancestors().nth(depth);
     for sidecar in sidecars {
         if let Some(masker) = masker {
             let old = std::fs::read(&sidecar.path).unwrap_or_default();
-            let rel = format!("{folder}{}", sidecar.name);
+            let rel = root
+                .and_then(|root| sidecar.path.strip_prefix(root).ok())
+                .map_or_else(
+                    || sidecar.name.clone(),
+                    |rel| rel.to_string_lossy().replace('\\', "/"),
+                );
             let diff = masker.apply(&unified_diff(&rel, &old, &sidecar.text));
             result.diff.get_or_insert_with(String::new).push_str(&diff);
         }

@@ -232,7 +232,8 @@ pub struct Scrubbed {
     pub sidecars: Vec<Sidecar>,
 }
 
-/// A body stored in a file of its own beside the cassette (Playwright's `_file`), scrubbed.
+/// A body stored in a file of its own (Playwright's `_file` beside the cassette, WireMock's
+/// `bodyFileName` under `__files/`), scrubbed.
 ///
 /// It keeps its name: Playwright names it by a hash of what it recorded, but replays whatever
 /// the named file holds and never checks the hash, and a new name would make two files change
@@ -241,9 +242,10 @@ pub struct Scrubbed {
 /// and holds fewer credentials; the next run finishes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sidecar {
-    /// The file (the cassette's folder joined with the name the HAR gives it).
+    /// The file ([`Recorder::sidecar`](vcr_cassette::http::Recorder::sidecar) of the name
+    /// the cassette gives it).
     pub path: std::path::PathBuf,
-    /// The name as the HAR gives it (`_file`).
+    /// The name as the cassette gives it (`_file`, `bodyFileName`).
     pub name: String,
     /// What the reader read from it, for the write to check nothing changed it since.
     pub old: ContentHash,
@@ -686,12 +688,12 @@ impl Scrubber<'_> {
             }
             Err(e) => return Err(ScrubError::Unreadable(e.message)),
         };
-        let folder = self.path.parent().unwrap_or(std::path::Path::new(""));
+        let recorder = shape.0.recorder();
         let sidecars = plan
             .sidecars
             .into_iter()
             .map(|(name, text)| Sidecar {
-                path: folder.join(&name),
+                path: recorder.sidecar(self.path, &name),
                 old: plan.sidecars_read[&name],
                 name,
                 text,
@@ -779,6 +781,14 @@ const MIN_INSIDE: usize = 8;
 /// The name a credential was judged by, from its readable path: `?api_key`, `/password`,
 /// `cookie session`, `headers.Authorization[0]`, `headers[2].value (authorization)`.
 fn name_in_path(path: &str) -> String {
+    // A matcher's operator names no value: the header or parameter before it does
+    // (WireMock's `headers.Authorization.equalTo`, WireMock.Net's `Matchers[0].Pattern`).
+    let mut path = path;
+    while let Some((before, last)) = path.rsplit_once('.')
+        && MATCHER_WORDS.contains(&last.split('[').next().unwrap_or(last))
+    {
+        path = before;
+    }
     let trimmed = path.trim_end_matches(|c: char| c == ']' || c == ')' || c.is_ascii_digit());
     let trimmed = trimmed.trim_end_matches('[').trim_end_matches('(');
     let start = trimmed
@@ -793,6 +803,26 @@ fn name_in_path(path: &str) -> String {
         name.to_owned()
     }
 }
+
+/// The keys of request matchers that hold the value matched, not its name (WireMock's,
+/// WireMock.Net's, Hoverfly's, MockServer's).
+const MATCHER_WORDS: &[&str] = &[
+    "equalTo",
+    "equalToIgnoreCase",
+    "contains",
+    "matches",
+    "doesNotMatch",
+    "doesNotContain",
+    "equalToJson",
+    "equalToXml",
+    "binaryEqualTo",
+    "Matchers",
+    "Pattern",
+    "Patterns",
+    "exactMatch",
+    "globMatch",
+    "regexMatch",
+];
 
 /// One scalar to rewrite.
 struct Planned {
@@ -1429,11 +1459,21 @@ impl Ctx<'_> {
             )
         } else if scalar.text == field.text {
             new.to_owned()
-        } else if let Some(prefix) = field.text.strip_suffix(scalar.text.as_str())
-            && let Some(rest) = new.strip_prefix(prefix)
-        {
-            // nock: the URL is `scope` + `path`; only the path scalar holds what changed.
-            rest.to_owned()
+        } else if let Some(pos) = place_in(&field.text, &scalar.text) {
+            // A value a reader put together around the scalar: nock's URL is `scope` +
+            // `path`, Hoverfly's `scheme://destination` + `path` + `?query`, WireMock's a
+            // `url` and its `queryParameters` matchers.
+            let (before, after) = (&field.text[..pos], &field.text[pos + scalar.text.len()..]);
+            match new.strip_prefix(before).and_then(|r| r.strip_suffix(after)) {
+                // Only the scalar's part changed.
+                Some(rest) => rest.to_owned(),
+                // The change lies after the scalar, in scalars of their own, which the
+                // sweep of every scalar of the file replaces; this one stays.
+                None if new.starts_with(&field.text[..pos + scalar.text.len()]) => {
+                    return Ok(());
+                }
+                None => return Err(cannot("the value is not written whole in one scalar")),
+            }
         } else {
             return Err(cannot("the value is not written whole in one scalar"));
         };
@@ -1792,6 +1832,21 @@ impl Ctx<'_> {
     /// The setting in the recorder's own words ([`Recorder::filter`](vcr_cassette::http::Recorder::filter)).
     fn setting(&self, what: Filtered<'_>) -> Option<String> {
         self.format.recorder().filter(what, self.tool)
+    }
+}
+
+/// Where a reader's value holds the text of its scalar: at its end (nock's `scope` +
+/// `path`), at its start (a URL and its query from matchers of their own), or else where it
+/// first stands.
+fn place_in(value: &str, scalar: &str) -> Option<usize> {
+    if scalar.is_empty() {
+        None
+    } else if value.ends_with(scalar) {
+        Some(value.len() - scalar.len())
+    } else if value.starts_with(scalar) {
+        Some(0)
+    } else {
+        value.find(scalar)
     }
 }
 
@@ -2214,6 +2269,16 @@ mod tests {
             (
                 "http_interactions[0].request.headers.X-Api-Key",
                 "X-Api-Key",
+            ),
+            // A matcher's operator is passed over for the name it matches.
+            ("request.headers.Authorization.equalTo", "Authorization"),
+            (
+                "mappings[2].request.queryParameters.access_token.matches",
+                "access_token",
+            ),
+            (
+                "Request.Headers[1].Matchers[0].Pattern (Authorization)",
+                "Authorization",
             ),
         ] {
             assert_eq!(name_in_path(path), name, "{path}");

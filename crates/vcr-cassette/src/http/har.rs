@@ -17,7 +17,6 @@
 //! `queryString` and `cookies` repeat what the URL and the `Cookie` / `Set-Cookie` headers
 //! say, and are not read.
 
-use std::io::Read as _;
 use std::path::{Component, Path};
 
 use vcr_doc::{Node, NodeValue};
@@ -27,9 +26,6 @@ use super::recorder::{Filtered, Format, Head, How, RecordMode, RecordRun, Record
 use super::walk::{At, base64_bytes};
 use super::windows::Windows;
 use super::{Body, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
-
-/// The largest sidecar file read as a body.
-const MAX_SIDECAR: u64 = 256 << 20;
 
 /// Whether the document is a HAR log: a mapping whose `log` is a mapping with `entries`.
 pub(super) fn matches(root: &Node) -> bool {
@@ -305,7 +301,7 @@ fn sidecar(file: &At<'_>, beside: &Beside<'_>) -> Result<Body, ReadError> {
     }
     let bytes = match beside.replaced.get(&field.text) {
         Some(bytes) => bytes.clone(),
-        None => read_inside(beside.folder, name).map_err(|e| {
+        None => super::read_inside(beside.folder, name).map_err(|e| {
             file.error(format!(
                 "{} names `{}`, which cannot be read beside the HAR: {e}",
                 file.path, field.text
@@ -317,34 +313,6 @@ fn sidecar(file: &At<'_>, beside: &Beside<'_>) -> Result<Body, ReadError> {
         bytes,
         stored: vec!["file"],
     })
-}
-
-/// Reads `folder/name`, refusing what resolves outside `folder` (a link out of it), what is
-/// not a regular file, and what is larger than [`MAX_SIDECAR`].
-fn read_inside(folder: &Path, name: &Path) -> std::io::Result<Vec<u8>> {
-    let folder = if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    };
-    let folder = folder.canonicalize()?;
-    let target = folder.join(name).canonicalize()?;
-    let refuse = |what: &str| Err(std::io::Error::other(what.to_owned()));
-    if !target.starts_with(&folder) {
-        return refuse("it resolves outside the HAR's folder");
-    }
-    // Checked before opening: opening a named pipe would wait for a writer.
-    let meta = std::fs::metadata(&target)?;
-    if !meta.is_file() {
-        return refuse("it is not a regular file");
-    }
-    if meta.len() > MAX_SIDECAR {
-        return refuse("it is larger than 256 MiB");
-    }
-    let file = std::fs::File::open(&target)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(MAX_SIDECAR).read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 /// A response's `status`: `None` for a number outside `0..=65535` (a browser writes `-1` or
@@ -799,7 +767,7 @@ mod tests {
         {
             std::os::unix::fs::symlink(dir.path().join("secret.txt"), inner.join("link.txt"))
                 .unwrap();
-            case(&inner, "link.txt", "it resolves outside the HAR's folder");
+            case(&inner, "link.txt", "it resolves outside the folder it is read from");
             // A named pipe would block a reader that opened it: it is refused unopened.
             let fifo = inner.join("pipe");
             let made = std::process::Command::new("mkfifo").arg(&fifo).status();

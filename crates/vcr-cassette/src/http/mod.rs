@@ -13,25 +13,41 @@
 //! error with its offset.
 
 pub mod body;
-pub mod go_vcr;
-pub mod har;
-pub mod httprr;
-pub mod nock;
 pub mod recorder;
-pub mod ruby_vcr;
 pub mod sniff;
-pub mod talkback;
 mod time;
-pub mod vcrpy;
 mod walk;
 mod windows;
+
+/// Declares each recorder's module (its file beside this one) and lists it in [`RECORDERS`]:
+/// adding a recorder is its file and its line in the table below.
+macro_rules! recorders {
+    ($($(#[$doc:meta])* $module:ident,)*) => {
+        $($(#[$doc])* pub mod $module;)*
+
+        /// The recorders vcr reads, in the order they are tried (the first whose
+        /// [`Recorder::matches`] accepts a document reads it) and reported.
+        pub static RECORDERS: &[Format] = &[$($module::FORMAT,)*];
+    };
+}
+
+// The recorders, one file each: the first whose `matches` accepts a document reads it.
+recorders! {
+    vcrpy,
+    ruby_vcr,
+    go_vcr,
+    har,
+    httprr,
+    nock,
+    talkback,
+}
 
 use std::path::Path;
 
 pub use vcr_doc::ReadOptions;
 use vcr_doc::{DocError, Node, NodeValue};
 
-pub use recorder::{Format, RECORDERS, Recorder};
+pub use recorder::{Format, Recorder};
 pub use time::parse as parse_time;
 pub use time::{Recorded, format_date};
 
@@ -605,6 +621,39 @@ fn read_shape(
         (0, text.len() as u32),
     );
     Ok(Some((cassette, Some(root))))
+}
+
+/// The largest file read as a body stored apart from its cassette (Playwright's `_file`,
+/// WireMock's `__files/`).
+const MAX_SIDECAR: u64 = 256 << 20;
+
+/// Reads `folder/name`, refusing what resolves outside `folder` (a link out of it), what is
+/// not a regular file, and what is larger than [`MAX_SIDECAR`]: the readers of bodies stored
+/// apart (Playwright's `_file`, WireMock's `bodyFileName`) share it.
+pub(super) fn read_inside(folder: &Path, name: &Path) -> std::io::Result<Vec<u8>> {
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let folder = folder.canonicalize()?;
+    let target = folder.join(name).canonicalize()?;
+    let refuse = |what: &str| Err(std::io::Error::other(what.to_owned()));
+    if !target.starts_with(&folder) {
+        return refuse("it resolves outside the folder it is read from");
+    }
+    // Checked before opening: opening a named pipe would wait for a writer.
+    let meta = std::fs::metadata(&target)?;
+    if !meta.is_file() {
+        return refuse("it is not a regular file");
+    }
+    if meta.len() > MAX_SIDECAR {
+        return refuse("it is larger than 256 MiB");
+    }
+    let file = std::fs::File::open(&target)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_SIDECAR), &mut bytes)?;
+    Ok(bytes)
 }
 
 /// Whether `root` is a Pact contract (`consumer`, `provider`, `interactions`): it holds the

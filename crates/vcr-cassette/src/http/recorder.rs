@@ -1,5 +1,6 @@
 //! The recorders, one file each, and the table of them: everything vcr knows of a recorder is
-//! in its file's [`Recorder`], and [`RECORDERS`] lists them (as ripgrep's `Flag` and `FLAGS`,
+//! in its file's [`Recorder`], and [`RECORDERS`] (in `http/mod.rs`, where each line also
+//! declares the recorder's module) lists them (as ripgrep's `Flag` and `FLAGS`,
 //! or ruff's `codes.rs`).
 //!
 //! A recorder says how its cassettes are recognised (a file's head for discovery,
@@ -8,14 +9,14 @@
 //! read ([`Recorder::read`]) and written back ([`Recorder::dialect`]), what the recorder
 //! matches requests by, how a user filters a value in its own words, how `vcr record` puts it
 //! in record mode, and what it prints when a request has no recording. Adding a recorder is
-//! one new file that implements this trait and one line in [`RECORDERS`].
+//! one new file that implements this trait and one line in the table of [`RECORDERS`].
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use vcr_doc::Node;
 use vcr_doc::edit::Dialect;
 
-use super::{HttpCassette, ReadError, Sidecars};
+use super::{HttpCassette, RECORDERS, ReadError, Sidecars};
 
 /// One HTTP recorder, as vcr reads, writes, drives and advises about its cassettes.
 pub trait Recorder: Sync {
@@ -58,6 +59,13 @@ pub trait Recorder: Sync {
         _sidecars: &Sidecars,
     ) -> Result<HttpCassette, ReadError> {
         unreachable!("only a recorder whose `matches` accepts a document reads one")
+    }
+
+    /// Where the body a cassette at `cassette` stores apart under `name` is: beside the
+    /// cassette (Playwright's `_file`) unless the recorder keeps such files in a folder of
+    /// their own (WireMock's `__files/`). A scrub writes the body back there.
+    fn sidecar(&self, cassette: &Path, name: &str) -> PathBuf {
+        cassette.parent().unwrap_or(Path::new("")).join(name)
     }
 
     /// Whether `text` carries the markers only this recorder writes (vcrpy's `version: 1`,
@@ -107,18 +115,6 @@ pub trait Recorder: Sync {
         &[]
     }
 }
-
-/// The recorders vcr reads, in the order they are tried (the first whose
-/// [`Recorder::matches`] accepts a document reads it) and reported.
-pub static RECORDERS: &[Format] = &[
-    super::vcrpy::FORMAT,
-    super::ruby_vcr::FORMAT,
-    super::go_vcr::FORMAT,
-    super::har::FORMAT,
-    super::httprr::FORMAT,
-    super::nock::FORMAT,
-    super::talkback::FORMAT,
-];
 
 /// The recorder that wrote a cassette: a handle on its [`Recorder`], compared and ordered as
 /// [`RECORDERS`] lists them.
@@ -258,7 +254,7 @@ impl RecordRun<'_> {
     /// The folders whose files declare a project's tools for a command run in `dir`: its
     /// test folders, then `dir` and each folder above it up to the project root, nearest
     /// first.
-    pub fn declaring_folders(&self) -> Vec<std::path::PathBuf> {
+    pub fn declaring_folders(&self) -> Vec<PathBuf> {
         let (root, dir) = (self.root, self.dir);
         let mut folders = vec![dir.join("tests"), dir.join("test")];
         folders.extend(
