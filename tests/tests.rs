@@ -33,6 +33,7 @@ mod http_record;
 mod http_recorders;
 mod http_scrub;
 mod http_windows;
+mod http_wiremock;
 mod http_yaml_readers;
 mod js_regex;
 mod large_fixture;

@@ -40,6 +40,7 @@ recorders! {
     httprr,
     nock,
     talkback,
+    wiremock,
 }
 
 use std::path::Path;
