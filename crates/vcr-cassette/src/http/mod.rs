@@ -41,6 +41,8 @@ recorders! {
     nock,
     talkback,
     wiremock,
+    /// Last: any records of requests and responses, read by their shapes.
+    generic,
 }
 
 use std::path::Path;
@@ -610,10 +612,27 @@ fn read_shape(
     if is_pact(&root) {
         return Ok(None);
     }
-    let Some(format) = RECORDERS.iter().find(|f| f.recorder().matches(&root)) else {
-        return Ok(None);
+    // The first recorder that matches and reads it: one whose read fails without its own
+    // markers only looked like it, and the next is tried (the generic reader last).
+    let mut unread = None;
+    let mut read = None;
+    for format in RECORDERS.iter().filter(|f| f.recorder().matches(&root)) {
+        match format.recorder().read(&root, path, replaced) {
+            Ok(cassette) => {
+                read = Some(cassette);
+                break;
+            }
+            Err(e) if identified(e.format, text.as_bytes()) => return Err(e),
+            Err(e) => {
+                unread.get_or_insert(e);
+            }
+        }
+    }
+    let mut cassette = match (read, unread) {
+        (Some(cassette), _) => cassette,
+        (None, Some(e)) => return Err(e),
+        (None, None) => return Ok(None),
     };
-    let mut cassette = format.recorder().read(&root, path, replaced)?;
     walk::fill_deferred(&mut cassette, &mut root);
     cassette.outside = outside(
         &cassette.interactions,
@@ -796,7 +815,7 @@ fn json_format_hint(text: &str) -> Option<Format> {
 /// The recorder a YAML text is likely to be, from its top-level keys: only such files are
 /// parsed as YAML (any other YAML stays text), and which can be read in windows.
 fn yaml_format_hint(text: &str) -> Option<Format> {
-    text.lines().take(400).find_map(|line| {
+    let named = text.lines().take(400).find_map(|line| {
         let key = line.split(':').next()?;
         match key {
             // go-vcr 3 and 4 write their version first (vcrpy sorts `version` last).
@@ -804,9 +823,13 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
             "http_interactions" => Some(ruby_vcr::FORMAT),
             "interactions" | "requests" | "- request" => Some(vcrpy::FORMAT),
             "log" => Some(har::FORMAT),
+            // Records of requests and responses, by their shapes.
+            "imposters" => Some(generic::FORMAT),
             _ => None,
         }
-    })
+    });
+    // Records of requests and responses under any other keys, by their shapes.
+    named.or_else(|| generic::shows_records(head_of(text.as_bytes())).then_some(generic::FORMAT))
 }
 
 /// Decodes hexadecimal text (nock's and old Polly's binary bodies), either case; `None` when
