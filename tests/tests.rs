@@ -25,6 +25,7 @@ mod generic_memory;
 mod generic_stream;
 mod http_diff;
 mod http_generic;
+mod http_hoverfly;
 mod http_json_readers;
 mod http_judge;
 mod http_orphans;

@@ -785,7 +785,8 @@ fn name_in_path(path: &str) -> String {
     // (WireMock's `headers.Authorization.equalTo`, WireMock.Net's `Matchers[0].Pattern`).
     let mut path = path;
     while let Some((before, last)) = path.rsplit_once('.')
-        && MATCHER_WORDS.contains(&last.split('[').next().unwrap_or(last))
+        && (MATCHER_WORDS.contains(&last.split('[').next().unwrap_or(last))
+            || (last == "value" && names_a_list(before)))
     {
         path = before;
     }
@@ -823,6 +824,27 @@ const MATCHER_WORDS: &[&str] = &[
     "globMatch",
     "regexMatch",
 ];
+
+/// Whether `path` ends at an item of a list its last key names (`headers.Authorization[0]`,
+/// Hoverfly's matchers of one header), not of a list of name-value pairs
+/// (`headers[2]`, `params[1]`), whose `value` names nothing.
+fn names_a_list(path: &str) -> bool {
+    let last = path.rsplit('.').next().unwrap_or(path);
+    let Some((name, _)) = last.split_once('[') else {
+        return false;
+    };
+    !name.is_empty()
+        && ![
+            "headers",
+            "params",
+            "queryString",
+            "cookies",
+            "header",
+            "query",
+        ]
+        .iter()
+        .any(|w| w.eq_ignore_ascii_case(name))
+}
 
 /// One scalar to rewrite.
 struct Planned {
@@ -2272,6 +2294,11 @@ mod tests {
             ),
             // A matcher's operator is passed over for the name it matches.
             ("request.headers.Authorization.equalTo", "Authorization"),
+            (
+                "data.pairs[0].request.headers.Authorization[0].value",
+                "Authorization",
+            ),
+            ("log.entries[0].request.postData.params[1].value", "secret"),
             (
                 "mappings[2].request.queryParameters.access_token.matches",
                 "access_token",

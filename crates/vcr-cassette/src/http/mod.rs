@@ -41,6 +41,7 @@ recorders! {
     nock,
     talkback,
     wiremock,
+    hoverfly,
     /// Last: any records of requests and responses, read by their shapes.
     generic,
 }
