@@ -6,8 +6,9 @@
 //! server did (the recorder program checks each answer), from what it wrote: a changed
 //! answer, or a missing file, fails it.
 //!
-//! No `vcr` command reads these files yet: the readers come later, and these tests only
-//! prove that the recorders write real cassettes here.
+//! These tests only prove that the recorders write real cassettes here; what `vcr` reads of
+//! them is tested beside each reader (`tests/http_wiremock.rs`; mountebank's export in
+//! `tests/http_generic.rs`).
 //!
 //! HTTPretty records the leaky scenario without its gzip answer and its 201: it keeps a
 //! gzip body undone under the compressed `Content-Length` (the client gets a short read, and
