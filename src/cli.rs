@@ -132,6 +132,29 @@ pub(crate) enum VerifyFormat {
     Github,
 }
 
+/// How `diff` prints its comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum DiffFormat {
+    /// A verdict line per cassette, its changes below it.
+    #[default]
+    Human,
+    /// One JSON document with `"version": 1`.
+    Json,
+    /// A summary for a pull request or any CI that posts text: verdict counts, behaviour
+    /// changes first, the rest collapsed, under GitHub's 65,536-character comment limit.
+    Markdown,
+}
+
+impl From<DiffFormat> for Output {
+    fn from(format: DiffFormat) -> Output {
+        match format {
+            DiffFormat::Human => Output::Human,
+            DiffFormat::Json => Output::Json,
+            DiffFormat::Markdown => Output::Markdown,
+        }
+    }
+}
+
 /// What the reporter prints, whatever the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Output {
@@ -139,6 +162,8 @@ pub(crate) enum Output {
     Json,
     Sarif,
     Github,
+    /// `diff`'s summary for a pull request, printed whole at the end.
+    Markdown,
 }
 
 impl From<Format> for Output {
