@@ -9,6 +9,7 @@ mod common;
 mod detectors;
 mod diff;
 mod diff_memory;
+mod diff_rerecord;
 mod diff_stream;
 mod discovery;
 mod doc_edit;

@@ -547,7 +547,12 @@ pub fn providers(version: Version) -> Scenario {
         "embeddings",
         "/v1/embeddings",
         &[("Authorization", "Bearer OPENAI_API_KEY")],
-        json!({"model": "text-embedding-3-small", "input": QUESTION}),
+        // Again, the client names a default it left out: how the request is written.
+        if again {
+            json!({"model": "text-embedding-3-small", "input": QUESTION, "encoding_format": "float"})
+        } else {
+            json!({"model": "text-embedding-3-small", "input": QUESTION})
+        },
         json_reply(
             200,
             &json!({"object": "list", "data": [{"object": "embedding", "index": 0,
@@ -822,20 +827,22 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
-    // Again, the client names the model it used by default: how the request is written.
-    let mut image_request = json!({"prompt": "A sea otter cooking pasta", "size": "256x256"});
-    if again {
-        image_request["model"] = json!("dall-e-2");
-    }
+    // The prompt the image model rewrote is its words (issue 42): reworded when changed; a
+    // new image's URL is data.
+    let revised = if changed {
+        "A sea otter in an apron stirring a pot of pasta on a stove."
+    } else {
+        "A sea otter in a chef's hat cooking pasta in a small kitchen."
+    };
     let images = post(
         "images",
         "/v1/images/generations",
         &[("Authorization", "Bearer OPENAI_API_KEY")],
-        image_request,
+        json!({"model": "dall-e-3", "prompt": "A sea otter cooking pasta", "size": "1024x1024"}),
         json_reply(
             200,
-            &json!({"created": Ids::new().now, "data": [{"url": format!(
-                "https://images.example/{}.png", Ids::new().next(""))}]}),
+            &json!({"created": Ids::new().now, "data": [{"revised_prompt": revised,
+                "url": format!("https://images.example/{}.png", Ids::new().next(""))}]}),
         ),
     );
 
