@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::commands::{diff, normalize, prune, record, rehash, verify};
+use crate::commands::{diff, normalize, prune, record, rehash, review, verify};
 
 /// Keeps the fixture trees of record/replay tests of LLM agents healthy.
 ///
@@ -193,6 +193,7 @@ pub(crate) enum Command {
     Normalize(normalize::Args),
     Rehash(rehash::Args),
     Diff(diff::Args),
+    Review(review::Args),
     Record(record::Args),
     Prune(prune::Args),
 }
@@ -205,6 +206,7 @@ impl Command {
             Command::Normalize(_) => "normalize",
             Command::Rehash(_) => "rehash",
             Command::Diff(_) => "diff",
+            Command::Review(_) => "review",
             Command::Record(_) => "record",
             Command::Prune(_) => "prune",
         }
@@ -217,6 +219,7 @@ impl Command {
             Command::Normalize(args) => args.format.into(),
             Command::Rehash(args) => args.format.into(),
             Command::Diff(args) => args.format.into(),
+            Command::Review(args) => args.format.into(),
             Command::Record(args) => args.format.into(),
             Command::Prune(args) => args.format.into(),
         }
