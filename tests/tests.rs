@@ -47,6 +47,7 @@ mod record;
 mod recorder_folders;
 mod recorders_new;
 mod rehash;
+mod review;
 mod selection;
 mod streamed;
 mod validators;

@@ -63,6 +63,10 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         );
     }
     let _lock = cx.begin_mutation()?;
+    // What a killed run staged beside the cassettes and never placed goes first.
+    let selection = cx.select(&args.paths)?;
+    cx.remove_stray_temps(&selection)?;
+    drop(selection);
     let masker = Scanner::new(&[]);
     let mut options = Options {
         full: false,
