@@ -30,10 +30,13 @@ const CASSETTES: [(&str, Version); 4] = [
     ("cassettes/d/agent.yaml", Version::Changed),
 ];
 
+/// Each cassette's bytes at HEAD and in the working tree.
+type Sides = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// A repository whose four cassettes were committed as first recorded, then re-recorded in
 /// the working tree; `None` when vcrpy is not installed. Returns the tree and the bytes of
 /// each cassette at HEAD and now.
-fn rerecorded() -> Option<(TestDir, Vec<(Vec<u8>, Vec<u8>)>)> {
+fn rerecorded() -> Option<(TestDir, Sides)> {
     let first = record(Recorder::Vcrpy, llm::agent(Version::First))?;
     let changed = record(Recorder::Vcrpy, llm::agent(Version::Changed))?;
     let again = record(Recorder::Vcrpy, llm::agent(Version::Again))?;
