@@ -6,6 +6,7 @@
 
 mod common;
 
+mod action;
 mod detectors;
 mod diff;
 mod diff_memory;

@@ -219,7 +219,7 @@ fn document(
     }
     if unlisted > 0 {
         out.push_str(&format!(
-            "_{} more not listed, to keep this under GitHub's comment limit; `vcr diff` lists them all._\n",
+            "_{} not listed here, to keep this under GitHub's comment limit; `vcr diff` lists them all._\n",
             count(unlisted, "cassette")
         ));
     }
@@ -451,7 +451,7 @@ mod tests {
         );
         assert_eq!(text.matches("  - ").count(), 3, "{text}");
         assert!(text.contains("<details><summary>Reworded (1)</summary>"));
-        assert!(!text.contains("more not listed"));
+        assert!(!text.contains("not listed here"));
     }
 
     #[test]
