@@ -369,10 +369,15 @@ pub fn detect(
     if path.ends_with("/images/generations") {
         return Some(Provider::OpenAiImages);
     }
-    if ibm::PATHS.iter().any(|p| path.ends_with(p))
-        && (has("model_id") || payload.objects().iter().any(|o| ibm::is_answer(o)))
-    {
-        return Some(Provider::Ibm);
+    if ibm::PATHS.iter().any(|p| path.ends_with(p)) {
+        let objects = payload.objects();
+        // watsonx.ai's chat answers in OpenAI's words (`choices`).
+        if objects.iter().any(|o| o.contains_key("choices")) {
+            return Some(Provider::OpenAiChat);
+        }
+        if has("model_id") || objects.iter().any(|o| ibm::is_answer(o)) {
+            return Some(Provider::Ibm);
+        }
     }
     if path.ends_with("/invoke") || path.ends_with("/invoke-with-response-stream") {
         // Claude's InvokeModel is Anthropic messages; the other models' their own.
