@@ -290,3 +290,87 @@ pub fn full_diff(
         .collect::<Vec<_>>()
         .join("\n")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vcr_diff::Kind;
+
+    fn item(files: Vec<File>) -> Item {
+        Item {
+            entry: Entry {
+                path: "cassettes".to_owned(),
+                old_path: None,
+                kind: Kind::Dsh,
+                status: Status::Modified,
+                verdict: Some(Verdict::BehaviourChange),
+                reason: String::new(),
+                changed_message: None,
+                changes: Vec::new(),
+                calls: Vec::new(),
+                diff: None,
+            },
+            files,
+        }
+    }
+
+    /// A rejection gives back what the revision had: a rewritten file its old bytes, an
+    /// added one removed, a removed one created again; a file changed since the plan read it
+    /// is left as it is, and nothing else is left beside the files.
+    #[test]
+    fn a_rejection_puts_back_what_the_revision_had() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let store = Store::new(&root);
+        let _lock = store.lock().unwrap();
+        let write = |rel: &str, bytes: &[u8]| {
+            let path = root.join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
+        };
+        write("c/rewritten.yaml", b"new");
+        write("c/added.yaml", b"added");
+        write("c/edited.yaml", b"new");
+        let file = |rel: &str, old: Option<&[u8]>, now: Option<&[u8]>| File {
+            rel: rel.to_owned(),
+            old: old.map(|b| Blob::Bytes(b.to_vec())),
+            now: now.map(ContentHash::of),
+        };
+        let item = item(vec![
+            file("c/added.yaml", None, Some(b"added")),
+            file("c/edited.yaml", Some(b"old"), Some(b"new")),
+            file("c/removed/again.yaml", Some(b"gone"), None),
+            file("c/rewritten.yaml", Some(b"old"), Some(b"new")),
+        ]);
+        // Saved by an editor after the plan read it.
+        write("c/edited.yaml", b"edited");
+        let done = reject(&store, &item).unwrap();
+        assert_eq!(done.restored, ["c/removed/again.yaml", "c/rewritten.yaml"]);
+        assert_eq!(done.removed, ["c/added.yaml"]);
+        assert_eq!(done.changed, ["c/edited.yaml"]);
+        let read = |rel: &str| std::fs::read(root.join(rel)).ok();
+        assert_eq!(read("c/rewritten.yaml").as_deref(), Some(&b"old"[..]));
+        assert_eq!(read("c/removed/again.yaml").as_deref(), Some(&b"gone"[..]));
+        assert_eq!(read("c/added.yaml"), None);
+        assert_eq!(read("c/edited.yaml").as_deref(), Some(&b"edited"[..]));
+        let mut left: Vec<String> = std::fs::read_dir(root.join("c"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["edited.yaml", "removed", "rewritten.yaml"]);
+        assert!(!store.journal_path().exists());
+        // A file that appeared where a removed one was to come back is not overwritten.
+        write("c/removed/again.yaml", b"someone else's");
+        let again = reject(
+            &store,
+            &self::item(vec![file("c/removed/again.yaml", Some(b"gone"), None)]),
+        )
+        .unwrap();
+        assert_eq!(again.changed, ["c/removed/again.yaml"]);
+        assert_eq!(
+            read("c/removed/again.yaml").as_deref(),
+            Some(&b"someone else's"[..])
+        );
+    }
+}
