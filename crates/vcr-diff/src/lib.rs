@@ -960,7 +960,8 @@ pub fn compare_files(
 /// at a time and compared call by call (issue 12): the same entry, in the memory of the
 /// largest line and call plus the changes. `Ok(None)` when either file is something else
 /// (or a log of one line), and when the test hook turned streaming off
-/// ([`vcr_cassette::set_streaming`]): the caller reads them whole for [`compare_files`].
+/// (`ReadOptions::streaming`, [`vcr_cassette::http::ReadOptions`]): the caller reads them
+/// whole for [`compare_files`].
 pub fn compare_log_files(
     old: (&str, &Path),
     new: (&str, &Path),
