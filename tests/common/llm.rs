@@ -326,7 +326,9 @@ impl Ids {
 /// - a search API whose answer ends with a `weather_result` object, its key sorting after
 ///   more than 450 characters of the answer's shape;
 /// - an embeddings call;
-/// - OpenAI responses, and an OAuth token endpoint.
+/// - OpenAI responses, and an OAuth token endpoint;
+/// - then Azure, Cohere, legacy completions, Bedrock InvokeModel, citations, an assistant,
+///   Titan, Whisper, image generation, thinking, DeepSeek and IBM's chat (streamed).
 ///
 /// [`Version::Again`] bumps the Gemini and Bedrock models (in the URL), moves the Vertex
 /// call to another location, changes only whitespace in Vertex's text and gets other
@@ -893,6 +895,38 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
+    // IBM's chat, streamed (issue 42): a model call whose stop reason and text are read
+    // from its `results`; changed, the answer ran into its token limit.
+    let (pieces, last_stop) = if changed {
+        (
+            ["Paris: sunny, ", "18°C, light wind from the"],
+            "max_tokens",
+        )
+    } else {
+        (["It is sunny ", "and 18°C in Paris."], "eos_token")
+    };
+    let generated = |text: &str, count: u64, stop: &str| {
+        json!({"id": "7f4c", "model_id": "ibm/granite-3-8b-instruct",
+            "created_at": "2025-01-07T10:00:00.000Z", "results": [{"generated_text": text,
+                "generated_token_count": count, "input_token_count": 0, "stop_reason": stop,
+                "seed": if again { 2 } else { 1 }}]})
+    };
+    let ibm = post(
+        "ibm",
+        "/v2/text/chat_stream?version=2024-01-10",
+        &[("Authorization", "Bearer IBM_API_KEY")],
+        json!({"model_id": "ibm/granite-3-8b-instruct",
+            "messages": [{"role": "user", "content": QUESTION}], "parameters": {}}),
+        sse_reply(
+            &[
+                generated("", 0, "not_finished"),
+                generated(pieces[0], 4, "not_finished"),
+                generated(pieces[1], 11, last_stop),
+            ],
+            false,
+        ),
+    );
+
     let mut out = vec![
         azure,
         cohere,
@@ -905,6 +939,7 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         images,
         thinking,
         deepseek,
+        ibm,
     ];
     if again {
         out.push(post(
