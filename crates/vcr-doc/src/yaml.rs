@@ -64,6 +64,16 @@ pub fn read_subset_streamed(text: &str, keys: &[&str], item: &mut dyn FnMut(Node
     fast::parse_streamed(text, keys, item)
 }
 
+/// Every document of a YAML stream (`---` between them), as one sequence whose items are the
+/// documents' roots, with their positions: a recorder that writes one record per document
+/// (Rust's httpmock) is read whole. Through saphyr's events; an empty stream is an empty
+/// sequence.
+pub fn parse_documents(text: &str) -> Result<Node, DocError> {
+    let mut builder = Builder::new(text);
+    builder.documents = Some(Vec::new());
+    builder.run()
+}
+
 /// [`parse`] through saphyr's events: any YAML, and the errors.
 ///
 /// A byte-order mark inside the text is content to libyaml and PyYAML (`a: m<BOM>b` loads
@@ -377,6 +387,9 @@ struct Builder<'t> {
     stack: Vec<Frame>,
     anchors: HashMap<usize, Anchored>,
     alias_budget: usize,
+    /// Every document's root so far, when the whole stream is read ([`parse_documents`]);
+    /// `None` reads the first document only.
+    documents: Option<Vec<Node>>,
 }
 
 impl<'t> Builder<'t> {
@@ -387,6 +400,7 @@ impl<'t> Builder<'t> {
             stack: Vec::new(),
             anchors: HashMap::new(),
             alias_budget: alias_budget(text.len()),
+            documents: None,
         }
     }
 
@@ -407,6 +421,7 @@ impl<'t> Builder<'t> {
         while let Some(event) = parser.next_event() {
             let (event, span) = event.map_err(|e| self.error(*e.marker(), e.info()))?;
             match event {
+                Event::DocumentEnd if self.documents.is_some() => {}
                 Event::DocumentEnd | Event::StreamEnd => break,
                 Event::Scalar(text, style, anchor, tag) => {
                     let node =
@@ -429,9 +444,24 @@ impl<'t> Builder<'t> {
                 }
                 Event::Nothing | Event::StreamStart | Event::DocumentStart(_) => {}
             }
+            if let Some(documents) = &mut self.documents
+                && let Some(document) = root.take()
+            {
+                documents.push(document);
+                continue;
+            }
             if root.is_some() {
                 break;
             }
+        }
+        if let Some(documents) = self.documents.take() {
+            let start = documents.first().map_or(0, |d| d.start);
+            let end = documents.last().map_or(0, |d| d.end);
+            return Ok(Node {
+                start,
+                end,
+                value: NodeValue::Seq(documents),
+            });
         }
         Ok(root.unwrap_or_else(|| Node {
             start: 0,
@@ -736,8 +766,36 @@ fn skip_properties(text: &str, start: usize, end: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_DEPTH, Node, NodeValue, Style, parse_events, read_subset};
+    use super::{MAX_DEPTH, Node, NodeValue, Style, parse_documents, parse_events, read_subset};
     use crate::{BINARY_TAG, DocError};
+
+    /// httpmock writes one mock per document: every document is read, each placed in the
+    /// stream's text; the first-document reader stops after the first.
+    #[test]
+    fn every_document_of_a_stream_is_read_in_place() {
+        let text = "when:\n  method: GET\nthen:\n  status: 200\n---\nwhen:\n  method: POST\nthen:\n  status: 201\n";
+        let stream = parse_documents(text).unwrap();
+        let docs = stream.as_seq().unwrap();
+        assert_eq!(docs.len(), 2);
+        let status = docs[1].get("then").unwrap().get("status").unwrap();
+        assert_eq!(status.as_str(), Some("201"));
+        assert!(text[status.start as usize..].starts_with("201\n"));
+        assert_eq!(
+            parse_events(text)
+                .unwrap()
+                .get("then")
+                .unwrap()
+                .get("status")
+                .unwrap()
+                .as_str(),
+            Some("200")
+        );
+        assert_eq!(
+            parse_documents("").unwrap().as_seq().map(<[Node]>::len),
+            Some(0)
+        );
+        assert!(parse_documents("a: 1\n---\nb: [\n").is_err());
+    }
 
     #[test]
     fn a_block_sequence_of_a_flow_collection_ends_where_both_readers_say() {

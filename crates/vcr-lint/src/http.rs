@@ -910,7 +910,7 @@ pub fn secret_values(text: &[u8], scanner: &Scanner, read: &Read<'_>) -> Vec<(St
         text,
         scanner,
         true,
-        &|format| format.default_match_on().to_vec(),
+        &|format| format.match_on_in(text).to_vec(),
         &mut |_| {},
         read,
     );
@@ -931,7 +931,7 @@ pub fn secret_values_of(
         cassette,
         text,
         scanner,
-        cassette.format.default_match_on(),
+        cassette.format.match_on_in(text),
     ))
 }
 

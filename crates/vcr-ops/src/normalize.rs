@@ -596,13 +596,15 @@ fn scrub_one(
     }
     // A cassette large enough to be read in windows is scrubbed so, never built whole (issue
     // 25); anything else, or one that does not read so, is read whole.
-    let match_on = |format| http.checks.match_on(rel, format);
+    // What the recorder matches by may depend on the version its head shows (R's vcr).
+    let head = text[..text.len().min(1 << 16)].to_vec();
+    let match_on = |format| http.checks.match_on(rel, format, &head);
     let scrubbed = match scrubber.scrub_windows(std::borrow::Cow::Owned(text), &match_on) {
         Ok(scrub::Windowed::Scrubbed(scrubbed)) => Ok(scrubbed),
         Err(e) => Err(e),
         Ok(scrub::Windowed::Whole(text)) => match read_whole(cassette, &text, &mut result) {
             Some((read, document)) => {
-                let match_on = http.checks.match_on(rel, read.format);
+                let match_on = http.checks.match_on(rel, read.format, &head);
                 if let Some(scanner) = masker {
                     values = Some(vcr_lint::http::secret_values_of(&read, &text, scanner));
                 }

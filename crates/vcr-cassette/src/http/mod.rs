@@ -1,4 +1,5 @@
-//! HTTP cassettes (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback) read by structure.
+//! HTTP cassettes (vcrpy, Ruby VCR, go-vcr, HAR, httprr, nock, talkback, and the recorders
+//! of other ecosystems [`RECORDERS`] lists) read by structure.
 //!
 //! Every recorder writes the same thing in its own shape: a list of interactions, each a
 //! request that left the recording machine and the response a server sent back. Each reader
@@ -599,13 +600,30 @@ fn read_shape(
             Err(_) if talkback::looks_like(text) => {
                 vcr_doc::json5::parse(text).map_err(|e| ReadError::from_doc(talkback::FORMAT, e))?
             }
-            Err(e) => return unparsed(e),
+            // A recorder whose loader takes trailing commas and comments (ExVCR's jsx) loads
+            // what a hand edit left so: read as JSON5, it is never a `parse` error.
+            Err(e) => match RECORDERS.iter().find(|f| f.recorder().loads_json5(text)) {
+                Some(format) => {
+                    vcr_doc::json5::parse(text).map_err(|e| ReadError::from_doc(*format, e))?
+                }
+                None => return unparsed(e),
+            },
         }
     } else {
         if yaml_format_hint(text).is_none() {
             return Ok(None);
         }
-        match vcr_doc::yaml::parse_with(text, options) {
+        let mut end = text.len().min(sniff::HEAD);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let head = &text[..end];
+        let parsed = if RECORDERS.iter().any(|f| f.recorder().documents(head)) {
+            vcr_doc::yaml::parse_documents(text)
+        } else {
+            vcr_doc::yaml::parse_with(text, options)
+        };
+        match parsed {
             Ok(root) => root,
             Err(e) => return unparsed(e),
         }

@@ -44,6 +44,27 @@ pub trait Recorder: Sync {
         unreachable!("only a raw recorder reads text")
     }
 
+    /// Whether a YAML text (its first 8 KiB) is one of its streams of documents, one record
+    /// per document (Rust's httpmock): it is then read as the sequence of its documents
+    /// ([`vcr_doc::yaml::parse_documents`]) rather than as its first document.
+    fn documents(&self, _head: &str) -> bool {
+        false
+    }
+
+    /// Whether `text`, which is not strict JSON, is one of its cassettes and its loader
+    /// takes what JSON5 adds (trailing commas, comments: ExVCR's jsx): it is then read as
+    /// JSON5.
+    fn loads_json5(&self, _text: &str) -> bool {
+        false
+    }
+
+    /// Whether `bytes`, a whole file, is one of its cassettes that the recorder encrypted
+    /// (govcr's `$ENC:V2$`): nothing in it can be read without the key, so it is reported
+    /// as such, never as a `parse` error nor linted as text.
+    fn encrypted(&self, _bytes: &[u8]) -> bool {
+        false
+    }
+
     /// Whether a document is one of its cassettes, by its structure. The first recorder of
     /// [`RECORDERS`] that matches reads it. A raw recorder matches none.
     fn matches(&self, _root: &Node) -> bool {
@@ -77,6 +98,14 @@ pub trait Recorder: Sync {
     /// What it matches requests by, by default, in its own names (vcrpy's `match_on`, Ruby
     /// VCR's `match_requests_on`).
     fn default_match_on(&self) -> &'static [&'static str];
+
+    /// What it matches requests by in the cassette whose text starts with `head` (its first
+    /// 64 KiB at least): where a recorder's default changed between versions that the file
+    /// tells apart (R's vcr 1 matched the method and URI, vcr 2 the body too), the one that
+    /// wrote it; [`Recorder::default_match_on`] otherwise.
+    fn match_on_in(&self, _head: &[u8]) -> &'static [&'static str] {
+        self.default_match_on()
+    }
 
     /// The writer its YAML is written by: an edit is written as that writer writes (JSON is
     /// JSON whatever the recorder).
@@ -140,6 +169,12 @@ impl Format {
     /// What the recorder matches requests by, by default.
     pub fn default_match_on(self) -> &'static [&'static str] {
         self.0.default_match_on()
+    }
+
+    /// What the recorder matches requests by in the cassette whose text starts with `head`
+    /// ([`Recorder::match_on_in`]).
+    pub fn match_on_in(self, head: &[u8]) -> &'static [&'static str] {
+        self.0.match_on_in(head)
     }
 
     /// Its place in [`RECORDERS`].

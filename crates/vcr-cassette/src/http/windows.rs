@@ -197,19 +197,26 @@ fn recorder(
         _ => None,
     })?;
     seq.extend(first);
-    if super::vcrpy::matches(&root) {
+    // The recorder a whole read would choose ([`super::RECORDERS`]'s order): one that is
+    // not read in windows (DVR's `interactions`, R's vcr's `http_interactions`) is read
+    // whole.
+    let format = super::RECORDERS
+        .iter()
+        .copied()
+        .find(|f| f.recorder().matches(&root))?;
+    if format == super::vcrpy::FORMAT {
         Some((
             super::vcrpy::FORMAT,
             "interactions",
             &super::vcrpy::interaction,
         ))
-    } else if super::ruby_vcr::matches(&root) {
+    } else if format == super::ruby_vcr::FORMAT {
         Some((
             super::ruby_vcr::FORMAT,
             "http_interactions",
             &super::ruby_vcr::interaction,
         ))
-    } else if super::go_vcr::matches(&root) {
+    } else if format == super::go_vcr::FORMAT {
         Some((
             super::go_vcr::FORMAT,
             "interactions",

@@ -56,7 +56,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         cassette,
         &text,
         &checks.scanner,
-        &|format| checks.match_on(&cassette.rel, format),
+        &|format| checks.match_on(&cassette.rel, format, &text),
         &mut |window| match window {
             Some(window) => recorded.add(window),
             None => recorded = vcr_cassette::http::Recorded::default(),

@@ -296,15 +296,21 @@ impl Checks {
             .any(|allow| allow.accepts(&finding, Some(&leak.hit.text)) == Ok(true))
     }
 
-    /// What the recorder of the HTTP cassette at `rel` matches requests by: its `[http]
-    /// cassettes` entry's `match-on`, else the format's default.
-    pub fn match_on(&self, rel: &str, format: vcr_cassette::http::Format) -> Vec<&str> {
+    /// What the recorder of the HTTP cassette at `rel`, whose text starts with `head`,
+    /// matches requests by: its `[http] cassettes` entry's `match-on`, else the recorder's
+    /// default for that cassette ([`vcr_cassette::http::Format::match_on_in`]).
+    pub fn match_on(
+        &self,
+        rel: &str,
+        format: vcr_cassette::http::Format,
+        head: &[u8],
+    ) -> Vec<&str> {
         self.match_on
             .iter()
             .find(|(glob, _)| glob.is_match(rel))
             .and_then(|(_, names)| names.as_ref())
             .map(|names| names.iter().map(String::as_str).collect::<Vec<_>>())
-            .unwrap_or_else(|| format.default_match_on().to_vec())
+            .unwrap_or_else(|| format.match_on_in(head).to_vec())
     }
 
     fn level(&self, id: FindingId, default: Severity) -> Option<Severity> {
