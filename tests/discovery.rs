@@ -333,3 +333,43 @@ fn files_that_only_look_like_a_known_format_are_linted_as_text() {
         assert_eq!(read + as_text, 3, "{doc:#}");
     }
 }
+
+/// Discovery (issue 39): a file without an extension is sniffed below `tests/fixtures/` or
+/// `test/fixtures/` (php-vcr's default folder, where it names a cassette as the test does,
+/// with no extension), never elsewhere; `.cassette` (govcr) and `.replay` (httpreplay) files
+/// are sniffed like `.json` ones; `--show-files` lists what is read.
+#[test]
+fn files_without_an_extension_below_fixtures_and_new_extensions_are_sniffed() {
+    let t = TestDir::new();
+    t.write("tests/fixtures/golang-org", go_vcr());
+    t.write("pkg/test/fixtures/deep/golang", go_vcr());
+    t.write("docs/golang-org", go_vcr());
+    t.write("tests/fixtures/login.cassette", nock());
+    t.write("testdata/login.replay", nock());
+    t.write("tests/fixtures/.gitkeep", "");
+    t.write("tests/fixtures/README", "Fixtures of the tests.\n");
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(
+        doc["summary"]["http"],
+        serde_json::json!({"go-vcr": 2, "nock": 2}),
+        "{doc}"
+    );
+    assert_eq!(doc["summary"]["files"], 4, "{doc}");
+    let listed = t.vcr(&["verify", "--show-files"]);
+    for file in [
+        "tests/fixtures/golang-org",
+        "pkg/test/fixtures/deep/golang",
+        "tests/fixtures/login.cassette",
+        "testdata/login.replay",
+    ] {
+        listed.stdout_has(file);
+    }
+    assert!(
+        !listed.stdout.contains("docs/golang-org"),
+        "{}",
+        listed.stdout
+    );
+    assert!(!listed.stdout.contains("README"), "{}", listed.stdout);
+}

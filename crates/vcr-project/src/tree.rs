@@ -215,8 +215,19 @@ impl Selection {
             .collect();
         let (last, rest) = recorders.split_last().expect("recorders");
         let recorders = format!("{} and {last}", rest.join(", "));
+        let extensions: Vec<String> = http::sniff::EXTENSIONS
+            .iter()
+            .map(|e| format!("`.{e}`"))
+            .collect();
+        let (last, rest) = extensions.split_last().expect("extensions");
+        let extensions = format!("{} and {last}", rest.join(", "));
+        let folders: Vec<String> = http::sniff::EXTENSIONLESS_FOLDERS
+            .iter()
+            .map(|[a, b]| format!("`{a}/{b}/`"))
+            .collect();
+        let folders = folders.join(" or ");
         let mut text = format!(
-            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every `.yaml`, `.yml`, `.json`, `.json5`, `.har` and `.httprr` file (and their `.gz`): {recorders}; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
+            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every {extensions} file (and their `.gz`), and every file without an extension under {folders}: {recorders}; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
         );
         if !self.links.is_empty() {
             let shown: Vec<String> = self
@@ -296,7 +307,17 @@ struct HttpGlobs {
 }
 
 /// Extensions of the files the default HTTP folders are searched for.
-const HTTP_EXTENSIONS: &[&str] = &[".yaml", ".yml", ".json", ".har", ".json5", ".httprr", ".gz"];
+const HTTP_EXTENSIONS: &[&str] = &[
+    ".yaml",
+    ".yml",
+    ".json",
+    ".har",
+    ".json5",
+    ".httprr",
+    ".cassette",
+    ".replay",
+    ".gz",
+];
 
 impl HttpGlobs {
     fn compile(config: Option<&[crate::config::HttpCassettes]>) -> Result<HttpGlobs, String> {
@@ -1279,6 +1300,7 @@ impl Project {
                 .file_name()
                 .and_then(|n| n.to_str())
                 .is_some_and(|name| HTTP_EXTENSIONS.iter().any(|ext| name.ends_with(ext)))
+            && !self.is_extensionless_candidate(path)
         {
             return None;
         }
@@ -1300,7 +1322,8 @@ impl Project {
                     || path
                         .file_name()
                         .and_then(|n| n.to_str())
-                        .is_some_and(http::sniff::is_candidate_name))
+                        .is_some_and(http::sniff::is_candidate_name)
+                    || self.is_extensionless_candidate(path))
                 && http::sniff::sniff_file(path));
         let text = text || (included && !http);
         if spec.is_none() && !http && !text {
@@ -1318,6 +1341,19 @@ impl Project {
                 CassetteKind::Text
             },
         })
+    }
+
+    /// Whether `path` is a file without an extension in a folder where a recorder writes
+    /// such cassettes (php-vcr's `tests/fixtures/`,
+    /// [`http::sniff::EXTENSIONLESS_FOLDERS`]): its head is sniffed like a `.yaml`'s. Only
+    /// names without a dot get as far as the folders' test.
+    fn is_extensionless_candidate(&self, path: &Path) -> bool {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| !name.contains('.'))
+            && path
+                .strip_prefix(&self.root)
+                .is_ok_and(http::sniff::is_extensionless_candidate)
     }
 
     /// Lists the cassettes (and stray temporary files) directly in a fixtures folder.

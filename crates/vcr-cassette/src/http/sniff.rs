@@ -19,14 +19,44 @@ use super::recorder::Head;
 /// How much of a file the sniff reads.
 pub const HEAD: usize = 8 << 10;
 
-/// The extensions of the files discovery sniffs (each also with `.gz` after it).
-pub const EXTENSIONS: &[&str] = &["yaml", "yml", "json", "json5", "har", "httprr"];
+/// The extensions of the files discovery sniffs (each also with `.gz` after it): govcr's
+/// `.cassette` and google-cloud-go httpreplay's `.replay` beside the JSON and YAML ones.
+pub const EXTENSIONS: &[&str] = &[
+    "yaml", "yml", "json", "json5", "har", "httprr", "cassette", "replay",
+];
 
 /// Whether a file name has one of [`EXTENSIONS`], or one of them followed by `.gz`.
 pub fn is_candidate_name(name: &str) -> bool {
     let name = name.strip_suffix(".gz").unwrap_or(name);
     name.rsplit_once('.')
         .is_some_and(|(stem, ext)| !stem.is_empty() && EXTENSIONS.contains(&ext))
+}
+
+/// The folders whose files without an extension discovery sniffs too: php-vcr's default
+/// `cassettePath`, `tests/fixtures`, where it names a cassette exactly as the test does, with
+/// no extension (issue 39), and `test/fixtures`, where projects that keep a `test/` folder
+/// put it. A name with a `/` makes sub-folders, so any file below them counts.
+pub const EXTENSIONLESS_FOLDERS: &[[&str; 2]] = &[["tests", "fixtures"], ["test", "fixtures"]];
+
+/// Whether the file at `rel` (relative to the project root, `/`-separated or not) is worth
+/// sniffing although its name has no extension: it lies below one of
+/// [`EXTENSIONLESS_FOLDERS`]. A dotfile (`.gitkeep`) is not.
+pub fn is_extensionless_candidate(rel: &Path) -> bool {
+    let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    if name.contains('.') {
+        return false;
+    }
+    let folders: Vec<&str> = (rel.parent().into_iter())
+        .flat_map(Path::components)
+        .filter_map(|c| c.as_os_str().to_str())
+        .collect();
+    folders.windows(2).any(|w| {
+        EXTENSIONLESS_FOLDERS
+            .iter()
+            .any(|[a, b]| w[0] == *a && w[1] == *b)
+    })
 }
 
 /// Whether the file at `path` looks like an HTTP cassette of a format vcr reads, from its
@@ -280,6 +310,26 @@ mod tests {
     }
 
     #[test]
+    fn extensionless_files_are_candidates_below_php_vcrs_folder() {
+        for rel in [
+            "tests/fixtures/youtube",
+            "packages/api/tests/fixtures/a/b",
+            "test/fixtures/x",
+        ] {
+            assert!(is_extensionless_candidate(Path::new(rel)), "{rel}");
+        }
+        for rel in [
+            "tests/fixtures/a.json",
+            "tests/fixtures/.gitkeep",
+            "fixtures/x",
+            "tests/x",
+            "tests/fixtures",
+        ] {
+            assert!(!is_extensionless_candidate(Path::new(rel)), "{rel}");
+        }
+    }
+
+    #[test]
     fn other_files_are_not() {
         case(
             "{\"name\": \"pkg\", \"version\": \"1.0.0\", \"dependencies\": {}}",
@@ -311,6 +361,9 @@ mod tests {
             "a.httprr",
             "a.yaml.gz",
             "a.httprr.gz",
+            "ListRoles.cassette",
+            "TestKeys.cassette.gz",
+            "success.replay",
         ] {
             assert!(is_candidate_name(name), "{name}");
         }
