@@ -9,6 +9,7 @@ pub mod rerecord;
 pub mod scenario;
 pub mod server;
 pub mod skip;
+pub mod strict_loaders;
 
 pub use skip::skip;
 

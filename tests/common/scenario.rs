@@ -473,6 +473,12 @@ fn job(rng: &mut Rng, headers: &[(&str, &str)]) -> Exchange {
     )
 }
 
+/// A made-up credential with no vendor's shape (no prefix, no checksum): 32 random letters
+/// and digits, drawn anew on every call. A judge can only find it by where it sits.
+pub fn planted_token() -> String {
+    Rng::new().token("", ALNUM, 32)
+}
+
 const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const HEX: &[u8] = b"0123456789abcdef";
 const PASSWORD: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%*+-.:=?@^_~";

@@ -43,6 +43,8 @@ pub enum Dialect {
     Psych,
     /// YAML as Go's `gopkg.in/yaml` reads it (go-vcr).
     GoYaml,
+    /// YAML as PHP's Symfony Yaml component reads it (php-vcr).
+    Symfony,
 }
 
 /// One replacement: the bytes `start..end` of the source become `text`.
@@ -110,7 +112,7 @@ pub fn scalar_in(source: &str, facts: &Facts, node: &Node, value: &str, dialect:
             end,
             text: json_literal(facts, &source[start..end], value),
         },
-        Dialect::PyYaml | Dialect::Psych | Dialect::GoYaml => {
+        Dialect::PyYaml | Dialect::Psych | Dialect::GoYaml | Dialect::Symfony => {
             yaml_scalar(source, facts, start, end, scalar, value, dialect)
         }
     }

@@ -34,6 +34,9 @@ macro_rules! recorders {
 
 // The recorders, one file each: the first whose `matches` accepts a document reads it.
 recorders! {
+    /// First: the recorders whose files another reader would take for its own (R's vcr for
+    /// Ruby VCR, DVR for go-vcr, ExVCR for vcrpy), each by markers of its own.
+    php_vcr,
     vcrpy,
     ruby_vcr,
     go_vcr,
@@ -844,6 +847,8 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
             "log" => Some(har::FORMAT),
             // Records of requests and responses, by their shapes.
             "imposters" => Some(generic::FORMAT),
+            // php-vcr's Symfony writer opens each record with a `-` alone.
+            "-" if line.trim_end() == "-" => Some(php_vcr::FORMAT),
             _ => None,
         }
     });

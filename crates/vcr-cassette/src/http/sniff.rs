@@ -178,43 +178,74 @@ fn json_keys(bytes: &[u8]) -> Head<'static> {
     keys
 }
 
-/// The top-level keys of a YAML head (lines at column 0; `- key:` for a top-level list's
-/// first item), and the keys at the first indentation under each top-level key.
+/// The top-level keys of a YAML head (lines at column 0; for a top-level list, its first
+/// item's keys: `- key:`, or a `-` alone on its line and the keys below it, as php-vcr's
+/// Symfony writer puts them), and the keys at the first indentation under each top-level key.
 fn yaml_keys(text: &str) -> Head<'static> {
     let mut keys = Head::default();
     // The top-level key whose value the lines are in, and its children's indentation.
     let mut parent = String::new();
     let mut child_indent = None;
+    // In a list, the indentation of the first item's keys (2 after `- `; that of the first
+    // key after a `-` alone).
+    let mut item_indent: Option<usize> = None;
     for line in text.lines() {
         if line.starts_with('#') || line.starts_with("---") || line.trim().is_empty() {
             continue;
         }
-        if let Some(item) = line.strip_prefix("- ") {
-            if keys.top.is_empty() {
-                keys.list = true;
+        if line.trim_end() == "-" {
+            if !keys.top.is_empty() {
+                // A second item: the first is done.
+                break;
             }
+            keys.list = true;
+            continue;
+        }
+        if let Some(item) = line.strip_prefix("- ") {
+            if !keys.top.is_empty() {
+                if keys.list {
+                    break;
+                }
+                // A list under nothing: not a head that counts.
+                continue;
+            }
+            keys.list = true;
+            item_indent = Some(2);
             if let Some((key, _)) = item.split_once(':') {
-                keys.top.push(unquote(key).to_owned());
+                parent = unquote(key).to_owned();
+                child_indent = None;
+                keys.top.push(parent.clone());
             }
             continue;
         }
         if line.starts_with(' ') {
             let indent = line.len() - line.trim_start().len();
+            let key = line.trim_start().split(':').next().unwrap_or_default();
+            let is_key = line.trim_start().contains(':') && !line.trim_start().starts_with("- ");
             if keys.list {
-                // The rest of a top-level list item's keys, at its first indentation.
-                if indent == 2
-                    && let Some((key, _)) = line.trim_start().split_once(':')
+                // The rest of the first item's keys, at its first indentation, and the keys
+                // one level below each.
+                let item = *item_indent.get_or_insert(indent);
+                if indent == item {
+                    if is_key {
+                        parent = unquote(key).to_owned();
+                        child_indent = None;
+                        keys.top.push(parent.clone());
+                    }
+                } else if indent > item
+                    && !parent.is_empty()
+                    && is_key
+                    && *child_indent.get_or_insert(indent) == indent
                 {
-                    keys.top.push(unquote(key).to_owned());
+                    keys.nested.push((parent.clone(), unquote(key).to_owned()));
                 }
             } else if !parent.is_empty() && *child_indent.get_or_insert(indent) == indent {
-                let key = line.trim_start().split(':').next().unwrap_or_default();
                 keys.nested.push((parent.clone(), unquote(key).to_owned()));
             }
             continue;
         }
         if keys.list {
-            // A second top-level item or key after a list: the first item is done.
+            // A top-level key after a list: the first item is done.
             break;
         }
         if let Some((key, _)) = line.split_once(':') {

@@ -25,8 +25,29 @@ pub(super) fn plain_is_string(dialect: Dialect, value: &str) -> bool {
         Dialect::PyYaml => pyyaml(value),
         Dialect::Psych => psych(value),
         Dialect::GoYaml => go_yaml(value),
+        Dialect::Symfony => symfony(value),
         Dialect::Json => false,
     }
+}
+
+/// Symfony Yaml's `Inline::evaluateScalar` (5.x to 7.x) keeps a plain scalar a string: not
+/// `null`, `~`, `true` or `false` in any case, not a number as PHP's `is_numeric` or its
+/// `0x`/`0o`/`0b` and `_` forms read one, not a timestamp (an integer unless the caller asks
+/// for dates), not `.inf` or `.nan`, and not starting with a character it reserves or reads
+/// as a tag, anchor or alias. Everything PyYAML would type is quoted as well: the writer's
+/// quotes are never wrong for Symfony, only sometimes unneeded.
+fn symfony(value: &str) -> bool {
+    static TYPED: LazyLock<Regex> = LazyLock::new(|| {
+        re(concat!(
+            r"(?i)^(?:null|~|true|false|[-+]?\.inf|\.nan)$",
+            // is_numeric (leading white space allowed), and Symfony's `_` digit groups
+            r"|^\s*[-+]?(?:[0-9][0-9_]*\.?[0-9_]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$",
+            r"|^[-+]?0[xob][0-9a-fA-F_]+$",
+        ))
+    });
+    !value.starts_with(['@', '`', '%', '|', '>', '!', '&', '*'])
+        && !TYPED.is_match(value)
+        && pyyaml(value)
 }
 
 /// Psych asks for double quotes where its `visit_String` does (`y`, `n`, and a string that
@@ -217,6 +238,27 @@ mod tests {
                     "{value:?} in {dialect:?}"
                 );
             }
+        }
+    }
+
+    /// What Symfony Yaml types, and PyYAML does not, is quoted for php-vcr: `1e3` (a float
+    /// to `is_numeric`), `0o17`, `tRuE`, a leading `@`; what both read as a string stays
+    /// plain.
+    #[test]
+    fn symfony_quotes_what_it_types() {
+        for value in [
+            "1e3", "0o17", "tRuE", "NULL", "@user", "1_000", " 12", ".inf", "yes",
+        ] {
+            assert!(!plain_is_string(Dialect::Symfony, value), "{value:?}");
+        }
+        for value in [
+            "REDACTED_API_KEY",
+            "Bearer abc",
+            "application/json",
+            "v1.2.3",
+            "e3",
+        ] {
+            assert!(plain_is_string(Dialect::Symfony, value), "{value:?}");
         }
     }
 }

@@ -1,0 +1,341 @@
+//! The readers of issue 39's recorders, each of its own: php-vcr, ExVCR, R's vcr, govcr, DVR,
+//! Vinyl, OkReplay, EasyVCR, responses' recorder, HTTPretty, httpmock and httpreplay.
+//!
+//! Where a registry here carries the recorder (R's vcr, responses, HTTPretty), it records
+//! the leaky scenario against the test's server; elsewhere the cassettes come from
+//! `tests/formats/`, real cassettes of public repositories cut down, with credentials of the
+//! test's own (`tests/formats/README.md`). Either way each planted credential has no vendor's
+//! shape, so only its place (a header, a query parameter, a body field) makes it one, and:
+//!
+//! - `vcr verify` with no configuration finds the cassettes by their content (in the
+//!   recorder's default folder, php-vcr's without an extension), reads each as its recorder's
+//!   (never a `parse` error, never linted as text), and reports each credential at its place,
+//!   masked, whether the tree is walked or the files are named;
+//! - `vcr normalize` replaces every one of them, and the file still loads: in the recorder,
+//!   which replays it (with the requests sending the placeholders where the recorder matches
+//!   them), or, where none runs here, in a strict reader of its syntax (Symfony's YAML parser
+//!   for php-vcr, else Python's `json` and PyYAML), to the same data but the placeholders;
+//!   `verify` then finds no credential and `normalize --check` nothing more to do.
+//!
+//! A recorder or loader that is not installed is skipped with a message on stderr, unless
+//! `VCR_REQUIRE_RECORDERS=1` (CI; `tests/recorders/install` installs them).
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use serde_json::Value;
+
+use common::TestDir;
+use common::scenario::planted_token;
+use common::strict_loaders::{Strict, load_all};
+
+/// A format whose cassettes come from `tests/formats/<folder>/`.
+struct Case {
+    folder: &'static str,
+    /// The format's name as `verify` counts it.
+    format: &'static str,
+    loader: Strict,
+    /// Each planted credential: its marker, the cassette it is in, and the parts of the
+    /// readable path its finding names (lower-cased).
+    planted: &'static [(&'static str, &'static str, &'static [&'static str])],
+}
+
+const CASES: &[Case] = &[Case {
+    folder: "php-vcr",
+    format: "php-vcr",
+    loader: Strict::Symfony,
+    planted: &[
+        (
+            "@S1@",
+            "tests/fixtures/claims/create",
+            &["[0].request.url", "?api_key"],
+        ),
+        (
+            "@S2@",
+            "tests/fixtures/claims/create",
+            &["[0].response.body", "/client_secret"],
+        ),
+        (
+            "@S3@",
+            "tests/fixtures/youtube",
+            &["[0].request.headers.x-goog-api-key"],
+        ),
+    ],
+}];
+
+macro_rules! case_tests {
+    ($($module:ident: $folder:literal;)*) => {$(
+        mod $module {
+            #[test]
+            fn verify_finds_each_planted_credential_and_normalize_leaves_a_loadable_file() {
+                super::check_case($folder);
+            }
+        }
+    )*};
+}
+
+case_tests! {
+    php_vcr: "php-vcr";
+}
+
+/// `tests/formats/`.
+fn formats() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/formats")
+}
+
+/// The project a case's folder makes, with a made-up credential for each marker: the
+/// cassettes (relative paths) and the credentials by marker.
+fn project(folder: &str) -> (TestDir, Vec<String>, BTreeMap<String, String>) {
+    let source = formats().join(folder);
+    let mut secrets: BTreeMap<String, String> = BTreeMap::new();
+    let mut plant = |text: &str| {
+        let mut text = text.to_owned();
+        while let Some(start) = text.find("@S") {
+            let end = start + text[start + 1..].find('@').unwrap() + 2;
+            let marker = text[start..end].to_owned();
+            let secret = secrets.entry(marker.clone()).or_insert_with(planted_token);
+            text.replace_range(start..end, secret);
+        }
+        text
+    };
+    let body = std::fs::read_to_string(source.join("body.json"))
+        .map(|b| plant(&b))
+        .unwrap_or_default();
+    let b64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    let gzip = |bytes: &[u8]| {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut encoder, bytes).unwrap();
+        encoder.finish().unwrap()
+    };
+    // ExVCR's binary body: `:erlang.term_to_binary` of the gzip'd bytes.
+    let gzipped = gzip(body.as_bytes());
+    let mut term = vec![131, 109];
+    term.extend((gzipped.len() as u32).to_be_bytes());
+    term.extend(&gzipped);
+    let t = TestDir::new();
+    let mut cassettes = Vec::new();
+    for entry in walkdir::WalkDir::new(&source).sort_by_file_name() {
+        let entry = entry.unwrap();
+        let rel = entry
+            .path()
+            .strip_prefix(&source)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        if !entry.file_type().is_file() || rel == "body.json" {
+            continue;
+        }
+        let text = plant(&std::fs::read_to_string(entry.path()).unwrap())
+            .replace("@BODY_B64@", &b64(body.as_bytes()))
+            .replace("@GZIP_TERM@", &b64(&term));
+        match rel.strip_suffix(".gz.in") {
+            Some(stem) => {
+                let rel = format!("{stem}.gz");
+                t.write(&rel, gzip(text.as_bytes()));
+                cassettes.push(rel);
+            }
+            None => {
+                t.write(&rel, text);
+                cassettes.push(rel);
+            }
+        }
+    }
+    (t, cassettes, secrets)
+}
+
+fn check_case(folder: &str) {
+    let case = CASES.iter().find(|c| c.folder == folder).unwrap();
+    let (t, cassettes, secrets) = project(folder);
+    let paths: Vec<PathBuf> = cassettes.iter().map(|c| t.path(c)).collect();
+    let Some(loaded_before) = load_all(case.loader, &paths) else {
+        return;
+    };
+    for (loaded, path) in loaded_before.iter().zip(&cassettes) {
+        assert!(
+            loaded.is_ok(),
+            "{path} does not load as written: {loaded:?}"
+        );
+    }
+
+    // The walk finds every cassette, with no configuration, and lists it.
+    let listed = t.vcr(&["verify", "--show-files"]);
+    for cassette in &cassettes {
+        listed.stdout_has(cassette);
+    }
+    let named: Vec<&str> = ["verify", "--format", "json"]
+        .into_iter()
+        .chain(cassettes.iter().map(String::as_str))
+        .collect();
+    for args in [&["verify", "--format", "json"][..], &named] {
+        let run = t.vcr(args);
+        let context = format!("{} ({args:?}):\n{}", case.format, run.stdout);
+        run.code(1);
+        let doc = run.json();
+        assert_eq!(
+            doc["summary"]["http"][case.format].as_u64(),
+            Some(cassettes.len() as u64),
+            "{context}"
+        );
+        assert!(
+            doc["summary"]["as_text"].as_u64().unwrap_or(0) == 0,
+            "{context}"
+        );
+        let findings = doc["findings"].as_array().unwrap();
+        assert!(findings.iter().all(|f| f["id"] != "parse"), "{context}");
+        for (marker, file, parts) in case.planted {
+            let found = findings.iter().find(|f| {
+                let pointer = f["pointer"].as_str().unwrap_or("").to_ascii_lowercase();
+                f["id"] == "leak/secret"
+                    && f["path"] == *file
+                    && parts.iter().all(|p| pointer.contains(p))
+            });
+            let Some(found) = found else {
+                panic!("no leak/secret for {marker} at {file} {parts:?}: {context}");
+            };
+            assert!(found["line"].as_u64().is_some(), "{marker}: {context}");
+        }
+        for secret in secrets.values() {
+            assert!(!run.stdout.contains(secret.as_str()), "unmasked: {context}");
+        }
+    }
+
+    // normalize replaces them all, and the files still load, to the same data but the
+    // placeholders.
+    t.vcr(&["normalize", "--check"]).code(1);
+    t.vcr(&["normalize"]).code(0);
+    let secrets: Vec<String> = secrets.into_values().collect();
+    let loaded_after = load_all(case.loader, &paths).unwrap();
+    for ((before, after), cassette) in loaded_before.iter().zip(&loaded_after).zip(&cassettes) {
+        let after = after
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{cassette} no longer loads after normalize: {e}"));
+        if let Some(left) = secret_in(after, &secrets) {
+            panic!("{cassette} still holds a credential after normalize: {left}");
+        }
+        if let Err(e) = same_but_placeholders(before.as_ref().unwrap(), after, &secrets, "") {
+            panic!("{cassette} reads differently after normalize: {e}");
+        }
+    }
+    let run = t.vcr(&["verify", "--format", "json"]);
+    let doc = run.json();
+    let left: Vec<&Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "leak/secret" || f["id"] == "parse")
+        .collect();
+    assert!(left.is_empty(), "{left:#?}");
+    t.vcr(&["normalize", "--check"]).code(0);
+}
+
+/// A string of `data` (or the text of one that decodes: base64, an Erlang binary, gzip)
+/// that holds one of `secrets`.
+fn secret_in(data: &Value, secrets: &[String]) -> Option<String> {
+    match data {
+        Value::String(s) => {
+            let decoded = decoded(s);
+            [Some(s.as_str()), decoded.as_deref()]
+                .into_iter()
+                .flatten()
+                .find(|text| secrets.iter().any(|secret| text.contains(secret.as_str())))
+                .map(str::to_owned)
+        }
+        Value::Array(items) => items.iter().find_map(|v| secret_in(v, secrets)),
+        Value::Object(map) => map.values().find_map(|v| secret_in(v, secrets)),
+        _ => None,
+    }
+}
+
+/// The text a string stores as its cassette's recorders store bytes: base64, maybe of an
+/// Erlang binary's term, maybe gzip'd; `None` when it is none of those.
+fn decoded(text: &str) -> Option<String> {
+    let compact: String = text.split_ascii_whitespace().collect();
+    let mut bytes = base64::engine::general_purpose::STANDARD
+        .decode(compact)
+        .ok()?;
+    if bytes.starts_with(&[131, 109]) && bytes.len() >= 6 {
+        bytes.drain(..6);
+    }
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut inflated = Vec::new();
+        flate2::read::MultiGzDecoder::new(&bytes[..])
+            .read_to_end(&mut inflated)
+            .ok()?;
+        bytes = inflated;
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// Whether `after` is `before` with each of `secrets` replaced by a placeholder
+/// (`REDACTED_<NAME>`), strings compared as they are or as the text they decode to, and a
+/// length beside a body (`Content-Length`, govcr's `ContentLength`) free to follow it.
+fn same_but_placeholders(
+    before: &Value,
+    after: &Value,
+    secrets: &[String],
+    path: &str,
+) -> Result<(), String> {
+    let length = path
+        .to_ascii_lowercase()
+        .replace(['-', '_'], "")
+        .ends_with("contentlength");
+    match (before, after) {
+        (Value::String(a), Value::String(b)) => {
+            let ok = a == b
+                || replaced(a, b, secrets)
+                || length
+                || matches!((decoded(a), decoded(b)), (Some(x), Some(y)) if replaced(&x, &y, secrets));
+            ok.then_some(())
+                .ok_or_else(|| format!("{path}: {a:?} became {b:?}"))
+        }
+        (Value::Number(_), Value::Number(_)) if length => Ok(()),
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                same_but_placeholders(x, y, secrets, &format!("{path}[{i}]"))?;
+            }
+            Ok(())
+        }
+        (Value::Object(a), Value::Object(b)) if a.keys().eq(b.keys()) => {
+            for (key, x) in a {
+                same_but_placeholders(x, &b[key], secrets, &format!("{path}.{key}"))?;
+            }
+            Ok(())
+        }
+        _ if before == after => Ok(()),
+        _ => Err(format!("{path}: {before} became {after}")),
+    }
+}
+
+/// Whether `after` is `before` with every occurrence of `secrets` replaced by a
+/// `REDACTED_<NAME>` placeholder.
+fn replaced(mut before: &str, mut after: &str, secrets: &[String]) -> bool {
+    loop {
+        let next = secrets
+            .iter()
+            .filter_map(|s| before.find(s.as_str()).map(|at| (at, s.len())))
+            .min();
+        let Some((at, len)) = next else {
+            return before == after;
+        };
+        let Some(rest) = after
+            .strip_prefix(&before[..at])
+            .and_then(|a| a.strip_prefix("REDACTED_"))
+        else {
+            return false;
+        };
+        let name = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_')
+            .count();
+        if name == 0 {
+            return false;
+        }
+        after = &rest[name..];
+        before = &before[at + len..];
+    }
+}
