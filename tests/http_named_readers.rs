@@ -44,28 +44,52 @@ struct Case {
     planted: &'static [(&'static str, &'static str, &'static [&'static str])],
 }
 
-const CASES: &[Case] = &[Case {
-    folder: "php-vcr",
-    format: "php-vcr",
-    loader: Strict::Symfony,
-    planted: &[
-        (
-            "@S1@",
-            "tests/fixtures/claims/create",
-            &["[0].request.url", "?api_key"],
-        ),
-        (
-            "@S2@",
-            "tests/fixtures/claims/create",
-            &["[0].response.body", "/client_secret"],
-        ),
-        (
-            "@S3@",
-            "tests/fixtures/youtube",
-            &["[0].request.headers.x-goog-api-key"],
-        ),
-    ],
-}];
+const CASES: &[Case] = &[
+    Case {
+        folder: "php-vcr",
+        format: "php-vcr",
+        loader: Strict::Symfony,
+        planted: &[
+            (
+                "@S1@",
+                "tests/fixtures/claims/create",
+                &["[0].request.url", "?api_key"],
+            ),
+            (
+                "@S2@",
+                "tests/fixtures/claims/create",
+                &["[0].response.body", "/client_secret"],
+            ),
+            (
+                "@S3@",
+                "tests/fixtures/youtube",
+                &["[0].request.headers.x-goog-api-key"],
+            ),
+        ],
+    },
+    Case {
+        folder: "exvcr",
+        format: "ExVCR",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "fixture/vcr_cassettes/app#me.json",
+                &["[0].request.headers.authorization"],
+            ),
+            (
+                "@S2@",
+                "fixture/vcr_cassettes/app#me.json",
+                &["[0].request.options.basic_auth[1]"],
+            ),
+            (
+                "@S3@",
+                "fixture/vcr_cassettes/app#me.json",
+                &["[1].response.body", "/token"],
+            ),
+        ],
+    },
+];
 
 macro_rules! case_tests {
     ($($module:ident: $folder:literal;)*) => {$(
@@ -80,6 +104,7 @@ macro_rules! case_tests {
 
 case_tests! {
     php_vcr: "php-vcr";
+    exvcr: "exvcr";
 }
 
 /// `tests/formats/`.

@@ -1753,6 +1753,15 @@ impl Ctx<'_> {
             [] if !node.is_binary() => String::from_utf8(wire.into_owned())
                 .map_err(|_| cannot("the encoded body is not text".into()))?,
             [] | ["binary"] | ["base64"] => wrap_like(&b64(), &scalar.text),
+            // ExVCR's `binary: true`: base64 of the body's Erlang term.
+            ["base64", "erlang"] => {
+                let term = vcr_cassette::http::exvcr::term_to_binary(&wire)
+                    .ok_or_else(|| cannot("the body is too large for an Erlang binary".into()))?;
+                wrap_like(
+                    &base64::engine::general_purpose::STANDARD.encode(term),
+                    &scalar.text,
+                )
+            }
             ["json", "base64"] => json_array(&[b64()]),
             ["json", "hex"] => json_array(&[hex(&wire)]),
             ["hex"] => hex(&wire),

@@ -37,6 +37,7 @@ recorders! {
     /// First: the recorders whose files another reader would take for its own (R's vcr for
     /// Ruby VCR, DVR for go-vcr, ExVCR for vcrpy), each by markers of its own.
     php_vcr,
+    exvcr,
     vcrpy,
     ruby_vcr,
     go_vcr,
