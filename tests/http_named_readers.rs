@@ -30,7 +30,8 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use common::TestDir;
-use common::scenario::planted_token;
+use common::recorders::{Recorded, Recorder, record, replay};
+use common::scenario::{Scenario, planted_token};
 use common::strict_loaders::{Strict, load_all};
 
 /// A format whose cassettes come from `tests/formats/<folder>/`.
@@ -363,4 +364,206 @@ fn replaced(mut before: &str, mut after: &str, secrets: &[String]) -> bool {
         after = &rest[name..];
         before = &before[at + len..];
     }
+}
+
+/// Where each of the leaky scenario's credentials is, as parts of its finding's readable
+/// path (lower-cased), for the recorders that keep it.
+fn places(recorder: Recorder) -> Vec<(&'static str, &'static [&'static str])> {
+    let all: [(&str, &[&str]); 8] = [
+        ("Authorization header", &["request.headers.authorization"]),
+        ("x-api-key header", &["request.headers.x-api-key"]),
+        ("api_key query parameter", &["?api_key"]),
+        ("password field", &["request.body", "/password"]),
+        ("client_secret field", &["request.body", "/client_secret"]),
+        (
+            "secret field beside app_id",
+            &["request.body", "/app/secret"],
+        ),
+        (
+            "access_token in the gzip response",
+            &["response.body", "/access_token"],
+        ),
+        (
+            "session cookie",
+            &["response.headers.set-cookie", "session"],
+        ),
+    ];
+    // responses' recorder keeps no request headers and no request body.
+    let kept = |label: &str| match recorder {
+        Recorder::Responses => [
+            "api_key query parameter",
+            "access_token in the gzip response",
+            "session cookie",
+        ]
+        .contains(&label),
+        _ => true,
+    };
+    all.into_iter().filter(|(label, _)| kept(label)).collect()
+}
+
+/// The format each recorder's cassettes are read as, and the one file it writes.
+fn format_of(recorder: Recorder) -> (&'static str, &'static str) {
+    match recorder {
+        Recorder::RVcr => ("R vcr", "tests/fixtures/leaky.yml"),
+        other => unreachable!("{} has a test of its own", other.name()),
+    }
+}
+
+macro_rules! recorder_tests {
+    ($($module:ident: $recorder:expr, $scenario:expr;)*) => {$(
+        mod $module {
+            use super::*;
+
+            #[test]
+            fn verify_finds_each_planted_credential_and_the_scrubbed_cassette_replays() {
+                super::check_recorder($recorder, $scenario);
+            }
+        }
+    )*};
+}
+
+recorder_tests! {
+    r_vcr: Recorder::RVcr, Scenario::leaky();
+}
+
+fn check_recorder(recorder: Recorder, scenario: Scenario) {
+    let Some(mut recorded) = record(recorder, scenario) else {
+        return;
+    };
+    let (format, cassette) = format_of(recorder);
+    assert_eq!(recorded.cassettes(), [cassette]);
+    let secrets = recorded.scenario.secrets.clone();
+    for args in [
+        &["verify", "--format", "json"][..],
+        &["verify", "--format", "json", cassette],
+    ] {
+        let run = recorded.dir.vcr(args);
+        let context = format!("{} ({args:?}):\n{}", recorder.name(), run.stdout);
+        run.code(1);
+        let doc = run.json();
+        assert_eq!(doc["summary"]["http"][format], 1, "{context}");
+        assert_eq!(doc["summary"]["files"], 1, "{context}");
+        let findings = doc["findings"].as_array().unwrap();
+        assert!(findings.iter().all(|f| f["id"] != "parse"), "{context}");
+        for (label, parts) in places(recorder) {
+            if !secrets.iter().any(|(l, _)| *l == label) {
+                continue;
+            }
+            let found = findings.iter().any(|f| {
+                let pointer = f["pointer"].as_str().unwrap_or("").to_ascii_lowercase();
+                f["id"] == "leak/secret"
+                    && f["line"].as_u64().is_some()
+                    && parts.iter().all(|p| pointer.contains(p))
+            });
+            assert!(
+                found,
+                "no leak/secret for the {label} at {parts:?}: {context}"
+            );
+        }
+        for (label, secret) in &secrets {
+            assert!(
+                !run.stdout.contains(secret.as_str()),
+                "the {label} unmasked: {context}"
+            );
+        }
+    }
+
+    recorded.dir.vcr(&["normalize"]).code(0);
+    let text = recorded.dir.read(cassette);
+    for (label, secret) in &secrets {
+        if places(recorder).iter().any(|(l, _)| l == label) {
+            assert!(
+                !text.contains(secret.as_str()),
+                "the {label} is still in:\n{text}"
+            );
+        }
+    }
+    let doc = recorded.dir.vcr(&["verify", "--format", "json"]).json();
+    assert!(
+        doc["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["id"] != "leak/secret" && f["id"] != "parse"),
+        "{doc:#}"
+    );
+
+    // The recorder replays what normalize wrote, the test sending the placeholders where
+    // the recorder matches them (R's vcr and responses the URL), and every answer now as
+    // the cassette holds it.
+    sending_placeholders(&mut recorded);
+    let run = replay(&recorded);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "{} did not replay the scrubbed cassette:\nstdout:\n{}\nstderr:\n{}",
+        recorder.name(),
+        run.stdout,
+        run.stderr
+    );
+}
+
+/// The scenario as a test sends and expects it once its cassette is scrubbed: each
+/// credential its placeholder, in requests and answers alike.
+fn sending_placeholders(recorded: &mut Recorded) {
+    let secrets = recorded.scenario.secrets.clone();
+    for exchange in &mut recorded.scenario.exchanges {
+        for (place, secret) in &secrets {
+            let placeholder = crate::http_scrub::placeholder_of(place);
+            exchange.target = exchange.target.replace(secret.as_str(), placeholder);
+            exchange.seen = exchange.seen.replace(secret.as_str(), placeholder);
+            for (_, value) in exchange
+                .headers
+                .iter_mut()
+                .chain(&mut exchange.reply.headers)
+            {
+                *value = value.replace(secret.as_str(), placeholder);
+            }
+            if let Some(body) = &mut exchange.body {
+                *body = body.replace(secret.as_str(), placeholder);
+            }
+        }
+    }
+}
+
+/// `vcr prune` hears R's vcr say it found no recording: the run is partial, and prune
+/// refuses, naming the cassette.
+#[test]
+fn prune_hears_r_vcr_miss() {
+    let Some(recorded) = record(Recorder::RVcr, Scenario::leaky()) else {
+        return;
+    };
+    // The `models` interaction (the first) recorded no more.
+    let cassette = "tests/fixtures/leaky.yml";
+    let text = recorded.dir.read(cassette);
+    let first = text.find("\n- request:").unwrap();
+    let second = first + 1 + text[first + 1..].find("\n- request:").unwrap();
+    recorded
+        .dir
+        .write(cassette, format!("http_interactions:{}", &text[second..]));
+    common::git(&recorded.dir.root, &["init", "-q"]);
+    common::git(&recorded.dir.root, &["add", "-A"]);
+    common::git(&recorded.dir.root, &["commit", "-qm", "cassettes"]);
+    let harness = TestDir::new();
+    harness.write(
+        "scenario.json",
+        recorded.scenario.to_json(&recorded.base_url),
+    );
+    let scenario = harness.path("scenario.json");
+    let program = common::recorders::programs().join("r/r_vcr.R");
+    let folder = recorded.dir.path("tests/fixtures");
+    let run = recorded.dir.vcr(&[
+        "prune",
+        "--delete",
+        "--",
+        "Rscript",
+        program.to_str().unwrap(),
+        "replay",
+        scenario.to_str().unwrap(),
+        folder.to_str().unwrap(),
+    ]);
+    // The R program reports the miss and exits 1; the miss names the cassette.
+    run.code(2)
+        .stderr_has("looking for 1 cassette it did not find (tests/fixtures/leaky.yml)");
+    assert!(recorded.dir.exists(cassette));
 }

@@ -45,7 +45,7 @@ scrub_tests! {
 
 /// The placeholder the default set writes for each planted credential (by the name it is
 /// judged by).
-fn placeholder_of(place: &str) -> &'static str {
+pub(crate) fn placeholder_of(place: &str) -> &'static str {
     match place {
         "Authorization header" => "REDACTED_AUTHORIZATION",
         "x-api-key header" => "REDACTED_X_API_KEY",
@@ -76,11 +76,13 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         Recorder::GoVcr => Loader::GoYaml,
         Recorder::Polly | Recorder::Nock => Loader::Json,
         Recorder::Talkback => unreachable!("no loader reads talkback's JSON5 tapes"),
-        Recorder::WireMock
-        | Recorder::RVcr
-        | Recorder::Mountebank
-        | Recorder::Responses
-        | Recorder::Httpretty => unreachable!("vcr reads no {} cassette yet", recorder.name()),
+        Recorder::RVcr => unreachable!(
+            "tests/http_named_readers.rs scrubs {}'s cassettes",
+            recorder.name()
+        ),
+        Recorder::WireMock | Recorder::Mountebank | Recorder::Responses | Recorder::Httpretty => {
+            unreachable!("vcr reads no {} cassette yet", recorder.name())
+        }
     };
     let cassette_paths: Vec<std::path::PathBuf> = recorded
         .cassettes()

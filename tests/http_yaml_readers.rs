@@ -200,7 +200,7 @@ fn broken_cassettes_are_errors_with_their_position() {
         (
             "r.yml",
             "http_interactions:\n- request:\n    method: get\n    uri: http://x/\n  response:\n    status:\n      status_code: '200'\nrecorded_with: vcr/1.2.0, webmockr/0.9.0\n",
-            http::generic::FORMAT,
+            http::r_vcr::FORMAT,
         ),
         (
             "dvr.json",

@@ -1753,6 +1753,15 @@ impl Ctx<'_> {
             [] if !node.is_binary() => String::from_utf8(wire.into_owned())
                 .map_err(|_| cannot("the encoded body is not text".into()))?,
             [] | ["binary"] | ["base64"] => wrap_like(&b64(), &scalar.text),
+            // R's vcr's `raw_gzip`: base64 of a zlib stream.
+            ["base64", "zlib"] => {
+                let packed = vcr_cassette::http::r_vcr::mem_compress(&wire)
+                    .map_err(|e| cannot(format!("the body cannot be compressed again: {e}")))?;
+                wrap_like(
+                    &base64::engine::general_purpose::STANDARD.encode(packed),
+                    &scalar.text,
+                )
+            }
             // ExVCR's `binary: true`: base64 of the body's Erlang term.
             ["base64", "erlang"] => {
                 let term = vcr_cassette::http::exvcr::term_to_binary(&wire)
