@@ -90,6 +90,33 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    Case {
+        folder: "govcr",
+        format: "govcr",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "govcr-fixtures/ListRoles.cassette",
+                &["tracks[0].request.url", "?token"],
+            ),
+            (
+                "@S2@",
+                "govcr-fixtures/ListRoles.cassette",
+                &["tracks[0].request.header.authorization[0]"],
+            ),
+            (
+                "@S3@",
+                "govcr-fixtures/ListRoles.cassette",
+                &["tracks[0].response.body", "/api_key"],
+            ),
+            (
+                "@S4@",
+                "vcr/TestPing.cassette.gz",
+                &["tracks[0].request.header.authorization[0]"],
+            ),
+        ],
+    },
 ];
 
 macro_rules! case_tests {
@@ -106,6 +133,7 @@ macro_rules! case_tests {
 case_tests! {
     php_vcr: "php-vcr";
     exvcr: "exvcr";
+    govcr: "govcr";
 }
 
 /// `tests/formats/`.
@@ -524,6 +552,48 @@ fn sending_placeholders(recorded: &mut Recorded) {
             }
         }
     }
+}
+
+/// A cassette govcr encrypted (`$ENC:V2$`) is said to be one, a warning: no `parse` error,
+/// not linted as text (its ciphertext holds nothing readable), whether found or named.
+#[test]
+fn an_encrypted_govcr_cassette_is_reported_as_such() {
+    let t = TestDir::new();
+    let mut encrypted = b"$ENC:V2$".to_vec();
+    encrypted.extend((0..200u32).map(|i| (i.wrapping_mul(151) % 251) as u8));
+    t.write("govcr-fixtures/Secret.cassette", &encrypted);
+    for args in [
+        &["verify", "--format", "json"][..],
+        &[
+            "verify",
+            "--format",
+            "json",
+            "govcr-fixtures/Secret.cassette",
+        ],
+    ] {
+        let run = t.vcr(args);
+        run.code(0);
+        let doc = run.json();
+        let findings = doc["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{doc:#}");
+        assert_eq!(findings[0]["id"], "encrypted", "{doc:#}");
+        assert_eq!(findings[0]["severity"], "warning", "{doc:#}");
+        assert!(
+            findings[0]["message"].as_str().unwrap().contains("govcr"),
+            "{doc:#}"
+        );
+        assert_eq!(
+            doc["summary"]["as_text"].as_u64().unwrap_or(0),
+            0,
+            "{doc:#}"
+        );
+    }
+    // normalize leaves it alone.
+    t.vcr(&["normalize", "--check"]).code(0);
+    assert_eq!(
+        std::fs::read(t.path("govcr-fixtures/Secret.cassette")).unwrap(),
+        encrypted
+    );
 }
 
 /// `vcr prune` hears R's vcr say it found no recording: the run is partial, and prune

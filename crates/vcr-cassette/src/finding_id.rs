@@ -48,11 +48,14 @@ pub enum FindingId {
     Expired,
     /// `dsh/persistence`: a dsh session header the harness's session store refuses.
     DshPersistence,
+    /// `encrypted`: an HTTP cassette its recorder encrypted, which cannot be read without
+    /// the key.
+    Encrypted,
 }
 
 impl FindingId {
     /// Every id, in the order `DESIGN.md` and the SARIF rules list them.
-    pub const ALL: [FindingId; 20] = [
+    pub const ALL: [FindingId; 21] = [
         FindingId::Parse,
         FindingId::Schema,
         FindingId::NameStale,
@@ -73,6 +76,7 @@ impl FindingId {
         FindingId::RecordedError,
         FindingId::Expired,
         FindingId::DshPersistence,
+        FindingId::Encrypted,
     ];
 
     /// The id as every output writes it (`leak/secret`).
@@ -98,6 +102,7 @@ impl FindingId {
             FindingId::RecordedError => "recorded/error",
             FindingId::Expired => "expired",
             FindingId::DshPersistence => "dsh/persistence",
+            FindingId::Encrypted => "encrypted",
         }
     }
 
@@ -145,6 +150,9 @@ impl FindingId {
             }
             FindingId::DshPersistence => {
                 "A dsh session header that replay reads but the harness's session store refuses"
+            }
+            FindingId::Encrypted => {
+                "An HTTP cassette its recorder encrypted (govcr's `$ENC:V2$`): nothing in it can be checked without the key"
             }
         }
     }

@@ -39,6 +39,7 @@ recorders! {
     php_vcr,
     exvcr,
     r_vcr,
+    govcr,
     vcrpy,
     ruby_vcr,
     go_vcr,
@@ -553,6 +554,15 @@ fn read_text(
 /// parse has no document to look in, and recorders write their markers first or last.
 pub fn identified(format: Format, text: &[u8]) -> bool {
     format.recorder().identified(&head_and_tail(text))
+}
+
+/// The recorder that encrypted `bytes` (a whole file, as it is on disk), if one did
+/// ([`Recorder::encrypted`]): such a file cannot be read without its key.
+pub fn encrypted(bytes: &[u8]) -> Option<Format> {
+    RECORDERS
+        .iter()
+        .copied()
+        .find(|format| format.recorder().encrypted(bytes))
 }
 
 /// The first recorder of [`RECORDERS`] whose own markers `text` carries.

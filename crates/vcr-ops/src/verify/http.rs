@@ -15,6 +15,22 @@ use super::{Checks, FileResult, MaxAge, capitalize, leak_findings, masked_pointe
 
 /// The checks of an HTTP cassette, or of a file no reader knows (linted as text).
 pub(super) fn check(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut FileResult) {
+    if let Some(format) = vcr_cassette::http::encrypted(bytes) {
+        // Ciphertext: no reader and no detector can see into it, and it holds nothing
+        // readable to leak. Said, and counted as read by no one.
+        let finding = Finding::new(
+            FindingId::Encrypted,
+            Severity::Warning,
+            &cassette.rel,
+            format!(
+                "a cassette {} encrypted: vcr cannot check it without the key",
+                format.name()
+            ),
+        );
+        push(checks, &mut result.findings, finding, None);
+        result.http_unreadable = true;
+        return;
+    }
     if !check_http(cassette, bytes, checks, result) {
         let hits = checks.scanner.scan(bytes);
         leak_findings(cassette, bytes, &hits, None, checks, &mut result.findings);
