@@ -117,6 +117,40 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    Case {
+        folder: "dvr",
+        format: "DVR",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "Tests/ContentfulTests/DVRRecordings/testFetchSpace.json",
+                &["interactions[0].request.headers.authorization"],
+            ),
+            (
+                "@S2@",
+                "Tests/ContentfulTests/DVRRecordings/testFetchSpace.json",
+                &["interactions[0].response.body", "/access_token"],
+            ),
+        ],
+    },
+    Case {
+        folder: "vinyl",
+        format: "Vinyl",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "SwiftNIOMockExampleUITests/Recordings/testPOST.json",
+                &["[0].request.headers.cookie", "sails.sid"],
+            ),
+            (
+                "@S2@",
+                "SwiftNIOMockExampleUITests/Recordings/testPOST.json",
+                &["[0].request.body", "/password"],
+            ),
+        ],
+    },
 ];
 
 macro_rules! case_tests {
@@ -134,6 +168,8 @@ case_tests! {
     php_vcr: "php-vcr";
     exvcr: "exvcr";
     govcr: "govcr";
+    dvr: "dvr";
+    vinyl: "vinyl";
 }
 
 /// `tests/formats/`.

@@ -205,7 +205,7 @@ fn broken_cassettes_are_errors_with_their_position() {
         (
             "dvr.json",
             "{\"name\": \"a\", \"interactions\": [{\"request\": {\"method\": \"GET\", \"url\": \"http://x/\"}, \"response\": {\"url\": \"http://x/\", \"status\": 200, \"body\": {\"a\": 1}}}]}",
-            http::generic::FORMAT,
+            http::dvr::FORMAT,
         ),
         (
             "exvcr.json",

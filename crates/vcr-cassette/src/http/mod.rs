@@ -38,6 +38,8 @@ recorders! {
     /// Ruby VCR, DVR for go-vcr, ExVCR for vcrpy), each by markers of its own.
     php_vcr,
     exvcr,
+    vinyl,
+    dvr,
     r_vcr,
     govcr,
     vcrpy,

@@ -48,14 +48,28 @@ impl Recorded {
 }
 
 /// Parses an RFC 3339 date-time (`2024-05-01T12:00:00.123Z`, `+02:00` offsets, a space for
-/// `T`) or an HTTP date (`Wed, 01 May 2024 12:00:00 GMT`).
+/// `T`), an HTTP date (`Wed, 01 May 2024 12:00:00 GMT`) or seconds since the Unix epoch as
+/// DVR and EasyVCR's Java writer record them (`1500000000.123`: 9 to 11 digits, a fraction).
 pub fn parse(text: &str) -> Option<i64> {
     let text = text.trim();
+    if let Some(seconds) = epoch(text) {
+        return Some(seconds);
+    }
     if text.as_bytes().first().is_some_and(u8::is_ascii_digit) {
         rfc3339(text)
     } else {
         http_date(text)
     }
+}
+
+/// Seconds since the epoch, written as a number: 9 to 11 digits (1973 to 5138), maybe a
+/// fraction, which is dropped.
+fn epoch(text: &str) -> Option<i64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, "0"));
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(whole) && digits(fraction) && (9..=11).contains(&whole.len()))
+        .then(|| whole.parse().ok())
+        .flatten()
 }
 
 fn number(text: &str) -> Option<i64> {
@@ -168,6 +182,12 @@ mod tests {
             ("Wed, 01 May 2024 12:00:00 GMT", Some(1_714_564_800)),
             ("Thu, 29 Feb 2024 00:00:00 GMT", Some(1_709_164_800)),
             ("2024-13-01T00:00:00Z", None),
+            // DVR's `recorded_at`, EasyVCR Java's `recordedAt`.
+            ("1714564800.123456", Some(1_714_564_800)),
+            ("1714564800", Some(1_714_564_800)),
+            ("17145648", None),
+            ("1714564800.", None),
+            ("1714564800.1.2", None),
             ("yesterday", None),
             ("", None),
         ];
