@@ -151,6 +151,23 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    Case {
+        folder: "okreplay",
+        format: "OkReplay",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "src/test/resources/okreplay/tapes/rest_conversation_tape.yaml",
+                &["interactions[0].request.headers.x-api-key"],
+            ),
+            (
+                "@S2@",
+                "src/test/resources/okreplay/tapes/rest_conversation_tape.yaml",
+                &["interactions[1].response.body", "/token"],
+            ),
+        ],
+    },
 ];
 
 macro_rules! case_tests {
@@ -170,6 +187,7 @@ case_tests! {
     govcr: "govcr";
     dvr: "dvr";
     vinyl: "vinyl";
+    okreplay: "okreplay";
 }
 
 /// `tests/formats/`.

@@ -39,6 +39,7 @@ recorders! {
     php_vcr,
     exvcr,
     vinyl,
+    okreplay,
     dvr,
     r_vcr,
     govcr,
