@@ -168,6 +168,23 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    Case {
+        folder: "easyvcr",
+        format: "EasyVCR",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "EasyPost.Tests/cassettes/exceptions/error.json",
+                &["[0].request.requestheaders.authorization"],
+            ),
+            (
+                "@S2@",
+                "src/test/cassettes/refund/get_next_page.json",
+                &["[0].request.uri", "?api_key"],
+            ),
+        ],
+    },
 ];
 
 macro_rules! case_tests {
@@ -188,6 +205,7 @@ case_tests! {
     dvr: "dvr";
     vinyl: "vinyl";
     okreplay: "okreplay";
+    easyvcr: "easyvcr";
 }
 
 /// `tests/formats/`.

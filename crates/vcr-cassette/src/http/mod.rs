@@ -38,6 +38,7 @@ recorders! {
     /// Ruby VCR, DVR for go-vcr, ExVCR for vcrpy), each by markers of its own.
     php_vcr,
     exvcr,
+    easyvcr,
     vinyl,
     okreplay,
     dvr,
