@@ -505,6 +505,8 @@ fn places(recorder: Recorder) -> Vec<(&'static str, &'static [&'static str])> {
 fn format_of(recorder: Recorder) -> (&'static str, &'static str) {
     match recorder {
         Recorder::RVcr => ("R vcr", "tests/fixtures/leaky.yml"),
+        Recorder::Responses => ("responses", "cassettes/leaky.yaml"),
+        Recorder::Httpretty => ("HTTPretty", "cassettes/leaky.json"),
         other => unreachable!("{} has a test of its own", other.name()),
     }
 }
@@ -522,8 +524,11 @@ macro_rules! recorder_tests {
     )*};
 }
 
+// HTTPretty keeps neither the gzip answer nor the 201 (`tests/recorders_new.rs`).
 recorder_tests! {
     r_vcr: Recorder::RVcr, Scenario::leaky();
+    responses: Recorder::Responses, Scenario::leaky();
+    httpretty: Recorder::Httpretty, Scenario::leaky().without(&["token", "upload"]);
 }
 
 fn check_recorder(recorder: Recorder, scenario: Scenario) {
@@ -666,6 +671,36 @@ fn an_encrypted_govcr_cassette_is_reported_as_such() {
         std::fs::read(t.path("govcr-fixtures/Secret.cassette")).unwrap(),
         encrypted
     );
+}
+
+/// `vcr diff` reads these cassettes through the same readers: HTTPretty's file written
+/// again with other indentation is the same recording; one answer changed is a difference.
+#[test]
+fn diff_reads_them_by_structure() {
+    let Some(recorded) = record(
+        Recorder::Httpretty,
+        Scenario::leaky().without(&["token", "upload"]),
+    ) else {
+        return;
+    };
+    let text = recorded.dir.read("cassettes/leaky.json");
+    let data: Value = serde_json::from_str(&text).unwrap();
+    recorded
+        .dir
+        .write("again/leaky.json", serde_json::to_string(&data).unwrap());
+    assert_ne!(recorded.dir.read("again/leaky.json"), text);
+    let same = recorded
+        .dir
+        .vcr(&["diff", "cassettes/leaky.json", "again/leaky.json"]);
+    same.code(0);
+    recorded
+        .dir
+        .write("again/leaky.json", text.replace("system", "sistem"));
+    let changed = recorded
+        .dir
+        .vcr(&["diff", "cassettes/leaky.json", "again/leaky.json"]);
+    changed.code(1);
+    changed.stdout_has("leaky.json");
 }
 
 /// `vcr prune` hears R's vcr say it found no recording: the run is partial, and prune

@@ -258,11 +258,12 @@ fn assert_read_by_structure(doc: &Value, recorder: Recorder) {
         Recorder::Polly => "HAR",
         Recorder::Nock => "nock",
         Recorder::Talkback => "talkback",
-        Recorder::WireMock
-        | Recorder::RVcr
-        | Recorder::Mountebank
-        | Recorder::Responses
-        | Recorder::Httpretty => unreachable!("vcr reads no {} cassette yet", recorder.name()),
+        Recorder::RVcr => "R vcr",
+        Recorder::Responses => "responses",
+        Recorder::Httpretty => "HTTPretty",
+        Recorder::WireMock | Recorder::Mountebank => {
+            unreachable!("vcr reads no {} cassette yet", recorder.name())
+        }
     };
     assert!(
         formats.contains_key(expected),

@@ -76,11 +76,11 @@ fn normalize_scrubs_and_replay_still_passes(recorder: Recorder) {
         Recorder::GoVcr => Loader::GoYaml,
         Recorder::Polly | Recorder::Nock => Loader::Json,
         Recorder::Talkback => unreachable!("no loader reads talkback's JSON5 tapes"),
-        Recorder::RVcr => unreachable!(
+        Recorder::RVcr | Recorder::Responses | Recorder::Httpretty => unreachable!(
             "tests/http_named_readers.rs scrubs {}'s cassettes",
             recorder.name()
         ),
-        Recorder::WireMock | Recorder::Mountebank | Recorder::Responses | Recorder::Httpretty => {
+        Recorder::WireMock | Recorder::Mountebank => {
             unreachable!("vcr reads no {} cassette yet", recorder.name())
         }
     };

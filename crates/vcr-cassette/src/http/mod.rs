@@ -39,11 +39,13 @@ recorders! {
     php_vcr,
     exvcr,
     easyvcr,
+    httpretty,
     vinyl,
     okreplay,
     dvr,
     r_vcr,
     govcr,
+    responses,
     vcrpy,
     ruby_vcr,
     go_vcr,
@@ -865,6 +867,7 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
             "imposters" => Some(generic::FORMAT),
             // php-vcr's Symfony writer opens each record with a `-` alone.
             "-" if line.trim_end() == "-" => Some(php_vcr::FORMAT),
+            "responses" => Some(responses::FORMAT),
             _ => None,
         }
     });
