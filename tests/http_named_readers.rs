@@ -185,6 +185,23 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    Case {
+        folder: "httpmock",
+        format: "httpmock",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "tests/recordings/items_1796626844.yaml",
+                &["[0].when.path", "?api_key"],
+            ),
+            (
+                "@S2@",
+                "tests/recordings/items_1796626844.yaml",
+                &["[0].when.header[0].value", "x-auth-token"],
+            ),
+        ],
+    },
 ];
 
 macro_rules! case_tests {
@@ -206,6 +223,7 @@ case_tests! {
     vinyl: "vinyl";
     okreplay: "okreplay";
     easyvcr: "easyvcr";
+    httpmock: "httpmock";
 }
 
 /// `tests/formats/`.

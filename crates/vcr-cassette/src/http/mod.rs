@@ -46,6 +46,7 @@ recorders! {
     r_vcr,
     govcr,
     responses,
+    httpmock,
     vcrpy,
     ruby_vcr,
     go_vcr,
@@ -868,6 +869,7 @@ fn yaml_format_hint(text: &str) -> Option<Format> {
             // php-vcr's Symfony writer opens each record with a `-` alone.
             "-" if line.trim_end() == "-" => Some(php_vcr::FORMAT),
             "responses" => Some(responses::FORMAT),
+            "when" => Some(httpmock::FORMAT),
             _ => None,
         }
     });
