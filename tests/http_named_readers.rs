@@ -202,6 +202,23 @@ const CASES: &[Case] = &[
             ),
         ],
     },
+    Case {
+        folder: "httpreplay",
+        format: "httpreplay",
+        loader: Strict::Python,
+        planted: &[
+            (
+                "@S1@",
+                "blob/testdata/TestKeys/startwithdigit.replay",
+                &["entries[0].request.url", "?access_token"],
+            ),
+            (
+                "@S2@",
+                "blob/testdata/TestKeys/startwithdigit.replay",
+                &["entries[0].response.body", "/access_token"],
+            ),
+        ],
+    },
 ];
 
 macro_rules! case_tests {
@@ -224,6 +241,7 @@ case_tests! {
     okreplay: "okreplay";
     easyvcr: "easyvcr";
     httpmock: "httpmock";
+    httpreplay: "httpreplay";
 }
 
 /// `tests/formats/`.

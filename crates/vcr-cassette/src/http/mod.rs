@@ -47,6 +47,7 @@ recorders! {
     govcr,
     responses,
     httpmock,
+    httpreplay,
     vcrpy,
     ruby_vcr,
     go_vcr,
