@@ -667,6 +667,91 @@ fn sending_placeholders(recorded: &mut Recorded) {
     }
 }
 
+/// Discovery (issue 39): php-vcr's cassettes without an extension are found below
+/// `tests/fixtures/` (and `test/fixtures/`), never elsewhere; govcr's `.cassette` and
+/// httpreplay's `.replay` are sniffed like the others, and grpcreplay's binary `.replay`
+/// is not taken for one; git's ignore rules apply to them as to every file, and
+/// `--show-files` lists what `verify` reads.
+#[test]
+fn files_without_an_extension_and_new_extensions_are_discovered_as_the_others() {
+    let t = TestDir::new();
+    let php = |secret: &str| {
+        format!(
+            "\n-\n    request:\n        method: GET\n        url: 'https://api.example.com/v1/a?api_key={secret}'\n        headers:\n            Host: api.example.com\n    response:\n        status:\n            code: 200\n            message: OK\n        headers: {{  }}\n        body: ok\n        curl_info:\n            http_code: 200\n"
+        )
+    };
+    let (found, elsewhere, ignored) = (planted_token(), planted_token(), planted_token());
+    t.write("tests/fixtures/users/list", php(&found))
+        .write("packages/api/test/fixtures/orders", php(&found))
+        .write("docs/users-list", php(&elsewhere))
+        .write("tests/fixtures/ignored", php(&ignored))
+        .write("tests/fixtures/README", "How the fixtures were recorded.\n")
+        .write(".gitignore", "tests/fixtures/ignored\n")
+        .write(
+            "testdata/TestOpen.replay",
+            "{\"Initial\": \"AQ==\", \"Version\": \"0.2\", \"Converter\": {}, \"Entries\": null}",
+        )
+        .write(
+            "testdata/TestGrpc.replay",
+            b"RPCReplay\n\x00\x00\x01\x02binary".as_slice(),
+        )
+        .write(
+            "govcr-fixtures/Empty.cassette",
+            "{\"Name\": \"Empty\", \"Tracks\": []}",
+        );
+    common::git(&t.root, &["init", "-q"]);
+
+    let listed = t.vcr(&["verify", "--show-files"]);
+    listed.code(0);
+    for file in [
+        "tests/fixtures/users/list",
+        "packages/api/test/fixtures/orders",
+        "testdata/TestOpen.replay",
+        "govcr-fixtures/Empty.cassette",
+    ] {
+        listed.stdout_has(file);
+    }
+    for file in [
+        "docs/users-list",
+        "tests/fixtures/ignored",
+        "tests/fixtures/README",
+        "TestGrpc.replay",
+    ] {
+        assert!(!listed.stdout.contains(file), "{file}:\n{}", listed.stdout);
+    }
+
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(doc["summary"]["http"]["php-vcr"], 2, "{doc:#}");
+    assert_eq!(doc["summary"]["http"]["httpreplay"], 1, "{doc:#}");
+    assert_eq!(doc["summary"]["http"]["govcr"], 1, "{doc:#}");
+    assert_eq!(doc["summary"]["git_ignored"], 1, "{doc:#}");
+    assert!(!run.stdout.contains(&elsewhere) && !run.stdout.contains(&found));
+    let secrets: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "leak/secret")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        secrets,
+        [
+            "packages/api/test/fixtures/orders",
+            "tests/fixtures/users/list"
+        ],
+        "{doc:#}"
+    );
+    // `--no-ignore` reads the ignored one; named, the one elsewhere is read too.
+    let doc = t.vcr(&["verify", "--no-ignore", "--format", "json"]).json();
+    assert_eq!(doc["summary"]["http"]["php-vcr"], 3, "{doc:#}");
+    let doc = t
+        .vcr(&["verify", "--format", "json", "docs/users-list"])
+        .json();
+    assert_eq!(doc["summary"]["http"]["php-vcr"], 1, "{doc:#}");
+}
+
 /// A cassette govcr encrypted (`$ENC:V2$`) is said to be one, a warning: no `parse` error,
 /// not linted as text (its ciphertext holds nothing readable), whether found or named.
 #[test]
@@ -707,6 +792,62 @@ fn an_encrypted_govcr_cassette_is_reported_as_such() {
         std::fs::read(t.path("govcr-fixtures/Secret.cassette")).unwrap(),
         encrypted
     );
+}
+
+/// A cassette that does not read is a `parse` error only when its recorder's own markers
+/// identify it (php-vcr's `curl_info`, ExVCR's `request_body`, OkReplay's `!tape`); what
+/// the recorder loads is never one (ExVCR's jsx takes a trailing comma a hand edit left,
+/// as edgurgel/tentacat's `issues/comments#filter_all.json` has), and a Vinyl file, which
+/// nothing identifies, is linted as text when it does not read.
+#[test]
+fn a_broken_cassette_is_a_parse_error_only_when_its_recorder_is_identified() {
+    let t = TestDir::new();
+    t.write(
+        "tests/fixtures/broken",
+        "\n-\n    request:\n        method: GET\n        url: 'https://x/\n    response:\n        curl_info:\n            http_code: 200\n",
+    )
+    .write(
+        "fixture/vcr_cassettes/comments#filter_all.json",
+        "[\n  {\n    \"request\": {\n      \"body\": \"\",\n      \"headers\": {\n        \"User-agent\": \"tentacat\",\n        \"Authorization\": \"token yourtokencomeshere\",\n      },\n      \"method\": \"get\",\n      \"options\": [],\n      \"request_body\": \"\",\n      \"url\": \"https://api.github.com/issues/comments\"\n    },\n    \"response\": {\"body\": \"[]\", \"headers\": {}, \"status_code\": 200, \"type\": \"ok\"}\n  }\n]\n",
+    )
+    .write(
+        "src/test/resources/okreplay/tapes/broken.yaml",
+        "!tape\nname: broken\ninteractions:\n- recorded: 2012-10-21T14:04:39.797Z\n  request: [\n",
+    )
+    .write(
+        "Recordings/testGET.json",
+        "[{\"request\": {\"url\": \"http://localhost:8080/\", \"method\": \"GET\"}, \"response\": {\"url\": \"http://localhost:8080/\", \"status\": 200",
+    );
+    let doc = t
+        .vcr(&[
+            "verify",
+            "--format",
+            "json",
+            "tests/fixtures/broken",
+            "fixture/vcr_cassettes/comments#filter_all.json",
+            "src/test/resources/okreplay/tapes/broken.yaml",
+            "Recordings/testGET.json",
+        ])
+        .json();
+    let parse: Vec<(&str, &str)> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "parse")
+        .map(|f| (f["path"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(parse.len(), 2, "{doc:#}");
+    assert!(
+        parse[0].0 == "src/test/resources/okreplay/tapes/broken.yaml"
+            && parse[0].1.contains("OkReplay"),
+        "{parse:?}"
+    );
+    assert!(
+        parse[1].0 == "tests/fixtures/broken" && parse[1].1.contains("php-vcr"),
+        "{parse:?}"
+    );
+    assert_eq!(doc["summary"]["http"]["ExVCR"], 1, "{doc:#}");
+    assert_eq!(doc["summary"]["as_text"], 1, "{doc:#}");
 }
 
 /// `vcr diff` reads these cassettes through the same readers: HTTPretty's file written

@@ -8,7 +8,8 @@
 //!
 //! These tests only prove that the recorders write real cassettes here; what `vcr` reads of
 //! them is tested beside each reader (`tests/http_wiremock.rs`; mountebank's export in
-//! `tests/http_generic.rs`).
+//! `tests/http_generic.rs`; R's vcr's, responses' and HTTPretty's in
+//! `tests/http_named_readers.rs`).
 //!
 //! HTTPretty records the leaky scenario without its gzip answer and its 201: it keeps a
 //! gzip body undone under the compressed `Content-Length` (the client gets a short read, and

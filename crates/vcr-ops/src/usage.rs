@@ -575,6 +575,72 @@ mod tests {
         assert_eq!(scan("3 passed in 0.12s\nCassettes: 3 played back"), []);
     }
 
+    /// The recorders of issue 39, as their sources word their replay-only misses: those that
+    /// name the cassette give it, the others count as unnamed misses; neighbours of these
+    /// messages (Ruby VCR's, with its capital `VCR`) are told apart.
+    #[test]
+    fn missing_cassette_messages_of_the_recorders_of_issue_39() {
+        let scan = |text: &str| {
+            let mut scanner = MissScanner::default();
+            text.lines()
+                .filter_map(|l| scanner.line(l))
+                .collect::<Vec<_>>()
+        };
+        let cassette = |p: &str| vec![Miss::Cassette(p.to_owned())];
+        // php-vcr: `LogicException`, then the cassette's name.
+        assert_eq!(
+            scan(
+                "PHP Fatal error:  Uncaught LogicException: The request does not match a previously recorded request and the 'mode' is set to 'none'. If you want to send the request anyway, make sure your 'mode' is set to 'new_episodes'. Please see http://php-vcr.github.io/documentation/configuration/#record-modes.\nCassette: shipments/create \n Request: Array"
+            ),
+            cassette("shipments/create")
+        );
+        // ExVCR: the cassette's path in the headline.
+        assert_eq!(
+            scan(
+                "** (ExVCR.RequestNotMatchError) Request did not match with any one in the current cassette: fixture/vcr_cassettes/app#me.json.\nDelete the current cassette with [mix vcr.delete] and re-record."
+            ),
+            cassette("fixture/vcr_cassettes/app#me.json")
+        );
+        // R's vcr 2 (its name, quoted), and 1 (listed below, as Ruby VCR lists it).
+        assert_eq!(
+            scan(
+                "Error in `vcr_request_handler()`:\n! Failed to find matching request in active cassette, \"occ_download_cancel\".\ni Use `local_vcr_configure_log()` to get more details."
+            ),
+            cassette("occ_download_cancel")
+        );
+        assert_eq!(
+            scan(
+                "Error: \n\n================================================================================\nAn HTTP request has been made that vcr does not know how to handle:\nGET http://127.0.0.1/v1/models\nvcr is currently using the following cassette:\n  - tests/fixtures/leaky.yml\n    - record_mode: none\n    - match_requests_on: method, uri"
+            ),
+            cassette("tests/fixtures/leaky.yml")
+        );
+        // OkReplay's warning names the tape; its exception, EasyVCR, DVR, Vinyl, govcr,
+        // responses, HTTPretty, httpmock and httpreplay name none.
+        assert_eq!(
+            scan(
+                "WARNING: no matching request found on tape 'rest conversation tape' for request GET http://x/"
+            ),
+            cassette("rest conversation tape")
+        );
+        for unnamed in [
+            "okreplay.NonWritableTapeException: An HTTP request has been made that OkReplay does not know how to handle:",
+            "EasyVCR.VCRException: No interaction found for request GET https://api.easypost.com/v2/shipments",
+            "Fatal error: [DVR] Invalid request. The request was not found in the cassette.",
+            "Fatal error: No 🎶 recorded and matchable with request: ",
+            "vcr_test.go:41: Get \"https://x/\": no track matched on cassette and offline mode is active",
+            "requests.exceptions.ConnectionError: Connection refused by Responses - the call doesn't match any registered mock.",
+            "httpretty.errors.UnmockedError: Failed to handle network request.",
+            "thread 'main' panicked: 404: Request did not match any route or mock",
+            "setup.go:80: no matching request for GET https://storage.googleapis.com/b",
+        ] {
+            assert!(
+                matches!(&scan(unnamed)[..], [Miss::Unnamed(_)]),
+                "{unnamed}: {:?}",
+                scan(unnamed)
+            );
+        }
+    }
+
     #[test]
     fn reads_paths_and_records() {
         let dir = tempfile::tempdir().unwrap();

@@ -340,6 +340,68 @@ mod tests {
         case("{\"interactions\": [{\"request\": {\"body\": \"cut", true);
     }
 
+    /// The recorders of issue 39, from the heads they write.
+    #[test]
+    fn other_recorders_shapes_are_cassettes() {
+        // php-vcr: Symfony's `-` alone and four-space indents, and its JSON storage.
+        case(
+            "\n-\n    request:\n        method: POST\n        url: 'https://x/'\n    response:\n        status:\n            code: 201\n",
+            true,
+        );
+        case(
+            "[{\n    \"request\": {\n        \"method\": \"GET\",\n        \"url\": \"https:\\/\\/x\\/\"\n    },\n    \"response\": {\n        \"status\": {",
+            true,
+        );
+        // ExVCR (JSX sorts keys), EasyVCR (C# and Java), HTTPretty, Vinyl.
+        case(
+            "[\n  {\n    \"request\": {\n      \"body\": \"\",\n      \"headers\": [],\n      \"method\": \"get\",\n      \"options\": [],\n      \"request_body\": \"\",\n      \"url\": \"http://x\"",
+            true,
+        );
+        case(
+            "[\n  {\n    \"Duration\": 291,\n    \"RecordedAt\": \"2025-03-24\",\n    \"Request\": {",
+            true,
+        );
+        case(
+            "[{\"recordedAt\": 1723823872, \"request\": {\"body\": \"\"",
+            true,
+        );
+        case(
+            "[\n    {\n        \"request\": {\n            \"uri\": \"http://x/\",\n            \"querystring\": {}",
+            true,
+        );
+        case(
+            "[{\"request\": {\"url\": \"u\", \"method\": \"GET\"}, \"response\": {\"url\": \"u\", \"status\": 200",
+            true,
+        );
+        // DVR, OkReplay, R's vcr, govcr (and an encrypted one), responses, httpmock, httpreplay.
+        case("{\n  \"name\" : \"t\",\n  \"interactions\" : [", true);
+        case(
+            "!tape\nname: t\ninteractions:\n- recorded: 2012-10-21T14:04:39.797Z\n",
+            true,
+        );
+        case(
+            "http_interactions:\n- request:\n    method: DELETE\n  response:\n    status: 204\n    body:\n      raw_gzip: eJwDAAAAAAE=\n",
+            true,
+        );
+        case("{\n  \"Name\": \"ListRoles\",\n  \"Tracks\": [", true);
+        case("$ENC:V2$\u{1}\u{2}", true);
+        case(
+            "responses:\n- response:\n    auto_calculate_content_length: false\n",
+            true,
+        );
+        case(
+            "when:\n  path: /v1/items\n  method: GET\nthen:\n  status: 200\n",
+            true,
+        );
+        case(
+            "{\n  \"Initial\": \"AQAAAA7hTghqKR11MAAA\",\n  \"Version\": \"0.2\",",
+            true,
+        );
+        // Lookalikes: a list under a key, a `-` list of plain values, a `responses` map.
+        case("-\n    name: a\n    value: b\n", false);
+        case("responses:\n  '200':\n    description: OK\n", false);
+    }
+
     #[test]
     fn extensionless_files_are_candidates_below_php_vcrs_folder() {
         for rel in [
