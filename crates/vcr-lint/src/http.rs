@@ -87,6 +87,37 @@ const CREDENTIAL_HEADERS: &[&str] = &[
     "x-pinecone-api-key",
 ];
 
+/// Whether a header's value is a credential by its name: one of [`CREDENTIAL_HEADERS`], or
+/// a name that says an API key, a secret, a password or a token (`X-APIKeys`,
+/// `X-Vendor-Secret`, `X-Session-Token`), not a CSRF token's, a rate limit's or CORS's.
+pub(crate) fn is_credential_header(name: &str, side: Side) -> bool {
+    if is_one_of(name, CREDENTIAL_HEADERS) {
+        return true;
+    }
+    let lower = name.to_ascii_lowercase();
+    let not = [
+        "csrf",
+        "xsrf",
+        "access-control",
+        "ratelimit",
+        "rate-limit",
+        "authenticate",
+        "continuation",
+        "cursor",
+        "next",
+        "page",
+    ];
+    !not.iter().any(|w| lower.contains(w))
+        && (["apikey", "api-key", "api_key", "secret", "password", "passwd", "access-key"]
+            .iter()
+            .any(|w| lower.contains(w))
+            || lower.ends_with("-token")
+            || lower.ends_with("_token")
+            // A request's session header carries a session; a response's names one (an
+            // Azure ML model session, a request's trace).
+            || (side == Side::Request && lower.contains("session")))
+}
+
 /// Query parameters whose value is a credential.
 const CREDENTIAL_PARAMETERS: &[&str] = &[
     "api_key",
@@ -108,6 +139,7 @@ const CREDENTIAL_PARAMETERS: &[&str] = &[
     "sig",
     "x-goog-signature",
     "x-goog-credential",
+    "session_token",
 ];
 
 /// Fields (form, JSON, multipart) whose value is a credential.
@@ -134,6 +166,7 @@ const CREDENTIAL_FIELDS: &[&str] = &[
     "secret_access_key",
     "aws_secret_access_key",
     "session_token",
+    "sessiontoken",
     "aws_session_token",
     "private_key",
     "bot_token",
@@ -166,7 +199,16 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
 /// What `names_a_field` looks for: the credential fields, the two names that are
 /// credentials beside other keys, and (last, see [`URL_NAMES`]) the query parameters that
 /// are no field's name.
-const FIELD_NAMES: [&[&str]; 3] = [CREDENTIAL_FIELDS, &["secret", "apikey"], URL_NAMES];
+const FIELD_NAMES: [&[&str]; 4] = [
+    CREDENTIAL_FIELDS,
+    &["secret", "apikey", "session_id", "sessionid"],
+    SECRET_SUFFIXES,
+    URL_NAMES,
+];
+
+/// The last words of names that say a secret ([`names_a_secret`]): `activationToken`,
+/// `tempPassword`; they count where a quote closes the name after them.
+const SECRET_SUFFIXES: &[&str] = &["token", "secret", "password", "passwd", "passcode"];
 
 /// The credential query parameters that name no credential field: a body that holds one
 /// in a URL (`&X-Amz-Signature=`, `?key=`) is decoded for the URL to be judged. They count
@@ -217,8 +259,24 @@ fn names_a_field_bytewise(bytes: &[u8]) -> bool {
 /// as a key or parameter ([`is_field_name_at`]), or for the last list, as a URL's parameter.
 fn is_name_at(bytes: &[u8], start: usize, end: usize, pattern: usize) -> bool {
     let fields: usize = FIELD_NAMES[..2].iter().map(|l| l.len()).sum();
-    if pattern < fields {
-        return is_field_name_at(bytes, start, end);
+    let name = FIELD_NAMES.iter().flat_map(|l| l.iter()).nth(pattern);
+    // The last word of a longer name that says a secret (`"activationToken":`), closed by a
+    // quote.
+    // A name found whole ends with the word as well (`access_token"`): the search does not
+    // report the shorter match inside it.
+    let ends_in_suffix = |n: &&str| {
+        let n = n.to_ascii_lowercase();
+        SECRET_SUFFIXES.iter().any(|s| n.ends_with(s))
+    };
+    if name.is_some_and(ends_in_suffix) {
+        let after = &bytes[end.min(bytes.len())..];
+        let after = after.strip_prefix(b"\\").unwrap_or(after);
+        if matches!(after.first(), Some(b'"' | b'\'')) {
+            return true;
+        }
+    }
+    if pattern < fields + SECRET_SUFFIXES.len() {
+        return pattern < fields && is_field_name_at(bytes, start, end);
     }
     let before = &bytes[..start];
     (before.ends_with(b"?")
@@ -286,7 +344,7 @@ const CLIENT_KEYS: &[&str] = &[
 /// Whether a cookie is judged by its name as a credential: a session cookie's name, and a
 /// value in a token's characters (session ids and tokens are; a value of words and JSON, a
 /// demo app's `Bearer <time>:{"user": ...}`, is not one).
-fn is_session_credential(name: &str, value: &str) -> bool {
+pub(crate) fn is_session_credential(name: &str, value: &str) -> bool {
     let (_, token) = super::placeholder::split_scheme(value);
     is_session_cookie(name) && super::placeholder::is_token_charset(token)
 }
@@ -301,7 +359,82 @@ fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
                 .iter()
                 .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
         });
-    (client_secret || is_one_of(name, CREDENTIAL_FIELDS)).then_some(name)
+    let by_words = || {
+        (names_a_secret(name) || names_a_session(name))
+            && credential::is_random_shaped(leaf.text.trim())
+    };
+    (client_secret || is_one_of(name, CREDENTIAL_FIELDS) || by_words()).then_some(name)
+}
+
+/// Whether a name is a session's id (`session_id`, `sessionId`): a secret when its value
+/// is random-shaped (a one-time onboarding link's session), an id when it is a UUID (an
+/// agent's conversation).
+pub(crate) fn names_a_session(name: &str) -> bool {
+    let words = super::words::name_words(name);
+    matches!(
+        words.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        [.., "session", "id"] | [.., "sessionid"]
+    )
+}
+
+/// Whether a field's name says it holds a secret by its last word (`activationToken`,
+/// `tempPassword`, `recovery_token`, `webhookSecret`), and none of its words says it is a
+/// cursor, a count, a kind or a CSRF pairing (`next_token`, `max_tokens`, `token_type`).
+/// Such a value is then judged as every named one is, and must be random-shaped.
+fn names_a_secret(name: &str) -> bool {
+    let words = super::words::name_words(name);
+    let Some(last) = words.last() else {
+        return false;
+    };
+    let not = [
+        "next",
+        "prev",
+        "previous",
+        "page",
+        "continuation",
+        "cursor",
+        "csrf",
+        "xsrf",
+        "max",
+        "min",
+        "count",
+        "type",
+        "limit",
+        "usage",
+        "input",
+        "output",
+        "prompt",
+        "completion",
+        "total",
+        "num",
+        "expires",
+        "expiry",
+        "expiration",
+        "length",
+        "policy",
+        "hint",
+        "name",
+        "url",
+        "uri",
+        "endpoint",
+        "enabled",
+        "required",
+        "reset",
+        "changed",
+        "last",
+        "set",
+        "has",
+        "is",
+        "sync",
+        "geo",
+        "search",
+        "query",
+        "public",
+        "hashed",
+        "hash",
+    ];
+    ["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str())
+        && !words.iter().any(|w| not.contains(&w.as_str()))
 }
 
 /// Cookie names that hold a session or a credential.
@@ -356,9 +489,35 @@ fn is_browser_cookie(lower: &str) -> bool {
         .any(|p| lower.starts_with(p))
 }
 
+/// A header value written as `name=value` pairs separated by `;` or `,` (`accessKey=a;
+/// secretKey=b;`, `key=...`), each `(name, value)`; none when it is not all such pairs
+/// (`Bearer <token>`, base64 that ends in `=`).
+fn key_value_pairs(value: &str) -> Vec<(&str, &str)> {
+    let mut pairs = Vec::new();
+    for part in value
+        .split([';', ','])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        match part.split_once('=') {
+            Some((name, v))
+                if !name.is_empty()
+                    && !v.is_empty()
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+            {
+                pairs.push((name, v.trim()));
+            }
+            _ => return Vec::new(),
+        }
+    }
+    pairs
+}
+
 /// Which side of the exchange a text is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     Request,
     Response,
 }
@@ -528,10 +687,21 @@ impl<'a> Collect<'a> {
             let name = header.name.as_str();
             let value = &header.value;
             let path = || header_path(&value.path, name);
-            if is_one_of(name, CREDENTIAL_HEADERS) {
-                if let Ok(hit) = credential::named("credential-header", name, &value.text, 4) {
-                    self.named
-                        .push(leak_at(hit, value, self.file, path(), place));
+            if is_credential_header(name, side) {
+                // `accessKey=...; secretKey=...` (Tenable's `X-ApiKeys`): each value judged
+                // by the name beside it.
+                let pairs = key_value_pairs(&value.text);
+                if pairs.is_empty() {
+                    if let Ok(hit) = credential::named("credential-header", name, &value.text, 4) {
+                        self.named
+                            .push(leak_at(hit, value, self.file, path(), place));
+                    }
+                }
+                for (key, pair_value) in pairs {
+                    if let Ok(hit) = credential::named("credential-header", key, pair_value, 4) {
+                        let path = format!("{} {key}", path());
+                        self.named.push(leak_at(hit, value, self.file, path, place));
+                    }
                 }
                 continue;
             }
@@ -663,7 +833,16 @@ impl<'a> Collect<'a> {
                     || leaf.path.to_ascii_lowercase().contains("oembed")
             };
             if !leaf.is_key && leaf.text.contains("://") && !public_markup() {
-                for (hit, parameter) in url_credentials(leaf.text, false) {
+                let mut found = url_credentials(leaf.text, false);
+                // A URL a field names a ticket (`ticket_url`): its last segment, if random.
+                if leaf.name.is_some_and(url::says_ticket) {
+                    for (hit, parameter) in url::ticket_segments(leaf.text.trim(), true) {
+                        if !found.iter().any(|(h, _)| h.text == hit.text) {
+                            found.push((hit, parameter));
+                        }
+                    }
+                }
+                for (hit, parameter) in found {
                     let path = format!("{} ?{parameter}", leaf_path(base, described, leaf.path));
                     let at = (own, anchor);
                     this.named
@@ -1030,8 +1209,7 @@ fn collect<'a>(
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
         let before = c.exchanges.last().map_or(logged_in, |e| e.credentialed);
-        c.exchanges
-            .push(Exchange::of(interaction, before, scanner.folded_search()));
+        c.exchanges.push(Exchange::of(interaction, before));
         let request = &interaction.request;
         let url = &request.url;
         c.field(
@@ -1042,7 +1220,11 @@ fn collect<'a>(
             matched.url,
             URL_PLACE,
         );
-        for (hit, name) in parameter_credentials(&url.text, false) {
+        let tickets = url::ticket_segments(&url.text, false).into_iter();
+        for (hit, name) in parameter_credentials(&url.text, false)
+            .into_iter()
+            .chain(tickets)
+        {
             let path = format!("{} ?{name}", url.path);
             c.named
                 .push(leak_at(hit, url, file, path, " in a request URL"));
@@ -1490,16 +1672,30 @@ mod tests {
     fn field_names_are_found_as_an_overlapping_search_finds_them() {
         let all = aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(CREDENTIAL_FIELDS.iter().chain(&["secret", "apikey"]))
+            .build(
+                CREDENTIAL_FIELDS
+                    .iter()
+                    .chain(&["secret", "apikey", "session_id", "sessionid"])
+                    .chain(SECRET_SUFFIXES),
+            )
             .unwrap();
         let overlapping = |bytes: &[u8]| {
             all.find_overlapping_iter(bytes).any(|m| {
                 let before = m.start().checked_sub(1).map(|i| bytes[i]);
                 let after = bytes.get(m.end()).copied();
-                matches!(
-                    before,
-                    None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
-                ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
+                let name = &bytes[m.start()..m.end()];
+                let rest = &bytes[m.end()..];
+                let rest = rest.strip_prefix(b"\\").unwrap_or(rest);
+                // A name that ends in a secret's word, closed by a quote (issue 41).
+                let suffix = SECRET_SUFFIXES
+                    .iter()
+                    .any(|s| s.as_bytes().eq_ignore_ascii_case(name))
+                    && matches!(rest.first(), Some(b'"' | b'\''));
+                suffix
+                    || matches!(
+                        before,
+                        None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
+                    ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
             })
         };
         let names: Vec<&str> = CREDENTIAL_FIELDS
