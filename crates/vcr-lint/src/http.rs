@@ -903,12 +903,77 @@ impl<'a> Collect<'a> {
                 body::for_each_leaf(&decoded, &mut |leaf| {
                     visit(self, leaf, &field.path, anchor, &described);
                 });
+                // What the leaves do not show whole (issue 41): a body that is not text,
+                // read as its printable runs; a stream's pieces, joined.
+                let extra = match &decoded.content {
+                    body::Content::Binary(_) => body::printable_runs(bytes, 8),
+                    body::Content::Sse(events) => joined_deltas(events),
+                    _ => String::new(),
+                };
+                if !extra.is_empty() {
+                    let item = Text {
+                        start: 0,
+                        end: 0,
+                        path: TextPath::Field(&field.path),
+                        own: None,
+                        anchor,
+                        side,
+                        matched,
+                        place,
+                        public: false,
+                        interaction,
+                    };
+                    self.push(&extra, item);
+                }
             }
             Body::Data { path, node } => {
                 body::for_each_node_leaf(node, &mut |leaf| visit(self, leaf, path, None, ""));
             }
         }
     }
+}
+
+/// The text a stream sends in pieces, joined: every event's text leaves (`content`, `text`,
+/// `partial_json`, `arguments`, `thinking`, `delta`) grouped by their path inside the
+/// event's data (`/choices/0/delta/content`, `/delta/text`,
+/// `/delta/partial_json`, `/contentBlockDelta/delta/text`), each group of two pieces or more
+/// joined in order, one a line. A model that echoes a key sends it 2 to 5 characters a
+/// delta; no piece holds it whole (issue 41), as `vcr diff` already knew.
+fn joined_deltas(events: &[body::SseEvent]) -> String {
+    let mut groups: Vec<(String, String, usize)> = Vec::new();
+    for event in events {
+        body::for_each_leaf(&event.data, &mut |leaf| {
+            let streamed = [
+                "content",
+                "text",
+                "partial_json",
+                "arguments",
+                "thinking",
+                "delta",
+            ];
+            if leaf.is_key
+                || leaf.text.len() > 256
+                || !leaf.name.is_some_and(|n| streamed.contains(&n))
+            {
+                return;
+            }
+            match groups.iter_mut().find(|(path, _, _)| path == leaf.path) {
+                Some((_, text, pieces)) => {
+                    text.push_str(leaf.text);
+                    *pieces += 1;
+                }
+                None => groups.push((leaf.path.to_owned(), leaf.text.to_owned(), 1)),
+            }
+        });
+    }
+    let mut out = String::new();
+    for (_, text, pieces) in groups {
+        if pieces >= 2 {
+            out.push_str(&text);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Every leak in a cassette read by structure; `file` is its (decompressed) text, and

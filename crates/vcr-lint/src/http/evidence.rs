@@ -52,10 +52,10 @@ impl Exchange {
     }
 }
 
-/// Whether a request sent something the judge takes for a secret: a credential header,
-/// a session cookie or a credential query parameter whose value is one (a placeholder,
-/// `SSWS myAPIToken`, is none: a cookie a server sets in answer to it is no evidence of a
-/// login, issue 41).
+/// Whether a request sent something the judge takes for a secret: a credential header or a
+/// credential query parameter whose value is one (a placeholder, `SSWS myAPIToken`, is none:
+/// a cookie a server sets in answer to it is no evidence of a login, issue 41), or a cookie
+/// (a session the browser holds already).
 fn sent_a_secret(interaction: &Interaction) -> bool {
     let request = &interaction.request;
     request.headers.iter().any(|h| {
@@ -63,13 +63,8 @@ fn sent_a_secret(interaction: &Interaction) -> bool {
         if super::is_credential_header(&h.name, super::Side::Request) {
             return credential::named("credential-header", &h.name, value, 4).is_ok();
         }
-        h.name.eq_ignore_ascii_case("cookie")
-            && value.split(';').any(|cookie| {
-                cookie.trim().split_once('=').is_some_and(|(name, value)| {
-                    super::is_session_credential(name, value)
-                        && credential::named("credential-header", name, value, 8).is_ok()
-                })
-            })
+        // A cookie sent back says the browser holds a session already.
+        h.name.eq_ignore_ascii_case("cookie") && !value.is_empty()
     }) || super::url::parameter_credentials(&request.url.text, false)
         .first()
         .is_some()
