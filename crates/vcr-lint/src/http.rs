@@ -201,13 +201,20 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
 /// are no field's name.
 const FIELD_NAMES: [&[&str]; 4] = [
     CREDENTIAL_FIELDS,
-    &["secret", "apikey", "session_id", "sessionid"],
+    &[
+        "secret",
+        "apikey",
+        "session_id",
+        "sessionid",
+        "secretaccesskey",
+    ],
     SECRET_SUFFIXES,
     URL_NAMES,
 ];
 
 /// The last words of names that say a secret ([`names_a_secret`]): `activationToken`,
-/// `tempPassword`; they count where a quote closes the name after them.
+/// `tempPassword`; they count where a quote closes the name after them (or `>`, an XML
+/// element's: `<SessionToken>`).
 const SECRET_SUFFIXES: &[&str] = &["token", "secret", "password", "passwd", "passcode"];
 
 /// The credential query parameters that name no credential field: a body that holds one
@@ -271,7 +278,7 @@ fn is_name_at(bytes: &[u8], start: usize, end: usize, pattern: usize) -> bool {
     if name.is_some_and(ends_in_suffix) {
         let after = &bytes[end.min(bytes.len())..];
         let after = after.strip_prefix(b"\\").unwrap_or(after);
-        if matches!(after.first(), Some(b'"' | b'\'')) {
+        if matches!(after.first(), Some(b'"' | b'\'' | b'>')) {
             return true;
         }
     }
@@ -359,11 +366,18 @@ fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
                 .iter()
                 .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
         });
+    // `SecretAccessKey`, `session-token`: the names of the list however they are joined.
+    let squashed = || {
+        let squash = |n: &str| n.replace(['_', '-'], "").to_ascii_lowercase();
+        let name = squash(name);
+        CREDENTIAL_FIELDS.iter().any(|f| squash(f) == name)
+    };
     let by_words = || {
         (names_a_secret(name) || names_a_session(name))
             && credential::is_random_shaped(leaf.text.trim())
     };
-    (client_secret || is_one_of(name, CREDENTIAL_FIELDS) || by_words()).then_some(name)
+    (client_secret || is_one_of(name, CREDENTIAL_FIELDS) || squashed() || by_words())
+        .then_some(name)
 }
 
 /// Whether a name is a session's id (`session_id`, `sessionId`): a secret when its value
@@ -824,6 +838,28 @@ impl<'a> Collect<'a> {
                     .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
                 return;
             }
+            // XML elements named for a credential (STS's `<SecretAccessKey>`), judged as
+            // fields are (issue 41).
+            if !leaf.is_key && leaf.text.trim_start().starts_with('<') && !public_page {
+                for (name, value) in xml_elements(leaf.text) {
+                    let named = Leaf {
+                        name: Some(name),
+                        ..leaf.clone()
+                    };
+                    if credential_field_name(&Leaf {
+                        text: value,
+                        ..named.clone()
+                    })
+                    .is_some()
+                        && let Ok(hit) = credential::named("credential-field", name, value, 4)
+                    {
+                        let path = format!("{} <{name}>", leaf_path(base, described, leaf.path));
+                        let at = (own, anchor);
+                        this.named
+                            .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
+                    }
+                }
+            }
             // A URL in markup (an `<iframe src>`) is fetched by every browser that renders
             // it, and oEmbed data is what a provider hands anyone who asks: their keys are
             // public by design.
@@ -931,6 +967,31 @@ impl<'a> Collect<'a> {
             }
         }
     }
+}
+
+/// The simple elements of an XML text, `<Name>value</Name>` with text only inside, as
+/// `(name, value)`: what AWS's query APIs (STS, IAM) answer with.
+fn xml_elements(text: &str) -> Vec<(&str, &str)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        rest = &rest[open + 1..];
+        let Some(close) = rest.find('>') else { break };
+        let name = &rest[..close];
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            continue;
+        }
+        let body = &rest[close + 1..];
+        let Some(end) = body.find('<') else { break };
+        if body[end..].starts_with(&format!("</{name}>")) && end > 0 {
+            found.push((name, &body[..end]));
+        }
+    }
+    found
 }
 
 /// The text a stream sends in pieces, joined: every event's text leaves (`content`, `text`,
@@ -1740,7 +1801,13 @@ mod tests {
             .build(
                 CREDENTIAL_FIELDS
                     .iter()
-                    .chain(&["secret", "apikey", "session_id", "sessionid"])
+                    .chain(&[
+                        "secret",
+                        "apikey",
+                        "session_id",
+                        "sessionid",
+                        "secretaccesskey",
+                    ])
                     .chain(SECRET_SUFFIXES),
             )
             .unwrap();
@@ -1755,7 +1822,7 @@ mod tests {
                 let suffix = SECRET_SUFFIXES
                     .iter()
                     .any(|s| s.as_bytes().eq_ignore_ascii_case(name))
-                    && matches!(rest.first(), Some(b'"' | b'\''));
+                    && matches!(rest.first(), Some(b'"' | b'\'' | b'>'));
                 suffix
                     || matches!(
                         before,
