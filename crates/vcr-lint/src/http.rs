@@ -771,7 +771,16 @@ impl<'a> Collect<'a> {
                 h.name.eq_ignore_ascii_case("content-encoding")
                     && !h.value.text.trim().eq_ignore_ascii_case("identity")
             });
+        // A stream is read as its events (a key may be split across them), and bytes with a
+        // NUL are no text to scan as it stands (issue 41).
+        let stream = headers.iter().any(|h| {
+            h.name.eq_ignore_ascii_case("content-type")
+                && (h.value.text.contains("event-stream") || h.value.text.contains("eventstream"))
+        });
         !encoded
+            && !stream
+            && !bytes.contains(&0)
+            && !url::may_hold_a_ticket(bytes)
             && std::str::from_utf8(bytes).is_ok()
             && !names_a_field(bytes, self.scanner.folded_search())
             && self.scanner.scan(bytes).iter().all(|hit| {

@@ -74,6 +74,20 @@ const TICKET_WORDS: &[&str] = &[
 /// of a token object (`/tokens/<token>/verify`, but `/api-tokens/<id>`).
 const TOKEN_ACTIONS: &[&str] = &["verify", "activate", "confirm", "accept", "redeem"];
 
+/// Whether a body may hold a one-time link: a URL and a word of [`TICKET_WORDS`] (as most
+/// write them, lower-case or capitalised). Such a body is decoded to be judged.
+pub(super) fn may_hold_a_ticket(bytes: &[u8]) -> bool {
+    static WORDS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::new([
+            "ticket", "Ticket", "invit", "Invit", "reset", "Reset", "verif", "Verif", "activat",
+            "Activat", "magic", "Magic",
+        ])
+        .expect("literal words build")
+    });
+    memchr::memmem::find(bytes, b"://").is_some() && words.is_match(bytes)
+}
+
 /// Whether a name says ticket, invite, reset... (`ticket_url`, `resetPasswordUrl`).
 pub(super) fn says_ticket(name: &str) -> bool {
     crate::words::name_words(name)
