@@ -705,11 +705,11 @@ impl<'a> Collect<'a> {
                 // `accessKey=...; secretKey=...` (Tenable's `X-ApiKeys`): each value judged
                 // by the name beside it.
                 let pairs = key_value_pairs(&value.text);
-                if pairs.is_empty() {
-                    if let Ok(hit) = credential::named("credential-header", name, &value.text, 4) {
-                        self.named
-                            .push(leak_at(hit, value, self.file, path(), place));
-                    }
+                if pairs.is_empty()
+                    && let Ok(hit) = credential::named("credential-header", name, &value.text, 4)
+                {
+                    self.named
+                        .push(leak_at(hit, value, self.file, path(), place));
                 }
                 for (key, pair_value) in pairs {
                     if let Ok(hit) = credential::named("credential-header", key, pair_value, 4) {

@@ -153,10 +153,8 @@ fn pieces(bytes: &[u8], covered: &[bool]) -> Vec<(usize, usize)> {
                                 && bytes.get(i + 1).is_some_and(u8::is_ascii_lowercase)))
             }
         };
-        if breaks {
-            if let Some(s) = start.take() {
-                out.push((s, i));
-            }
+        if breaks && let Some(s) = start.take() {
+            out.push((s, i));
         }
         if b.is_some_and(|b| b.is_ascii_alphanumeric()) && start.is_none() {
             start = Some(i);

@@ -65,9 +65,7 @@ fn sent_a_secret(interaction: &Interaction) -> bool {
         }
         // A cookie sent back says the browser holds a session already.
         h.name.eq_ignore_ascii_case("cookie") && !value.is_empty()
-    }) || super::url::parameter_credentials(&request.url.text, false)
-        .first()
-        .is_some()
+    }) || !super::url::parameter_credentials(&request.url.text, false).is_empty()
 }
 
 /// Whether a request completes a login, whatever the values it sent (a filtered password
