@@ -39,6 +39,7 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('normalize', 'normalize', [CompletionResultType]::ParameterValue, 'Bring cassettes to the exact bytes their harness''s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting')
             [CompletionResult]::new('rehash', 'rehash', [CompletionResultType]::ParameterValue, 'Re-key content-addressed cassettes under the current rules, without re-recording')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Each cassette gets a verdict: identical, same behaviour (only usage, model, request, ids changed), reworded (only text), or behaviour change')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Walk the cassettes a re-recording changed, one at a time, and keep or reject each: after `vcr record`, what `cargo insta review` is for snapshots')
             [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Run the test suite in record mode and keep only what a green run recorded')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -106,15 +107,32 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             break
         }
         'vcr;diff' {
-            [CompletionResult]::new('--rev', '--rev', [CompletionResultType]::ParameterName, 'Compare the tree at git revision REV with the working tree (PATHs limit it)')
+            [CompletionResult]::new('--rev', '--rev', [CompletionResultType]::ParameterName, 'Compare the tree at git revision REV with the working tree (PATHs limit it); a range compares two trees: `A..B` the tree at A with the tree at B, `A...B` their merge base with B (what a pull request from B into A changed)')
             [CompletionResult]::new('--textconv', '--textconv', [CompletionResultType]::ParameterName, 'Print the readable behaviour summary of one cassette (for a git diff driver)')
-            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format: `markdown` is the summary for a pull request (the job summary, a PR comment) or any CI that posts text')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Which differences exit 1, for a CI gate: `behaviour` (a behaviour change, or a cassette added or removed), `reworded` (those, or reworded text), `any` (any difference at all, the default)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
             [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
             [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
             [CompletionResult]::new('--full', '--full', [CompletionResultType]::ParameterName, 'Add the unified diff of the canonical forms (secrets masked)')
+            [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Say more: skipped files, the rule set, recovered runs')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'vcr;review' {
+            [CompletionResult]::new('--rev', '--rev', [CompletionResultType]::ParameterName, 'The git revision to compare with, whose bytes a rejection puts back')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format (`json` never asks)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Run as if vcr was started in DIR')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Use this configuration file instead of looking for vcr.toml')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colour (NO_COLOR is honoured by `auto`)')
+            [CompletionResult]::new('--platform', '--platform', [CompletionResultType]::ParameterName, 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine''s]')
+            [CompletionResult]::new('--accept-same-behaviour', '--accept-same-behaviour', [CompletionResultType]::ParameterName, 'Accept every cassette whose verdict is not a behaviour change, without asking')
             [CompletionResult]::new('--no-ignore', '--no-ignore', [CompletionResultType]::ParameterName, 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Say less: only errors')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Say less: only errors')
@@ -163,6 +181,7 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             [CompletionResult]::new('normalize', 'normalize', [CompletionResultType]::ParameterValue, 'Bring cassettes to the exact bytes their harness''s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting')
             [CompletionResult]::new('rehash', 'rehash', [CompletionResultType]::ParameterValue, 'Re-key content-addressed cassettes under the current rules, without re-recording')
             [CompletionResult]::new('diff', 'diff', [CompletionResultType]::ParameterValue, 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Each cassette gets a verdict: identical, same behaviour (only usage, model, request, ids changed), reworded (only text), or behaviour change')
+            [CompletionResult]::new('review', 'review', [CompletionResultType]::ParameterValue, 'Walk the cassettes a re-recording changed, one at a time, and keep or reject each: after `vcr record`, what `cargo insta review` is for snapshots')
             [CompletionResult]::new('record', 'record', [CompletionResultType]::ParameterValue, 'Run the test suite in record mode and keep only what a green run recorded')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -178,6 +197,9 @@ Register-ArgumentCompleter -Native -CommandName 'vcr' -ScriptBlock {
             break
         }
         'vcr;help;diff' {
+            break
+        }
+        'vcr;help;review' {
             break
         }
         'vcr;help;record' {

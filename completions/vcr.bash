@@ -34,6 +34,9 @@ _vcr() {
             vcr,rehash)
                 cmd="vcr__subcmd__rehash"
                 ;;
+            vcr,review)
+                cmd="vcr__subcmd__review"
+                ;;
             vcr,verify)
                 cmd="vcr__subcmd__verify"
                 ;;
@@ -55,6 +58,9 @@ _vcr() {
             vcr__subcmd__help,rehash)
                 cmd="vcr__subcmd__help__subcmd__rehash"
                 ;;
+            vcr__subcmd__help,review)
+                cmd="vcr__subcmd__help__subcmd__review"
+                ;;
             vcr__subcmd__help,verify)
                 cmd="vcr__subcmd__help__subcmd__verify"
                 ;;
@@ -65,7 +71,7 @@ _vcr() {
 
     case "${cmd}" in
         vcr)
-            opts="-C -q -v -h -V --config --color --platform --no-ignore --quiet --verbose --generate --help --version verify normalize rehash diff record prune help"
+            opts="-C -q -v -h -V --config --color --platform --no-ignore --quiet --verbose --generate --help --version verify normalize rehash diff review record prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -114,7 +120,7 @@ _vcr() {
                     return 0
                     ;;
                 --format)
-                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "human json markdown" -- "${cur}"))
                     return 0
                     ;;
                 --fail-on)
@@ -145,7 +151,7 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__help)
-            opts="verify normalize rehash diff record prune help"
+            opts="verify normalize rehash diff review record prune help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +235,20 @@ _vcr() {
             return 0
             ;;
         vcr__subcmd__help__subcmd__rehash)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vcr__subcmd__help__subcmd__review)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -373,6 +393,44 @@ _vcr() {
                 return 0
             fi
             case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -W "human json" -- "${cur}"))
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --platform)
+                    COMPREPLY=($(compgen -W "unix windows" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        vcr__subcmd__review)
+            opts="-C -q -v -h --rev --accept-same-behaviour --format --config --color --platform --no-ignore --quiet --verbose --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rev)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --format)
                     COMPREPLY=($(compgen -W "human json" -- "${cur}"))
                     return 0

@@ -45,6 +45,7 @@ complete -c vcr -n "__fish_vcr_needs_command" -f -a "verify" -d 'Check cassettes
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "diff" -d 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Each cassette gets a verdict: identical, same behaviour (only usage, model, request, ids changed), reworded (only text), or behaviour change'
+complete -c vcr -n "__fish_vcr_needs_command" -f -a "review" -d 'Walk the cassettes a re-recording changed, one at a time, and keep or reject each: after `vcr record`, what `cargo insta review` is for snapshots'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "record" -d 'Run the test suite in record mode and keep only what a green run recorded'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "prune" -d 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run'
 complete -c vcr -n "__fish_vcr_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -105,10 +106,11 @@ complete -c vcr -n "__fish_vcr_using_subcommand rehash" -l no-ignore -d 'Read fi
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand rehash" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c vcr -n "__fish_vcr_using_subcommand diff" -l rev -d 'Compare the tree at git revision REV with the working tree (PATHs limit it)' -r
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l rev -d 'Compare the tree at git revision REV with the working tree (PATHs limit it); a range compares two trees: `A..B` the tree at A with the tree at B, `A...B` their merge base with B (what a pull request from B into A changed)' -r
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l textconv -d 'Print the readable behaviour summary of one cassette (for a git diff driver)' -r -F
-complete -c vcr -n "__fish_vcr_using_subcommand diff" -l format -d 'Output format' -r -f -a "human\t'Text for people'
-json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand diff" -l format -d 'Output format: `markdown` is the summary for a pull request (the job summary, a PR comment) or any CI that posts text' -r -f -a "human\t'A verdict line per cassette, its changes below it'
+json\t'One JSON document with `"version": 1`'
+markdown\t'A summary for a pull request or any CI that posts text: verdict counts, behaviour changes first, the rest collapsed, under GitHub\'s 65,536-character comment limit'"
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -l fail-on -d 'Which differences exit 1, for a CI gate: `behaviour` (a behaviour change, or a cassette added or removed), `reworded` (those, or reworded text), `any` (any difference at all, the default)' -r -f -a "behaviour\t'A behaviour change, or a cassette added or removed: what the agent did changed'
 reworded\t'Those, or reworded text'
 any\t'Any difference, "same behaviour" included'"
@@ -124,6 +126,21 @@ complete -c vcr -n "__fish_vcr_using_subcommand diff" -l no-ignore -d 'Read file
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand diff" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l rev -d 'The git revision to compare with, whose bytes a rejection puts back' -r
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l format -d 'Output format (`json` never asks)' -r -f -a "human\t'Text for people'
+json\t'One JSON document with `"version": 1`'"
+complete -c vcr -n "__fish_vcr_using_subcommand review" -s C -d 'Run as if vcr was started in DIR' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l config -d 'Use this configuration file instead of looking for vcr.toml' -r -F
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l color -d 'When to use colour (NO_COLOR is honoured by `auto`)' -r -f -a "auto\t'When writing to a terminal and NO_COLOR is not set'
+always\t'Always'
+never\t'Never'"
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l platform -d 'Whose path forms the rules replace [env: VCR_PLATFORM] [default: this machine\'s]' -r -f -a "unix\t'Paths as written (Linux, macOS)'
+windows\t'Also forward-slash and JSON-escaped forms of Windows paths'"
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l accept-same-behaviour -d 'Accept every cassette whose verdict is not a behaviour change, without asking'
+complete -c vcr -n "__fish_vcr_using_subcommand review" -l no-ignore -d 'Read files git ignores too (.gitignore, .git/info/exclude, global excludes)'
+complete -c vcr -n "__fish_vcr_using_subcommand review" -s q -l quiet -d 'Say less: only errors'
+complete -c vcr -n "__fish_vcr_using_subcommand review" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
+complete -c vcr -n "__fish_vcr_using_subcommand review" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c vcr -n "__fish_vcr_using_subcommand record" -l only -d 'Re-record only the cassettes matching these globs (moved aside, restored on failure)' -r
 complete -c vcr -n "__fish_vcr_using_subcommand record" -l format -d 'Output format' -r -f -a "human\t'Text for people'
 json\t'One JSON document with `"version": 1`'"
@@ -154,10 +171,11 @@ complete -c vcr -n "__fish_vcr_using_subcommand prune" -l no-ignore -d 'Read fil
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -s q -l quiet -d 'Say less: only errors'
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -s v -l verbose -d 'Say more: skipped files, the rule set, recovered runs'
 complete -c vcr -n "__fish_vcr_using_subcommand prune" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "diff" -d 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Each cassette gets a verdict: identical, same behaviour (only usage, model, request, ids changed), reworded (only text), or behaviour change'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "record" -d 'Run the test suite in record mode and keep only what a green run recorded'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "prune" -d 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run'
-complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff record prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "verify" -d 'Check cassettes: valid, normalized, correctly named, no leaked secrets, machine paths, UUIDs or timestamps in the key material'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "normalize" -d 'Bring cassettes to the exact bytes their harness\'s writer produces: dehydration rules applied to the fields the harness dehydrates, deterministic ids, canonical formatting'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "rehash" -d 'Re-key content-addressed cassettes under the current rules, without re-recording'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "diff" -d 'Compare two versions of cassettes by what the agent did: tool calls, stop reasons, models, usage, text. Each cassette gets a verdict: identical, same behaviour (only usage, model, request, ids changed), reworded (only text), or behaviour change'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "review" -d 'Walk the cassettes a re-recording changed, one at a time, and keep or reject each: after `vcr record`, what `cargo insta review` is for snapshots'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "record" -d 'Run the test suite in record mode and keep only what a green run recorded'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "prune" -d 'List (or delete) the cassettes no test reads any more, from the usage of a complete, green run'
+complete -c vcr -n "__fish_vcr_using_subcommand help; and not __fish_seen_subcommand_from verify normalize rehash diff review record prune help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -142,6 +142,7 @@ fn requested_output(args: &[OsString]) -> Option<(String, Output)> {
         "json" => Output::Json,
         "sarif" => Output::Sarif,
         "github" => Output::Github,
+        "markdown" => Output::Markdown,
         _ => return None,
     };
     Some((command?, output))

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::commands::{diff, normalize, prune, record, rehash, verify};
+use crate::commands::{diff, normalize, prune, record, rehash, review, verify};
 
 /// Keeps the fixture trees of record/replay tests of LLM agents healthy.
 ///
@@ -132,6 +132,29 @@ pub(crate) enum VerifyFormat {
     Github,
 }
 
+/// How `diff` prints its comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub(crate) enum DiffFormat {
+    /// A verdict line per cassette, its changes below it.
+    #[default]
+    Human,
+    /// One JSON document with `"version": 1`.
+    Json,
+    /// A summary for a pull request or any CI that posts text: verdict counts, behaviour
+    /// changes first, the rest collapsed, under GitHub's 65,536-character comment limit.
+    Markdown,
+}
+
+impl From<DiffFormat> for Output {
+    fn from(format: DiffFormat) -> Output {
+        match format {
+            DiffFormat::Human => Output::Human,
+            DiffFormat::Json => Output::Json,
+            DiffFormat::Markdown => Output::Markdown,
+        }
+    }
+}
+
 /// What the reporter prints, whatever the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Output {
@@ -139,6 +162,8 @@ pub(crate) enum Output {
     Json,
     Sarif,
     Github,
+    /// `diff`'s summary for a pull request, printed whole at the end.
+    Markdown,
 }
 
 impl From<Format> for Output {
@@ -168,6 +193,7 @@ pub(crate) enum Command {
     Normalize(normalize::Args),
     Rehash(rehash::Args),
     Diff(diff::Args),
+    Review(review::Args),
     Record(record::Args),
     Prune(prune::Args),
 }
@@ -180,6 +206,7 @@ impl Command {
             Command::Normalize(_) => "normalize",
             Command::Rehash(_) => "rehash",
             Command::Diff(_) => "diff",
+            Command::Review(_) => "review",
             Command::Record(_) => "record",
             Command::Prune(_) => "prune",
         }
@@ -192,6 +219,7 @@ impl Command {
             Command::Normalize(args) => args.format.into(),
             Command::Rehash(args) => args.format.into(),
             Command::Diff(args) => args.format.into(),
+            Command::Review(args) => args.format.into(),
             Command::Record(args) => args.format.into(),
             Command::Prune(args) => args.format.into(),
         }

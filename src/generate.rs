@@ -382,8 +382,35 @@ fn subcommand(name: &str) -> Content {
                     "vcr diff --rev HEAD",
                 ),
                 (
+                    "A pull request's summary, for its job summary or a comment:",
+                    "vcr diff --rev origin/main...HEAD --format markdown",
+                ),
+                (
                     "As a git diff driver:",
                     "git config diff.vcr.textconv \"vcr diff --textconv\"",
+                ),
+            ],
+        },
+        "review" => Content {
+            exit: &[
+                (
+                    "0",
+                    "Every changed cassette decided (accepted or rejected).",
+                ),
+                (
+                    "1",
+                    "Some left undecided: skipped, not reached, or not asked.",
+                ),
+                (
+                    "2",
+                    "vcr could not run, a cassette could not be read, or a rejection failed.",
+                ),
+            ],
+            examples: &[
+                ("After vcr record:", "vcr review"),
+                (
+                    "Keep what is not a behaviour change, decide the rest:",
+                    "vcr review --accept-same-behaviour",
                 ),
             ],
         },

@@ -32,7 +32,15 @@ struct Case {
     says: &'static str,
 }
 
-const COMMANDS: [&str; 6] = ["verify", "normalize", "rehash", "diff", "record", "prune"];
+const COMMANDS: [&str; 7] = [
+    "verify",
+    "normalize",
+    "rehash",
+    "diff",
+    "review",
+    "record",
+    "prune",
+];
 
 const fn case(name: &'static str, args: &'static [&'static str], says: &'static str) -> Case {
     Case {
@@ -208,7 +216,7 @@ fn cases() -> Vec<Case> {
 fn with_format<'a>(args: &[&'a str], format: &'a str) -> Vec<&'a str> {
     let at = args
         .iter()
-        .position(|a| ["verify", "normalize", "rehash", "diff", "record", "prune"].contains(a))
+        .position(|a| COMMANDS.contains(a))
         .expect("a subcommand")
         + 1;
     let mut all = args.to_vec();

@@ -4,7 +4,8 @@
 //! then record it again changed, or unchanged but with new ids; `vcr diff` compares the
 //! recordings as folders, against a git revision, and as git's textconv driver. A second
 //! run (`llm::providers`) calls Gemini, Vertex, Bedrock (Converse JSON and stream, InvokeModel
-//! stream), Ollama, Cohere, Azure, OpenAI's legacy completions, a search API and embeddings,
+//! stream), Ollama, Cohere, Azure, OpenAI's legacy completions and image generation, IBM's
+//! chat, a search API and embeddings,
 //! re-recorded with the models bumped in the URL and again with changed behaviour (issue 23).
 //!
 //! What a reviewer must see: the tool call whose argument changed, the stop reason that
@@ -290,11 +291,11 @@ fn every_provider_rerecorded(recorder: Recorder) {
     // A request that names a default it left out: reported, how the call was written.
     assert_eq!(
         shown[0],
-        "#18 POST /v1/images/generations: request body shape - -> {model: string}"
+        "#7 POST /v1/embeddings: request body shape - -> {encoding_format: string}"
     );
     assert_eq!(
         shown[1],
-        "interaction added: #21 POST /v1/traces/ingest -> 204 (authentication or telemetry: not what the agent did)"
+        "interaction added: #22 POST /v1/traces/ingest -> 204 (authentication or telemetry: not what the agent did)"
     );
     assert_eq!(found[1]["plumbing"], true);
     let found = &found[2..];
@@ -353,6 +354,10 @@ fn every_provider_rerecorded(recorder: Recorder) {
         "#10 POST /openai/deployments/gpt-4o/chat/completions: answer \"Sunny, 18°C.\" became nothing",
         "#16 POST /model/amazon.titan-text-express-v1/invoke: stop reason FINISH -> LENGTH",
         "#17 POST /v1/audio/transcriptions: text reworded (62% similar): \"Concecia, and it's in Noring.\" -> \"Concierge, and it's ignoring.\"",
+        // IBM's chat, streamed (issue 42).
+        "#21 POST /v2/text/chat_stream: stop reason eos_token -> max_tokens",
+        // The prompt an image model rewrote is its words (issue 42).
+        "#18 POST /v1/images/generations: text reworded (65% similar): \"A sea otter in a chef's hat cooking pasta in a small kitchen…\" -> \"A sea otter in an apron stirring a pot of pasta on a stove.\"",
         // The same answer after other thoughts: the model's words changed.
         "#19 POST /v1/messages: thinking reworded (41% similar), the answer the same",
         "#20 POST /chat/completions: thinking reworded (46% similar), the answer the same",
@@ -370,7 +375,7 @@ fn every_provider_rerecorded(recorder: Recorder) {
             .any(|c| c["what"] == "body_shape" && c["plumbing"] == true),
         "{shown:#?}"
     );
-    assert_eq!(shown.len(), 22, "{shown:#?}");
+    assert_eq!(shown.len(), 25, "{shown:#?}");
     t.vcr(&["diff", "first", "changed", "--fail-on", "behaviour"])
         .code(1);
 

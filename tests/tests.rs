@@ -6,9 +6,11 @@
 
 mod common;
 
+mod action;
 mod detectors;
 mod diff;
 mod diff_memory;
+mod diff_rerecord;
 mod diff_stream;
 mod discovery;
 mod doc_edit;
@@ -50,6 +52,7 @@ mod record;
 mod recorder_folders;
 mod recorders_new;
 mod rehash;
+mod review;
 mod selection;
 mod streamed;
 mod validators;

@@ -267,6 +267,9 @@ fn every_json_document_matches_the_schema() {
         ("rehash-dry-run", &["rehash", "--dry-run"], 0),
         ("diff-changed", &["diff", "--rev", "HEAD"], 1),
         ("diff-unreadable", &["diff", "old", "new"], 2),
+        // Without a terminal nothing is asked: the renamed fixture is left undecided.
+        ("review", &["review", "--accept-same-behaviour"], 1),
+        ("review-range", &["review", "--rev", "HEAD..HEAD"], 2),
         ("normalize", &["normalize"], 0),
         ("rehash", &["rehash"], 0),
         ("prune", &["prune", "--usage-log", "usage.log"], 0),
@@ -279,7 +282,15 @@ fn every_json_document_matches_the_schema() {
         args.splice(1..1, ["--format", "json"]);
         keep(name, t.vcr(&args), *code);
     }
-    for command in ["verify", "normalize", "rehash", "diff", "prune", "record"] {
+    for command in [
+        "verify",
+        "normalize",
+        "rehash",
+        "diff",
+        "review",
+        "prune",
+        "record",
+    ] {
         keep(
             &format!("{command}-usage-error"),
             t.vcr(&[command, "--format", "json", "--no-such-flag"]),

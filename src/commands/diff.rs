@@ -10,8 +10,9 @@ use vcr_project::git::RevFile;
 use vcr_project::tree::{lexical_absolute, relative};
 
 use super::{Outcome, count};
-use crate::cli::Format;
+use crate::cli::DiffFormat;
 use crate::context::Context;
+use crate::report::markdown::Compared;
 
 /// Compare two versions of cassettes by what the agent did: tool calls, stop reasons,
 /// models, usage, text. Each cassette gets a verdict: identical, same behaviour (only usage,
@@ -32,7 +33,9 @@ pub(crate) struct Args {
     #[arg(value_name = "PATH")]
     pub(crate) paths: Vec<PathBuf>,
 
-    /// Compare the tree at git revision REV with the working tree (PATHs limit it).
+    /// Compare the tree at git revision REV with the working tree (PATHs limit it); a range
+    /// compares two trees: `A..B` the tree at A with the tree at B, `A...B` their merge base
+    /// with B (what a pull request from B into A changed).
     #[arg(long, value_name = "REV")]
     pub(crate) rev: Option<String>,
 
@@ -44,9 +47,10 @@ pub(crate) struct Args {
     #[arg(long)]
     pub(crate) full: bool,
 
-    /// Output format.
+    /// Output format: `markdown` is the summary for a pull request (the job summary, a PR
+    /// comment) or any CI that posts text.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
-    pub(crate) format: Format,
+    pub(crate) format: DiffFormat,
 
     /// Which differences exit 1, for a CI gate: `behaviour` (a behaviour change, or a
     /// cassette added or removed), `reworded` (those, or reworded text), `any` (any
@@ -123,8 +127,14 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
             compare_paths(cx, old, new, &mut options, &masker)?
         }
     };
+    let compared = match (&args.rev, args.paths.as_slice()) {
+        (Some(rev), _) if rev.contains("..") => Compared::Range(rev.clone()),
+        (Some(rev), _) => Compared::WorkingTree(rev.clone()),
+        (None, [old, new]) => Compared::Paths(old.display().to_string(), new.display().to_string()),
+        (None, _) => Compared::Paths(String::new(), String::new()),
+    };
     cx.reporter
-        .finish("diff", &summary, &summary_line(&summary));
+        .finish_diff(&summary, &summary_line(&summary), &compared);
     Ok(if args.fail_on.fails(&summary) {
         Outcome::Findings
     } else {
@@ -197,9 +207,43 @@ fn compare_paths(
     }
 }
 
-/// `vcr diff --rev REV [PATH...]`: the tree at REV, read through git, and the working tree,
-/// both keyed by paths relative to the project root.
-fn revision_sides(
+/// What `--rev` compares, in git's words: `REV` (the tree at REV with the working tree),
+/// `A..B` (the tree at A with the tree at B) or `A...B` (the tree where B left A, their
+/// merge base, with the tree at B: what a pull request from B into A changed). A side left
+/// out of a range is `HEAD`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Revisions {
+    /// The old side's revision.
+    pub(crate) old: String,
+    /// The new side's revision; `None`: the working tree.
+    pub(crate) new: Option<String>,
+}
+
+impl Revisions {
+    pub(crate) fn parse(top: &Path, rev: &str) -> Result<Revisions> {
+        let or_head = |r: &str| if r.is_empty() { "HEAD" } else { r }.to_owned();
+        if let Some((a, b)) = rev.split_once("...") {
+            let (a, b) = (or_head(a), or_head(b));
+            let old = vcr_project::git::merge_base(top, &a, &b)?;
+            return Ok(Revisions { old, new: Some(b) });
+        }
+        if let Some((a, b)) = rev.split_once("..") {
+            return Ok(Revisions {
+                old: or_head(a),
+                new: Some(or_head(b)),
+            });
+        }
+        Ok(Revisions {
+            old: rev.to_owned(),
+            new: None,
+        })
+    }
+}
+
+/// `vcr diff --rev REV [PATH...]`: the tree at REV, read through git, and the working tree
+/// (or, for a range, the trees at its two ends), both keyed by paths relative to the project
+/// root.
+pub(crate) fn revision_sides(
     cx: &Context,
     rev: &str,
     paths: &[PathBuf],
@@ -207,6 +251,7 @@ fn revision_sides(
 ) -> Result<(Snapshot, Snapshot)> {
     let root = cx.project.root();
     let top = vcr_project::git::toplevel(root)?;
+    let revisions = Revisions::parse(&top, rev)?;
     let prefix = relative(&top, root);
     let mut rels = Vec::new();
     for given in paths {
@@ -236,42 +281,61 @@ fn revision_sides(
     } else {
         format!("{prefix}/")
     };
-    let mut old = Snapshot::new(&format!("{rev}:{shown_prefix}{{}}"));
-    for (path, file) in vcr_project::git::tree_at(&top, rev, &pathspecs)? {
-        let rel = if prefix.is_empty() {
-            Some(path.as_str())
-        } else {
-            path.strip_prefix(&shown_prefix)
-        };
-        if let Some(rel) = rel.filter(|r| !vcr_diff::is_skipped(r)) {
-            // A large file stays in git until its cassette is compared (issue 12).
-            let blob = match file {
-                RevFile::Contents(bytes) => Blob::Bytes(bytes),
-                RevFile::Object { id, size } => Blob::Git {
-                    top: top.clone(),
-                    id,
-                    size,
-                },
+    let at = |rev: &str, label: &str| -> Result<Snapshot> {
+        let mut side = Snapshot::new(&format!("{label}:{shown_prefix}{{}}"));
+        for (path, file) in vcr_project::git::tree_at(&top, rev, &pathspecs)? {
+            let rel = if prefix.is_empty() {
+                Some(path.as_str())
+            } else {
+                path.strip_prefix(&shown_prefix)
             };
-            old.insert(rel, blob);
+            if let Some(rel) = rel.filter(|r| !vcr_diff::is_skipped(r)) {
+                // A large file stays in git until its cassette is compared (issue 12).
+                let blob = match file {
+                    RevFile::Contents(bytes) => Blob::Bytes(bytes),
+                    RevFile::Object { id, size } => Blob::Git {
+                        top: top.clone(),
+                        id,
+                        size,
+                    },
+                };
+                side.insert(rel, blob);
+            }
         }
-    }
-    let mut new = Snapshot::new("{}");
-    if rels.is_empty() {
-        new.add_dir(root, "", cx.project.no_ignore())?;
-    }
-    for rel in &rels {
-        let path = root.join(rel);
-        if path.is_dir() {
-            new.add_dir(&path, rel, cx.project.no_ignore())?;
-            options.fixture_dirs.push(rel.clone());
-        } else if path.is_file() {
-            new.insert(rel, Blob::File(path));
-        } else {
-            // Gone from the working tree: what REV had there shows as removed.
-            options.fixture_dirs.push(rel.clone());
+        Ok(side)
+    };
+    // The old side of `A...B` is named by the range's left end, as people wrote it.
+    let old_label = match rev.split_once("...") {
+        Some((a, _)) if !a.is_empty() => a,
+        Some(_) => "HEAD",
+        None => revisions.old.as_str(),
+    };
+    let old = at(&revisions.old, old_label)?;
+    let new = match &revisions.new {
+        Some(new_rev) => {
+            options.fixture_dirs.extend(rels.iter().cloned());
+            at(new_rev, new_rev)?
         }
-    }
+        None => {
+            let mut new = Snapshot::new("{}");
+            if rels.is_empty() {
+                new.add_dir(root, "", cx.project.no_ignore())?;
+            }
+            for rel in &rels {
+                let path = root.join(rel);
+                if path.is_dir() {
+                    new.add_dir(&path, rel, cx.project.no_ignore())?;
+                    options.fixture_dirs.push(rel.clone());
+                } else if path.is_file() {
+                    new.insert(rel, Blob::File(path));
+                } else {
+                    // Gone from the working tree: what REV had there shows as removed.
+                    options.fixture_dirs.push(rel.clone());
+                }
+            }
+            new
+        }
+    };
     for dir in cx.project.config().claude_code.fixtures.iter().flatten() {
         options
             .fixture_dirs

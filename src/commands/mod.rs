@@ -5,6 +5,7 @@ pub(crate) mod normalize;
 pub(crate) mod prune;
 pub(crate) mod record;
 pub(crate) mod rehash;
+pub(crate) mod review;
 mod test_run;
 pub(crate) mod verify;
 
@@ -30,6 +31,7 @@ pub(crate) fn dispatch(cx: &Context, command: &Command) -> Result<Outcome> {
         Command::Normalize(args) => normalize::run(cx, args),
         Command::Rehash(args) => rehash::run(cx, args),
         Command::Diff(args) => diff::run(cx, args),
+        Command::Review(args) => review::run(cx, args),
         Command::Record(args) => record::run(cx, args),
         Command::Prune(args) => prune::run(cx, args),
     }

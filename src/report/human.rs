@@ -219,6 +219,42 @@ pub(super) fn render(r: &Reporter, event: &Event<'_>) {
             None => r.err(&format!("{} {path}", paint(e, Style::Dim, "replaced"))),
         },
         Event::Diff(entry) => super::diff::render(r, entry),
+        Event::Reviewed {
+            path,
+            decision,
+            unasked,
+            restored,
+            removed,
+            changed,
+        } => {
+            let label = match *decision {
+                "accepted" => paint(c, Style::Changed, "accepted"),
+                "rejected" => paint(c, Style::Warning, "rejected"),
+                other => paint(c, Style::Dim, other),
+            };
+            let mut line = format!("{label} {path}");
+            if *unasked {
+                line.push_str(" (not a behaviour change)");
+            }
+            let mut done = Vec::new();
+            if !restored.is_empty() {
+                done.push(format!("put back {}", restored.join(", ")));
+            }
+            if !removed.is_empty() {
+                done.push(format!("removed {}", removed.join(", ")));
+            }
+            if !done.is_empty() {
+                line.push_str(&format!(": {}", done.join("; ")));
+            }
+            r.out(&line);
+            if !changed.is_empty() {
+                r.err(&format!(
+                    "{}: {} changed after review read it: left as it is",
+                    paint(e, Style::Warning, "not put back"),
+                    changed.join(", ")
+                ));
+            }
+        }
         _ => {}
     }
 }

@@ -12,6 +12,7 @@
 mod diff;
 mod github;
 mod human;
+pub(crate) mod markdown;
 mod sarif;
 
 use std::io::{self, Write};
@@ -93,6 +94,8 @@ impl Reporter {
     pub(crate) fn finish(&self, command: &str, summary: &impl Serialize, line: &str) {
         self.finished.store(true, Ordering::SeqCst);
         match self.output {
+            // `diff`'s summary ends its run through `finish_markdown`.
+            Output::Markdown => {}
             Output::Json => {
                 let events = std::mem::take(&mut lock(&self.collected).events);
                 let document = Document {
@@ -106,6 +109,29 @@ impl Reporter {
             }
             _ => self.summary_line(line),
         }
+    }
+
+    /// Prints `diff`'s Markdown summary of the entries the run reported (`compared` says what
+    /// was compared), the problems of cassettes that could not be read included; for any
+    /// other output, what [`Reporter::finish`] prints.
+    pub(crate) fn finish_diff(
+        &self,
+        summary: &vcr_diff::Summary,
+        line: &str,
+        compared: &markdown::Compared,
+    ) {
+        if self.output != Output::Markdown {
+            return self.finish("diff", summary, line);
+        }
+        self.finished.store(true, Ordering::SeqCst);
+        let (entries, problems) = {
+            let mut collected = lock(&self.collected);
+            (
+                std::mem::take(&mut collected.entries),
+                std::mem::take(&mut collected.problems),
+            )
+        };
+        self.out(&markdown::render(&entries, summary, compared, &problems));
     }
 
     /// Takes a group of a run's findings as `verify` makes them, in order: printed at once
@@ -131,6 +157,7 @@ impl Reporter {
                 self.out(&text.join("\n"));
             }
             Output::Sarif => lock(&self.collected).findings.extend(findings),
+            Output::Markdown => {}
         }
     }
 
@@ -157,6 +184,7 @@ impl Reporter {
                 }
                 self.summary_line(line);
             }
+            Output::Markdown => {}
         }
     }
 
@@ -249,6 +277,16 @@ impl Reporter {
                 self.out(&sarif::render(&[], &problems, Some(message)));
             }
             Output::Github => self.out(&github::fatal(command, message)),
+            // A summary that could not be made says so where the summary would have been.
+            Output::Markdown => self.out(&format!(
+                "{}\n### vcr {command} could not run\n\n{}",
+                markdown::MARKER,
+                markdown::escape(
+                    &self
+                        .error_info(Some(message))
+                        .map_or_else(String::new, |e| e.message)
+                )
+            )),
         }
     }
 }
@@ -266,6 +304,8 @@ struct Collected {
     streamed: bool,
     /// The error events seen.
     problems: Vec<Problem>,
+    /// `diff`'s entries, for its Markdown summary.
+    entries: Vec<vcr_diff::Entry>,
 }
 
 /// The JSON document every command but `verify` prints with `--format json`, and every
@@ -533,6 +573,7 @@ impl Report for Reporter {
                 }
                 Output::Github => self.out(&github::annotation(finding)),
                 Output::Sarif => lock(&self.collected).findings.push((*finding).clone()),
+                Output::Markdown => {}
             }
             return;
         }
@@ -550,6 +591,11 @@ impl Report for Reporter {
                     human::render(self, event);
                 }
             }
+            Output::Markdown => match event {
+                Event::Diff(entry) => lock(&self.collected).entries.push((*entry).clone()),
+                _ if error => human::render(self, event),
+                _ => {}
+            },
         }
     }
 }

@@ -326,7 +326,9 @@ impl Ids {
 /// - a search API whose answer ends with a `weather_result` object, its key sorting after
 ///   more than 450 characters of the answer's shape;
 /// - an embeddings call;
-/// - OpenAI responses, and an OAuth token endpoint.
+/// - OpenAI responses, and an OAuth token endpoint;
+/// - then Azure, Cohere, legacy completions, Bedrock InvokeModel, citations, an assistant,
+///   Titan, Whisper, image generation, thinking, DeepSeek and IBM's chat (streamed).
 ///
 /// [`Version::Again`] bumps the Gemini and Bedrock models (in the URL), moves the Vertex
 /// call to another location, changes only whitespace in Vertex's text and gets other
@@ -547,7 +549,12 @@ pub fn providers(version: Version) -> Scenario {
         "embeddings",
         "/v1/embeddings",
         &[("Authorization", "Bearer OPENAI_API_KEY")],
-        json!({"model": "text-embedding-3-small", "input": QUESTION}),
+        // Again, the client names a default it left out: how the request is written.
+        if again {
+            json!({"model": "text-embedding-3-small", "input": QUESTION, "encoding_format": "float"})
+        } else {
+            json!({"model": "text-embedding-3-small", "input": QUESTION})
+        },
         json_reply(
             200,
             &json!({"object": "list", "data": [{"object": "embedding", "index": 0,
@@ -822,20 +829,22 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
-    // Again, the client names the model it used by default: how the request is written.
-    let mut image_request = json!({"prompt": "A sea otter cooking pasta", "size": "256x256"});
-    if again {
-        image_request["model"] = json!("dall-e-2");
-    }
+    // The prompt the image model rewrote is its words (issue 42): reworded when changed; a
+    // new image's URL is data.
+    let revised = if changed {
+        "A sea otter in an apron stirring a pot of pasta on a stove."
+    } else {
+        "A sea otter in a chef's hat cooking pasta in a small kitchen."
+    };
     let images = post(
         "images",
         "/v1/images/generations",
         &[("Authorization", "Bearer OPENAI_API_KEY")],
-        image_request,
+        json!({"model": "dall-e-3", "prompt": "A sea otter cooking pasta", "size": "1024x1024"}),
         json_reply(
             200,
-            &json!({"created": Ids::new().now, "data": [{"url": format!(
-                "https://images.example/{}.png", Ids::new().next(""))}]}),
+            &json!({"created": Ids::new().now, "data": [{"revised_prompt": revised,
+                "url": format!("https://images.example/{}.png", Ids::new().next(""))}]}),
         ),
     );
 
@@ -886,6 +895,38 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         ),
     );
 
+    // IBM's chat, streamed (issue 42): a model call whose stop reason and text are read
+    // from its `results`; changed, the answer ran into its token limit.
+    let (pieces, last_stop) = if changed {
+        (
+            ["Paris: sunny, ", "18°C, light wind from the"],
+            "max_tokens",
+        )
+    } else {
+        (["It is sunny ", "and 18°C in Paris."], "eos_token")
+    };
+    let generated = |text: &str, count: u64, stop: &str| {
+        json!({"id": "7f4c", "model_id": "ibm/granite-3-8b-instruct",
+            "created_at": "2025-01-07T10:00:00.000Z", "results": [{"generated_text": text,
+                "generated_token_count": count, "input_token_count": 0, "stop_reason": stop,
+                "seed": if again { 2 } else { 1 }}]})
+    };
+    let ibm = post(
+        "ibm",
+        "/v2/text/chat_stream?version=2024-01-10",
+        &[("Authorization", "Bearer IBM_API_KEY")],
+        json!({"model_id": "ibm/granite-3-8b-instruct",
+            "messages": [{"role": "user", "content": QUESTION}], "parameters": {}}),
+        sse_reply(
+            &[
+                generated("", 0, "not_finished"),
+                generated(pieces[0], 4, "not_finished"),
+                generated(pieces[1], 11, last_stop),
+            ],
+            false,
+        ),
+    );
+
     let mut out = vec![
         azure,
         cohere,
@@ -898,6 +939,7 @@ fn more_providers(version: Version) -> Vec<Exchange> {
         images,
         thinking,
         deepseek,
+        ibm,
     ];
     if again {
         out.push(post(

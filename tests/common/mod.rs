@@ -5,6 +5,7 @@ pub mod llm;
 pub mod loaders;
 pub mod measure;
 pub mod recorders;
+pub mod rerecord;
 pub mod scenario;
 pub mod server;
 pub mod skip;

@@ -356,6 +356,34 @@ fn the_wheel_installs_without_rust_and_its_python_hook_refuses_a_leaked_key() {
         "{}",
         shown.all
     );
+    // The GitHub Action's install step (issue 42) with `install: wheel`: the wheel into a
+    // virtual environment of the runner's temporary folder, that folder's `bin` handed to
+    // the later steps through GITHUB_PATH.
+    let runner = tmp.join("runner");
+    std::fs::create_dir_all(&runner).unwrap();
+    let github_path = tmp.join("github_path");
+    std::fs::write(&github_path, "").unwrap();
+    let step = run(
+        env.command(this.join("dist/action/vcr-action"))
+            .arg("install")
+            .env("PATH", &no_rust)
+            .env("VCR_INSTALL", "wheel")
+            .env("VCR_SOURCE", wheel)
+            .env("RUNNER_TEMP", &runner)
+            .env("GITHUB_PATH", &github_path),
+        &tmp,
+    );
+    assert!(step.ok, "the action's install step failed:\n{}", step.all);
+    assert!(step.all.contains(&format!("vcr {version}")), "{}", step.all);
+    let added = std::fs::read_to_string(&github_path).unwrap();
+    let added = Path::new(added.trim());
+    assert!(added.starts_with(&runner), "{}", added.display());
+    let from_step = run(Command::new(added.join("vcr")).arg("--version"), &tmp);
+    assert!(
+        from_step.ok && from_step.all.trim() == format!("vcr {version}"),
+        "{}",
+        from_step.all
+    );
     let example = tmp.join("example");
     for entry in walkdir::WalkDir::new(this.join("examples/claude-code")) {
         let entry = entry.unwrap();

@@ -455,9 +455,11 @@ impl Behaviour {
 }
 
 /// The shape of a model call's text when it is structured output (a JSON object or array): keys
-/// and value types, not values, so rewording inside it is not a shape change.
+/// and value types, not values, so rewording inside it is not a shape change. A Markdown code
+/// fence around the JSON (`` ```json ... ``` ``) is text, not shape: the same value fenced or
+/// not has one shape, and the fence that came or went is reworded text (issue 42).
 pub(super) fn output_shape(call: &ModelCall) -> Option<String> {
-    let text = call.text.trim();
+    let text = unfenced(&call.text);
     if !(text.starts_with('{') || text.starts_with('[')) {
         return None;
     }
@@ -465,6 +467,29 @@ pub(super) fn output_shape(call: &ModelCall) -> Option<String> {
     let mut out = String::new();
     shape(&value, &mut out);
     Some(out)
+}
+
+/// A text without the Markdown code fence that wraps it whole (`` ```json ``, `` ``` ``, any
+/// info string of one word), trimmed; the text trimmed when it has none.
+fn unfenced(text: &str) -> &str {
+    let text = text.trim();
+    let Some(body) = text
+        .strip_prefix("```")
+        .and_then(|rest| rest.strip_suffix("```"))
+    else {
+        return text;
+    };
+    match body.split_once('\n') {
+        Some((info, inner))
+            if info
+                .trim()
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'+')) =>
+        {
+            inner.trim()
+        }
+        _ => text,
+    }
 }
 
 /// A model call's facts for the textconv summary, one per line, each line starting with

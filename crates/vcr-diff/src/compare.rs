@@ -237,6 +237,11 @@ pub enum Change {
         /// `id_token`): reported, but it does not decide what the agent did.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         plumbing: bool,
+        /// The response only gained keys and the request did not change: the API's
+        /// responses grew under a caller that asked the same (schema drift). Still a
+        /// behaviour change (what the code under test reads may have changed), said so.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        drift: bool,
     },
     /// HTTP interactions, paired by request, were recorded in another order.
     Reordered {
@@ -264,10 +269,15 @@ impl Change {
             | Change::InteractionRemoved {
                 plumbing: false, ..
             }
-            | Change::Status { .. }
             | Change::Url {
                 model_call: false, ..
             } => Verdict::BehaviourChange,
+            // A status of another class (a success became an error, a redirect, no answer)
+            // decides wherever it happens, plumbing included; `200` -> `201` is the same
+            // answer told another way.
+            Change::Status { old, new, .. } if status_class(*old) != status_class(*new) => {
+                Verdict::BehaviourChange
+            }
             // A response's shape decides; a request's is how the call was written (a field
             // sent that the default was, a list of objects sent as strings), as a model
             // call's request is.
@@ -288,6 +298,7 @@ impl Change {
             | Change::TokenCount { .. }
             | Change::Origin { .. }
             | Change::Reordered { .. }
+            | Change::Status { .. }
             | Change::Other => Verdict::SameBehaviour,
         }
     }
@@ -437,12 +448,14 @@ impl Change {
                 old,
                 new,
                 plumbing,
+                drift,
             } => Change::BodyShape {
                 call: m(call),
                 side,
                 old: m(old),
                 new: m(new),
                 plumbing,
+                drift,
             },
             Change::Reordered { moves } => Change::Reordered {
                 moves: moves.into_iter().map(m).collect(),
@@ -450,6 +463,11 @@ impl Change {
             other => other,
         }
     }
+}
+
+/// A status's class (`2` for `2xx`), `None` when no response was recorded.
+fn status_class(status: Option<u16>) -> Option<u16> {
+    status.map(|s| s / 100)
 }
 
 fn call_prefix(call: &str) -> String {
@@ -638,11 +656,17 @@ impl fmt::Display for Change {
                 old,
                 new,
                 plumbing,
+                drift,
             } => write!(
                 f,
-                "{call}: {side} body shape {} -> {}{}",
+                "{call}: {side} body shape {} -> {}{}{}",
                 shorten(old, SHAPE_EXCERPT),
                 shorten(new, SHAPE_EXCERPT),
+                if *drift {
+                    " (keys added, the request the same: the API's responses grew)"
+                } else {
+                    ""
+                },
                 plumbing_note(*plumbing)
             ),
             Change::Reordered { moves } => {
@@ -938,8 +962,9 @@ fn compare_call(
         });
     }
     // Without tool calls on either side (a change of those is told above), text that
-    // appeared or vanished is an answer that did.
-    let answered = |c: &ModelCall| !c.text.trim().is_empty();
+    // appeared or vanished is an answer that did. A blank answer is an answer all the same
+    // (a one-token generation that wrote a space, then `=`): only no text at all is none.
+    let answered = |c: &ModelCall| !c.text.is_empty();
     if old.tools.is_empty() && new.tools.is_empty() && answered(old) != answered(new) {
         let line = |c: &ModelCall| {
             if answered(c) {
@@ -1038,5 +1063,34 @@ mod tests {
         assert_eq!(changes[0].to_string(), "Read(a.ts): arguments changed (x)");
 
         assert!(compare(&behaviour(vec![base.clone()]), &behaviour(vec![base])).is_empty());
+    }
+
+    /// A JSON answer that only gained or lost a Markdown code fence is reworded, not a shape
+    /// change; JSON of other keys, fenced or not, is (issue 42).
+    #[test]
+    fn a_code_fence_around_json_is_text_not_shape() {
+        let answer = |text: &str| ModelCall {
+            text: text.to_owned(),
+            stop_reason: Some("stop".to_owned()),
+            ..ModelCall::default()
+        };
+        let worst = |old: &str, new: &str| {
+            compare(&behaviour(vec![answer(old)]), &behaviour(vec![answer(new)]))
+                .iter()
+                .map(Change::verdict)
+                .max()
+        };
+        let plain = "{\"output\": [\"a\", \"b\"]}";
+        let fenced = "```json\n{\"output\": [\"a\", \"b\"]}\n```";
+        assert_eq!(worst(plain, fenced), Some(Verdict::Reworded));
+        assert_eq!(worst(fenced, plain), Some(Verdict::Reworded));
+        assert_eq!(
+            worst(plain, "```\n{\"output\": [\"c\"]}\n```"),
+            Some(Verdict::Reworded)
+        );
+        assert_eq!(
+            worst(plain, "```json\n{\"items\": [\"a\"]}\n```"),
+            Some(Verdict::BehaviourChange)
+        );
     }
 }

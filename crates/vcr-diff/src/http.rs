@@ -66,6 +66,9 @@ pub struct Exchange {
     /// Scheme, host and port (`https://api.openai.com`), empty for a URL without them.
     #[serde(skip)]
     origin: String,
+    /// What the interaction may be for, by its URL ([`Plumbing`] decides).
+    #[serde(skip)]
+    role: Role,
     /// What was recorded, whatever the file's encoding of it: a hash of the method, URL,
     /// status, headers (but those of the encoding: `Content-Encoding`, `Content-Length`,
     /// `Transfer-Encoding`) and decoded bodies (JSON with its keys sorted). Two recordings
@@ -330,11 +333,14 @@ pub(super) fn same_recording(old: &Behaviour, new: &Behaviour) -> bool {
             .all(|(a, b)| a.recorded == b.recorded)
 }
 
-/// A path as pairing reads it: empty segments dropped (`//openai` is `/openai`), a segment
-/// that is an id (a UUID, a long number, hex or mixed run: see [`volatile_value`]) read as
-/// `{id}` (a re-recording works on new objects with the same calls); and, for a model call,
-/// its API version (`v1`, `v1beta1`) as `{version}`: like the host, where the call went, as
-/// the provider layer reads the calls of every version alike.
+/// A path as pairing reads it: each segment as the server reads it (`%XX` escapes undone:
+/// a client that only changed how it escapes `,`, `@` or `:` asks for the same thing), empty
+/// segments dropped (`//openai` is `/openai`), a segment that is an id read as `{id}` (a
+/// UUID, a long number, hex or mixed run: see [`volatile_value`]) or, when it may be a
+/// short one, as its class (`{id:n}` for a number, `{id:3x3}` for `abc-def-ghi`: see
+/// [`short_id_class`]); and, for a
+/// model call, its API version (`v1`, `v1beta1`) as `{version}`: like the host, where the
+/// call went, as the provider layer reads the calls of every version alike.
 fn tolerant_path(path: &str, model_call: bool) -> String {
     let mut out = String::with_capacity(path.len());
     for (i, segment) in path.split('/').enumerate() {
@@ -344,18 +350,159 @@ fn tolerant_path(path: &str, model_call: bool) -> String {
         if i > 0 {
             out.push('/');
         }
-        if model_call && api_version(segment) {
+        let segment = decode_segment(segment);
+        if model_call && api_version(&segment) {
             out.push_str("{version}");
-        } else if volatile_value(segment) {
+        } else if volatile_value(&segment) {
             out.push_str("{id}");
+        } else if let Some(class) = short_id_class(&segment) {
+            let _ = write!(out, "{{id:{class}}}");
         } else {
-            out.push_str(segment);
+            out.push_str(&segment);
         }
     }
     if path.ends_with('/') && !out.ends_with('/') {
         out.push('/');
     }
     out
+}
+
+/// A path segment with its `%XX` escapes undone (a `+` stays a `+`: only a query reads it
+/// as a space). Escapes that are not UTF-8 are kept as they are.
+fn decode_segment(segment: &str) -> std::borrow::Cow<'_, str> {
+    if !segment.contains('%') {
+        return std::borrow::Cow::Borrowed(segment);
+    }
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: Option<&u8>| b.and_then(|b| char::from(*b).to_digit(16));
+        match (bytes[i], hex(bytes.get(i + 1)), hex(bytes.get(i + 2))) {
+            (b'%', Some(hi), Some(lo)) => {
+                out.push((hi * 16 + lo) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    match String::from_utf8(out) {
+        Ok(text) => std::borrow::Cow::Owned(text),
+        Err(_) => std::borrow::Cow::Borrowed(segment),
+    }
+}
+
+/// The class of a path segment that may be a short id an API or a test made up, too short
+/// for [`volatile_value`] to say so alone: a number (`n`: a monitor id that grew from one
+/// recording to the next), groups of letters and digits of one length joined by `-`
+/// (`3x3`: Datadog's `abc-def-ghi`), a run of letters and digits with both in it or both
+/// cases (`x16`: `ZdVzM3wmtW1tQ7Xq`). `None` for anything else, an API version included;
+/// a made-up run of lowercase letters, which may be a word, is told only against its
+/// counterpart ([`made_up_pair`]).
+fn short_id_class(segment: &str) -> Option<String> {
+    let bytes = segment.as_bytes();
+    if bytes.is_empty() || api_version(segment) {
+        return None;
+    }
+    if bytes.iter().all(u8::is_ascii_digit) {
+        return Some("n".to_owned());
+    }
+    let groups: Vec<&str> = segment.split('-').collect();
+    if groups.len() >= 3
+        && (2..=8).contains(&groups[0].len())
+        && groups.iter().all(|g| {
+            g.len() == groups[0].len()
+                && g.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+    {
+        return Some(format!("{}x{}", groups[0].len(), groups.len()));
+    }
+    if !bytes.iter().all(u8::is_ascii_alphanumeric) {
+        return None;
+    }
+    let has = |f: fn(&u8) -> bool| bytes.iter().any(f);
+    let letters = has(u8::is_ascii_alphabetic);
+    let mixed = (has(u8::is_ascii_digit) && letters)
+        || (has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase));
+    (bytes.len() >= 6 && mixed).then(|| format!("x{}", bytes.len()))
+}
+
+/// Whether two runs of lowercase letters of one length that differ are two names a test
+/// made up rather than two words: one of them looks made up (four consonants in a row, or
+/// fewer than three vowels in ten letters). `kqzvtmwplr` does, `embeddings` and
+/// `completion` do not. Eight letters at least: shorter runs are words more often than not.
+fn made_up_pair(old: &str, new: &str) -> bool {
+    let letters = |s: &str| s.len() >= 8 && s.bytes().all(|b| b.is_ascii_lowercase());
+    let made_up = |s: &str| {
+        let vowel = |b: u8| matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y');
+        let mut run = 0;
+        let mut longest = 0;
+        for b in s.bytes() {
+            run = if vowel(b) { 0 } else { run + 1 };
+            longest = longest.max(run);
+        }
+        let vowels = s.bytes().filter(|b| vowel(*b)).count();
+        longest >= 4 || vowels * 10 < s.len() * 3
+    };
+    old.len() == new.len() && letters(old) && letters(new) && (made_up(old) || made_up(new))
+}
+
+/// Whether two path segments are one name but for the parts a run made up: split at `-`,
+/// `_` and `.`, every part that differs is a number, a run of letters and digits of one
+/// length ([`short_id_class`]), or a made-up run of lowercase letters ([`made_up_pair`]):
+/// `tf-test-kqzvtmwplr` and `tf-test-hbxrtqmnsd`, `run-1733241578` and `run-1733245101`.
+fn made_up_segments(old: &str, new: &str) -> bool {
+    let parts = |s: &str| -> Vec<String> {
+        let mut parts = vec![String::new()];
+        for c in s.chars() {
+            if matches!(c, '-' | '_' | '.') {
+                parts.push(c.to_string());
+                parts.push(String::new());
+            } else if let Some(last) = parts.last_mut() {
+                last.push(c);
+            }
+        }
+        parts
+    };
+    let (a, b) = (parts(old), parts(new));
+    a.len() == b.len()
+        && a.iter().zip(&b).all(|(x, y)| {
+            x == y
+                || made_up_pair(x, y)
+                || matches!(
+                    (short_id_class(x), short_id_class(y)),
+                    (Some(p), Some(q)) if p == q
+                )
+        })
+}
+
+/// Whether two tolerant paths (or endpoints) are one but for made-up names in the same
+/// places ([`made_up_segments`]).
+fn same_but_names(old: &str, new: &str) -> bool {
+    old.split('/').count() == new.split('/').count()
+        && old
+            .split('/')
+            .zip(new.split('/'))
+            .all(|(a, b)| a == b || made_up_segments(a, b))
+}
+
+/// Whether two interactions ask for the same thing: their tolerant targets are equal, every
+/// short id in which they differ of one class, or their paths differ only by made-up names
+/// ([`same_but_names`]) and their queries are equal.
+fn same_target(old: &Exchange, new: &Exchange) -> bool {
+    if old.target == new.target {
+        return true;
+    }
+    let split = |t: &str| -> (String, String) {
+        let (path, query) = t.split_once('?').unwrap_or((t, ""));
+        (path.to_owned(), query.to_owned())
+    };
+    let ((old_path, old_query), (new_path, new_query)) = (split(&old.target), split(&new.target));
+    old_query == new_query && same_but_names(&old_path, &new_path)
 }
 
 /// `v1`, `v2`, `v1beta`, `v1beta1`, `v1alpha2`: an API version segment.
@@ -376,26 +523,30 @@ fn api_version(segment: &str) -> bool {
 }
 
 /// The path and query with volatile query values tolerated (`?key=...&alt=sse` is
-/// `?key=*&alt=sse`): what pairs two recordings of one request.
+/// `?alt=sse&key=*`), names and values decoded (`%2C` is `,`, `+` a space) and the
+/// parameters sorted: what pairs two recordings of one request.
 fn tolerant_target(path: &str, query: &str) -> String {
     if query.is_empty() {
         return path.to_owned();
     }
-    let pairs: Vec<String> = query
+    let mut pairs: Vec<String> = query
         .split('&')
+        .filter(|pair| !pair.is_empty())
         .map(|pair| {
             let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let lower = body::percent_decode(name).to_ascii_lowercase();
+            let name = body::percent_decode(name);
+            let lower = name.to_ascii_lowercase();
             if VOLATILE_PARAMETERS.contains(&lower.as_str())
                 || lower.starts_with("x-amz-")
                 || volatile_value(value)
             {
                 format!("{name}=*")
             } else {
-                pair.to_owned()
+                format!("{name}={}", body::percent_decode(value))
             }
         })
         .collect();
+    pairs.sort();
     format!("{path}?{}", pairs.join("&"))
 }
 
@@ -436,6 +587,12 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
     // the call is its provider operation.
     let operation = tolerant_path(&vcr_provider::operation(path), read.is_some());
     let target = tolerant_target(&operation, query);
+    // A model call is its provider's operation wherever it went: Azure's
+    // `/openai/deployments/<name>/chat/completions` and `/openai/v1/chat/completions` are one.
+    let endpoint = match &read {
+        Some(read) => format!("{method} {}", read.provider.name()),
+        None => format!("{method} {operation}"),
+    };
     let response_value = match &payload {
         Payload::Json(value) => Some(value),
         _ => None,
@@ -449,6 +606,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         ],
     );
     let mut exchange = Exchange {
+        endpoint,
         recorded,
         label: label.clone(),
         method: method.clone(),
@@ -461,9 +619,9 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         response_shape: body_shape(&response_body),
         summary: String::new(),
         key: String::new(),
-        endpoint: format!("{method} {operation}"),
         target: target.clone(),
         origin: origin(&url).to_owned(),
+        role: role(&url),
     };
     let status_text = status.map_or_else(|| "(no response)".to_owned(), |s| s.to_string());
     let Some(read) = read else {
@@ -484,7 +642,7 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
         })
         .collect();
     let hashes: Vec<&str> = exchange.request.iter().map(|m| m.hash.as_str()).collect();
-    exchange.key = format!("{method} {target}\n{}", hashes.join("-"));
+    exchange.key = format!("{}\n{}", exchange.endpoint, hashes.join("-"));
     let mut call = read.call;
     exchange.summary = format!("{label} -> {status_text}: {}", call.one_line());
     call.label = label;
@@ -577,55 +735,113 @@ fn shape_difference(old: &str, new: &str) -> (String, String) {
 /// to them is not a different answer.
 const ACCOUNTING: [&str; 3] = ["usage", "usageMetadata", "usage_metadata"];
 
-/// Whether two JSON body shapes differ only under [`ACCOUNTING`] keys.
-fn accounting_only(old: &str, new: &str) -> bool {
+/// Whether two body shapes are one for a reviewer: equal skeletons, or JSON whose leaves
+/// differ only under [`ACCOUNTING`] keys (a provider adding a token counter), or only where a
+/// list is empty on one side (an empty list has no item type: `task_ids: []` and
+/// `task_ids: ["a"]` hold the same kind of list; a list of objects that lost its empty
+/// members keeps its shape).
+fn same_shape(old: &str, new: &str) -> bool {
+    if old == new {
+        return true;
+    }
     let deciding = |shape: &str| -> Option<Vec<String>> {
         let leaves = shape_leaves(shape);
         if leaves.is_empty() {
             return None;
         }
+        let leaves: Vec<String> = leaves
+            .into_iter()
+            .filter(|leaf| {
+                let key = leaf.split(['.', '[', ':']).next().unwrap_or_default();
+                !ACCOUNTING.contains(&key)
+            })
+            .collect();
+        // An empty list beside members of the same list says nothing more.
         Some(
             leaves
-                .into_iter()
+                .iter()
                 .filter(|leaf| {
-                    let key = leaf.split(['.', '[', ':']).next().unwrap_or_default();
-                    !ACCOUNTING.contains(&key)
+                    leaf.strip_suffix(EMPTY_LIST)
+                        .is_none_or(|list| !leaves.iter().any(|l| l != *leaf && under(l, list)))
                 })
+                .cloned()
                 .collect(),
         )
     };
-    match (deciding(old), deciding(new)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
-    }
+    let (Some(a), Some(b)) = (deciding(old), deciding(new)) else {
+        return false;
+    };
+    let empties = |leaves: &[String]| -> Vec<String> {
+        leaves
+            .iter()
+            .filter_map(|l| l.strip_suffix(EMPTY_LIST).map(str::to_owned))
+            .collect()
+    };
+    let (empty_a, empty_b) = (empties(&a), empties(&b));
+    let matched = |leaf: &String, other: &[String], other_empty: &[String]| {
+        other.contains(leaf)
+            || match leaf.strip_suffix(EMPTY_LIST) {
+                Some(list) => other.iter().any(|o| under(o, list)),
+                None => other_empty.iter().any(|list| under(leaf, list)),
+            }
+    };
+    a.iter().all(|l| matched(l, &b, &empty_b)) && b.iter().all(|l| matched(l, &a, &empty_a))
 }
 
-/// Whether an interaction is plumbing: authentication (an OAuth or OpenID token endpoint, a
-/// login) or telemetry (OpenTelemetry's export paths, analytics and error-reporting hosts).
-/// A re-recording changes them for reasons of their own (a token response gains or loses
-/// `id_token`); they are reported, but what the agent did is decided by the rest. A status
-/// class change decides all the same.
-fn is_plumbing(url: &str) -> bool {
+/// How [`shape_leaves`] writes an empty list's leaf.
+const EMPTY_LIST: &str = ": (empty)";
+
+/// Whether a leaf lies under the list or object at `path` (`items[]: string` under `items[]`).
+fn under(leaf: &str, path: &str) -> bool {
+    leaf.len() > path.len()
+        && leaf.starts_with(path)
+        && matches!(leaf.as_bytes()[path.len()], b':' | b'.' | b'[')
+}
+
+/// What an interaction may be for, by its URL alone: [`Plumbing`] decides with the rest of
+/// the cassette.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Authentication: an OAuth or OpenID token endpoint, a login.
+    Auth,
+    /// Maybe telemetry, by its path: an export (OpenTelemetry's `v1/traces`, `v1/metrics`,
+    /// `v1/logs`; `/traces/ingest`, `/api/public/spans`, Sentry's `envelope`).
+    Export,
+    /// Maybe telemetry, by its host: an observability or analytics vendor's, an intake's.
+    VendorHost,
+    /// Anything else: the work.
+    Work,
+}
+
+/// Words in a host that name an observability or analytics vendor, or an intake.
+const TELEMETRY_HOSTS: [&str; 18] = [
+    "telemetry",
+    "sentry",
+    "segment.",
+    "posthog",
+    "mixpanel",
+    "amplitude",
+    "statsig",
+    "datadoghq",
+    "intake",
+    "ingest",
+    "honeycomb",
+    "analytics",
+    "newrelic",
+    "bugsnag",
+    "rollbar",
+    "langfuse",
+    "smith.langchain",
+    "traceloop",
+];
+
+/// The [`Role`] of an interaction to `url`.
+fn role(url: &str) -> Role {
     let lower = url.to_ascii_lowercase();
     let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
     let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
     let path = path.split(['?', '#']).next().unwrap_or_default();
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let telemetry_host = [
-        "telemetry",
-        "sentry",
-        "segment.",
-        "posthog",
-        "mixpanel",
-        "amplitude",
-        "statsig",
-        "datadoghq",
-        "browser-intake",
-        "honeycomb",
-        "analytics",
-    ]
-    .iter()
-    .any(|w| host.contains(w));
     let auth = segments.iter().any(|s| {
         matches!(
             *s,
@@ -634,13 +850,61 @@ fn is_plumbing(url: &str) -> bool {
     }) || segments
         .last()
         .is_some_and(|s| matches!(*s, "token" | "tokens" | "authorize" | "auth" | "refresh"));
-    // OpenTelemetry's exports (`v1/traces`, `v1/metrics`, `v1/logs`), and tracing APIs
-    // (`/v1/traces/ingest`, `/api/public/spans`).
-    let otlp = matches!(path, "v1/traces" | "v1/metrics" | "v1/logs")
-        || segments
-            .iter()
-            .any(|s| matches!(*s, "traces" | "spans" | "telemetry"));
-    telemetry_host || auth || otlp
+    if auth {
+        return Role::Auth;
+    }
+    let export = matches!(path, "v1/traces" | "v1/metrics" | "v1/logs")
+        || segments.iter().any(|s| {
+            matches!(
+                *s,
+                "traces" | "spans" | "telemetry" | "ingest" | "ingestion" | "envelope"
+            )
+        });
+    if export {
+        Role::Export
+    } else if TELEMETRY_HOSTS.iter().any(|w| host.contains(w)) {
+        Role::VendorHost
+    } else {
+        Role::Work
+    }
+}
+
+/// Whether an interaction is plumbing: authentication, or telemetry. A re-recording changes
+/// them for reasons of their own (a token response gains or loses `id_token`, an exporter
+/// sends one batch more); they are reported, but what the agent did is decided by the rest,
+/// and a status class change decides all the same.
+///
+/// Telemetry is known by evidence in the cassette, never by a vendor's domain alone: an
+/// export path is telemetry when the cassette holds work beside it (an interaction of
+/// [`Role::Work`], in either recording: OpenAI's `/v1/traces/ingest` beside its
+/// `/v1/responses`); a call to a vendor's host is telemetry when another server carries the
+/// work. A cassette of an observability vendor's own API client, every call to that vendor,
+/// is judged as any API is: its new keys, types and calls decide.
+struct Plumbing<'e> {
+    /// The origins of the work ([`Role::Work`]) of both recordings.
+    work: std::collections::BTreeSet<&'e str>,
+}
+
+impl<'e> Plumbing<'e> {
+    fn of(old: &'e [Exchange], new: &'e [Exchange]) -> Plumbing<'e> {
+        Plumbing {
+            work: old
+                .iter()
+                .chain(new)
+                .filter(|x| x.role == Role::Work)
+                .map(|x| x.origin.as_str())
+                .collect(),
+        }
+    }
+
+    fn is(&self, exchange: &Exchange) -> bool {
+        match exchange.role {
+            Role::Auth => true,
+            Role::Work => false,
+            Role::Export => !self.work.is_empty(),
+            Role::VendorHost => self.work.iter().any(|o| *o != exchange.origin),
+        }
+    }
 }
 
 /// Pairs the interactions of two recordings of a cassette by request: first those with
@@ -700,7 +964,24 @@ pub fn pair(old: &[Exchange], new: &[Exchange]) -> Vec<(usize, usize)> {
             if old_free[rank_i] && new_free[rank_j] {
                 old_free[rank_i] = false;
                 new_free[rank_j] = false;
+                old_taken[olds[rank_i]] = true;
+                new_taken[news[rank_j]] = true;
                 pairs.push((olds[rank_i], news[rank_j]));
+            }
+        }
+    }
+    // Last, in order, those whose paths differ only by names a test made up (a resource
+    // named `tf-test-kqzvtmwplr` in one run and `tf-test-hbxrtqmnsd` in the next).
+    let news: Vec<usize> = (0..new.len()).filter(|j| !new_taken[*j]).collect();
+    if news.len().saturating_mul(old.len()) <= MAX_CANDIDATES {
+        for i in (0..old.len()).filter(|i| !old_taken[*i]) {
+            let found = news
+                .iter()
+                .copied()
+                .find(|&j| !new_taken[j] && same_but_names(&old[i].endpoint, &new[j].endpoint));
+            if let Some(j) = found {
+                new_taken[j] = true;
+                pairs.push((i, j));
             }
         }
     }
@@ -733,6 +1014,7 @@ pub(super) struct Compared {
 pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
     let (o, n) = (&old.exchanges, &new.exchanges);
     let pairs = pair(o, n);
+    let plumbing = Plumbing::of(o, n);
     let mut out = Compared {
         behaviour: Vec::new(),
         other: Vec::new(),
@@ -742,7 +1024,7 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
     for &(i, j) in &pairs {
         let (a, b) = (&o[i], &n[j]);
         let call = b.label.clone();
-        if a.target != b.target {
+        if !same_target(a, b) {
             out.behaviour.push(Change::Url {
                 call: call.clone(),
                 old: a.url.clone(),
@@ -793,14 +1075,16 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                     ("request", &a.request_shape, &b.request_shape),
                     ("response", &a.response_shape, &b.response_shape),
                 ] {
-                    if x != y && !accounting_only(x, y) {
+                    if !same_shape(x, y) {
                         let (old, new) = shape_difference(x, y);
+                        let drift = side == "response" && old == "-" && a.key == b.key;
                         out.behaviour.push(Change::BodyShape {
                             call: call.clone(),
                             side: side.to_owned(),
                             old,
                             new,
-                            plumbing: is_plumbing(&b.url),
+                            plumbing: plumbing.is(b),
+                            drift,
                         });
                     }
                 }
@@ -816,14 +1100,14 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
         out.behaviour.push(Change::InteractionRemoved {
             call: a.label.clone(),
             summary: a.summary.clone(),
-            plumbing: is_plumbing(&a.url),
+            plumbing: plumbing.is(a),
         });
     }
     for (_, b) in n.iter().enumerate().filter(|(j, _)| !paired_new[*j]) {
         out.behaviour.push(Change::InteractionAdded {
             call: b.label.clone(),
             summary: b.summary.clone(),
-            plumbing: is_plumbing(&b.url),
+            plumbing: plumbing.is(b),
         });
     }
     // Order: the pairs in old order; a new index that is not increasing moved.
@@ -924,19 +1208,32 @@ mod tests {
     /// content type and body.
     type Call<'a> = (&'a str, &'a str, serde_json::Value, u16, &'a str, String);
 
-    /// Authentication and telemetry are told by their URL; a status change decides even for
-    /// them, a body change does not.
+    /// Authentication is told by its URL; telemetry by evidence in the cassette (an export
+    /// path beside work, a vendor's host beside another server's work), never by a host
+    /// alone (issue 42: a vendor's own API client was taken for telemetry); a status class
+    /// change decides even for plumbing, a body change does not.
     #[test]
-    fn plumbing_is_reported_and_decides_only_by_its_status() {
+    fn plumbing_is_told_by_evidence_and_decides_only_by_its_status_class() {
         for url in [
             "https://auth.example.com/oauth/token",
             "https://login.microsoftonline.com/t/oauth2/v2.0/token",
             "https://accounts.google.com/o/oauth2/token",
+        ] {
+            assert_eq!(role(url), Role::Auth, "{url}");
+        }
+        for url in [
             "https://telemetry.crewai.com:4319/v1/traces",
             "https://o1.ingest.sentry.io/api/1/envelope/",
             "http://localhost:4318/v1/metrics",
+            "https://api.openai.com/v1/traces/ingest",
         ] {
-            assert!(is_plumbing(url), "{url}");
+            assert_eq!(role(url), Role::Export, "{url}");
+        }
+        for url in [
+            "https://api.datadoghq.com/api/v1/monitor/123",
+            "https://us.i.posthog.com/decide/",
+        ] {
+            assert_eq!(role(url), Role::VendorHost, "{url}");
         }
         for url in [
             "https://api.openai.com/v1/chat/completions",
@@ -944,23 +1241,53 @@ mod tests {
             "https://api.example.com/v1/token_count",
             "https://serpapi.com/search?q=token",
         ] {
-            assert!(!is_plumbing(url), "{url}");
+            assert_eq!(role(url), Role::Work, "{url}");
         }
+        let get = |url: &'static str| {
+            (
+                "GET",
+                url,
+                json!(null),
+                200,
+                "application/json",
+                "{}".to_owned(),
+            )
+        };
+        // A vendor's own API, every call to its host: the work itself.
+        let vendor = cassette(&[
+            get("https://api.datadoghq.com/api/v1/monitor/1"),
+            get("https://api.datadoghq.com/api/v1/dashboard/abc-def-ghi"),
+        ]);
+        let judged = Plumbing::of(&vendor.exchanges, &[]);
+        assert!(vendor.exchanges.iter().all(|e| !judged.is(e)));
+        // Beside another server's work, the vendor's host is telemetry; an export path is
+        // beside any work, on the same host too.
+        let beside = cassette(&[
+            get("https://api.example.com/v1/things"),
+            get("https://api.datadoghq.com/api/v1/monitor/1"),
+            get("https://api.example.com/v1/traces/ingest"),
+        ]);
+        let judged = Plumbing::of(&beside.exchanges, &[]);
+        let verdicts: Vec<bool> = beside.exchanges.iter().map(|e| judged.is(e)).collect();
+        assert_eq!(verdicts, [false, true, true]);
+
         let shape = |plumbing| Change::BodyShape {
             call: "#1".into(),
             side: "response".into(),
             old: "-".into(),
             new: "-".into(),
             plumbing,
+            drift: false,
         };
         assert_eq!(shape(true).verdict(), Verdict::SameBehaviour);
         assert_eq!(shape(false).verdict(), Verdict::BehaviourChange);
-        let status = Change::Status {
+        let status = |old, new| Change::Status {
             call: "#1 POST /oauth/token".into(),
-            old: Some(200),
-            new: Some(401),
+            old: Some(old),
+            new: Some(new),
         };
-        assert_eq!(status.verdict(), Verdict::BehaviourChange);
+        assert_eq!(status(200, 401).verdict(), Verdict::BehaviourChange);
+        assert_eq!(status(200, 204).verdict(), Verdict::SameBehaviour);
     }
 
     /// A response that lost a top-level key far into a long skeleton is a shape change, and
@@ -1608,6 +1935,93 @@ mod tests {
         assert_eq!(entry.verdict, Some(Verdict::SameBehaviour));
     }
 
+    /// IBM's text generation (watsonx.ai, IBM Generative AI; JSON and streamed) and
+    /// OpenAI's image generation are model calls: a stop reason that changed decides, a
+    /// rewritten text or prompt is reworded, their envelopes do not count (issue 42).
+    #[test]
+    fn ibm_generation_and_openai_images_are_read_as_model_calls() {
+        let result = |text: &str, stop: &str| {
+            json!({"model_id": "ibm/granite-13b", "created_at": "2024-03-06T20:46:45Z",
+                "results": [{"generated_text": text, "generated_token_count": 7,
+                    "input_token_count": 12, "stop_reason": stop, "seed": 1}]})
+        };
+        let request = json!({"model_id": "ibm/granite-13b", "input": "Tell me a joke"});
+        let url = "https://us-south.ml.cloud.ibm.com/ml/v1/text/generation?version=2024-05-01";
+        let c = call(
+            url,
+            request.clone(),
+            "application/json",
+            &result("A pun.", "eos_token").to_string(),
+        );
+        assert_eq!(c.text, "A pun.");
+        assert_eq!(c.stop_reason.as_deref(), Some("eos_token"));
+        assert_eq!(c.model.as_deref(), Some("ibm/granite-13b"));
+        assert_eq!((c.usage.input, c.usage.output), (Some(12), Some(7)));
+        let stream = [
+            result("", "not_finished"),
+            json!({"moderations": {"hap": []}}),
+            result("It", "not_finished"),
+            result(" works.", "max_tokens"),
+        ];
+        let chat = json!({"model_id": "ibm/granite-13b", "messages": [
+            {"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}]});
+        let c = call(
+            "https://bam-api.res.ibm.com/v2/text/chat_stream?version=2024-01-10",
+            chat,
+            "text/event-stream",
+            &sse(&stream),
+        );
+        assert_eq!(c.text, "It works.");
+        assert_eq!(c.stop_reason.as_deref(), Some("max_tokens"));
+        let one = |body: serde_json::Value| {
+            cassette(&[(
+                "POST",
+                url,
+                request.clone(),
+                200,
+                "application/json",
+                body.to_string(),
+            )])
+        };
+        let changes = compare::compare(
+            &one(result("A pun.", "eos_token")),
+            &one(result("A pun that ran on", "max_tokens")),
+        );
+        assert_eq!(
+            changes[0].verdict(),
+            Verdict::BehaviourChange,
+            "{changes:?}"
+        );
+        let mut other = result("Another pun.", "eos_token");
+        other["results"][0]["seed"] = json!(2);
+        other["results"][0]["input_tokens"] = json!([]);
+        let changes = compare::compare(&one(result("A pun.", "eos_token")), &one(other));
+        let worst = changes.iter().map(Change::verdict).max();
+        assert_eq!(worst, Some(Verdict::Reworded), "{changes:?}");
+
+        let image = |prompt: &str, url: &str| {
+            json!({"created": 1, "data": [{"revised_prompt": prompt, "url": url}]}).to_string()
+        };
+        let images = "https://api.openai.com/v1/images/generations";
+        let prompt = json!({"model": "dall-e-3", "prompt": "a cat"});
+        let one = |body: String| {
+            cassette(&[(
+                "POST",
+                images,
+                prompt.clone(),
+                200,
+                "application/json",
+                body,
+            )])
+        };
+        let changes = compare::compare(
+            &one(image("A fluffy cat on a sofa.", "https://img/1.png")),
+            &one(image("A grey cat asleep on a sofa.", "https://img/2.png")),
+        );
+        let worst = changes.iter().map(Change::verdict).max();
+        assert_eq!(worst, Some(Verdict::Reworded), "{changes:?}");
+    }
+
     /// Bedrock Converse and Ollama answers are model calls: tool calls, stop reason, model
     /// (Bedrock's from its URL) compared as for the other providers.
     #[test]
@@ -1854,9 +2268,46 @@ mod tests {
             ("/v1beta1/x", false, "/v1beta1/x"),
             ("/v2/rerank", false, "/v2/rerank"),
             ("/video/v1/", true, "/video/{version}/"),
+            // Issue 42: escapes undone, short ids read by their class.
+            (
+                "/v1/users/a%40b.com/tags%3Aall",
+                false,
+                "/v1/users/a@b.com/tags:all",
+            ),
+            ("/api/v1/monitor/123456", false, "/api/v1/monitor/{id:n}"),
+            (
+                "/api/v1/dashboard/abc-d3f-ghi",
+                false,
+                "/api/v1/dashboard/{id:3x3}",
+            ),
+            ("/cat/ZdVzM3wmtW1tQ7Xq", false, "/cat/{id:x16}"),
+            ("/v1/embeddings", false, "/v1/embeddings"),
+            ("/v1/things", false, "/v1/things"),
         ] {
             assert_eq!(tolerant_path(path, model_call), expected, "{path}");
         }
+        // Made-up lowercase names pair; two words of one length do not.
+        assert!(same_but_names(
+            "/v1/things/kqzvtmwplr",
+            "/v1/things/hbxrtqmnsd"
+        ));
+        assert!(!same_but_names("/v1/embeddings", "/v1/completion"));
+        assert!(!same_but_names(
+            "/v1/things/kqzvtmwplr",
+            "/v2/things/hbxrtqmnsd"
+        ));
+        assert_eq!(decode_segment("a%2Cb%40c+d"), "a,b@c+d");
+        assert_eq!(decode_segment("bad%zz%e2"), "bad%zz%e2");
+        // An empty list has no item type; a key that came or went is a shape change.
+        let list = |items: &str| format!("json {{\"results\":[{{\"ids\":{items}}}]}}");
+        assert!(same_shape(&list("[]"), &list("[string]")));
+        assert!(same_shape(
+            "json {\"results\":[{\"ids\":[]}|{\"ids\":[string]}]}",
+            &list("[string]")
+        ));
+        assert!(!same_shape(&list("[number]"), &list("[string]")));
+        assert!(!same_shape("json {\"a\":[]}", "json {}"));
+        assert!(!same_shape("json {\"a\":string}", "json {\"a\":null}"));
         assert!(
             ["v1", "v2", "v1beta", "v1beta1", "v1alpha2"]
                 .iter()
@@ -1868,11 +2319,11 @@ mod tests {
                 .any(|s| api_version(s))
         );
         // Only a usage counter added is no shape change; another key is.
-        assert!(accounting_only(
+        assert!(same_shape(
             "json {\"a\":string,\"usage\":{\"t\":number}}",
             "json {\"a\":string,\"usage\":{\"s\":number,\"t\":number}}"
         ));
-        assert!(!accounting_only(
+        assert!(!same_shape(
             "json {\"a\":string}",
             "json {\"a\":string,\"b\":number}"
         ));
@@ -1920,5 +2371,10 @@ mod tests {
         assert_eq!(case("http://h/a?q=paris#frag"), "/a?q=paris");
         assert_eq!(case("/relative?page=1"), "/relative?page=1");
         assert_eq!(case("http://h"), "/");
+        // Escapes undone and parameters sorted (issue 42).
+        assert_eq!(
+            case("http://h/a?tags=env%3Aprod%2Cteam%3Aai&q=a+b"),
+            case("http://h/a?q=a%20b&tags=env:prod,team:ai")
+        );
     }
 }

@@ -93,7 +93,8 @@ pub enum Blob {
 }
 
 impl Blob {
-    fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
+    /// The contents, read whole (from disk or git when they are not in memory).
+    pub fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         match self {
             Blob::File(path) => std::fs::read(path).map(std::borrow::Cow::Owned),
             Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
@@ -157,6 +158,22 @@ impl Snapshot {
     /// The files, by relative path.
     pub fn files(&self) -> impl Iterator<Item = (&str, &Blob)> {
         self.files.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// The file at `rel`, if this side has one.
+    pub fn get(&self, rel: &str) -> Option<&Blob> {
+        self.files.get(rel)
+    }
+
+    /// The files of this side at `rel` or under the folder `rel`, by relative path: a
+    /// cassette's files (a dsh scenario is a folder).
+    pub fn under<'s>(&'s self, rel: &'s str) -> impl Iterator<Item = (&'s str, &'s Blob)> + 's {
+        let folder = format!("{rel}/");
+        self.files
+            .range::<str, _>((std::ops::Bound::Included(rel), std::ops::Bound::Unbounded))
+            .take_while(move |(k, _)| k.starts_with(rel))
+            .filter(move |(k, _)| k.as_str() == rel || k.starts_with(&folder))
+            .map(|(k, v)| (k.as_str(), v))
     }
 
     /// Adds every file under `dir` as `<prefix>/<path under dir>`, leaving out what every
@@ -943,7 +960,8 @@ pub fn compare_files(
 /// at a time and compared call by call (issue 12): the same entry, in the memory of the
 /// largest line and call plus the changes. `Ok(None)` when either file is something else
 /// (or a log of one line), and when the test hook turned streaming off
-/// ([`vcr_cassette::set_streaming`]): the caller reads them whole for [`compare_files`].
+/// (`ReadOptions::streaming`, [`vcr_cassette::http::ReadOptions`]): the caller reads them
+/// whole for [`compare_files`].
 pub fn compare_log_files(
     old: (&str, &Path),
     new: (&str, &Path),

@@ -11,7 +11,7 @@
 //! report shows. The entry is the one [`Behaviour::dsh`] and [`compare`](super::compare)
 //! give for the same files, errors included (the old side's first, as when it was read
 //! first); `VCR_TEST_WHOLE_VALUES=1` keeps the whole-file path so the tests can compare both
-//! ([`vcr_cassette::set_streaming`]).
+//! (`ReadOptions::streaming`, [`vcr_cassette::http::ReadOptions`]).
 //!
 //! `--full` still builds the unified diff from the files read whole: it is a request for
 //! the full text, which cannot be bounded.

@@ -219,6 +219,26 @@ pub enum Event<'a> {
     Finding(&'a vcr_lint::finding::Finding),
     /// One cassette compared by `vcr diff`.
     Diff(&'a vcr_diff::Entry),
+    /// A cassette `vcr review` decided, or left undecided.
+    Reviewed {
+        /// The cassette.
+        path: &'a str,
+        /// `accepted` (kept as re-recorded), `rejected` (put back as the revision has it) or
+        /// `skipped` (left as it is, undecided).
+        decision: &'a str,
+        /// Accepted without asking (`--accept-same-behaviour`).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        unasked: bool,
+        /// Files a rejection gave the revision's bytes back (rewritten or created again).
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        restored: &'a [String],
+        /// Files a rejection removed (the revision had none).
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        removed: &'a [String],
+        /// Files a rejection left as they are: they changed after review read them.
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        changed: &'a [String],
+    },
 }
 
 /// Receives events. Implementations must be thread-safe; events arrive in a deterministic

@@ -1,6 +1,7 @@
 //! The operations of `vcr`, one module each: [`verify`] (the gate), [`normalize`] (with the
-//! HTTP [`scrub`]), [`rehash`], [`prune`], [`record`], and what they share: [`usage`] (which
-//! cassettes a test run read), [`exec`] (running the test command), [`baseline`].
+//! HTTP [`scrub`]), [`rehash`], [`prune`], [`record`], [`review`], and what they share:
+//! [`usage`] (which cassettes a test run read), [`exec`] (running the test command),
+//! [`baseline`].
 //!
 //! An operation takes a selection of the project (`vcr_project::tree::Selection`), reads each
 //! file through the kinds of `vcr_cassette`, asks the judge (`vcr_lint`) what leaked, changes
@@ -15,6 +16,7 @@ pub mod normalize;
 pub mod prune;
 pub mod record;
 pub mod rehash;
+pub mod review;
 pub mod scrub;
 pub mod usage;
 pub mod verify;

@@ -66,6 +66,16 @@ pub fn toplevel(dir: &Path) -> Result<PathBuf, GitError> {
     Ok(std::fs::canonicalize(&path).unwrap_or_else(|_| PathBuf::from(path)))
 }
 
+/// The best common ancestor of two revisions (`git merge-base`), as a commit id: what a
+/// range `A...B` compares `B` with, as a pull request's diff does.
+pub fn merge_base(top: &Path, a: &str, b: &str) -> Result<String, GitError> {
+    let out = git(top, &["merge-base", a, b]).map_err(|_| GitError::Failed {
+        command: format!("merge-base {a} {b}"),
+        stderr: format!("`{a}` and `{b}` have no common ancestor in this repository"),
+    })?;
+    Ok(String::from_utf8_lossy(&out).trim().to_owned())
+}
+
 /// The staged contents of every file added, copied, modified or renamed in the index,
 /// by absolute path. Deleted files are not included: there is nothing to check.
 pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {

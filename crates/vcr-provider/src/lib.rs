@@ -5,7 +5,8 @@
 //! A cassette stores an API's own words. What the agent did lives in them, spelled a different
 //! way by each provider: OpenAI chat completions and responses (and the OpenAI-compatible
 //! APIs: DeepSeek, Azure, proxies), Anthropic messages, Gemini and Vertex
-//! `generateContent`, Bedrock Converse, Ollama; each as JSON or as a server-sent event
+//! `generateContent`, Bedrock Converse, Ollama, Cohere, IBM's text generation; each as JSON or
+//! as a server-sent event
 //! stream. One module per provider turns its request and response into the same
 //! [`ModelCall`]; [`read`] tells the provider ([`detect`]: by the URL path, else by the
 //! bodies' shape behind a proxy or a gateway) and calls it. `vcr diff` pairs and compares
@@ -20,6 +21,7 @@ mod bedrock;
 mod call;
 mod cohere;
 mod gemini;
+mod ibm;
 mod ollama;
 mod openai;
 
@@ -80,6 +82,8 @@ pub fn read(
         Provider::Cohere => cohere::chat(payload),
         Provider::BedrockInvoke => bedrock::invoke(payload),
         Provider::OpenAiAudio => openai::transcription(payload),
+        Provider::OpenAiImages => openai::images(payload),
+        Provider::Ibm => ibm::generation(payload),
     };
     if call.model.is_none() {
         // Bedrock names the model in the URL only (`/model/<id>/invoke`).
@@ -127,6 +131,12 @@ pub enum Provider {
     BedrockInvoke,
     /// OpenAI's speech to text (`/audio/transcriptions`, `/audio/translations`).
     OpenAiAudio,
+    /// OpenAI's image generation (`/images/generations`): the prompt the model rewrote
+    /// (`revised_prompt`) is its text.
+    OpenAiImages,
+    /// IBM's text generation and chat (watsonx.ai `/ml/v1/text/generation`, IBM Generative
+    /// AI `/v2/text/generation`, `/v2/text/chat` and their streams).
+    Ibm,
 }
 
 impl Provider {
@@ -143,6 +153,8 @@ impl Provider {
             Provider::Cohere => "Cohere",
             Provider::BedrockInvoke => "Bedrock InvokeModel",
             Provider::OpenAiAudio => "OpenAI audio",
+            Provider::OpenAiImages => "OpenAI images",
+            Provider::Ibm => "IBM text generation",
         }
     }
 }
@@ -357,6 +369,19 @@ pub fn detect(
     if path.ends_with("/audio/transcriptions") || path.ends_with("/audio/translations") {
         return Some(Provider::OpenAiAudio);
     }
+    if path.ends_with("/images/generations") {
+        return Some(Provider::OpenAiImages);
+    }
+    if ibm::PATHS.iter().any(|p| path.ends_with(p)) {
+        let objects = payload.objects();
+        // watsonx.ai's chat answers in OpenAI's words (`choices`).
+        if objects.iter().any(|o| o.contains_key("choices")) {
+            return Some(Provider::OpenAiChat);
+        }
+        if has("model_id") || objects.iter().any(|o| ibm::is_answer(o)) {
+            return Some(Provider::Ibm);
+        }
+    }
     if path.ends_with("/invoke") || path.ends_with("/invoke-with-response-stream") {
         // Claude's InvokeModel is Anthropic messages; the other models' their own.
         let first_type = payload
@@ -473,7 +498,17 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
                 "prompt"
             },
         ),
-        Provider::OpenAiCompletions | Provider::OpenAiAudio => ("", "prompt"),
+        Provider::OpenAiCompletions | Provider::OpenAiAudio | Provider::OpenAiImages => {
+            ("", "prompt")
+        }
+        Provider::Ibm => (
+            "",
+            if o.contains_key("messages") {
+                "messages"
+            } else {
+                "input"
+            },
+        ),
         Provider::BedrockInvoke => (
             "system",
             ["messages", "prompt", "inputText"]

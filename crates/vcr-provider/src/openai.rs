@@ -1,6 +1,7 @@
 //! OpenAI chat completions, the responses API and legacy completions, JSON and streamed; the
 //! OpenAI-compatible APIs (DeepSeek, Azure OpenAI, proxies and gateways) speak chat
-//! completions.
+//! completions. Also speech to text and image generation, whose words are a transcript and a
+//! rewritten prompt.
 
 use vcr_json::{Object, Value};
 
@@ -360,6 +361,21 @@ pub(super) fn transcription(payload: &Payload<'_>) -> ModelCall {
     };
     ModelCall {
         text,
+        ..ModelCall::default()
+    }
+}
+
+/// An image generation answer: the prompts the model rewrote (`data[].revised_prompt`), the
+/// only words it wrote; the images themselves are data.
+pub(super) fn images(payload: &Payload<'_>) -> ModelCall {
+    let text: Vec<String> = payload
+        .objects()
+        .iter()
+        .flat_map(|o| items(o, "data"))
+        .filter_map(|image| str_field(image, "revised_prompt"))
+        .collect();
+    ModelCall {
+        text: text.join("\n\n"),
         ..ModelCall::default()
     }
 }

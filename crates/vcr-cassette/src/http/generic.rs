@@ -23,7 +23,7 @@
 //!
 //! Nothing here is ever a `parse` error: a document that only looked like records is linted
 //! as text ([`Recorder::identified`] is false). A cassette read so is named `generic HTTP`,
-//! or the recorder's own name where its markers are certain ([`NAMED`]): MockServer
+//! or the recorder's own name where its markers are certain (`NAMED`): MockServer
 //! (`httpRequest` beside `httpResponse`), mountebank (`imposters` whose stubs hold
 //! `predicates` and `responses`) and Azure's test-proxy (`Entries` of `RequestUri` and
 //! `StatusCode` beside `Variables`), each with its matching and its filters in its own words.
@@ -737,7 +737,7 @@ impl Recorder for Generic {
         }
     }
 
-    /// A request-like and a response-like key anywhere in the head ([`shows_records`]),
+    /// A request-like and a response-like key anywhere in the head (`shows_records`),
     /// mountebank's `imposters`.
     fn sniff(&self, head: &Head<'_>) -> bool {
         head.has("imposters") || shows_records(head.text)

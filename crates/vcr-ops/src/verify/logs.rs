@@ -87,7 +87,7 @@ fn chunk_leaks(
     }
 }
 
-/// [`super::check_generic`] for a JSONL log, read a line at a time (issue 12): each line parsed
+/// [`super::generic::check`] for a JSONL log, read a line at a time (issue 12): each line parsed
 /// once for its recorded errors, its hash and its canonical form (compared with the line
 /// as the file streams), the leak scan over chunks of whole lines. The findings are those of
 /// the log read whole, in the same order, in the memory of a chunk and a line; the stale

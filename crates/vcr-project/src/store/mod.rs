@@ -429,6 +429,37 @@ impl Store {
         Ok(path)
     }
 
+    /// Creates the file `path` with `bytes` atomically (its missing folders first), only if
+    /// no file has that name: one that appeared since the caller looked is left as it is
+    /// ([`StoreError::Changed`]). What brings back a cassette a re-recording removed.
+    pub fn create_file(&self, path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+        self.check_target(path)?;
+        let dir = parent(path);
+        if !dir.is_dir() {
+            self.step().map_err(io("create", dir))?;
+            fs::create_dir_all(dir).map_err(io("create", dir))?;
+            // A folder made on the way may not be a link: check the path again.
+            self.check_target(path)?;
+        }
+        let temp = self.write_temp(path, bytes, None, "tmp")?;
+        if let Err(e) = self.step().and_then(|()| rename_noreplace(&temp, path)) {
+            let _ = fs::remove_file(&temp);
+            return Err(if e.kind() == std::io::ErrorKind::AlreadyExists {
+                StoreError::Changed {
+                    path: path.to_owned(),
+                    action: "restored",
+                }
+            } else {
+                StoreError::Io {
+                    op: "rename",
+                    path: path.to_owned(),
+                    source: e,
+                }
+            });
+        }
+        sync_dir(dir)
+    }
+
     /// Removes a file.
     pub fn remove(&self, path: &Path) -> Result<(), StoreError> {
         self.check_target(path)?;
