@@ -9,6 +9,11 @@
 //! to look. The same value in another cassette does not count: only files that are not
 //! cassettes (source code, `.env`, configuration) are read.
 //!
+//! Only what the repository publishes counts: a file that `.gitignore` (or `.git/info/exclude`,
+//! or the user's global excludes) leaves out, a hidden file (`.env`, `.env.local`) and any
+//! `*.env` file are where a team keeps its *real* keys, and the same key in a cassette is the
+//! leak this gate exists for; such files are never read, so their values stay errors.
+//!
 //! The sources are read once per run, only when a secret is found: every file under the
 //! project root with a source extension, up to 1 MiB each and 20,000 in all, without the
 //! folders tools make (`.git`, `node_modules`, `target`, virtualenvs, caches). Each is cut into
@@ -43,7 +48,6 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "scala",
     "sh",
     "bash",
-    "env",
     "cfg",
     "ini",
     "conf",
@@ -172,23 +176,32 @@ fn runs(text: &str) -> impl Iterator<Item = &str> {
 fn read(root: &Path) -> Index {
     let mut index = Index::default();
     let mut files = 0;
-    let walk = walkdir::WalkDir::new(root)
+    // Hidden files and what git is told to ignore are skipped, in a repository or not
+    // (`require_git(false)`): an export of a project keeps its `.gitignore`.
+    let walk = ignore::WalkBuilder::new(root)
         .follow_links(false)
-        .sort_by_file_name()
-        .into_iter()
+        .hidden(true)
+        .parents(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .ignore(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
         .filter_entry(|e| {
-            !(e.file_type().is_dir()
+            !(e.file_type().is_some_and(|t| t.is_dir())
                 && e.depth() > 0
                 && e.file_name()
                     .to_str()
                     .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
-        });
+        })
+        .build();
     for entry in walk.filter_map(Result::ok) {
         if files >= MAX_FILES {
             break;
         }
         let path = entry.path();
-        let source = entry.file_type().is_file()
+        let source = entry.file_type().is_some_and(|t| t.is_file())
             && path
                 .extension()
                 .and_then(|e| e.to_str())
@@ -235,6 +248,15 @@ mod tests {
         )
         .unwrap();
         std::fs::write(dir.path().join("c.yaml"), "Wq8vN2kL5mR7pT3wYc1Nd5Fh").unwrap();
+        // Where real keys are kept: hidden files, `*.env`, what git ignores.
+        std::fs::write(dir.path().join(".env"), "KEY=Aq8vN2kL5mR7pT3wYc1Nd5Fh\n").unwrap();
+        std::fs::write(dir.path().join("ci.env"), "KEY=Bq8vN2kL5mR7pT3wYc1Nd5Fh\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "local.properties\n").unwrap();
+        std::fs::write(
+            dir.path().join("spec/local.properties"),
+            "key=Cq8vN2kL5mR7pT3wYc1Nd5Fh\n",
+        )
+        .unwrap();
         let published = Published::new(dir.path());
         assert_eq!(
             published.source_of("Zq8vN2kL5mR7pT3wYc1Nd5Fh"),
@@ -245,11 +267,14 @@ mod tests {
         let basic = base64::engine::general_purpose::STANDARD
             .encode("k7Vq2mZx9Lp4Rw8e:f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2");
         assert_eq!(published.source_of(&basic), Some("spec/helper.rb"));
-        // Not in a source: in a dependency's folder, in a cassette, nowhere.
+        // Not published: in a dependency's folder, in a cassette, in a file kept out of git, nowhere.
         for value in [
             "Hq8vN2kL5mR7pT3wYc1Nd5Fh",
             "Wq8vN2kL5mR7pT3wYc1Nd5Fh",
             "Yq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Aq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Bq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Cq8vN2kL5mR7pT3wYc1Nd5Fh",
         ] {
             assert_eq!(published.source_of(value), None, "{value}");
         }
