@@ -1082,7 +1082,7 @@ fn a_key_the_sources_publish_is_a_warning_and_one_kept_out_of_git_is_an_error() 
 
     let t = TestDir::new();
     t.write("tests/cassettes/items.yaml", &cassette);
-    t.write("tests/helpers.py", &format!("API_KEY = \"{key}\"\n"));
+    t.write("tests/helpers.py", format!("API_KEY = \"{key}\"\n"));
     let (code, found) = verify(&t);
     assert_eq!(code, Some(0), "{found:?}");
     assert!(
@@ -1099,7 +1099,7 @@ fn a_key_the_sources_publish_is_a_warning_and_one_kept_out_of_git_is_an_error() 
     ] {
         let t = TestDir::new();
         t.write("tests/cassettes/items.yaml", &cassette);
-        t.write(file, &format!("API_KEY = \"{key}\"\n"));
+        t.write(file, format!("API_KEY = \"{key}\"\n"));
         if let Some((ignore, rule)) = extra {
             t.write(ignore, rule);
         }
