@@ -107,7 +107,18 @@ fn is_login(interaction: &Interaction) -> bool {
                 || names_field(&lower, &["samlresponse"])
                 || (names_field(&lower, &["code"]) && names_field(&lower, &["state"]))
         }
-        _ => false,
+        // A body the recorder stored parsed (talkback's, nock's JSON): its keys, at any depth.
+        Some(Body::Data { node, .. }) => {
+            let mut keys: Vec<String> = Vec::new();
+            vcr_cassette::http::body::for_each_node_leaf(node, &mut |leaf| {
+                if leaf.is_key {
+                    keys.push(leaf.text.to_ascii_lowercase());
+                }
+            });
+            let has = |names: &[&str]| keys.iter().any(|k| names.contains(&k.as_str()));
+            has(LOGIN_FIELDS) || has(&["samlresponse"]) || (has(&["code"]) && has(&["state"]))
+        }
+        None => false,
     }
 }
 
