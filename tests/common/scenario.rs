@@ -251,6 +251,7 @@ impl Scenario {
         let hex_token = rng.token("", HEX, 14);
         let ticket = rng.token("", ALNUM, 32);
         let api_key = rng.token("EZTK", ALNUM, 40);
+        let service_key = rng.token("", ALNUM, 32);
         let events: Vec<u8> = bedrock_key
             .as_bytes()
             .chunks(4)
@@ -347,6 +348,12 @@ impl Scenario {
                 &[("Authorization", &format!("Basic {basic}"))],
                 json_reply(200, &json!({"id": 7, "ticket_url": format!("https://support.example.net/p/ad/{ticket}")}), &[]),
             ),
+            Exchange::get(
+                "service-keys",
+                "/api/v1/integrations/3",
+                &[],
+                json_reply(200, &json!({"id": 3, "mailer_api_key": service_key, "mailer_api_key_hint": "abcd"}), &[]),
+            ),
         ];
         Scenario {
             name: "judge41",
@@ -364,6 +371,7 @@ impl Scenario {
                 ("a 14-character hex token", hex_token),
                 ("a ticket URL's random segment", ticket),
                 ("a Basic key with no password", api_key),
+                ("a key under a name that ends in `api_key`", service_key),
             ],
         }
     }

@@ -215,7 +215,9 @@ const FIELD_NAMES: [&[&str]; 4] = [
 /// The last words of names that say a secret ([`names_a_secret`]): `activationToken`,
 /// `tempPassword`; they count where a quote closes the name after them (or `>`, an XML
 /// element's: `<SessionToken>`).
-const SECRET_SUFFIXES: &[&str] = &["token", "secret", "password", "passwd", "passcode"];
+const SECRET_SUFFIXES: &[&str] = &[
+    "token", "secret", "password", "passwd", "passcode", "apikey", "api_key", "api-key",
+];
 
 /// The credential query parameters that name no credential field: a body that holds one
 /// in a URL (`&X-Amz-Signature=`, `?key=`) is decoded for the URL to be judged. They count
@@ -392,7 +394,7 @@ pub(crate) fn names_a_session(name: &str) -> bool {
 }
 
 /// Whether a field's name says it holds a secret by its last word (`activationToken`,
-/// `tempPassword`, `recovery_token`, `webhookSecret`), and none of its words says it is a
+/// `tempPassword`, `recovery_token`, `webhookSecret`) or two (`mailer_api_key`), and none of its words says it is a
 /// cursor, a count, a kind or a CSRF pairing (`next_token`, `max_tokens`, `token_type`).
 /// Such a value is then judged as every named one is, and must be random-shaped.
 fn names_a_secret(name: &str) -> bool {
@@ -447,7 +449,11 @@ fn names_a_secret(name: &str) -> bool {
         "hashed",
         "hash",
     ];
-    ["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str())
+    // An API key by its last words (`mailer_api_key`, `stripeApiKey`); `key` alone names
+    // cache keys, object keys and idempotency keys.
+    let api_key =
+        last == "apikey" || (last == "key" && words.len() >= 2 && words[words.len() - 2] == "api");
+    (["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str()) || api_key)
         && !words.iter().any(|w| not.contains(&w.as_str()))
 }
 
