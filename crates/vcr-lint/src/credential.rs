@@ -33,7 +33,12 @@ pub(super) fn credential(
         return Err(reason::KEY_INSIDE_A_NAME);
     }
     let key = credential_key_name(matched, detector.kind);
-    let value = read_value(bytes, end, detector.kind).ok_or(reason::NO_VALUE)?;
+    // A key after `?` or `&` is a query parameter whatever pattern found it: its value ends
+    // at the next `&`. Read to the end of the line instead, each of a URL's thousand
+    // `token=` parameters read all the others (quadratic, issue 44) and its masked text held
+    // them.
+    let in_query = key_start > 0 && matches!(bytes[key_start - 1], b'?' | b'&');
+    let value = read_value(bytes, end, detector.kind, in_query).ok_or(reason::NO_VALUE)?;
     let raw = lossy(&bytes[value.start..value.end]);
     let text = raw.trim();
     if let Some(why) = rejected_whole(text) {
@@ -532,7 +537,7 @@ fn blank_at(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
 /// Reads the value after a `key:`/`key=`/`"value":`: a quoted string (with any level of
 /// backslash escaping, or `\u0022`), the first string of a list, a YAML block list item, or a
 /// bare word (a scheme word like `Bearer` takes the token after it).
-fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
+fn read_value(bytes: &[u8], mut at: usize, kind: Kind, in_query: bool) -> Option<ValueSpan> {
     let skip_blanks = |at: &mut usize| {
         while let Some(len) = blank_at(bytes, *at, false) {
             *at += len;
@@ -628,6 +633,7 @@ fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
                             b,
                             b',' | b'}' | b']' | b';' | b'"' | b'\'' | b'\\' | b'<' | b'>'
                         )
+                        || (in_query && matches!(b, b'&' | b'#'))
                     {
                         break;
                     }
