@@ -11,6 +11,7 @@ use vcr_ops::usage::Usage;
 use vcr_ops::verify::{Checks, Options};
 use vcr_project::store::stash::{Replaced, Unstashed};
 
+use super::normalize::Scrub;
 use super::{Outcome, count, test_run};
 use crate::cli::Format;
 use crate::context::Context;
@@ -28,8 +29,9 @@ use crate::report::Verbosity;
 /// records them again; if the command fails or is interrupted
 /// (SIGINT and SIGTERM are passed on to it), or vcr is killed, they are put back (by this
 /// run, or by the next mutating one). After a green run the new and changed cassettes are
-/// normalized, re-keyed and verified. Exit codes: the command's own if it failed, else 1 if
-/// what was recorded has error findings, else 0 (2: vcr could not run or refused).
+/// normalized (HTTP cassettes scrubbed as `vcr normalize` scrubs them), re-keyed and
+/// verified. Exit codes: the command's own if it failed, else 1 if what was recorded has
+/// error findings, else 0 (2: vcr could not run or refused).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Re-record only the cassettes matching these globs (moved aside, restored on failure).
@@ -55,6 +57,11 @@ struct Summary {
     /// Findings in what was recorded.
     errors: usize,
     warnings: usize,
+    /// Values scrubbed from the HTTP cassettes a green run added or changed.
+    scrubbed: usize,
+    /// Scrubbed values the recorder matches requests by (each reported with the setting that
+    /// makes replay match again).
+    replay_affected: usize,
     /// Other files beside the cassettes that a green run added, changed or removed.
     touched: usize,
     /// Files a failed run added, changed or removed, left as it left them.
@@ -220,14 +227,18 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
 fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     let before = run.before;
     let written = Snapshot::take(&cx.project.select(&[], &cx.working_dir)?).changed_since(before);
+    let mut normalized = vcr_ops::normalize::Summary::default();
     if !written.is_empty() {
         let selection = cx.project.select(&written, &cx.working_dir)?;
         let report = NoStaleNames(cx.report());
-        vcr_ops::normalize::run(
+        // HTTP cassettes are scrubbed as `normalize` scrubs them: a recorder's filter that
+        // missed a key must not leave it on disk for the next commit.
+        let scrub = Scrub::new(cx)?;
+        normalized = vcr_ops::normalize::run(
             &selection,
             &cx.store,
             Default::default(),
-            None,
+            Some(&scrub.http()),
             &report,
             &NoProgress,
         );
@@ -270,6 +281,8 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     let mut summary = Summary {
         changes: changed,
         touched: touched.len(),
+        scrubbed: normalized.replaced,
+        replay_affected: normalized.replay_affected,
         recorders: run.http.recorders.clone(),
         ..Summary::default()
     };
@@ -314,7 +327,7 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
         }
     }
     let line = format!(
-        "recorded: {} added, {} changed, {} removed, {} unchanged{}{}; {}, {} in what was recorded",
+        "recorded: {} added, {} changed, {} removed, {} unchanged{}{}{}; {}, {} in what was recorded",
         changed.added,
         changed.changed,
         changed.removed,
@@ -329,6 +342,7 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
         } else {
             format!("; {} beside them", count(touched.len(), "other file"))
         },
+        scrubbed_words(&normalized),
         count(summary.errors, "error"),
         count(summary.warnings, "warning"),
     );
@@ -338,6 +352,22 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// What the scrub of the recorded cassettes replaced, for the closing line (nothing when it
+/// replaced nothing).
+fn scrubbed_words(normalized: &vcr_ops::normalize::Summary) -> String {
+    if normalized.replaced == 0 {
+        return String::new();
+    }
+    let mut words = format!("; scrubbed {}", count(normalized.replaced, "value"));
+    if normalized.replay_affected > 0 {
+        words.push_str(&format!(
+            " ({} the recorder matches requests by)",
+            count(normalized.replay_affected, "value")
+        ));
+    }
+    words
 }
 
 /// How the tree's HTTP recorders are put in record mode, said before the run: what vcr
