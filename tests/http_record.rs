@@ -300,3 +300,27 @@ fn record_scrubs_the_keys_the_suite_did_not_filter() {
         replay.stderr
     );
 }
+
+#[test]
+fn an_http_only_project_gets_no_claude_code_or_dsh_variable() {
+    // What the harness saw, written where the test can read it.
+    let harness = "env | grep -E '^(VCR_RECORD|DSH_SNAPSHOT)=' | sort > seen.txt; true";
+    let t = TestDir::new();
+    t.write(
+        "tests/cassettes/test_api/test_models.yaml",
+        "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.com/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+    );
+    t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
+    assert_eq!(t.read("seen.txt"), "", "an HTTP-only tree");
+
+    // Before its first cassette, a project that declares its recorder is HTTP-only too.
+    let t = TestDir::new();
+    t.write("requirements-dev.txt", "pytest-recording==0.15.0\n");
+    t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
+    assert_eq!(t.read("seen.txt"), "", "a declared HTTP recorder");
+
+    // A tree that shows no harness at all still gets both seeds' variables.
+    let t = TestDir::new();
+    t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
+    assert_eq!(t.read("seen.txt"), "DSH_SNAPSHOT=record\nVCR_RECORD=1\n");
+}

@@ -78,8 +78,19 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     cx.remove_stray_temps(&selection)?;
     let before = Snapshot::take(&selection);
     let siblings = Siblings::take(&selection);
-    let mut env = vcr_ops::record::record_env(&selection, cx.project.config());
-    let http = http_recording(cx, &selection, &args.command, &env);
+    // The recorders see the variables the project sets for recording; vcr's own defaults
+    // depend on whether the project records only HTTP.
+    let configured: Vec<(String, String)> = cx
+        .project
+        .config()
+        .record
+        .env
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let http = http_recording(cx, &selection, &args.command, &configured);
+    let mut env = vcr_ops::record::record_env(&selection, cx.project.config(), &http);
     for (key, value) in &http.env {
         if !env.iter().any(|(k, _)| k == key) {
             env.push((key.clone(), value.clone()));
