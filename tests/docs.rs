@@ -402,3 +402,34 @@ fn every_documented_command_is_one_vcr_takes() {
         );
     }
 }
+
+/// A file that does not parse: `verify` reports a `parse` finding and exits 1, the commands
+/// that rewrite or rename it exit 2, and every doc that gives exit codes says the same.
+#[test]
+fn every_doc_gives_the_same_exit_code_for_a_file_that_does_not_parse() {
+    let t = TestDir::new();
+    t.write("fixtures/0123ab.json", "{\"a\": ");
+    t.vcr(&["verify"])
+        .code(1)
+        .stdout_has("error    parse ");
+    t.vcr(&["normalize"]).code(2);
+    t.vcr(&["rehash"]).code(2);
+
+    let read = |rel: &str| std::fs::read_to_string(repo().join(rel)).unwrap();
+    let commands = read("docs/commands.md");
+    let row = |code: &str| {
+        commands
+            .lines()
+            .find(|l| l.starts_with(&format!("| {code} |")))
+            .unwrap_or_else(|| panic!("docs/commands.md has no exit code {code}"))
+            .to_owned()
+    };
+    assert!(row("1").contains("a file that does not parse is one, `parse`"));
+    assert!(row("2").contains("`verify` reports such a file as a `parse` finding, exit 1"));
+    let verify = read("docs/verify.md");
+    let parse = verify.lines().find(|l| l.starts_with("| `parse` |")).unwrap();
+    assert!(parse.contains("so `verify` exits 1"), "{parse}");
+    assert!(man_page("vcr.1").contains("a file that does not parse is one: parse"));
+    assert!(man_page("vcr-verify.1").contains("a file that does not parse among them"));
+    assert!(man_page("vcr-normalize.1").contains("could not be read or parsed"));
+}
