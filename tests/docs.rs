@@ -433,3 +433,39 @@ fn every_doc_gives_the_same_exit_code_for_a_file_that_does_not_parse() {
     assert!(man_page("vcr-verify.1").contains("a file that does not parse among them"));
     assert!(man_page("vcr-normalize.1").contains("could not be read or parsed"));
 }
+
+/// The README's install section says which ways work from a clone today and which only
+/// once a release is published, so that a new user does not try the second kind first.
+#[test]
+fn the_readme_install_section_puts_what_works_today_first() {
+    let readme = readme();
+    let start = readme.find("## Install\n").expect("an Install section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let today = section
+        .find("**From a clone, today.**")
+        .expect("the ways that work from a clone");
+    let later = section
+        .find("**After a release is published**")
+        .expect("the ways that need a release");
+    assert!(today < later, "what works today comes first");
+    let (now, after) = section.split_at(later);
+    for works in [
+        "cargo install --locked --path .",
+        "maturin build --release",
+        "target/wheels/vcr_cassettes-*.whl",
+        "dist/release",
+    ] {
+        assert!(now.contains(works), "the clone's ways lack `{works}`");
+    }
+    for needs_a_release in ["install vcr-cassettes", "cargo binstall", "pre-commit mirror"] {
+        assert!(
+            !now.contains(needs_a_release) && after.contains(needs_a_release),
+            "`{needs_a_release}` needs a release and is said so"
+        );
+    }
+    // The wheel the section tells to build is where it says, with the name it gives.
+    let pyproject = std::fs::read_to_string(repo().join("pyproject.toml")).unwrap();
+    assert!(pyproject.contains("name = \"vcr-cassettes\""));
+    assert!(pyproject.contains("bindings = \"bin\""));
+}
