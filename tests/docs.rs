@@ -409,9 +409,7 @@ fn every_documented_command_is_one_vcr_takes() {
 fn every_doc_gives_the_same_exit_code_for_a_file_that_does_not_parse() {
     let t = TestDir::new();
     t.write("fixtures/0123ab.json", "{\"a\": ");
-    t.vcr(&["verify"])
-        .code(1)
-        .stdout_has("error    parse ");
+    t.vcr(&["verify"]).code(1).stdout_has("error    parse ");
     t.vcr(&["normalize"]).code(2);
     t.vcr(&["rehash"]).code(2);
 
@@ -427,7 +425,10 @@ fn every_doc_gives_the_same_exit_code_for_a_file_that_does_not_parse() {
     assert!(row("1").contains("a file that does not parse is one, `parse`"));
     assert!(row("2").contains("`verify` reports such a file as a `parse` finding, exit 1"));
     let verify = read("docs/verify.md");
-    let parse = verify.lines().find(|l| l.starts_with("| `parse` |")).unwrap();
+    let parse = verify
+        .lines()
+        .find(|l| l.starts_with("| `parse` |"))
+        .unwrap();
     assert!(parse.contains("so `verify` exits 1"), "{parse}");
     assert!(man_page("vcr.1").contains("a file that does not parse is one: parse"));
     assert!(man_page("vcr-verify.1").contains("a file that does not parse among them"));
@@ -458,7 +459,11 @@ fn the_readme_install_section_puts_what_works_today_first() {
     ] {
         assert!(now.contains(works), "the clone's ways lack `{works}`");
     }
-    for needs_a_release in ["install vcr-cassettes", "cargo binstall", "pre-commit mirror"] {
+    for needs_a_release in [
+        "install vcr-cassettes",
+        "cargo binstall",
+        "pre-commit mirror",
+    ] {
         assert!(
             !now.contains(needs_a_release) && after.contains(needs_a_release),
             "`{needs_a_release}` needs a release and is said so"

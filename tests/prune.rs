@@ -480,9 +480,15 @@ fn the_dry_run_hint_is_a_command_that_works() {
     );
 
     let bin = Path::new(env!("CARGO_BIN_EXE_vcr")).parent().unwrap();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let mut sh = std::process::Command::new("sh");
-    sh.args(["-c", &hint]).current_dir(&t.root).env("PATH", path);
+    sh.args(["-c", &hint])
+        .current_dir(&t.root)
+        .env("PATH", path);
     for (key, _) in std::env::vars() {
         if key.starts_with("VCR_") {
             sh.env_remove(key);

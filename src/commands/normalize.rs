@@ -127,11 +127,12 @@ impl Scrub {
     /// an error naming the configuration file.
     pub(super) fn new(cx: &Context) -> Result<Scrub> {
         let checks = vcr_ops::verify::Checks::new(&cx.project, &cx.machine_paths())?;
-        let rules = vcr_ops::scrub::Rules::new(cx.project.config().http.scrub.as_ref())
-            .map_err(|message| vcr_project::config::ConfigError::Http {
+        let rules = vcr_ops::scrub::Rules::new(cx.project.config().http.scrub.as_ref()).map_err(
+            |message| vcr_project::config::ConfigError::Http {
                 path: cx.project.config_path().map(ToOwned::to_owned),
                 message,
-            })?;
+            },
+        )?;
         let user_rules = cx.project.user_rules()?;
         Ok(Scrub {
             checks,

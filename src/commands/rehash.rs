@@ -114,7 +114,14 @@ fn not_hashed(selection: &vcr_project::tree::Selection) -> String {
     if other > 0 {
         words.push_str(&format!(
             "; {} not named by a hash of {} content, left as {}",
-            count(other, if http > 0 { "other cassette" } else { "cassette" }),
+            count(
+                other,
+                if http > 0 {
+                    "other cassette"
+                } else {
+                    "cassette"
+                }
+            ),
             if other == 1 { "its" } else { "their" },
             if other == 1 { "it is" } else { "they are" },
         ));

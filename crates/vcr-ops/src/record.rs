@@ -297,7 +297,10 @@ pub fn record_env(
     let http_only = !claude
         && !dsh
         && (!http.recorders.is_empty()
-            || selection.cassettes.iter().any(|c| c.kind == CassetteKind::Http))
+            || selection
+                .cassettes
+                .iter()
+                .any(|c| c.kind == CassetteKind::Http))
         && selection
             .cassettes
             .iter()

@@ -282,7 +282,11 @@ mod tests {
         let (path, why) = test_files(root, root).unwrap_err();
         assert_eq!(path, root.join("pyproject.toml"));
         assert!(why.starts_with("does not read as TOML"), "{why}");
-        std::fs::write(root.join("pytest.ini"), "[pytest]\npython_files = test_[.py\n").unwrap();
+        std::fs::write(
+            root.join("pytest.ini"),
+            "[pytest]\npython_files = test_[.py\n",
+        )
+        .unwrap();
         let (path, why) = test_files(root, root).unwrap_err();
         assert_eq!(path, root.join("pytest.ini"));
         assert!(why.contains("`test_[.py` is no glob"), "{why}");
