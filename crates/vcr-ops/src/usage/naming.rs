@@ -12,7 +12,7 @@
 //!
 //! - a pytest-recording or pytest-vcr folder is judged only when its `<dir>` holds test
 //!   modules (those pytest collects by the `python_files` of its configuration, `test_*.py`
-//!   and `*_test.py` by default, see [`python_files`]; for pytest-vcr, ones that use the
+//!   and `*_test.py` by default, see the `python_files` module; for pytest-vcr, ones that use the
 //!   `vcr` mark or fixture) and no `conftest.py` from `<dir>` up moves or renames cassettes
 //!   (`vcr_cassette_dir`, `vcr_cassette_name`, `cassette_library_dir`, `path_transformer`,
 //!   `func_path_generator`, a persister, a computed `default_cassette_name`); a module that
