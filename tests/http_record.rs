@@ -324,3 +324,53 @@ fn an_http_only_project_gets_no_claude_code_or_dsh_variable() {
     t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
     assert_eq!(t.read("seen.txt"), "DSH_SNAPSHOT=record\nVCR_RECORD=1\n");
 }
+
+#[test]
+fn a_failed_record_run_leaves_its_cassettes_but_not_their_keys() {
+    if !available(Recorder::PytestRecording) {
+        return;
+    }
+    // The suite records, then the command fails (a later step of `make test`): what it
+    // wrote stays for the user to look at, scrubbed of the keys no filter took out.
+    let t = pytest_project();
+    t.write("requirements-dev.txt", "pytest-recording==0.15.0\n");
+    let scenario = Scenario::leaky();
+    let server = Server::start_with(scenario.answers());
+    let harness = TestDir::new();
+    harness.write("scenario.json", scenario.to_json(&server.base_url()));
+    let script = format!(
+        "{} -m pytest -q -p no:cacheprovider tests/test_scenario.py; exit 3",
+        python().display()
+    );
+    let scenario_file = harness.path("scenario.json");
+    let mut cmd = t.command(
+        &["record", "--", "sh", "-c", &script],
+        &[
+            ("RECORDER_SCENARIO", scenario_file.to_str().unwrap()),
+            ("PYTHONDONTWRITEBYTECODE", "1"),
+        ],
+    );
+    without_proxy(&mut cmd);
+    let run = common::Run::from(cmd.output().unwrap());
+    let received = server.stop();
+    assert!(!received.is_empty(), "the run recorded against the server");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, Some(3), "the command's own code:\n{said}");
+    for words in [
+        format!("scrubbed {CASSETTE}:"),
+        format!("left behind: {CASSETTE} (added by the run"),
+        "left as the run wrote it, but for ".to_owned(),
+    ] {
+        assert!(said.contains(&words), "{words:?} not in:\n{said}");
+    }
+    for (rel, bytes) in t.files("tests") {
+        for text in crate::http_scrub::decoded_texts(&bytes) {
+            for (place, secret) in &scenario.secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "the {place} is still in {rel} after a failed `vcr record`"
+                );
+            }
+        }
+    }
+}

@@ -30,7 +30,8 @@ use crate::report::Verbosity;
 /// (SIGINT and SIGTERM are passed on to it), or vcr is killed, they are put back (by this
 /// run, or by the next mutating one). After a green run the new and changed cassettes are
 /// normalized (HTTP cassettes scrubbed as `vcr normalize` scrubs them), re-keyed and
-/// verified. Exit codes: the command's own if it failed, else 1 if what was recorded has
+/// verified; after a failed run, the HTTP cassettes it wrote are scrubbed and nothing else
+/// is changed. Exit codes: the command's own if it failed, else 1 if what was recorded has
 /// error findings, else 0 (2: vcr could not run or refused).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -57,7 +58,8 @@ struct Summary {
     /// Findings in what was recorded.
     errors: usize,
     warnings: usize,
-    /// Values scrubbed from the HTTP cassettes a green run added or changed.
+    /// Values scrubbed from the HTTP cassettes the run added or changed (a failed run's too:
+    /// only scrubbed, otherwise left as it wrote them).
     scrubbed: usize,
     /// Scrubbed values the recorder matches requests by (each reported with the setting that
     /// makes replay match again).
@@ -175,7 +177,7 @@ impl Run<'_> {
 /// it left it, and the command's code is passed on.
 fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome> {
     cx.reporter.err(&format!(
-        "the test command {}; nothing recorded was normalized, cassettes moved aside are put back",
+        "the test command {}; nothing recorded was normalized (HTTP cassettes are only scrubbed), cassettes moved aside are put back",
         finished.describe()
     ));
     // A recorder that replays only fails on the cassette it does not find: where its mode is
@@ -209,6 +211,7 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
         );
     }
     left.sort();
+    let scrubbed = scrub_left_behind(cx, &left)?;
     for (path, change, cassette) in &left {
         cx.report().report(&Event::LeftBehind {
             path,
@@ -219,6 +222,8 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
     let summary = Summary {
         exit_code: finished.exit_code(),
         left_behind: left.len(),
+        scrubbed: scrubbed.replaced,
+        replay_affected: scrubbed.replay_affected,
         ..Summary::default()
     };
     let mut line = format!("not recorded: the test command {}", finished.describe());
@@ -228,9 +233,51 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
             count(left.len(), "file"),
             if left.len() == 1 { "it" } else { "them" }
         ));
+        if scrubbed.replaced > 0 {
+            line.push_str(&format!(
+                ", but for {} scrubbed",
+                count(scrubbed.replaced, "value")
+            ));
+        }
     }
     cx.reporter.finish("record", &summary, &line);
     Ok(Outcome::Exit(finished.exit_code()))
+}
+
+/// Scrubs the HTTP cassettes a failed run added or changed, and nothing else of them: the
+/// rest of what it left stays as it wrote it, for the user to look at, but a key its recorder
+/// did not filter does not wait on disk for the next commit. A cassette cut short by a kill
+/// does not read, so it is reported and left as it is.
+fn scrub_left_behind(
+    cx: &Context,
+    left: &[(String, Change, bool)],
+) -> Result<vcr_ops::normalize::Summary> {
+    let written: Vec<std::path::PathBuf> = left
+        .iter()
+        .filter(|(_, change, cassette)| {
+            *cassette && matches!(change, Change::Added | Change::Changed)
+        })
+        .map(|(path, _, _)| cx.project.root().join(path))
+        .collect();
+    if written.is_empty() {
+        return Ok(Default::default());
+    }
+    let mut selection = cx.project.select(&written, &cx.working_dir)?;
+    selection
+        .cassettes
+        .retain(|c| c.kind == vcr_project::tree::CassetteKind::Http);
+    if selection.cassettes.is_empty() {
+        return Ok(Default::default());
+    }
+    let scrub = Scrub::new(cx)?;
+    Ok(vcr_ops::normalize::run(
+        &selection,
+        &cx.store,
+        Default::default(),
+        Some(&scrub.http()),
+        &NoStaleNames(cx.report()),
+        &NoProgress,
+    ))
 }
 
 /// The success path: normalize and re-key what the run wrote, end the stash, report what
