@@ -633,17 +633,24 @@ fn normalize_over_the_corpus() {
     let run = t.vcr(&["normalize", "--format", "json"]);
     let out: Value = serde_json::from_str(&run.stdout).unwrap();
     let events = out["events"].as_array().unwrap();
-    // The one file that does not parse (talkback's own test of a broken tape) is the only
-    // error, and it is left as it was.
+    // The one file that does not parse (talkback's own test of a broken tape) is an error,
+    // left as it was; and so is a kubeconfig's token inside base64 (a layer the scrub does
+    // not write back), reported for a person to remove.
     let errors: Vec<&Value> = events
         .iter()
         .filter(|e| e["type"] == "file_error")
         .collect();
     assert!(
-        errors
-            .iter()
-            .all(|e| e["id"] == "parse"
-                && e["path"].as_str().unwrap().ends_with("malformed-tape.json")),
+        errors.iter().all(|e| {
+            let path = e["path"].as_str().unwrap();
+            (e["id"] == "parse" && path.ends_with("malformed-tape.json"))
+                || (e["id"] == "scrub"
+                    && path.ends_with("test-get-kubeconfig-legacy.cassette.yaml")
+                    && e["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("where vcr cannot rewrite it"))
+        }),
         "{errors:#?}"
     );
     let changed: Vec<&str> = events
@@ -702,6 +709,13 @@ fn normalize_over_the_corpus() {
         .unwrap()
         .iter()
         .filter(|f| f["id"] == "leak/secret")
+        // What sits in a layer the scrub does not write back is reported above instead.
+        .filter(|f| {
+            !f["message"]
+                .as_str()
+                .unwrap()
+                .contains("in a layer it encodes")
+        })
         .collect();
     assert!(left.is_empty(), "{left:#?}");
     eprintln!(

@@ -27,6 +27,17 @@ pub use outside::OUTSIDE;
 /// The path of a leak in a whole-line comment, which no reader keeps.
 pub const COMMENT: &str = "(comment)";
 
+/// Where a leak is when the judge found it in a layer it decoded and the scrub does not
+/// write back (base64 of text inside JSON, a stream's joined deltas, a binary body's
+/// printable runs): `normalize` reports it instead of replacing it.
+const ENCODED_REQUEST: &str = " in a request body (in a layer it encodes)";
+const ENCODED_RESPONSE: &str = " in a response body (in a layer it encodes)";
+
+/// Whether a leak's place is inside a layer the scrub does not write back.
+pub fn in_encoded_layer(place: &str) -> bool {
+    place == ENCODED_REQUEST || place == ENCODED_RESPONSE
+}
+
 use crate::finding::Severity;
 use vcr_cassette::http::body::{self, Leaf};
 use vcr_cassette::http::{Body, Field, Header, HttpCassette, Matched};
@@ -806,11 +817,40 @@ impl<'a> Collect<'a> {
             Side::Request => " in a request body",
             Side::Response => " in a response body",
         };
+        let encoded_place = match side {
+            Side::Request => ENCODED_REQUEST,
+            Side::Response => ENCODED_RESPONSE,
+        };
+        // What the stored bytes hide (base64 of text inside JSON, escaped characters):
+        // scanned beside them (issue 41).
+        let hidden = match body {
+            Body::Bytes { bytes, .. } => body::hidden_text(bytes),
+            Body::Data { .. } => String::new(),
+        };
         if let Body::Bytes { bytes, .. } = body
+            && hidden.is_empty()
             && self.nothing_in(bytes, headers, side == Side::Request && matched)
         {
             self.context.push((interaction, side, bytes));
             return;
+        }
+        if let Body::Bytes { field, .. } = body
+            && !hidden.is_empty()
+        {
+            let item = Text {
+                start: 0,
+                end: 0,
+                path: TextPath::Field(&field.path),
+                own: None,
+                anchor: field.at.map(|a| a as usize),
+                side,
+                // Decoded layers are no part of what a recorder matches requests by.
+                matched: false,
+                place: encoded_place,
+                public: false,
+                interaction,
+            };
+            self.push(&hidden, item);
         }
         // A web page or script served to a request that carried no credential is what the
         // server hands to everyone: the keys in it that are judged by their name, and browser
@@ -970,7 +1010,7 @@ impl<'a> Collect<'a> {
                         anchor,
                         side,
                         matched,
-                        place,
+                        place: encoded_place,
                         public: false,
                         interaction,
                     };
