@@ -32,6 +32,9 @@ use anchors::Anchors;
 
 pub use credential::rejected as why_no_credential;
 pub(crate) use detectors::{DETECTORS, Family, Kind};
+/// Whether the bytes before an offset end with an escape (`\n`, `\u0022`, at any level of
+/// encoding): a token that starts there starts at a boundary (a scrub's, issue 43).
+pub use escape::ends_escape;
 
 /// A value as findings show a secret: its first characters and its length.
 pub fn masked_value(value: &str) -> String {
