@@ -1119,3 +1119,121 @@ fn a_large_body_is_scrubbed_in_its_own_style() {
         assert_eq!(loaded, Some(body.replace(&key, "REDACTED_STRING").as_str()));
     }
 }
+
+/// A key of a real shape, distinct for each `i` (a run of one character would be a
+/// placeholder).
+fn distinct_key(i: usize) -> String {
+    let alphabet: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+    let mut n = i.wrapping_mul(2_654_435_761).wrapping_add(97);
+    let tail: String = (0..40)
+        .map(|_| {
+            n = n
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            alphabet[(n >> 33) % alphabet.len()]
+        })
+        .collect();
+    format!("sk-proj-{tail}")
+}
+
+/// Issue 43: many secrets inside one scalar (a JSON list, a `Cookie` header, an SSE body),
+/// which the scrub replaces in one pass, and plain scalars in flow collections (which the
+/// scrub now tells apart as it walks the tree, without parsing the file again per value):
+/// every key is replaced, the rest of each scalar is kept, PyYAML loads the result and reads
+/// the same structure, and `verify` finds nothing left.
+#[test]
+fn many_secrets_in_one_scalar_are_all_replaced() {
+    let keys: Vec<String> = (0..300).map(distinct_key).collect();
+    let list = json!({"keys": keys[..100]}).to_string();
+    let cookie = keys[100..200]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("session{i}={k}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let sse: String = keys[200..]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("data: {{\"i\": {i}, \"key\": \"{k}\"}}\n\n"))
+        .collect();
+    let cassette = format!(
+        "interactions:\n- request:\n    body: null\n    headers: {{Authorization: [Bearer {}], Cookie: [{}], X-Trace: [plain-value]}}\n    method: GET\n    uri: https://api.example.com/v1/keys\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/stream\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+        distinct_key(1000),
+        serde_json::to_string(&cookie).unwrap(),
+        serde_json::to_string(&list).unwrap(),
+        serde_json::to_string(&sse).unwrap(),
+    );
+    let t = common::TestDir::new();
+    t.write("cassettes/many.yaml", &cassette);
+    t.vcr(&["verify"]).code(1).stdout_has("leak/secret");
+    t.vcr(&["normalize"]).code(0);
+    let text = t.read("cassettes/many.yaml");
+    for key in keys.iter().chain([&distinct_key(1000)]) {
+        assert!(!text.contains(key.as_str()), "a key is left:\n{text}");
+    }
+    t.vcr(&["verify"]).code(0);
+    let Some(doc) = loaders::load(Loader::PyYaml, &t.path("cassettes/many.yaml")) else {
+        return;
+    };
+    let first = &doc["interactions"][0];
+    let cookies = first["request"]["headers"]["Cookie"][0].as_str().unwrap();
+    assert_eq!(cookies.split("; ").count(), 100, "{cookies}");
+    assert!(cookies.starts_with("session0="), "{cookies}");
+    assert_eq!(
+        first["request"]["headers"]["X-Trace"],
+        json!(["plain-value"])
+    );
+    let authorization = first["request"]["headers"]["Authorization"][0]
+        .as_str()
+        .unwrap();
+    assert!(
+        authorization.starts_with("Bearer REDACTED"),
+        "{authorization}"
+    );
+    let body: Value =
+        serde_json::from_str(first["response"]["body"]["string"].as_str().unwrap()).unwrap();
+    assert_eq!(body["keys"].as_array().unwrap().len(), 100);
+    let stream = doc["interactions"][1]["response"]["body"]["string"]
+        .as_str()
+        .unwrap();
+    assert_eq!(stream.matches("data: {\"i\": ").count(), 100, "{stream}");
+}
+
+/// Regression (issue 43): the value of a credential header was replaced wherever its bytes
+/// occurred in the file, inside an unrelated hash, an ETag, an id. It is replaced where it
+/// stands as a token of its own (an echo of it in a body), and nowhere inside other text.
+#[test]
+fn a_credential_header_value_is_replaced_only_where_it_stands_as_a_token() {
+    let value = "7d3f9a2cbe41d0c5";
+    let body = json!({
+        "hash": format!("aa{value}bb"),
+        "etag": format!("W/\"{value}0\""),
+        "id": format!("x{value}"),
+        "echo": value,
+    })
+    .to_string();
+    let cassette = format!(
+        "interactions:\n- request:\n    body: null\n    headers:\n      X-Api-Key:\n      - {value}\n    method: GET\n    uri: https://api.example.com/v1/items\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+        serde_json::to_string(&body).unwrap()
+    );
+    let t = common::TestDir::new();
+    t.write("cassettes/items.yaml", &cassette);
+    t.vcr(&["normalize"]).code(0);
+    let text = t.read("cassettes/items.yaml");
+    assert!(
+        !text.contains(&format!("- {value}")),
+        "the header keeps it:\n{text}"
+    );
+    for kept in [
+        format!("aa{value}bb"),
+        format!("W/\\\\\\\"{value}0"),
+        format!("x{value}"),
+    ] {
+        assert!(text.contains(&kept), "`{kept}` was changed:\n{text}");
+    }
+    assert!(
+        !text.contains(&format!("\\\"echo\\\":\\\"{value}\\\"")),
+        "the echo keeps it:\n{text}"
+    );
+    t.vcr(&["verify"]).code(0);
+}
