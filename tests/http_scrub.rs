@@ -1237,3 +1237,45 @@ fn a_credential_header_value_is_replaced_only_where_it_stands_as_a_token() {
     );
     t.vcr(&["verify"]).code(0);
 }
+
+/// Regression (issue 43): a Slack webhook in a request URL was replaced host and all
+/// (`https://REDACTED_SLACK_TOKEN`), and a secret in the URL's path broke replay with no
+/// note although vcrpy matches on host and path. The token is replaced, the host and the
+/// path's words stay, and the run says replay is affected, in which interaction.
+#[test]
+fn a_webhook_in_a_url_is_replaced_as_its_token_with_a_replay_note() {
+    let token = "T04QKZ7XNB2/B05RMW8YPC3/Qx7Lm2Kp9Rt4Nw8Sy3Hf6Gv1";
+    let cassette = format!(
+        "interactions:\n- request:\n    body: '{{\"text\": \"deployed\"}}'\n    headers: {{}}\n    method: POST\n    uri: https://api.example.com/v1/status\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n- request:\n    body: '{{\"text\": \"deployed\"}}'\n    headers: {{}}\n    method: POST\n    uri: https://hooks.slack.com/services/{token}\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    let t = common::TestDir::new();
+    t.write("cassettes/notify.yaml", &cassette);
+    t.vcr(&["verify"]).code(1).stdout_has("leak/secret");
+    let run = t.vcr(&["normalize", "--format", "json"]);
+    run.code(0);
+    let text = t.read("cassettes/notify.yaml");
+    assert!(!text.contains("Qx7Lm2Kp9Rt4Nw8Sy3Hf6Gv1"), "{text}");
+    assert!(
+        text.contains("    uri: https://hooks.slack.com/services/REDACTED_"),
+        "the host and the path's words are kept:\n{text}"
+    );
+    assert!(
+        text.contains("    uri: https://api.example.com/v1/status\n"),
+        "{text}"
+    );
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    let affected: Vec<(u64, &str)> = out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "replay_affected")
+        .map(|e| {
+            (
+                e["interaction"].as_u64().unwrap(),
+                e["what"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(affected, [(1, "request URL (host or path)")], "{out:#}");
+    t.vcr(&["verify"]).code(0);
+}

@@ -813,12 +813,13 @@ impl Scrubber<'_> {
             } else {
                 leak.hit.detector.to_owned()
             };
+            let old = token_of(&leak.hit.text);
             defaults.subs.push(Sub {
-                old: leak.hit.text.clone(),
+                old: old.to_owned(),
                 new: name_of(placeholder(&name)),
                 // A short value (a password) could be part of other text by chance: it is
                 // replaced only where it stands whole.
-                how: if leak.hit.text.len() >= MIN_INSIDE {
+                how: if old.len() >= MIN_INSIDE {
                     How::Inside
                 } else {
                     How::Whole
@@ -832,6 +833,32 @@ impl Scrubber<'_> {
             .sort_by_key(|s| std::cmp::Reverse(s.old.len()));
         defaults
     }
+}
+
+/// The part of a detector's match that is the credential: a match that starts with a host
+/// and the fixed words of a path (a Slack webhook's `hooks.slack.com/services/T../B../..`)
+/// is the rest, so that the scrub keeps the host and the path's words and replay still
+/// reaches the same service (the whole URL was replaced host and all, issue 43).
+fn token_of(text: &str) -> &str {
+    let Some((host, mut rest)) = text.split_once('/') else {
+        return text;
+    };
+    let is_host = host.contains('.')
+        && !host.starts_with('.')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+    if !is_host {
+        return text;
+    }
+    // The path's words: segments of lowercase letters only (`services`, `api`, `webhooks`).
+    while let Some((word, after)) = rest.split_once('/')
+        && !word.is_empty()
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+    {
+        rest = after;
+    }
+    if rest.len() < MIN_INSIDE { text } else { rest }
 }
 
 /// What the default set replaces in one cassette.
@@ -1043,14 +1070,32 @@ impl Plan {
                     }
                 }
             }
-            if let Some(changed) = ctx.field_preview(&request.url, &subs)
-                && matched.query
-            {
-                for (name, placeholder) in changed_params(&request.url.text, &changed) {
+            if let Some(changed) = ctx.field_preview(&request.url, &subs) {
+                if matched.query {
+                    for (name, placeholder) in changed_params(&request.url.text, &changed) {
+                        let interference = Interference {
+                            interaction: i,
+                            what: plan.name(format!("query parameter `{name}`")),
+                            setting: plan.name(ctx.setting_query(&name, &placeholder)),
+                        };
+                        plan.interference.push(interference);
+                    }
+                }
+                // A secret in the host or a path segment: the recorder compares them too
+                // (vcrpy's default `match_on` has `host` and `path`), and no filter of its
+                // own rewrites them (issue 43: replay broke with no note).
+                let before_query =
+                    |url: &str| url.split(['?', '#']).next().unwrap_or_default().to_owned();
+                if matched.host_or_path && before_query(&request.url.text) != before_query(&changed)
+                {
                     let interference = Interference {
                         interaction: i,
-                        what: plan.name(format!("query parameter `{name}`")),
-                        setting: plan.name(ctx.setting_query(&name, &placeholder)),
+                        what: plan.name("request URL (host or path)".into()),
+                        setting: plan.name(
+                            "a matcher that ignores the URL's host and path for this request, \
+                             or the test requesting the URL as scrubbed"
+                                .into(),
+                        ),
                     };
                     plan.interference.push(interference);
                 }
