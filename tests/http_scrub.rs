@@ -1279,3 +1279,45 @@ fn a_webhook_in_a_url_is_replaced_as_its_token_with_a_replay_note() {
     assert_eq!(affected, [(1, "request URL (host or path)")], "{out:#}");
     t.vcr(&["verify"]).code(0);
 }
+
+/// Regression (issue 43): `normalize --diff` and `diff --full` printed a key whole when its
+/// writer had split it over two lines (a YAML double-quoted scalar folded with `\`): neither
+/// part alone is a key the masker knew. Both parts are masked.
+#[test]
+fn a_key_split_over_two_lines_is_masked_in_both_parts_of_a_diff() {
+    let (first, rest) = ("sk-proj-Zq8Xw3Lm9Kp2", "Rt7Nv4Sy6Hf1Gb5Jd0Cc3Ee8Aa2Uu");
+    let cassette = |note: &str| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: \"{{\\\"note\\\": \\\"{note}\\\", \\\"api_key\\\": \\\"{first}\\\n        {rest}\\\", \\\"more\\\": \\\"x\\\"}}\"\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+        )
+    };
+    let t = common::TestDir::new();
+    t.write(
+        "old/cassettes/a.yaml",
+        cassette("a long enough line of text to push the key"),
+    )
+    .write(
+        "new/cassettes/a.yaml",
+        cassette("another line of text, as long, to push it"),
+    );
+    let printed = |out: &str| {
+        for part in [first, rest] {
+            assert!(!out.contains(part), "`{part}` is printed:\n{out}");
+        }
+    };
+    let run = t.vcr_in("old", &["normalize", "--check", "--diff"]);
+    run.code(1);
+    assert!(run.stdout.contains("REDACTED_API_KEY"), "{}", run.stdout);
+    printed(&run.stdout);
+    let run = t.vcr(&["diff", "old", "new", "--full"]);
+    assert!(run.stdout.contains("@@"), "{}", run.stdout);
+    printed(&run.stdout);
+    // The file holds the key whole, as its loader reads it.
+    let Some(doc) = loaders::load(Loader::PyYaml, &t.path("old/cassettes/a.yaml")) else {
+        return;
+    };
+    let body = doc["interactions"][0]["response"]["body"]["string"]
+        .as_str()
+        .unwrap();
+    assert!(body.contains(&format!("{first}{rest}")), "{body}");
+}
