@@ -1049,3 +1049,65 @@ fn explain_a_place_says_why_there_is_or_is_not_a_finding() {
         .code(2)
         .stderr_has("no finding at `nowhere`");
 }
+
+/// A key the repository commits in its own test sources is test data it publishes: a
+/// warning that names the file. The same key kept where teams keep real ones (a hidden
+/// `.env`, a `*.env` file, a file `.gitignore` leaves out) is never taken for published, so
+/// the cassette that recorded it still fails the gate.
+#[test]
+fn a_key_the_sources_publish_is_a_warning_and_one_kept_out_of_git_is_an_error() {
+    let key = "Zq8vN2kL5mR7pT3wYc1Nd5FhXa4";
+    let cassette = vcrpy(
+        &format!("      X-Api-Key:\n      - {key}\n"),
+        "https://api.example.com/v1/items",
+        "ok",
+        "",
+    );
+    let verify = |t: &TestDir| {
+        let run = t.vcr(&["verify", "--format", "json", "tests/cassettes/items.yaml"]);
+        let found: Vec<(String, String)> = run.json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["detector"] != "uuid")
+            .map(|f| {
+                (
+                    f["severity"].as_str().unwrap().to_owned(),
+                    f["message"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect();
+        (run.code, found)
+    };
+
+    let t = TestDir::new();
+    t.write("tests/cassettes/items.yaml", &cassette);
+    t.write("tests/helpers.py", format!("API_KEY = \"{key}\"\n"));
+    let (code, found) = verify(&t);
+    assert_eq!(code, Some(0), "{found:?}");
+    assert!(
+        found.iter().any(
+            |(severity, message)| severity == "warning" && message.contains("tests/helpers.py")
+        ),
+        "the warning names the source: {found:?}"
+    );
+
+    for (file, extra) in [
+        (".env", None),
+        ("ci.env", None),
+        ("config/local.py", Some((".gitignore", "config/local.py\n"))),
+    ] {
+        let t = TestDir::new();
+        t.write("tests/cassettes/items.yaml", &cassette);
+        t.write(file, format!("API_KEY = \"{key}\"\n"));
+        if let Some((ignore, rule)) = extra {
+            t.write(ignore, rule);
+        }
+        let (code, found) = verify(&t);
+        assert_eq!(code, Some(1), "{file}: {found:?}");
+        assert!(
+            found.iter().any(|(severity, _)| severity == "error"),
+            "{file}: {found:?}"
+        );
+    }
+}

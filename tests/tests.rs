@@ -30,6 +30,7 @@ mod http_generic;
 mod http_hoverfly;
 mod http_json_readers;
 mod http_judge;
+mod http_judge_recorded;
 mod http_orphans;
 mod http_playwright;
 mod http_prune;

@@ -231,6 +231,214 @@ impl Scenario {
         self
     }
 
+    /// The leaks of issue 41, each where the judge did not look or did not know: a key split
+    /// across the deltas of an AWS event stream (Bedrock `converse-stream`) and of an OpenAI
+    /// SSE stream, STS credentials as JSON (AWS's own camel case) and as XML, a session
+    /// cookie set after logins that send no `password` (`pass=` in a form, a one-time code),
+    /// a 14-character hex API token in a `token` parameter, a ticket URL whose last segment
+    /// is random, and an EasyPost-style Basic key with no password.
+    pub fn judge41() -> Scenario {
+        let mut rng = Rng::new();
+        let bedrock_key = rng.token("sk-proj-", ALNUM, 40);
+        let sse_key = rng.token("sk-ant-api03-", ALNUM, 40);
+        let key_id = rng.token("ASIA", UPPER_DIGITS, 16);
+        let secret = rng.token("", BASE64, 40);
+        let session_token = rng.token("IQoJb3JpZ2luX2Vj", BASE64, 120);
+        let xml_secret = rng.token("", BASE64, 40);
+        let xml_token = rng.token("FwoGZXIvYXdzE", BASE64, 100);
+        let form_session = rng.token("", ALNUM, 32);
+        let otp_session = rng.token("", ALNUM, 40);
+        let hex_token = rng.token("", HEX, 14);
+        let ticket = rng.token("", ALNUM, 32);
+        let api_key = rng.token("EZTK", ALNUM, 40);
+        let service_key = rng.token("", ALNUM, 32);
+        let events: Vec<u8> = bedrock_key
+            .as_bytes()
+            .chunks(4)
+            .flat_map(|piece| {
+                let payload = json!({"contentBlockIndex": 0, "delta": {"text": std::str::from_utf8(piece).unwrap()}});
+                event_frame("contentBlockDelta", &payload.to_string())
+            })
+            .collect();
+        let sse: String = sse_key
+            .as_bytes()
+            .chunks(3)
+            .map(|piece| {
+                let chunk = json!({"choices": [{"index": 0, "delta": {"content": std::str::from_utf8(piece).unwrap()}}]});
+                format!("data: {chunk}\n\n")
+            })
+            .chain(["data: [DONE]\n\n".to_owned()])
+            .collect();
+        let basic = {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD.encode(format!("{api_key}:"))
+        };
+        let exchanges = vec![
+            Exchange::post(
+                "converse-stream",
+                "/model/anthropic.claude-3-haiku/converse-stream",
+                &[],
+                &json!({"messages": [{"role": "user", "content": [{"text": "echo my key"}]}]}),
+                Reply {
+                    status: 200,
+                    headers: vec![(
+                        "Content-Type".into(),
+                        "application/vnd.amazon.eventstream".into(),
+                    )],
+                    body: events,
+                },
+            ),
+            Exchange::post(
+                "stream",
+                "/v1/chat/completions",
+                &[("Authorization", "Bearer OPENAI_API_KEY")],
+                &json!({"model": "gpt-4o-mini", "stream": true, "messages": []}),
+                Reply {
+                    status: 200,
+                    headers: vec![("Content-Type".into(), "text/event-stream".into())],
+                    body: sse.into_bytes(),
+                },
+            ),
+            Exchange::get(
+                "sts-json",
+                "/?Action=AssumeRole&Version=2011-06-15",
+                &[("Accept", "application/json")],
+                json_reply(
+                    200,
+                    &json!({"AssumeRoleResponse": {"AssumeRoleResult": {"Credentials": {
+                        "AccessKeyId": key_id, "SecretAccessKey": secret,
+                        "SessionToken": session_token, "Expiration": 1_767_225_600}}}}),
+                    &[],
+                ),
+            ),
+            Exchange::get(
+                "sts-xml",
+                "/?Action=GetSessionToken&Version=2011-06-15",
+                &[],
+                Reply {
+                    status: 200,
+                    headers: vec![("Content-Type".into(), "text/xml".into())],
+                    body: format!("<GetSessionTokenResponse><GetSessionTokenResult><Credentials><AccessKeyId>ASIAIOSFODNN7EXAMPLE</AccessKeyId><SecretAccessKey>{xml_secret}</SecretAccessKey><SessionToken>{xml_token}</SessionToken></Credentials></GetSessionTokenResult></GetSessionTokenResponse>").into_bytes(),
+                },
+            ),
+            Exchange::new(
+                "form-login",
+                "POST",
+                "/login",
+                &[("Content-Type", "application/x-www-form-urlencoded")],
+                Some("user=dana&pass=<PASSWORD>".to_owned()),
+                json_reply(200, &json!({"ok": true}), &[("Set-Cookie", &format!("auth={form_session}; Path=/; HttpOnly"))]),
+            ),
+            Exchange::post(
+                "otp-login",
+                "/api/verify-otp",
+                &[],
+                &json!({"otp": "000000"}),
+                json_reply(200, &json!({"ok": true}), &[("Set-Cookie", &format!("sid={otp_session}; Path=/; Secure"))]),
+            ),
+            Exchange::get(
+                "hex-token",
+                &format!("/v2/geocode?address=Main+St&token={hex_token}"),
+                &[],
+                json_reply(200, &json!({"results": []}), &[]),
+            ),
+            Exchange::get(
+                "ticket",
+                "/api/v2/tickets/7",
+                &[("Authorization", &format!("Basic {basic}"))],
+                json_reply(200, &json!({"id": 7, "ticket_url": format!("https://support.example.net/p/ad/{ticket}")}), &[]),
+            ),
+            Exchange::get(
+                "service-keys",
+                "/api/v1/integrations/3",
+                &[],
+                json_reply(200, &json!({"id": 3, "mailer_api_key": service_key, "mailer_api_key_hint": "abcd"}), &[]),
+            ),
+        ];
+        Scenario {
+            name: "judge41",
+            exchanges,
+            secrets: vec![
+                ("a key split across Bedrock event frames", bedrock_key),
+                ("a key split across SSE deltas", sse_key),
+                ("an STS key id", key_id),
+                ("an STS secret (JSON)", secret),
+                ("an STS session token (JSON)", session_token),
+                ("an STS secret (XML)", xml_secret),
+                ("an STS session token (XML)", xml_token),
+                ("a session cookie after a `pass=` login", form_session),
+                ("a session cookie after a one-time code", otp_session),
+                ("a 14-character hex token", hex_token),
+                ("a ticket URL's random segment", ticket),
+                ("a Basic key with no password", api_key),
+                ("a key under a name that ends in `api_key`", service_key),
+            ],
+        }
+    }
+
+    /// The false errors of issue 41, each a value a project holds with no secret in it: an
+    /// unknown scheme before words (`SSWS myAPIToken`) and the servlet cookie a server sets
+    /// in answer to it, test words a vocabulary did not list (`test-refresh-token`), a
+    /// value that describes itself (`SESSIONID` under `TNS_SESSIONID`), a pagination cursor
+    /// in `X-Continuation-Token`, an object's id in the URL of a `PUT` the server answered,
+    /// and a password of ordinary words.
+    pub fn judge41_clean() -> Scenario {
+        let mut rng = Rng::new();
+        let cursor = rng.token("", BASE64, 48);
+        let network = rng.uuid();
+        let exchanges = vec![
+            Exchange::get(
+                "users",
+                "/api/v1/users?limit=2",
+                &[("Authorization", "SSWS myAPIToken")],
+                json_reply(
+                    200,
+                    &json!([]),
+                    &[(
+                        "Set-Cookie",
+                        &format!(
+                            "JSESSIONID={}; Path=/; Secure; HttpOnly",
+                            rng.token("", HEX, 32).to_ascii_uppercase()
+                        ),
+                    )],
+                ),
+            ),
+            Exchange::post(
+                "refresh",
+                "/oauth2/v1/introspect",
+                &[("Cookie", "TNS_SESSIONID=SESSIONID")],
+                &json!({"refresh_token": "test-refresh-token", "client_secret": "oauth-test-client-secret"}),
+                json_reply(200, &json!({"active": false}), &[]),
+            ),
+            Exchange::get(
+                "search",
+                "/api/v3/assets/search?limit=2",
+                &[],
+                json_reply(
+                    200,
+                    &json!({"assets": []}),
+                    &[("X-Continuation-Token", &cursor)],
+                ),
+            ),
+            Exchange::new(
+                "edit",
+                "PUT",
+                &format!("/networks/{network}"),
+                &[("Content-Type", "application/json")],
+                Some(
+                    json!({"name": "renamed", "password": "correct-horse-battery-staple"})
+                        .to_string(),
+                ),
+                json_reply(200, &json!({"uuid": network, "name": "renamed"}), &[]),
+            ),
+        ];
+        Scenario {
+            name: "judge41_clean",
+            exchanges,
+            secrets: Vec::new(),
+        }
+    }
+
     /// The scenario without the exchanges named `names` (what a recorder cannot keep), and
     /// without the credentials planted only in them.
     pub fn without(mut self, names: &[&str]) -> Scenario {
@@ -474,6 +682,32 @@ fn job(rng: &mut Rng, headers: &[(&str, &str)]) -> Exchange {
 }
 
 const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const UPPER_DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// One AWS event stream frame (`:event-type` and `:message-type` headers), as Bedrock
+/// streams: small enough that every length byte is ASCII, its CRCs left zero (readers of the
+/// recorded bytes do not check them), so the body is text a recorder keeps as it is.
+fn event_frame(kind: &str, payload: &str) -> Vec<u8> {
+    let mut headers = Vec::new();
+    for (name, value) in [(":event-type", kind), (":message-type", "event")] {
+        headers.push(name.len() as u8);
+        headers.extend_from_slice(name.as_bytes());
+        headers.push(7);
+        headers.extend_from_slice(&(value.len() as u16).to_be_bytes());
+        headers.extend_from_slice(value.as_bytes());
+    }
+    let total = 16 + headers.len() + payload.len();
+    assert!(total < 128, "a frame's length bytes stay ASCII");
+    let mut out = Vec::new();
+    out.extend_from_slice(&(total as u32).to_be_bytes());
+    out.extend_from_slice(&(headers.len() as u32).to_be_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&headers);
+    out.extend_from_slice(payload.as_bytes());
+    out.extend_from_slice(&[0; 4]);
+    out
+}
 const HEX: &[u8] = b"0123456789abcdef";
 const PASSWORD: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%*+-.:=?@^_~";
 

@@ -11,7 +11,7 @@
 use super::detectors::{self, Kind};
 use super::escape;
 use super::placeholder::{self, is_placeholder_token, looks_like_credential, mask};
-use super::{Hit, LeakFamily, find, is_name_byte, lossy, reason};
+use super::{Hit, LeakFamily, find, is_name_byte, lossy, reason, words};
 
 /// A credential key, HAR header or URL parameter: reads the value that follows and decides
 /// whether it is a credential, or what rejects it.
@@ -33,7 +33,12 @@ pub(super) fn credential(
         return Err(reason::KEY_INSIDE_A_NAME);
     }
     let key = credential_key_name(matched, detector.kind);
-    let value = read_value(bytes, end, detector.kind).ok_or(reason::NO_VALUE)?;
+    // A key after `?` or `&` is a query parameter whatever pattern found it: its value ends
+    // at the next `&`. Read to the end of the line instead, each of a URL's thousand
+    // `token=` parameters read all the others (quadratic, issue 44) and its masked text held
+    // them.
+    let in_query = key_start > 0 && matches!(bytes[key_start - 1], b'?' | b'&');
+    let value = read_value(bytes, end, detector.kind, in_query).ok_or(reason::NO_VALUE)?;
     let raw = lossy(&bytes[value.start..value.end]);
     let text = raw.trim();
     if let Some(why) = rejected_whole(text) {
@@ -44,14 +49,13 @@ pub(super) fn credential(
     if text.starts_with("AWS4-HMAC-SHA256") {
         return sigv4_credential(detector, bytes, &value);
     }
-    if let Some(why) = rejected(text) {
+    if let Some(why) = rejected_in(text, &words::name_words(&key)) {
         return Err(why);
     }
     let (scheme, credential) = placeholder::split_scheme(text);
     let key_lower = key.to_ascii_lowercase();
     // `token` also names a token of text (logprobs): only a token-like value counts.
-    if key_lower == "token" && (credential.len() < 16 || !placeholder::is_token_charset(credential))
-    {
+    if key_lower == "token" && !is_token_shaped(credential) {
         return Err(reason::TEXT_TOKEN);
     }
     let quoted = has_quote(matched) || value.quoted || value.list_item;
@@ -129,16 +133,14 @@ pub(crate) fn named(
             reason: reason::SIGV4,
         });
     }
-    let (scheme, credential) = placeholder::split_scheme(text);
-    if let Some(why) = rejected(text) {
+    let (scheme, credential) = split_any_scheme(text);
+    if let Some(why) = rejected_in(text, &words::name_words(name)) {
         return Err(why);
     }
     if credential.len() < min_len.max(4) {
         return Err(reason::TOO_SHORT);
     }
-    if name.eq_ignore_ascii_case("token")
-        && (credential.len() < 16 || !placeholder::is_token_charset(credential))
-    {
+    if name.eq_ignore_ascii_case("token") && !is_token_shaped(credential) {
         return Err(reason::TEXT_TOKEN);
     }
     let start = lead + (text.len() - credential.len());
@@ -192,14 +194,98 @@ fn is_reference(value: &str) -> bool {
         })
 }
 
+/// The floor of entropy a `token` shorter than 16 characters must reach to be one, in bits
+/// (issue 41: a 14-character hex API token is 56 bits): 12 hex digits, or 9 letters of both
+/// cases and digits. A token of text (`Hello`, a logprob's ` the`) stays below it.
+pub(crate) const TOKEN_FLOOR_BITS: f64 = 48.0;
+
+/// The entropy a value would have if each of its characters were drawn at random from the
+/// classes it uses (hex counts as 16 symbols, lower-case letters 26, upper-case 26, digits
+/// 10, other characters 16), in bits.
+pub(crate) fn shape_bits(value: &str) -> f64 {
+    let bytes = value.as_bytes();
+    let hex = bytes.iter().all(u8::is_ascii_hexdigit)
+        && (bytes.iter().all(|b| !b.is_ascii_uppercase())
+            || bytes.iter().all(|b| !b.is_ascii_lowercase()));
+    let alphabet = if hex {
+        16
+    } else {
+        let has = |f: fn(&u8) -> bool| bytes.iter().any(f);
+        26 * usize::from(has(u8::is_ascii_lowercase))
+            + 26 * usize::from(has(u8::is_ascii_uppercase))
+            + 10 * usize::from(has(u8::is_ascii_digit))
+            + 16 * usize::from(has(|b| !b.is_ascii_alphanumeric()))
+    };
+    bytes.len() as f64 * (alphabet.max(2) as f64).log2()
+}
+
+/// Whether a `token` value is shaped like a credential: in a token's characters, and 16
+/// characters or more, or letters and digits above [`TOKEN_FLOOR_BITS`] (a word of text,
+/// `Translate`, has no digit).
+pub(crate) fn is_token_shaped(value: &str) -> bool {
+    let digits_and_letters =
+        value.bytes().any(|b| b.is_ascii_digit()) && value.bytes().any(|b| b.is_ascii_alphabetic());
+    placeholder::is_token_charset(value)
+        && (value.len() >= 16 || (digits_and_letters && shape_bits(value) >= TOKEN_FLOOR_BITS))
+}
+
+/// The entropy floor of a value judged by a name that says secret but is no credential
+/// field of the fixed list (`activationToken`), or of a URL's path segment beside a word
+/// that says ticket or reset: 64 bits (11 letters of both cases and digits, 16 hex digits).
+pub(crate) const RANDOM_FLOOR_BITS: f64 = 64.0;
+
+/// Whether a value is random-shaped: in a token's characters, above
+/// [`RANDOM_FLOOR_BITS`], mixing letters and digits or both cases, and no typed words.
+pub(crate) fn is_random_shaped(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    let mixed = (bytes.iter().any(u8::is_ascii_digit) && bytes.iter().any(u8::is_ascii_alphabetic))
+        || (bytes.iter().any(u8::is_ascii_uppercase) && bytes.iter().any(u8::is_ascii_lowercase));
+    placeholder::is_token_charset(value)
+        && mixed
+        && shape_bits(value) >= RANDOM_FLOOR_BITS
+        && words::typed(value, &[]).is_none()
+        && !is_uuid(value)
+}
+
+/// `Bearer abc`, and any word of a scheme's shape before one credential (`SSWS abc`, `DPoP
+/// abc`): an `Authorization` value names its scheme first, whatever it is.
+pub(crate) fn split_any_scheme(value: &str) -> (Option<&str>, &str) {
+    if let (Some(scheme), credential) = placeholder::split_scheme(value) {
+        return (Some(scheme), credential);
+    }
+    match value.split_once(' ') {
+        Some((scheme, rest))
+            if (2..=20).contains(&scheme.len())
+                && scheme
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && scheme
+                    .bytes()
+                    .next()
+                    .is_some_and(|b| b.is_ascii_alphabetic())
+                && !rest.trim().is_empty()
+                && !rest.trim().contains(' ') =>
+        {
+            (Some(scheme), rest.trim())
+        }
+        _ => (None, value),
+    }
+}
+
 /// Why a value that a structure names as a credential is none (`named`'s judgement, and
 /// what `vcr verify --explain` says), or `None` when it is one. The order is the judge's.
 pub fn rejected(value: &str) -> Option<&'static str> {
+    rejected_in(value, &[])
+}
+
+/// [`rejected`], for a value held by a name whose words are `own` (a value made of them
+/// describes itself).
+pub(crate) fn rejected_in(value: &str, own: &[String]) -> Option<&'static str> {
     let text = value.trim();
     if let Some(why) = rejected_whole(text) {
         return Some(why);
     }
-    let (scheme, credential) = placeholder::split_scheme(text);
+    let (scheme, credential) = split_any_scheme(text);
     if scheme.is_some_and(|s| s.eq_ignore_ascii_case("basic")) && is_fake_basic(credential) {
         return Some(reason::FAKE_BASIC);
     }
@@ -224,7 +310,45 @@ pub fn rejected(value: &str) -> Option<&'static str> {
     if is_test_words(credential) {
         return Some(reason::TEST_WORDS);
     }
+    if is_id_made_password(credential) {
+        return Some(reason::ID_MADE_PASSWORD);
+    }
+    let mut own: Vec<&str> = own.iter().map(String::as_str).collect();
+    own.extend(scheme);
+    if let Some(typed) = words::typed(credential, &own) {
+        return Some(typed_reason(typed));
+    }
     None
+}
+
+/// A UUID with a few characters after it that a password rule asks for (`<uuid>Tt!`): what
+/// a test makes up for an account it creates, random only in its id.
+fn is_id_made_password(value: &str) -> bool {
+    value.len() > 36
+        && value.len() <= 40
+        && value.is_char_boundary(36)
+        && is_uuid(&value[..36])
+        && !value[36..]
+            .bytes()
+            .any(|b| b.is_ascii_hexdigit() && b.is_ascii_lowercase())
+}
+
+/// Whether `text` is a UUID (8-4-4-4-12 hex digits).
+pub(crate) fn is_uuid(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// The reason a value of typed words gives.
+pub(crate) fn typed_reason(typed: words::Typed) -> &'static str {
+    match typed {
+        words::Typed::OwnName => reason::SELF_DESCRIBING,
+        words::Typed::Words => reason::TYPED_WORDS,
+    }
 }
 
 /// What rejects a value whole, before any scheme is split from it.
@@ -264,10 +388,14 @@ pub(super) fn is_fake_basic(credential: &str) -> bool {
         return false;
     };
     let decoded = String::from_utf8_lossy(&decoded);
-    let password = decoded.split_once(':').map_or(&*decoded, |(_, p)| p);
-    placeholder::is_fake_words(password)
-        || placeholder::is_placeholder_value(password)
-        || is_placeholder_token(password)
+    let (user, password) = decoded.split_once(':').unwrap_or(("", &decoded));
+    // An API key sent as the user with no password (Stripe's, EasyPost's `EZTK...:`) is
+    // judged as the key it is.
+    let secret = if password.is_empty() { user } else { password };
+    placeholder::is_fake_words(secret)
+        || placeholder::is_placeholder_value(secret)
+        || is_placeholder_token(secret)
+        || words::typed(secret, &[]).is_some()
 }
 
 /// The access key id of an AWS Signature V4 `Authorization` value, if it is a real one.
@@ -409,7 +537,7 @@ fn blank_at(bytes: &[u8], at: usize, lines: bool) -> Option<usize> {
 /// Reads the value after a `key:`/`key=`/`"value":`: a quoted string (with any level of
 /// backslash escaping, or `\u0022`), the first string of a list, a YAML block list item, or a
 /// bare word (a scheme word like `Bearer` takes the token after it).
-fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
+fn read_value(bytes: &[u8], mut at: usize, kind: Kind, in_query: bool) -> Option<ValueSpan> {
     let skip_blanks = |at: &mut usize| {
         while let Some(len) = blank_at(bytes, *at, false) {
             *at += len;
@@ -505,6 +633,7 @@ fn read_value(bytes: &[u8], mut at: usize, kind: Kind) -> Option<ValueSpan> {
                             b,
                             b',' | b'}' | b']' | b';' | b'"' | b'\'' | b'\\' | b'<' | b'>'
                         )
+                        || (in_query && matches!(b, b'&' | b'#'))
                     {
                         break;
                     }

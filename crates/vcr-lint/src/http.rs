@@ -87,6 +87,37 @@ const CREDENTIAL_HEADERS: &[&str] = &[
     "x-pinecone-api-key",
 ];
 
+/// Whether a header's value is a credential by its name: one of [`CREDENTIAL_HEADERS`], or
+/// a name that says an API key, a secret, a password or a token (`X-APIKeys`,
+/// `X-Vendor-Secret`, `X-Session-Token`), not a CSRF token's, a rate limit's or CORS's.
+pub(crate) fn is_credential_header(name: &str, side: Side) -> bool {
+    if is_one_of(name, CREDENTIAL_HEADERS) {
+        return true;
+    }
+    let lower = name.to_ascii_lowercase();
+    let not = [
+        "csrf",
+        "xsrf",
+        "access-control",
+        "ratelimit",
+        "rate-limit",
+        "authenticate",
+        "continuation",
+        "cursor",
+        "next",
+        "page",
+    ];
+    !not.iter().any(|w| lower.contains(w))
+        && (["apikey", "api-key", "api_key", "secret", "password", "passwd", "access-key"]
+            .iter()
+            .any(|w| lower.contains(w))
+            || lower.ends_with("-token")
+            || lower.ends_with("_token")
+            // A request's session header carries a session; a response's names one (an
+            // Azure ML model session, a request's trace).
+            || (side == Side::Request && lower.contains("session")))
+}
+
 /// Query parameters whose value is a credential.
 const CREDENTIAL_PARAMETERS: &[&str] = &[
     "api_key",
@@ -108,6 +139,7 @@ const CREDENTIAL_PARAMETERS: &[&str] = &[
     "sig",
     "x-goog-signature",
     "x-goog-credential",
+    "session_token",
 ];
 
 /// Fields (form, JSON, multipart) whose value is a credential.
@@ -134,6 +166,7 @@ const CREDENTIAL_FIELDS: &[&str] = &[
     "secret_access_key",
     "aws_secret_access_key",
     "session_token",
+    "sessiontoken",
     "aws_session_token",
     "private_key",
     "bot_token",
@@ -166,7 +199,25 @@ fn field_names() -> &'static aho_corasick::AhoCorasick {
 /// What `names_a_field` looks for: the credential fields, the two names that are
 /// credentials beside other keys, and (last, see [`URL_NAMES`]) the query parameters that
 /// are no field's name.
-const FIELD_NAMES: [&[&str]; 3] = [CREDENTIAL_FIELDS, &["secret", "apikey"], URL_NAMES];
+const FIELD_NAMES: [&[&str]; 4] = [
+    CREDENTIAL_FIELDS,
+    &[
+        "secret",
+        "apikey",
+        "session_id",
+        "sessionid",
+        "secretaccesskey",
+    ],
+    SECRET_SUFFIXES,
+    URL_NAMES,
+];
+
+/// The last words of names that say a secret ([`names_a_secret`]): `activationToken`,
+/// `tempPassword`; they count where a quote closes the name after them (or `>`, an XML
+/// element's: `<SessionToken>`).
+const SECRET_SUFFIXES: &[&str] = &[
+    "token", "secret", "password", "passwd", "passcode", "apikey", "api_key", "api-key",
+];
 
 /// The credential query parameters that name no credential field: a body that holds one
 /// in a URL (`&X-Amz-Signature=`, `?key=`) is decoded for the URL to be judged. They count
@@ -217,8 +268,24 @@ fn names_a_field_bytewise(bytes: &[u8]) -> bool {
 /// as a key or parameter ([`is_field_name_at`]), or for the last list, as a URL's parameter.
 fn is_name_at(bytes: &[u8], start: usize, end: usize, pattern: usize) -> bool {
     let fields: usize = FIELD_NAMES[..2].iter().map(|l| l.len()).sum();
-    if pattern < fields {
-        return is_field_name_at(bytes, start, end);
+    let name = FIELD_NAMES.iter().flat_map(|l| l.iter()).nth(pattern);
+    // The last word of a longer name that says a secret (`"activationToken":`), closed by a
+    // quote.
+    // A name found whole ends with the word as well (`access_token"`): the search does not
+    // report the shorter match inside it.
+    let ends_in_suffix = |n: &&str| {
+        let n = n.to_ascii_lowercase();
+        SECRET_SUFFIXES.iter().any(|s| n.ends_with(s))
+    };
+    if name.is_some_and(ends_in_suffix) {
+        let after = &bytes[end.min(bytes.len())..];
+        let after = after.strip_prefix(b"\\").unwrap_or(after);
+        if matches!(after.first(), Some(b'"' | b'\'' | b'>')) {
+            return true;
+        }
+    }
+    if pattern < fields + SECRET_SUFFIXES.len() {
+        return pattern < fields && is_field_name_at(bytes, start, end);
     }
     let before = &bytes[..start];
     (before.ends_with(b"?")
@@ -286,7 +353,7 @@ const CLIENT_KEYS: &[&str] = &[
 /// Whether a cookie is judged by its name as a credential: a session cookie's name, and a
 /// value in a token's characters (session ids and tokens are; a value of words and JSON, a
 /// demo app's `Bearer <time>:{"user": ...}`, is not one).
-fn is_session_credential(name: &str, value: &str) -> bool {
+pub(crate) fn is_session_credential(name: &str, value: &str) -> bool {
     let (_, token) = super::placeholder::split_scheme(value);
     is_session_cookie(name) && super::placeholder::is_token_charset(token)
 }
@@ -301,7 +368,93 @@ fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
                 .iter()
                 .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
         });
-    (client_secret || is_one_of(name, CREDENTIAL_FIELDS)).then_some(name)
+    // `SecretAccessKey`, `session-token`: the names of the list however they are joined.
+    let squashed = || {
+        let squash = |n: &str| n.replace(['_', '-'], "").to_ascii_lowercase();
+        let name = squash(name);
+        CREDENTIAL_FIELDS.iter().any(|f| squash(f) == name)
+    };
+    let by_words = || {
+        (names_a_secret(name) || names_a_session(name))
+            && credential::is_random_shaped(leaf.text.trim())
+    };
+    (client_secret || is_one_of(name, CREDENTIAL_FIELDS) || squashed() || by_words())
+        .then_some(name)
+}
+
+/// Whether a name is a session's id (`session_id`, `sessionId`): a secret when its value
+/// is random-shaped (a one-time onboarding link's session), an id when it is a UUID (an
+/// agent's conversation).
+pub(crate) fn names_a_session(name: &str) -> bool {
+    let words = super::words::name_words(name);
+    matches!(
+        words.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        [.., "session", "id"] | [.., "sessionid"]
+    )
+}
+
+/// Whether a field's name says it holds a secret by its last word (`activationToken`,
+/// `tempPassword`, `recovery_token`, `webhookSecret`) or two (`mailer_api_key`), and none of its words says it is a
+/// cursor, a count, a kind or a CSRF pairing (`next_token`, `max_tokens`, `token_type`).
+/// Such a value is then judged as every named one is, and must be random-shaped.
+fn names_a_secret(name: &str) -> bool {
+    let words = super::words::name_words(name);
+    let Some(last) = words.last() else {
+        return false;
+    };
+    let not = [
+        "next",
+        "prev",
+        "previous",
+        "page",
+        "continuation",
+        "cursor",
+        "csrf",
+        "xsrf",
+        "max",
+        "min",
+        "count",
+        "type",
+        "limit",
+        "usage",
+        "input",
+        "output",
+        "prompt",
+        "completion",
+        "total",
+        "num",
+        "expires",
+        "expiry",
+        "expiration",
+        "length",
+        "policy",
+        "hint",
+        "name",
+        "url",
+        "uri",
+        "endpoint",
+        "enabled",
+        "required",
+        "reset",
+        "changed",
+        "last",
+        "set",
+        "has",
+        "is",
+        "sync",
+        "geo",
+        "search",
+        "query",
+        "public",
+        "hashed",
+        "hash",
+    ];
+    // An API key by its last words (`mailer_api_key`, `stripeApiKey`); `key` alone names
+    // cache keys, object keys and idempotency keys.
+    let api_key =
+        last == "apikey" || (last == "key" && words.len() >= 2 && words[words.len() - 2] == "api");
+    (["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str()) || api_key)
+        && !words.iter().any(|w| not.contains(&w.as_str()))
 }
 
 /// Cookie names that hold a session or a credential.
@@ -356,9 +509,35 @@ fn is_browser_cookie(lower: &str) -> bool {
         .any(|p| lower.starts_with(p))
 }
 
+/// A header value written as `name=value` pairs separated by `;` or `,` (`accessKey=a;
+/// secretKey=b;`, `key=...`), each `(name, value)`; none when it is not all such pairs
+/// (`Bearer <token>`, base64 that ends in `=`).
+fn key_value_pairs(value: &str) -> Vec<(&str, &str)> {
+    let mut pairs = Vec::new();
+    for part in value
+        .split([';', ','])
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+    {
+        match part.split_once('=') {
+            Some((name, v))
+                if !name.is_empty()
+                    && !v.is_empty()
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+            {
+                pairs.push((name, v.trim()));
+            }
+            _ => return Vec::new(),
+        }
+    }
+    pairs
+}
+
 /// Which side of the exchange a text is on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Side {
+pub(crate) enum Side {
     Request,
     Response,
 }
@@ -528,10 +707,21 @@ impl<'a> Collect<'a> {
             let name = header.name.as_str();
             let value = &header.value;
             let path = || header_path(&value.path, name);
-            if is_one_of(name, CREDENTIAL_HEADERS) {
-                if let Ok(hit) = credential::named("credential-header", name, &value.text, 4) {
+            if is_credential_header(name, side) {
+                // `accessKey=...; secretKey=...` (Tenable's `X-ApiKeys`): each value judged
+                // by the name beside it.
+                let pairs = key_value_pairs(&value.text);
+                if pairs.is_empty()
+                    && let Ok(hit) = credential::named("credential-header", name, &value.text, 4)
+                {
                     self.named
                         .push(leak_at(hit, value, self.file, path(), place));
+                }
+                for (key, pair_value) in pairs {
+                    if let Ok(hit) = credential::named("credential-header", key, pair_value, 4) {
+                        let path = format!("{} {key}", path());
+                        self.named.push(leak_at(hit, value, self.file, path, place));
+                    }
                 }
                 continue;
             }
@@ -602,7 +792,16 @@ impl<'a> Collect<'a> {
                 h.name.eq_ignore_ascii_case("content-encoding")
                     && !h.value.text.trim().eq_ignore_ascii_case("identity")
             });
+        // A stream is read as its events (a key may be split across them), and bytes with a
+        // NUL are no text to scan as it stands (issue 41).
+        let stream = headers.iter().any(|h| {
+            h.name.eq_ignore_ascii_case("content-type")
+                && (h.value.text.contains("event-stream") || h.value.text.contains("eventstream"))
+        });
         !encoded
+            && !stream
+            && !bytes.contains(&0)
+            && !url::may_hold_a_ticket(bytes)
             && std::str::from_utf8(bytes).is_ok()
             && !names_a_field(bytes, self.scanner.folded_search())
             && self.scanner.scan(bytes).iter().all(|hit| {
@@ -669,6 +868,28 @@ impl<'a> Collect<'a> {
                     .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
                 return;
             }
+            // XML elements named for a credential (STS's `<SecretAccessKey>`), judged as
+            // fields are (issue 41).
+            if !leaf.is_key && leaf.text.trim_start().starts_with('<') && !public_page {
+                for (name, value) in xml_elements(leaf.text) {
+                    let named = Leaf {
+                        name: Some(name),
+                        ..leaf.clone()
+                    };
+                    if credential_field_name(&Leaf {
+                        text: value,
+                        ..named.clone()
+                    })
+                    .is_some()
+                        && let Ok(hit) = credential::named("credential-field", name, value, 4)
+                    {
+                        let path = format!("{} <{name}>", leaf_path(base, described, leaf.path));
+                        let at = (own, anchor);
+                        this.named
+                            .push(leaf_leak(hit, leaf.text, at, this.file, path, place));
+                    }
+                }
+            }
             // A URL in markup (an `<iframe src>`) is fetched by every browser that renders
             // it, and oEmbed data is what a provider hands anyone who asks: their keys are
             // public by design.
@@ -678,7 +899,16 @@ impl<'a> Collect<'a> {
                     || leaf.path.to_ascii_lowercase().contains("oembed")
             };
             if !leaf.is_key && leaf.text.contains("://") && !public_markup() {
-                for (hit, parameter) in url_credentials(leaf.text, false) {
+                let mut found = url_credentials(leaf.text, false);
+                // A URL a field names a ticket (`ticket_url`): its last segment, if random.
+                if leaf.name.is_some_and(url::says_ticket) {
+                    for (hit, parameter) in url::ticket_segments(leaf.text.trim(), true) {
+                        if !found.iter().any(|(h, _)| h.text == hit.text) {
+                            found.push((hit, parameter));
+                        }
+                    }
+                }
+                for (hit, parameter) in found {
                     let path = format!("{} ?{parameter}", leaf_path(base, described, leaf.path));
                     let at = (own, anchor);
                     this.named
@@ -739,12 +969,102 @@ impl<'a> Collect<'a> {
                 body::for_each_leaf(&decoded, &mut |leaf| {
                     visit(self, leaf, &field.path, anchor, &described);
                 });
+                // What the leaves do not show whole (issue 41): a body that is not text,
+                // read as its printable runs; a stream's pieces, joined.
+                let extra = match &decoded.content {
+                    body::Content::Binary(_) => body::printable_runs(bytes, 8),
+                    body::Content::Sse(events) => joined_deltas(events),
+                    _ => String::new(),
+                };
+                if !extra.is_empty() {
+                    let item = Text {
+                        start: 0,
+                        end: 0,
+                        path: TextPath::Field(&field.path),
+                        own: None,
+                        anchor,
+                        side,
+                        matched,
+                        place,
+                        public: false,
+                        interaction,
+                    };
+                    self.push(&extra, item);
+                }
             }
             Body::Data { path, node } => {
                 body::for_each_node_leaf(node, &mut |leaf| visit(self, leaf, path, None, ""));
             }
         }
     }
+}
+
+/// The simple elements of an XML text, `<Name>value</Name>` with text only inside, as
+/// `(name, value)`: what AWS's query APIs (STS, IAM) answer with.
+fn xml_elements(text: &str) -> Vec<(&str, &str)> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('<') {
+        rest = &rest[open + 1..];
+        let Some(close) = rest.find('>') else { break };
+        let name = &rest[..close];
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        {
+            continue;
+        }
+        let body = &rest[close + 1..];
+        let Some(end) = body.find('<') else { break };
+        if body[end..].starts_with(&format!("</{name}>")) && end > 0 {
+            found.push((name, &body[..end]));
+        }
+    }
+    found
+}
+
+/// The text a stream sends in pieces, joined: every event's text leaves (`content`, `text`,
+/// `partial_json`, `arguments`, `thinking`, `delta`) grouped by their path inside the
+/// event's data (`/choices/0/delta/content`, `/delta/text`,
+/// `/delta/partial_json`, `/contentBlockDelta/delta/text`), each group of two pieces or more
+/// joined in order, one a line. A model that echoes a key sends it 2 to 5 characters a
+/// delta; no piece holds it whole (issue 41), as `vcr diff` already knew.
+fn joined_deltas(events: &[body::SseEvent]) -> String {
+    let mut groups: Vec<(String, String, usize)> = Vec::new();
+    for event in events {
+        body::for_each_leaf(&event.data, &mut |leaf| {
+            let streamed = [
+                "content",
+                "text",
+                "partial_json",
+                "arguments",
+                "thinking",
+                "delta",
+            ];
+            if leaf.is_key
+                || leaf.text.len() > 256
+                || !leaf.name.is_some_and(|n| streamed.contains(&n))
+            {
+                return;
+            }
+            match groups.iter_mut().find(|(path, _, _)| path == leaf.path) {
+                Some((_, text, pieces)) => {
+                    text.push_str(leaf.text);
+                    *pieces += 1;
+                }
+                None => groups.push((leaf.path.to_owned(), leaf.text.to_owned(), 1)),
+            }
+        });
+    }
+    let mut out = String::new();
+    for (_, text, pieces) in groups {
+        if pieces >= 2 {
+            out.push_str(&text);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Every leak in a cassette read by structure; `file` is its (decompressed) text, and
@@ -1045,8 +1365,7 @@ fn collect<'a>(
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
         let before = c.exchanges.last().map_or(logged_in, |e| e.credentialed);
-        c.exchanges
-            .push(Exchange::of(interaction, before, scanner.folded_search()));
+        c.exchanges.push(Exchange::of(interaction, before));
         let request = &interaction.request;
         let url = &request.url;
         c.field(
@@ -1057,7 +1376,11 @@ fn collect<'a>(
             matched.url,
             URL_PLACE,
         );
-        for (hit, name) in parameter_credentials(&url.text, false) {
+        let tickets = url::ticket_segments(&url.text, false).into_iter();
+        for (hit, name) in parameter_credentials(&url.text, false)
+            .into_iter()
+            .chain(tickets)
+        {
             let path = format!("{} ?{name}", url.path);
             c.named
                 .push(leak_at(hit, url, file, path, " in a request URL"));
@@ -1598,16 +1921,36 @@ mod tests {
     fn field_names_are_found_as_an_overlapping_search_finds_them() {
         let all = aho_corasick::AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(CREDENTIAL_FIELDS.iter().chain(&["secret", "apikey"]))
+            .build(
+                CREDENTIAL_FIELDS
+                    .iter()
+                    .chain(&[
+                        "secret",
+                        "apikey",
+                        "session_id",
+                        "sessionid",
+                        "secretaccesskey",
+                    ])
+                    .chain(SECRET_SUFFIXES),
+            )
             .unwrap();
         let overlapping = |bytes: &[u8]| {
             all.find_overlapping_iter(bytes).any(|m| {
                 let before = m.start().checked_sub(1).map(|i| bytes[i]);
                 let after = bytes.get(m.end()).copied();
-                matches!(
-                    before,
-                    None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
-                ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
+                let name = &bytes[m.start()..m.end()];
+                let rest = &bytes[m.end()..];
+                let rest = rest.strip_prefix(b"\\").unwrap_or(rest);
+                // A name that ends in a secret's word, closed by a quote (issue 41).
+                let suffix = SECRET_SUFFIXES
+                    .iter()
+                    .any(|s| s.as_bytes().eq_ignore_ascii_case(name))
+                    && matches!(rest.first(), Some(b'"' | b'\'' | b'>'));
+                suffix
+                    || matches!(
+                        before,
+                        None | Some(b'"' | b'\'' | b'\\' | b'&' | b'?' | b'\n' | b' ')
+                    ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
             })
         };
         let names: Vec<&str> = CREDENTIAL_FIELDS

@@ -21,6 +21,7 @@ pub mod finding;
 pub mod http;
 mod placeholder;
 mod reason;
+mod words;
 
 use crate::finding::FindingId;
 use std::sync::OnceLock;
@@ -702,6 +703,9 @@ fn classify(
             }
             if is_placeholder_token(&password) || placeholder::is_placeholder_value(&password) {
                 return Err(reason::PLACEHOLDER_PASSWORD);
+            }
+            if let Some(typed) = words::typed(&password, &[user.as_str()]) {
+                return Err(credential::typed_reason(typed));
             }
             let password_start = start + scheme_end + colon + 1;
             let masked = format!(

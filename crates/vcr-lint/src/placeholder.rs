@@ -344,6 +344,9 @@ const FAKE_USER_WORDS: &[&str] = &[
     "authorization",
     "s3cr3t",
     "qwerty",
+    // `root` backwards, and a word that says no: passwords tests send to be refused.
+    "toor",
+    "nope",
     "guest",
     "anonymous",
     "letmein",

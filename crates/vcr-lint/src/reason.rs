@@ -106,10 +106,17 @@ pub(super) const REFERENCE: &str = "a program's name for a secret, not its value
 pub(super) const TEST_WORDS: &str =
     "test words (glued, in leetspeak, alphabet runs, behind a vendor's prefix)";
 /// `token` naming a token of text.
-pub(super) const TEXT_TOKEN: &str =
-    "a `token` that is not shaped like one (16 or more token characters): a token of text";
+pub(super) const TEXT_TOKEN: &str = "a `token` that is not shaped like one (token characters, and 16 or more of them or 48 bits of entropy: 12 hex digits, 9 letters of both cases and digits): a token of text";
+/// A value made of the words of the name that holds it.
+pub(super) const SELF_DESCRIBING: &str = "the value describes itself: every piece of it is a word of the name that holds it or of its scheme (`SESSIONID` under `TNS_SESSIONID`, `DPoP myDPoPToken`), or a number";
+/// A value made of English words.
+pub(super) const TYPED_WORDS: &str = "words a person typed: every piece of it (split at symbols, case changes and digits) is an English word of the embedded word list, a word of its name, or a number (`myAPIToken`, `test-refresh-token`, `correcthorsebatterystaple`); random keys split into pieces of one or two letters";
 /// A bare word in prose.
 pub(super) const PROSE: &str =
     "a bare word after the key in prose, not quoted, not an assignment and not shaped like a token";
 /// A short query value.
 pub(super) const SHORT_QUERY: &str = "shorter than 8 characters in a query";
+/// A UUID with a password rule's characters after it.
+pub(super) const ID_MADE_PASSWORD: &str = "a UUID with the few characters a password rule asks for after it (`<uuid>Tt!`): a password a test made up for an account it creates";
+/// A random segment of a URL's path beside a word that says ticket, reset, verify.
+pub(super) const TICKET_PATH: &str = "a random segment of a URL's path beside a word that says it is a one-time secret (a ticket, an invitation, a reset, verification or activation link), above the floor of 64 bits; not a UUID";

@@ -192,71 +192,31 @@ fn model_chunk(data: &Value<'_>) -> Option<Value<'static>> {
 }
 
 /// The events of an AWS event stream (`application/vnd.amazon.eventstream`), each as
-/// `{"<:event-type>": <payload JSON>}`; `None` unless the bytes are such frames from end to
-/// end. A frame is its total length and its headers' length (big-endian `u32`s), the
-/// prelude's CRC, the headers, the payload and the message's CRC; the CRCs are not checked:
-/// a frame that has exactly its length, with headers that parse, is one.
+/// `{"<:event-type>": <payload JSON>}` (a `chunk`'s base64 `bytes` unwrapped into the
+/// model's own event); `None` unless the bytes are such frames from end to end. The frames
+/// are read by the cassette's body decoding
+/// ([`event_stream::frames`](vcr_cassette::http::body::event_stream::frames)), which the
+/// judge reads them with too.
 pub(super) fn event_stream(bytes: &[u8]) -> Option<Vec<Value<'static>>> {
-    let u32_at = |b: &[u8], at: usize| -> Option<usize> {
-        let word: [u8; 4] = b.get(at..at + 4)?.try_into().ok()?;
-        Some(u32::from_be_bytes(word) as usize)
-    };
-    let mut events = Vec::new();
-    let mut rest = bytes;
-    while !rest.is_empty() {
-        let total = u32_at(rest, 0)?;
-        let headers_len = u32_at(rest, 4)?;
-        if total < 16 + headers_len || total > rest.len() {
-            return None;
-        }
-        let headers = &rest[12..12 + headers_len];
-        let payload = &rest[12 + headers_len..total - 4];
-        let mut kind = None;
-        let mut at = 0;
-        while at < headers.len() {
-            let name_len = usize::from(headers[at]);
-            let name = headers.get(at + 1..at + 1 + name_len)?;
-            at += 1 + name_len;
-            let value_type = *headers.get(at)?;
-            at += 1;
-            let value_len = match value_type {
-                0 | 1 => 0,
-                2 => 1,
-                3 => 2,
-                4 => 4,
-                5 | 8 => 8,
-                9 => 16,
-                6 | 7 => {
-                    let len = headers.get(at..at + 2)?;
-                    at += 2;
-                    usize::from(u16::from_be_bytes([len[0], len[1]]))
-                }
-                _ => return None,
-            };
-            let value = headers.get(at..at + value_len)?;
-            at += value_len;
-            // An exception frame names itself by `:exception-type`.
-            if matches!(name, b":event-type" | b":exception-type") && value_type == 7 {
-                kind = Some(String::from_utf8_lossy(value).into_owned());
-            }
-        }
-        let data = if payload.is_empty() {
+    let frames = vcr_cassette::http::body::event_stream::frames(bytes)?;
+    let mut events = Vec::with_capacity(frames.len());
+    for frame in frames {
+        let data = if frame.payload.is_empty() {
             Value::Object(Object::new())
         } else {
-            vcr_json::parse(payload).ok()?.into_owned()
+            vcr_json::parse(frame.payload).ok()?.into_owned()
         };
         match model_chunk(&data) {
             // `invoke-with-response-stream`: the model's own event, as its API streams it.
             Some(inner) => events.push(inner),
             None => {
                 let mut event = Object::new();
-                event.insert(Str::new(kind.unwrap_or_default()), data);
+                event.insert(Str::new(frame.kind.unwrap_or_default()), data);
                 events.push(Value::Object(event));
             }
         }
-        rest = &rest[total..];
     }
-    (!events.is_empty()).then_some(events)
+    Some(events)
 }
 
 #[cfg(test)]

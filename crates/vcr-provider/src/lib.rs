@@ -211,7 +211,10 @@ impl<'d> Payload<'d> {
     /// The payload of a body: `decoded` as the client saw it, `bytes` as stored (what a
     /// binary AWS event stream is read from).
     pub fn of(decoded: &'d Decoded, bytes: &[u8]) -> Payload<'d> {
-        if matches!(decoded.content, Content::Text(_) | Content::Binary(_))
+        let frames = decoded
+            .layers
+            .contains(&vcr_cassette::http::body::EVENT_STREAM);
+        if (frames || matches!(decoded.content, Content::Text(_) | Content::Binary(_)))
             && let Some(events) = bedrock::event_stream(bytes)
         {
             return Payload::Events(events);

@@ -16,6 +16,7 @@
 //! decompressed.
 
 mod encoding;
+pub mod event_stream;
 mod form;
 mod multipart;
 mod sse;
@@ -396,6 +397,10 @@ fn content<'t>(
             return Outcome::Content(Content::Multipart(parts));
         }
     }
+    if let Some(events) = event_stream_events(bytes, media) {
+        layers.push(EVENT_STREAM);
+        return Outcome::Content(Content::Sse(events));
+    }
     let Some(text) = text_of(bytes, media) else {
         return Outcome::Content(Content::Binary(bytes.len()));
     };
@@ -450,6 +455,46 @@ fn content<'t>(
         }
     };
     Outcome::Content(content)
+}
+
+/// The layer named for an AWS event stream, read as events (each frame's type and
+/// payload, `event[3].data/...`).
+pub const EVENT_STREAM: &str = "eventstream";
+
+/// An AWS event stream's frames as events, when the body is one: declared so, or of no
+/// type or a binary one, and frames from end to end.
+fn event_stream_events(bytes: &[u8], media: Option<&Media<'_>>) -> Option<Vec<SseEvent>> {
+    let declared = media.is_some_and(|m| m.is("application/vnd.amazon.eventstream"));
+    let binary = media.is_none_or(|m| matches!(m.kind(), Kind::Generic | Kind::Json));
+    if !(declared || binary) || bytes.len() < 16 {
+        return None;
+    }
+    let frames = event_stream::frames(bytes)?;
+    Some(
+        frames
+            .into_iter()
+            .map(|frame| SseEvent {
+                event: frame.kind,
+                id: None,
+                data: sse::data(&String::from_utf8_lossy(frame.payload), None),
+            })
+            .collect(),
+    )
+}
+
+/// The runs of printable ASCII of `min` bytes or more in `bytes`, one a line: what a body
+/// that is not text (protobuf, an octet stream with NUL bytes) holds that can be read, so
+/// that the judge sees a key written plain inside it (issue 41).
+pub fn printable_runs(bytes: &[u8], min: usize) -> String {
+    let mut out = String::new();
+    for run in bytes.split(|b| !(b.is_ascii_graphic() || *b == b' ')) {
+        if run.len() >= min {
+            // ASCII only: always UTF-8.
+            out.push_str(std::str::from_utf8(run).unwrap_or_default());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// What [`content`] found: structured content, or text that is only text (kept borrowed

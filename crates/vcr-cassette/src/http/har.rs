@@ -226,10 +226,13 @@ fn stored_text(holder: &At<'_>, text: &At<'_>) -> Result<Body, ReadError> {
     if !is_base64(holder)? {
         return Ok(Body::text(field));
     }
-    let bytes = base64_bytes(&field.text).ok_or_else(|| {
-        let path = &text.path;
-        text.error(format!("{path} is not base64 although `encoding` says so"))
-    })?;
+    // Text that is no base64 although `encoding` says so (EasyPost's Polly HARs hold their
+    // JSON that way): Polly hands the text to node's `Buffer.from(text, 'base64')`, which
+    // never refuses, and the file loads. What a reader sees there, and what can leak, is the
+    // text as stored.
+    let Some(bytes) = base64_bytes(&field.text) else {
+        return Ok(Body::text(field));
+    };
     Ok(Body::Bytes {
         field,
         bytes,
@@ -698,11 +701,24 @@ mod tests {
             "log.entries[0].response.status is not a number (`OK`)",
             r#""OK""#,
         );
-        case(
-            r#"{"log":{"entries":[{"request":{"method":"GET","url":"u"},"response":{"status":200,"content":{"encoding":"base64","text":"!!"}}}]}}"#,
-            "log.entries[0].response.content.text is not base64 although `encoding` says so",
-            r#""!!""#,
-        );
+    }
+
+    /// Regression (issue 41): EasyPost's Polly HARs say `encoding: base64` over JSON text;
+    /// Polly loads them (node's base64 decoder refuses nothing), so the text is the body, not
+    /// a `parse` error.
+    #[test]
+    fn text_that_is_no_base64_under_encoding_base64_is_the_body() {
+        let text = r#"{"log":{"entries":[{"request":{"method":"GET","url":"u"},"response":{"status":200,"content":{"encoding":"base64","mimeType":"application/json","text":"{\"mode\":\"test\"}"}}}]}}"#;
+        let cassette = har(text);
+        let body = cassette.interactions[0]
+            .response
+            .as_ref()
+            .and_then(|r| r.body.as_ref())
+            .expect("a body");
+        match body {
+            Body::Bytes { bytes, .. } => assert_eq!(bytes, br#"{"mode":"test"}"#),
+            other => panic!("{other:?}"),
+        }
     }
 
     /// A Playwright HAR whose response body is the sidecar `name`.

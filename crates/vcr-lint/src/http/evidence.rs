@@ -2,20 +2,22 @@
 //! (issue 22): when it was recorded, whether the server answered for what the request named,
 //! and whether a credential had gone out; and the judgement made with it.
 
-use crate::{Hit, LeakFamily};
+use crate::{Hit, LeakFamily, credential};
 use vcr_cassette::http::{Body, Interaction};
-
-use super::{CREDENTIAL_HEADERS, CREDENTIAL_PARAMETERS, is_one_of, names_a_field};
 
 /// The evidence an interaction holds for judging the ids and times its request sent.
 pub(super) struct Exchange {
     /// When it was recorded: its own recorded time, else its response's `Date`.
     pub(super) time: Option<i64>,
-    /// Whether the request read or deleted (`GET`, `HEAD`, `DELETE`) and the server answered
-    /// with success (2xx but `201 Created`, or `304`): an object the request's path names was
-    /// one the server already had. A `POST` or `PUT` may create one under an id the client
-    /// chose.
+    /// Whether the server answered with success but `201 Created` (or `304`): an object the
+    /// request's path names was one the server already had, whether it was read, deleted or
+    /// updated (`PUT`, `PATCH`: issue 41); only a `201` says the request made it, under an
+    /// id the client may have chosen.
     pub(super) resolved: bool,
+    /// Whether the request was a `POST`: what it names last may be what it creates, even
+    /// when the server answers `200`; only the objects it names before are surely the
+    /// server's.
+    pub(super) posted: bool,
     /// Whether this request or one before it carried a credential or a login: a credential
     /// header, a cookie, a credential query parameter, or a body that names a credential
     /// field. A response while none had is what the server hands to everyone.
@@ -24,9 +26,8 @@ pub(super) struct Exchange {
 
 impl Exchange {
     /// The evidence of `interaction`; `before`: whether a request before it carried a
-    /// credential or a login; `folded`: how bodies are searched for credential names
-    /// (`Scanner::folded_search`).
-    pub(super) fn of(interaction: &Interaction, before: bool, folded: bool) -> Exchange {
+    /// credential or a login.
+    pub(super) fn of(interaction: &Interaction, before: bool) -> Exchange {
         let status = interaction.response.as_ref().and_then(|r| r.status);
         let date = || {
             (interaction.response.iter())
@@ -34,33 +35,158 @@ impl Exchange {
                 .find(|h| h.name.eq_ignore_ascii_case("date"))
                 .and_then(|h| vcr_cassette::http::parse_time(&h.value.text))
         };
-        let credentialed = before
-            || interaction.request.headers.iter().any(|h| {
-                (is_one_of(&h.name, CREDENTIAL_HEADERS) || h.name.eq_ignore_ascii_case("cookie"))
-                    && !h.value.text.trim().is_empty()
-            })
-            || super::url::query_names(&interaction.request.url.text)
-                .any(|name| is_one_of(&name, CREDENTIAL_PARAMETERS))
-            || match &interaction.request.body {
-                Some(Body::Bytes { bytes, .. }) => names_a_field(bytes, folded),
-                Some(Body::Data { .. }) => true,
-                None => false,
-            };
+        let credentialed = before || sent_a_secret(interaction) || is_login(interaction);
         Exchange {
             credentialed,
             time: (interaction.recorded_at.as_ref())
                 .and_then(|f| vcr_cassette::http::parse_time(&f.text))
                 .or_else(date),
-            resolved: ["GET", "HEAD", "DELETE"].iter().any(|m| {
-                interaction
-                    .request
-                    .method
-                    .text
-                    .trim()
-                    .eq_ignore_ascii_case(m)
-            }) && status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
+            resolved: status.is_some_and(|s| (200..300).contains(&s) && s != 201 || s == 304),
+            posted: interaction
+                .request
+                .method
+                .text
+                .trim()
+                .eq_ignore_ascii_case("POST"),
         }
     }
+}
+
+/// Whether a request sent something the judge takes for a secret: a credential header or a
+/// credential query parameter whose value is one (a placeholder, `SSWS myAPIToken`, is none:
+/// a cookie a server sets in answer to it is no evidence of a login, issue 41), or a cookie
+/// (a session the browser holds already).
+fn sent_a_secret(interaction: &Interaction) -> bool {
+    let request = &interaction.request;
+    request.headers.iter().any(|h| {
+        let value = h.value.text.trim();
+        if super::is_credential_header(&h.name, super::Side::Request) {
+            return credential::named("credential-header", &h.name, value, 4).is_ok();
+        }
+        // A cookie sent back says the browser holds a session already.
+        h.name.eq_ignore_ascii_case("cookie") && !value.is_empty()
+    }) || !super::url::parameter_credentials(&request.url.text, false).is_empty()
+}
+
+/// Whether a request completes a login, whatever the values it sent (a filtered password
+/// still logged in): a login field (a password, a one-time code, a session token to
+/// exchange, an OAuth `code` or a SAML response) in its body or query, sent to a path that
+/// names a login, a session or a token; a `SAMLResponse`, or a `code` beside a `state`, in
+/// any query. A body that names a password on its way to `/users` creates an account: no
+/// login.
+fn is_login(interaction: &Interaction) -> bool {
+    let request = &interaction.request;
+    let url = &request.url.text;
+    let query: Vec<String> = super::url::query_names(url)
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    let has = |name: &str| query.iter().any(|n| n == name);
+    if has("samlresponse") || (has("code") && has("state")) {
+        return true;
+    }
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let path = path.split_once("://").map_or(path, |(_, rest)| rest);
+    let path = path
+        .split_once('/')
+        .map_or("", |(_, p)| p)
+        .to_ascii_lowercase();
+    let login_path = path
+        .split(['/', '-', '_', '.'])
+        .any(|w| LOGIN_PATH_WORDS.contains(&w));
+    if !login_path {
+        return false;
+    }
+    if query.iter().any(|n| LOGIN_FIELDS.contains(&n.as_str())) {
+        return true;
+    }
+    // The body is read only for a request to such a path (few are).
+    match &request.body {
+        Some(Body::Bytes { bytes, .. }) => {
+            let lower = bytes.to_ascii_lowercase();
+            names_field(&lower, LOGIN_FIELDS)
+                || names_field(&lower, &["samlresponse"])
+                || (names_field(&lower, &["code"]) && names_field(&lower, &["state"]))
+        }
+        // A body the recorder stored parsed (talkback's, nock's JSON): its keys, at any depth.
+        Some(Body::Data { node, .. }) => {
+            let mut keys: Vec<String> = Vec::new();
+            vcr_cassette::http::body::for_each_node_leaf(node, &mut |leaf| {
+                if leaf.is_key {
+                    keys.push(leaf.text.to_ascii_lowercase());
+                }
+            });
+            let has = |names: &[&str]| keys.iter().any(|k| names.contains(&k.as_str()));
+            has(LOGIN_FIELDS) || has(&["samlresponse"]) || (has(&["code"]) && has(&["state"]))
+        }
+        None => false,
+    }
+}
+
+/// Words of a URL path that name a login, a session or a token endpoint.
+const LOGIN_PATH_WORDS: &[&str] = &[
+    "login",
+    "logon",
+    "signin",
+    "sign",
+    "session",
+    "sessions",
+    "authn",
+    "auth",
+    "authenticate",
+    "authorize",
+    "oauth",
+    "oauth2",
+    "token",
+    "tokens",
+    "saml",
+    "sso",
+    "callback",
+    "verify",
+    "magic",
+    "mfa",
+    "otp",
+    "factors",
+    "2fa",
+    "connect",
+];
+
+/// Fields whose sending is a login's (their values may be filtered).
+const LOGIN_FIELDS: &[&str] = &[
+    "password",
+    "passwd",
+    "pass",
+    "pwd",
+    "otp",
+    "passcode",
+    "totp",
+    "sessiontoken",
+    "session_token",
+    "samlresponse",
+    "code",
+    "token",
+    "assertion",
+    "client_secret",
+    "refresh_token",
+    "username",
+    "login",
+];
+
+/// Whether a lower-cased body names one of `names` (lower-case) as a JSON key or a form field: the
+/// name between quotes or after `&`/the start, then `:` or `=`.
+fn names_field(lower: &[u8], names: &[&str]) -> bool {
+    names.iter().any(|name| {
+        memchr::memmem::find_iter(lower, name.as_bytes()).any(|at| {
+            let before = at.checked_sub(1).map(|i| lower[i]);
+            let after = &lower[at + name.len()..];
+            let after = (after.strip_prefix(b"\\\""))
+                .or_else(|| after.strip_prefix(b"\""))
+                .or_else(|| after.strip_prefix(b"'"))
+                .unwrap_or(after);
+            let after = after.trim_ascii_start();
+            matches!(before, None | Some(b'"' | b'\'' | b'&' | b'?'))
+                && matches!(after.first(), Some(b':' | b'='))
+        })
+    })
 }
 
 /// Why an id or time a matched request sent is one a run makes, or `None` when the cassette
@@ -111,7 +237,12 @@ pub(super) fn run_made(
                 .iter()
                 .any(|w| name.contains(w))
             });
-            if !names_a_request && exchange.is_some_and(|e| e.resolved) {
+            // Whether more of the path follows the id: a `POST` under an object
+            // (`/networks/<id>/scanners`) adds to one the server has.
+            let after = &content[hit.end.min(content.len())..];
+            let parent = after.starts_with('/') && after.len() > 1;
+            let resolved = exchange.is_some_and(|e| e.resolved && (!e.posted || parent));
+            if !names_a_request && resolved {
                 return None;
             }
         }

@@ -29,15 +29,107 @@ pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, St
     let mut found = Vec::new();
     for (raw_name, raw_value) in query_pairs(url) {
         let name = body::percent_decode(raw_name);
-        if !is_one_of(&name, CREDENTIAL_PARAMETERS) {
+        if !is_one_of(&name, CREDENTIAL_PARAMETERS) && !super::names_a_session(&name) {
             continue;
         }
         let value = body::percent_decode(raw_value);
+        if super::names_a_session(&name) && !credential::is_random_shaped(value.trim()) {
+            continue;
+        }
         if let Ok(mut hit) = credential::named("credential-parameter", &name, &value, 8) {
             if as_written && hit.text != raw_value && hit.text == value.trim() {
                 hit.text = raw_value.trim().to_owned();
             }
             found.push((hit, name));
+        }
+    }
+    found
+}
+
+/// Words of a URL's path that say the segment after them is a one-time secret: a ticket,
+/// an invitation, a reset, verification or activation link, a magic link.
+const TICKET_WORDS: &[&str] = &[
+    "ticket",
+    "tickets",
+    "invite",
+    "invites",
+    "invitation",
+    "invitations",
+    "reset",
+    "verify",
+    "verification",
+    "activate",
+    "activation",
+    "confirm",
+    "confirmation",
+    "magic",
+    "recover",
+    "recovery",
+    "unlock",
+    "onboarding",
+    "claim",
+];
+
+/// What a segment after `/tokens/` must be followed by to be the token itself, not an id
+/// of a token object (`/tokens/<token>/verify`, but `/api-tokens/<id>`).
+const TOKEN_ACTIONS: &[&str] = &["verify", "activate", "confirm", "accept", "redeem"];
+
+/// Whether a body may hold a one-time link: a URL and a word of [`TICKET_WORDS`] (as most
+/// write them, lower-case or capitalised). Such a body is decoded to be judged.
+pub(super) fn may_hold_a_ticket(bytes: &[u8]) -> bool {
+    static WORDS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        aho_corasick::AhoCorasick::new([
+            "ticket", "Ticket", "invit", "Invit", "reset", "Reset", "verif", "Verif", "activat",
+            "Activat", "magic", "Magic",
+        ])
+        .expect("literal words build")
+    });
+    memchr::memmem::find(bytes, b"://").is_some() && words.is_match(bytes)
+}
+
+/// Whether a name says ticket, invite, reset... (`ticket_url`, `resetPasswordUrl`).
+pub(super) fn says_ticket(name: &str) -> bool {
+    crate::words::name_words(name)
+        .iter()
+        .any(|w| TICKET_WORDS.contains(&w.as_str()))
+}
+
+/// The random segments of a URL's path that follow a word of [`TICKET_WORDS`]
+/// (`/reset_password/<random>`, `/invite/<random>`), or a token's with an action after it
+/// (`/tokens/<random>/verify`), or, when `named` (the URL is
+/// held by a field whose name says ticket, invite, reset...: `ticket_url`), its last
+/// segment if random; each judged as a named credential must be, and random-shaped
+/// ([`credential::is_random_shaped`]). A UUID is an object's id, not a ticket.
+pub(super) fn ticket_segments(url: &str, named: bool) -> Vec<(Hit, String)> {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    let path = match path.split_once("://") {
+        Some((_, rest)) => rest.split_once('/').map_or("", |(_, p)| p),
+        None => path.trim_start_matches('/'),
+    };
+    let segments: Vec<&str> = path.split('/').collect();
+    let says = |segment: &str| {
+        segment
+            .to_ascii_lowercase()
+            .split(['-', '_', '.'])
+            .any(|w| TICKET_WORDS.contains(&w))
+    };
+    let mut found = Vec::new();
+    let is = |segment: Option<&&str>, words: &[&str]| {
+        segment.is_some_and(|s| words.contains(&s.to_ascii_lowercase().as_str()))
+    };
+    for (i, segment) in segments.iter().enumerate() {
+        let before = i.checked_sub(1).and_then(|j| segments.get(j));
+        let token = is(before, &["token", "tokens"]) && is(segments.get(i + 1), TOKEN_ACTIONS);
+        let beside = before.is_some_and(|s| says(s)) || token || (named && i + 1 == segments.len());
+        if segment.len() < 16 || !beside || !credential::is_random_shaped(segment) {
+            continue;
+        }
+        let word = before.copied().unwrap_or("ticket");
+        if let Ok(mut hit) = credential::named("credential-parameter", word, segment, 16) {
+            hit.reason = crate::reason::TICKET_PATH;
+            hit.label = format!("a one-time link's secret beside `{word}`");
+            found.push((hit, format!("/{word}/")));
         }
     }
     found
@@ -68,6 +160,7 @@ pub(super) fn url_credentials(text: &str, whole: bool) -> Vec<(Hit, String)> {
             .map_or(text.len(), |i| at + i);
         if start < at {
             found.extend(parameter_credentials(&text[start..end], true));
+            found.extend(ticket_segments(&text[start..end], false));
         }
         from = end.max(at + 3);
     }

@@ -31,6 +31,7 @@ mod generic;
 mod http;
 mod logs;
 mod pointers;
+mod published;
 mod run;
 
 use dsh::check_scenario;
@@ -55,6 +56,9 @@ pub struct Checks {
     /// The project root, when `orphan` is guessed from the recorders' naming without a
     /// usage log (`[verify] static-orphans`, on by default).
     static_orphans: Option<PathBuf>,
+    /// The repository's own sources, where a secret a cassette holds may be published as
+    /// test data (`published`): such a finding is a warning naming the file.
+    published: published::Published,
 }
 
 /// `--max-age` / `[verify] max-age`: how old an HTTP cassette may be.
@@ -253,7 +257,14 @@ impl Checks {
                 .static_orphans
                 .unwrap_or(true)
                 .then(|| project.root().to_owned()),
+            published: published::Published::new(project.root()),
         })
+    }
+
+    /// The source file outside the cassettes that publishes `value`, a secret a cassette
+    /// holds (see `published`).
+    pub(crate) fn published_in(&self, value: &str) -> Option<&str> {
+        self.published.source_of(value)
     }
 
     /// Sets the age past which HTTP cassettes are `expired` (`--max-age`, over the

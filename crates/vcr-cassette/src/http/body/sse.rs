@@ -104,7 +104,7 @@ impl Pending<'_> {
 
 /// An event's data: JSON where it is a JSON object or array (offsets in the body when the
 /// data was one line, else in the joined data), else text.
-fn data(value: &str, at: Option<usize>) -> Decoded {
+pub(super) fn data(value: &str, at: Option<usize>) -> Decoded {
     if value.is_empty() {
         return Decoded {
             layers: Vec::new(),

@@ -1,0 +1,282 @@
+//! Values the repository publishes outside its cassettes (issue 41): a key written in the
+//! project's own test sources (a sandbox key pair as the fallback of an `ENV` lookup, a token
+//! copied into a spec helper, a private key a test sends) is test data the repository chose
+//! to publish. No name or shape tells it from a real key; the repository does.
+//!
+//! Such a secret is reported as a **warning that names the source file**, not dropped: the
+//! cassette adds nothing the repository does not already show, so it does not block the gate,
+//! but a real key pasted into a test helper is still a real key, and the warning says where
+//! to look. The same value in another cassette does not count: only files that are not
+//! cassettes (source code, `.env`, configuration) are read.
+//!
+//! Only what the repository publishes counts: a file that `.gitignore` (or `.git/info/exclude`,
+//! or the user's global excludes) leaves out, a hidden file (`.env`, `.env.local`) and any
+//! `*.env` file are where a team keeps its *real* keys, and the same key in a cassette is the
+//! leak this gate exists for; such files are never read, so their values stay errors.
+//!
+//! The sources are read once per run, only when a secret is found: every file under the
+//! project root with a source extension, up to 1 MiB each and 20,000 in all, without the
+//! folders tools make (`.git`, `node_modules`, `target`, virtualenvs, caches). Each is cut into
+//! runs of token characters of 12 or more, kept as hashes.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The extensions of source and configuration files (never a cassette's: `.yaml`, `.json`
+/// and `.har` hold cassettes).
+const SOURCE_EXTENSIONS: &[&str] = &[
+    "py",
+    "rb",
+    "go",
+    "js",
+    "mjs",
+    "cjs",
+    "jsx",
+    "ts",
+    "tsx",
+    "java",
+    "kt",
+    "kts",
+    "cs",
+    "php",
+    "rs",
+    "ex",
+    "exs",
+    "swift",
+    "scala",
+    "sh",
+    "bash",
+    "cfg",
+    "ini",
+    "conf",
+    "properties",
+    "toml",
+    "erb",
+    "pem",
+    "key",
+    "txt",
+];
+
+/// Folders never read: what tools make and keep.
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".mypy_cache",
+    "dist",
+    "build",
+    ".vcr",
+    "vendor",
+];
+
+const MAX_FILE: u64 = 1 << 20;
+const MAX_FILES: usize = 20_000;
+/// The shortest run that is looked up.
+const MIN_RUN: usize = 12;
+
+/// The repository's sources, read when first asked.
+#[derive(Debug)]
+pub(super) struct Published {
+    root: PathBuf,
+    index: OnceLock<Index>,
+}
+
+#[derive(Debug, Default)]
+struct Index {
+    /// Each run's hash, and the first file (relative, `/`-separated) that holds it.
+    runs: HashMap<u64, String>,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+impl Index {
+    fn hash(&self, run: &str) -> u64 {
+        let mut h = self.hasher.build_hasher();
+        h.write(run.as_bytes());
+        h.finish()
+    }
+}
+
+impl Published {
+    pub(super) fn new(root: &Path) -> Published {
+        Published {
+            root: root.to_owned(),
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The source file that holds `value` (a secret as the judge found it: a key, the
+    /// credential of an `Authorization` value, a PEM block), when the repository publishes
+    /// it: every run of 12 token characters or more of it (of what a `Basic` credential
+    /// decodes to, for one) is in the sources, or for a PEM block, most of its lines.
+    pub(super) fn source_of(&self, value: &str) -> Option<&str> {
+        let index = self.index.get_or_init(|| read(&self.root));
+        if index.runs.is_empty() {
+            return None;
+        }
+        let mut runs: Vec<String> = runs(value).map(str::to_owned).collect();
+        if let Some(decoded) = basic(value) {
+            runs = runs_of(&decoded);
+        }
+        if runs.is_empty() {
+            return None;
+        }
+        let found: Vec<&String> = runs
+            .iter()
+            .filter_map(|r| index.runs.get(&index.hash(r)))
+            .collect();
+        let pem = value.contains("-----BEGIN");
+        let enough = if pem {
+            found.len() * 5 >= runs.len() * 4
+        } else {
+            found.len() == runs.len()
+        };
+        if !enough {
+            return None;
+        }
+        found.first().map(|s| s.as_str())
+    }
+}
+
+/// What a `Basic` credential's base64 decodes to, when it is text: `user:password` holds
+/// the two values a source writes apart.
+fn basic(value: &str) -> Option<String> {
+    use base64::Engine;
+    let b64 = value.trim();
+    let b64 = b64.strip_prefix("Basic ").unwrap_or(b64);
+    if b64.len() < 16
+        || !b64
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=".contains(&b))
+    {
+        return None;
+    }
+    let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    text.contains(':').then_some(text)
+}
+
+fn runs_of(text: &str) -> Vec<String> {
+    runs(text).map(str::to_owned).collect()
+}
+
+/// The runs of token characters (letters, digits, `_-+/=.~`) of 12 or more in `text`.
+fn runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || "_-+/=.~".contains(c)))
+        .map(|r| r.trim_matches('.'))
+        .filter(|r| r.len() >= MIN_RUN)
+}
+
+/// Reads the sources under `root`.
+fn read(root: &Path) -> Index {
+    let mut index = Index::default();
+    let mut files = 0;
+    // Hidden files and what git is told to ignore are skipped, in a repository or not
+    // (`require_git(false)`): an export of a project keeps its `.gitignore`.
+    let walk = ignore::WalkBuilder::new(root)
+        .follow_links(false)
+        .hidden(true)
+        .parents(true)
+        .git_ignore(true)
+        .git_exclude(true)
+        .git_global(true)
+        .require_git(false)
+        .ignore(false)
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && e.depth() > 0
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+        })
+        .build();
+    for entry in walk.filter_map(Result::ok) {
+        if files >= MAX_FILES {
+            break;
+        }
+        let path = entry.path();
+        let source = entry.file_type().is_some_and(|t| t.is_file())
+            && path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+            && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE);
+        if !source {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        files += 1;
+        let text = String::from_utf8_lossy(&bytes);
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/");
+        for run in runs(&text) {
+            let hash = index.hash(run);
+            index.runs.entry(hash).or_insert_with(|| rel.clone());
+        }
+    }
+    index
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_value_written_in_a_source_is_found_with_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("spec")).unwrap();
+        std::fs::create_dir_all(dir.path().join("node_modules/x")).unwrap();
+        std::fs::write(
+            dir.path().join("spec/helper.rb"),
+            "TOKEN = ENV.fetch('T', 'Zq8vN2kL5mR7pT3wYc1Nd5Fh')\nPUB = 'k7Vq2mZx9Lp4Rw8e'\nPRIV = 'f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2'\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("node_modules/x/a.js"),
+            "'Hq8vN2kL5mR7pT3wYc1Nd5Fh'",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("c.yaml"), "Wq8vN2kL5mR7pT3wYc1Nd5Fh").unwrap();
+        // Where real keys are kept: hidden files, `*.env`, what git ignores.
+        std::fs::write(dir.path().join(".env"), "KEY=Aq8vN2kL5mR7pT3wYc1Nd5Fh\n").unwrap();
+        std::fs::write(dir.path().join("ci.env"), "KEY=Bq8vN2kL5mR7pT3wYc1Nd5Fh\n").unwrap();
+        std::fs::write(dir.path().join(".gitignore"), "local.properties\n").unwrap();
+        std::fs::write(
+            dir.path().join("spec/local.properties"),
+            "key=Cq8vN2kL5mR7pT3wYc1Nd5Fh\n",
+        )
+        .unwrap();
+        let published = Published::new(dir.path());
+        assert_eq!(
+            published.source_of("Zq8vN2kL5mR7pT3wYc1Nd5Fh"),
+            Some("spec/helper.rb")
+        );
+        // A Basic credential whose two halves a source writes apart.
+        use base64::Engine;
+        let basic = base64::engine::general_purpose::STANDARD
+            .encode("k7Vq2mZx9Lp4Rw8e:f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2");
+        assert_eq!(published.source_of(&basic), Some("spec/helper.rb"));
+        // Not published: in a dependency's folder, in a cassette, in a file kept out of git, nowhere.
+        for value in [
+            "Hq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Wq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Yq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Aq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Bq8vN2kL5mR7pT3wYc1Nd5Fh",
+            "Cq8vN2kL5mR7pT3wYc1Nd5Fh",
+        ] {
+            assert_eq!(published.source_of(value), None, "{value}");
+        }
+    }
+}
