@@ -225,11 +225,11 @@ const TOP: Content = Content {
         ("0", "Done, or clean: nothing to report."),
         (
             "1",
-            "Findings: verify found an error finding, normalize --check would change a file, diff found a difference, or what record recorded has error findings.",
+            "Findings: verify found an error finding (a file that does not parse is one: parse), normalize --check would change a file, diff found a difference, or what record recorded has error findings.",
         ),
         (
             "2",
-            "Error: bad usage or configuration, a file that could not be read or parsed (the run goes on and exits 2 at the end), a refused unsafe operation (a collision, a name too long, another vcr holding the lock, a prune after a failing or partial run). With --format json the document then carries an \"error\". record exits with the test command's own code when that command fails.",
+            "Error: bad usage or configuration, a file that could not be read, or that a command which rewrites, renames or compares it could not parse (the run goes on and exits 2 at the end), a refused unsafe operation (a collision, a name too long, another vcr holding the lock, a prune after a failing or partial run). With --format json the document then carries an \"error\". record exits with the test command's own code when that command fails.",
         ),
     ],
     examples: &[
@@ -321,7 +321,10 @@ fn subcommand(name: &str) -> Content {
         "verify" => Content {
             exit: &[
                 ("0", "Clean (warnings allowed)."),
-                ("1", "Error findings."),
+                (
+                    "1",
+                    "Error findings, a file that does not parse among them (parse).",
+                ),
                 ("2", "Could not run, or a file or path could not be read."),
             ],
             examples: &[

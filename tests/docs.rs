@@ -141,19 +141,22 @@ fn readme_snippets_hold_no_placeholder_to_invent() {
     }
 }
 
-/// The README's local pre-commit hook runs the command the shipped hook runs.
+/// The README's local pre-commit hook runs the command the shipped hook runs: the shipped
+/// one through `dist/pre-commit-hook`, which builds vcr with `--locked` and runs `vcr verify`
+/// on the files it is given.
 #[test]
 fn the_readme_pre_commit_hook_matches_the_shipped_one() {
     let local = readme_block("yaml", "repo: local");
     let shipped = std::fs::read_to_string(repo().join(".pre-commit-hooks.yaml")).unwrap();
-    for key in [
-        "id: vcr-verify",
-        "entry: vcr verify",
-        "require_serial: true",
-    ] {
+    for key in ["id: vcr-verify", "require_serial: true"] {
         assert!(local.contains(key), "the README's hook lacks `{key}`");
         assert!(shipped.contains(key), "the shipped hook lacks `{key}`");
     }
+    assert!(local.contains("entry: vcr verify"));
+    assert!(shipped.contains("entry: dist/pre-commit-hook\n  language: script"));
+    let script = std::fs::read_to_string(repo().join("dist/pre-commit-hook")).unwrap();
+    assert!(script.contains("cargo install --locked "), "{script}");
+    assert!(script.contains("exec \"$vcr\" verify \"$@\""), "{script}");
 }
 
 #[test]
@@ -401,4 +404,76 @@ fn every_documented_command_is_one_vcr_takes() {
             run.stderr
         );
     }
+}
+
+/// A file that does not parse: `verify` reports a `parse` finding and exits 1, the commands
+/// that rewrite or rename it exit 2, and every doc that gives exit codes says the same.
+#[test]
+fn every_doc_gives_the_same_exit_code_for_a_file_that_does_not_parse() {
+    let t = TestDir::new();
+    t.write("fixtures/0123ab.json", "{\"a\": ");
+    t.vcr(&["verify"]).code(1).stdout_has("error    parse ");
+    t.vcr(&["normalize"]).code(2);
+    t.vcr(&["rehash"]).code(2);
+
+    let read = |rel: &str| std::fs::read_to_string(repo().join(rel)).unwrap();
+    let commands = read("docs/commands.md");
+    let row = |code: &str| {
+        commands
+            .lines()
+            .find(|l| l.starts_with(&format!("| {code} |")))
+            .unwrap_or_else(|| panic!("docs/commands.md has no exit code {code}"))
+            .to_owned()
+    };
+    assert!(row("1").contains("a file that does not parse is one, `parse`"));
+    assert!(row("2").contains("`verify` reports such a file as a `parse` finding, exit 1"));
+    let verify = read("docs/verify.md");
+    let parse = verify
+        .lines()
+        .find(|l| l.starts_with("| `parse` |"))
+        .unwrap();
+    assert!(parse.contains("so `verify` exits 1"), "{parse}");
+    assert!(man_page("vcr.1").contains("a file that does not parse is one: parse"));
+    assert!(man_page("vcr-verify.1").contains("a file that does not parse among them"));
+    assert!(man_page("vcr-normalize.1").contains("could not be read or parsed"));
+}
+
+/// The README's install section says which ways work from a clone today and which only
+/// once a release is published, so that a new user does not try the second kind first.
+#[test]
+fn the_readme_install_section_puts_what_works_today_first() {
+    let readme = readme();
+    let start = readme.find("## Install\n").expect("an Install section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |e| e + 3)];
+    let today = section
+        .find("**From a clone, today.**")
+        .expect("the ways that work from a clone");
+    let later = section
+        .find("**After a release is published**")
+        .expect("the ways that need a release");
+    assert!(today < later, "what works today comes first");
+    let (now, after) = section.split_at(later);
+    for works in [
+        "cargo install --locked --path .",
+        "maturin build --release",
+        "target/wheels/vcr_cassettes-*.whl",
+        "dist/release",
+    ] {
+        assert!(now.contains(works), "the clone's ways lack `{works}`");
+    }
+    for needs_a_release in [
+        "install vcr-cassettes",
+        "cargo binstall",
+        "pre-commit mirror",
+    ] {
+        assert!(
+            !now.contains(needs_a_release) && after.contains(needs_a_release),
+            "`{needs_a_release}` needs a release and is said so"
+        );
+    }
+    // The wheel the section tells to build is where it says, with the name it gives.
+    let pyproject = std::fs::read_to_string(repo().join("pyproject.toml")).unwrap();
+    assert!(pyproject.contains("name = \"vcr-cassettes\""));
+    assert!(pyproject.contains("bindings = \"bin\""));
 }

@@ -329,3 +329,70 @@ fn the_corpus_has_no_static_orphans() {
         doc["summary"]
     );
 }
+
+/// A project whose pytest collects `test-*.py` (its `python_files`): pytest-recording
+/// records the cassettes of `tests/test-scenario.py` under `tests/cassettes/test-scenario/`,
+/// and the guess judges them against that module instead of passing over a folder with no
+/// `test_*.py` in it.
+#[test]
+fn the_guess_reads_pytest_python_files() {
+    use common::recorders::{Recorder, available, programs, python};
+    use common::scenario::Scenario;
+    use common::server::Server;
+
+    if !available(Recorder::PytestRecording) {
+        return;
+    }
+    let t = TestDir::new();
+    let python_dir = programs().join("python");
+    t.write(
+        "tests/scenario.py",
+        std::fs::read(python_dir.join("scenario.py")).unwrap(),
+    )
+    .write(
+        "tests/test-scenario.py",
+        "import os\n\nimport pytest\n\nimport scenario\n\n\n@pytest.mark.vcr\ndef test_scenario():\n    problems = scenario.run(scenario.load(os.environ[\"RECORDER_SCENARIO\"]))\n    assert not problems, \"\\n\".join(problems)\n",
+    )
+    .write("pytest.ini", "[pytest]\npython_files = test-*.py\n");
+
+    // The real plugin records, collecting the module by the project's `python_files`.
+    let scenario = Scenario::clean();
+    let server = Server::start_with(scenario.answers());
+    let harness = TestDir::new();
+    harness.write("scenario.json", scenario.to_json(&server.base_url()));
+    let mut pytest = std::process::Command::new(python());
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
+        .arg("--record-mode=once")
+        .current_dir(t.path(""))
+        .env("RECORDER_SCENARIO", harness.path("scenario.json"))
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    for key in ["http_proxy", "https_proxy", "all_proxy"] {
+        pytest.env_remove(key).env_remove(key.to_ascii_uppercase());
+    }
+    let run = common::Run::from(pytest.output().unwrap());
+    server.stop();
+    assert_eq!(run.code, Some(0), "{}{}", run.stdout, run.stderr);
+    let recorded = "tests/cassettes/test-scenario/test_scenario.yaml";
+    assert!(t.exists(recorded), "{:?}", t.files("tests").keys());
+
+    // A cassette whose test is gone, beside the one in use.
+    let stale = "tests/cassettes/test-scenario/test_gone.yaml";
+    t.write(stale, t.read(recorded));
+    let found = orphans(&t, &["verify", "--format", "json"]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, stale);
+    assert!(
+        found[0]
+            .1
+            .starts_with("no test `test_gone` in `tests/test-scenario.py`"),
+        "{found:?}"
+    );
+
+    // A configuration vcr cannot read turns the guess off there, and says why.
+    std::fs::remove_file(t.path("pytest.ini")).unwrap();
+    t.write("pyproject.toml", "[tool.pytest.ini_options\n");
+    assert_eq!(orphans(&t, &["verify", "--format", "json"]), []);
+    t.vcr(&["verify"])
+        .stdout_has("no orphan guess for 2 cassettes (`pyproject.toml` does not read as TOML (");
+}

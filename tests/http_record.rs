@@ -216,3 +216,161 @@ fn nock_takes_record_mode_from_the_variable_vcr_sets() {
     .code(0)
     .stdout_has("nock back mode: wild");
 }
+
+#[test]
+fn record_scrubs_the_keys_the_suite_did_not_filter() {
+    if !available(Recorder::PytestRecording) {
+        return;
+    }
+    // A suite with no `filter_headers` of its own records its live keys as it sends them
+    // (the scenario's keys stand for the ones a suite reads from its environment).
+    let t = pytest_project();
+    t.write("requirements-dev.txt", "pytest-recording==0.15.0\n");
+    let scenario = Scenario::leaky();
+    let (run, _, received) = record_with_pytest(&t, &scenario, &["record"], None);
+    assert!(!received.is_empty(), "the run recorded against the server");
+    // The home folder the server echoes is still an error finding (it is no secret to
+    // replace), so the run exits 1; the keys are gone all the same.
+    run.code(1)
+        .stdout_has(&format!("scrubbed {CASSETTE}:"))
+        .stdout_has("replay tests/cassettes/test_scenario/test_scenario.yaml: interaction 0: the recorder matches requests by the query parameter `api_key`")
+        .stdout_has("; scrubbed ")
+        .stdout_has(" (1 value the recorder matches requests by)");
+    assert!(t.exists(CASSETTE));
+    for (rel, bytes) in t.files("tests") {
+        for text in crate::http_scrub::decoded_texts(&bytes) {
+            for (place, secret) in &scenario.secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "the {place} is still in {rel} after `vcr record`"
+                );
+            }
+        }
+    }
+    // The same rules as `normalize`: nothing more for it to do.
+    t.vcr(&["normalize", "--check"]).code(0);
+
+    // The JSON summary counts what was scrubbed.
+    std::fs::remove_file(t.path(CASSETTE)).unwrap();
+    let (run, url, _) = record_with_pytest(&t, &scenario, &["record", "--format", "json"], None);
+    run.code(1);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(out["summary"]["scrubbed"].as_u64().unwrap() >= 6, "{out:#}");
+    assert_eq!(out["summary"]["replay_affected"], 1, "{out:#}");
+
+    // pytest-recording replays what `record` kept, with the server gone, once the test
+    // filters the scrubbed query parameter as the note says.
+    let placeholders = [
+        ("Authorization header", "REDACTED_AUTHORIZATION"),
+        ("x-api-key header", "REDACTED_X_API_KEY"),
+        ("api_key query parameter", "REDACTED_API_KEY"),
+        ("access_token in the gzip response", "REDACTED_ACCESS_TOKEN"),
+        ("session cookie", "REDACTED_SESSION"),
+    ];
+    let mut replayed = scenario.clone();
+    for exchange in &mut replayed.exchanges {
+        for (place, secret) in &scenario.secrets {
+            let Some((_, placeholder)) = placeholders.iter().find(|(p, _)| p == place) else {
+                continue;
+            };
+            exchange.seen = exchange.seen.replace(secret.as_str(), placeholder);
+            for (_, value) in &mut exchange.reply.headers {
+                *value = value.replace(secret.as_str(), placeholder);
+            }
+        }
+    }
+    let harness = TestDir::new();
+    let mut file: serde_json::Value = serde_json::from_str(&replayed.to_json(&url)).unwrap();
+    file["filters"] = serde_json::json!({ "query": [["api_key", "REDACTED_API_KEY"]] });
+    harness.write("scenario.json", file.to_string());
+    let mut pytest = Command::new(python());
+    pytest
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(["tests/test_scenario.py", "--record-mode=none"])
+        .current_dir(t.path(""))
+        .env("RECORDER_SCENARIO", harness.path("scenario.json"))
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    without_proxy(&mut pytest);
+    let replay = common::Run::from(pytest.output().unwrap());
+    assert_eq!(
+        replay.code,
+        Some(0),
+        "pytest-recording did not replay what `vcr record` kept:\n{}{}",
+        replay.stdout,
+        replay.stderr
+    );
+}
+
+#[test]
+fn an_http_only_project_gets_no_claude_code_or_dsh_variable() {
+    // What the harness saw, written where the test can read it.
+    let harness = "env | grep -E '^(VCR_RECORD|DSH_SNAPSHOT)=' | sort > seen.txt; true";
+    let t = TestDir::new();
+    t.write(
+        "tests/cassettes/test_api/test_models.yaml",
+        "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.com/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+    );
+    t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
+    assert_eq!(t.read("seen.txt"), "", "an HTTP-only tree");
+
+    // Before its first cassette, a project that declares its recorder is HTTP-only too.
+    let t = TestDir::new();
+    t.write("requirements-dev.txt", "pytest-recording==0.15.0\n");
+    t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
+    assert_eq!(t.read("seen.txt"), "", "a declared HTTP recorder");
+
+    // A tree that shows no harness at all still gets both seeds' variables.
+    let t = TestDir::new();
+    t.vcr(&["record", "--", "sh", "-c", harness]).code(0);
+    assert_eq!(t.read("seen.txt"), "DSH_SNAPSHOT=record\nVCR_RECORD=1\n");
+}
+
+#[test]
+fn a_failed_record_run_leaves_its_cassettes_but_not_their_keys() {
+    if !available(Recorder::PytestRecording) {
+        return;
+    }
+    // The suite records, then the command fails (a later step of `make test`): what it
+    // wrote stays for the user to look at, scrubbed of the keys no filter took out.
+    let t = pytest_project();
+    t.write("requirements-dev.txt", "pytest-recording==0.15.0\n");
+    let scenario = Scenario::leaky();
+    let server = Server::start_with(scenario.answers());
+    let harness = TestDir::new();
+    harness.write("scenario.json", scenario.to_json(&server.base_url()));
+    let script = format!(
+        "{} -m pytest -q -p no:cacheprovider tests/test_scenario.py; exit 3",
+        python().display()
+    );
+    let scenario_file = harness.path("scenario.json");
+    let mut cmd = t.command(
+        &["record", "--", "sh", "-c", &script],
+        &[
+            ("RECORDER_SCENARIO", scenario_file.to_str().unwrap()),
+            ("PYTHONDONTWRITEBYTECODE", "1"),
+        ],
+    );
+    without_proxy(&mut cmd);
+    let run = common::Run::from(cmd.output().unwrap());
+    let received = server.stop();
+    assert!(!received.is_empty(), "the run recorded against the server");
+    let said = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(run.code, Some(3), "the command's own code:\n{said}");
+    for words in [
+        format!("scrubbed {CASSETTE}:"),
+        format!("left behind: {CASSETTE} (added by the run"),
+        "left as the run wrote it, but for ".to_owned(),
+    ] {
+        assert!(said.contains(&words), "{words:?} not in:\n{said}");
+    }
+    for (rel, bytes) in t.files("tests") {
+        for text in crate::http_scrub::decoded_texts(&bytes) {
+            for (place, secret) in &scenario.secrets {
+                assert!(
+                    !text.contains(secret.as_str()),
+                    "the {place} is still in {rel} after a failed `vcr record`"
+                );
+            }
+        }
+    }
+}

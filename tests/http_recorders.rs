@@ -296,3 +296,36 @@ fn the_test_server_writes_dates_as_http_and_iso_8601_do() {
     assert_eq!(http_date(leap_day), "Tue, 29 Feb 2000 00:00:00 GMT");
     assert_eq!(iso_date_time(leap_day), "2000-02-29T00:00:00Z");
 }
+
+/// A key redacted by hand as `- [REDACTED]` (a YAML list, not the text `[REDACTED]`) in a
+/// request header: vcrpy loads the cassette and replays it, so `verify` reads it instead of
+/// calling it a `parse` error, and finds nothing in it.
+#[test]
+fn a_hand_redaction_vcrpy_replays_is_no_parse_error() {
+    let Some(recorded) = record(Recorder::Vcrpy, Scenario::clean()) else {
+        return;
+    };
+    let cassettes = recorded.cassettes();
+    assert_eq!(cassettes.len(), 1, "{cassettes:?}");
+    let rel = &cassettes[0];
+    let text = recorded.dir.read(rel);
+    let edited = text.replace("- Bearer OPENAI_API_KEY", "- [REDACTED]");
+    assert_ne!(edited, text, "the recorded Authorization header:\n{text}");
+    recorded.dir.write(rel, &edited);
+
+    let run = replay(&recorded);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "vcrpy replays the hand-redacted cassette:\n{}{}",
+        run.stdout,
+        run.stderr
+    );
+    let (run, doc) = verify(&recorded);
+    run.code(0);
+    assert!(!run.stdout.contains("parse"), "{}", run.stdout);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 0, "{doc:#}");
+    assert_eq!(doc["summary"]["http"]["vcrpy"], 1, "{doc:#}");
+    // And `normalize` leaves it as the hand wrote it.
+    recorded.dir.vcr(&["normalize", "--check"]).code(0);
+}

@@ -332,7 +332,7 @@ fn same_text(a: &[u8], b: &[u8], subs: &[(String, String)]) -> bool {
 
 /// The file's text, and every body hidden in it decoded: base64 runs (`!!binary`,
 /// `base64_string`, HAR base64, Polly's chunks), hex runs (nock), each gunzipped when gzip.
-fn decoded_texts(bytes: &[u8]) -> Vec<String> {
+pub(crate) fn decoded_texts(bytes: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(bytes).into_owned();
     let mut out = vec![text.clone()];
     let mut blobs: Vec<Vec<u8>> = Vec::new();

@@ -454,3 +454,49 @@ fn a_suites_run_is_judged_in_its_own_folder() {
     );
     assert_eq!(doc["summary"]["orphans"], 3, "{doc}");
 }
+
+/// The dry run's closing line gives the command that deletes what it listed: the same
+/// paths and test command after `--` (`--delete` alone has no usage and exits 2). The test
+/// runs that line through a shell, as a user pastes it.
+#[test]
+fn the_dry_run_hint_is_a_command_that_works() {
+    let (t, names) = repo();
+    let harness = format!(
+        "echo {} >> \"$VCR_USAGE_LOG\"; echo '{}' >> \"$VCR_USAGE_LOG\"",
+        names[0], names[4]
+    );
+    let dry = vcr(&t, &["prune", "fixtures", "--", "sh", "-c", &harness]);
+    dry.code(0).stdout_has("3 orphans (");
+    let hint = dry
+        .stdout
+        .lines()
+        .last()
+        .and_then(|line| line.split('`').nth(1))
+        .unwrap_or_else(|| panic!("no command in:\n{}", dry.stdout))
+        .to_owned();
+    assert!(
+        hint.starts_with("vcr prune --delete fixtures -- sh -c 'echo "),
+        "{hint}"
+    );
+
+    let bin = Path::new(env!("CARGO_BIN_EXE_vcr")).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut sh = std::process::Command::new("sh");
+    sh.args(["-c", &hint])
+        .current_dir(&t.root)
+        .env("PATH", path);
+    for (key, _) in std::env::vars() {
+        if key.starts_with("VCR_") {
+            sh.env_remove(key);
+        }
+    }
+    isolate_git(&mut sh);
+    let delete = Run::from(sh.output().unwrap());
+    delete.code(0).stdout_has("deleted 3 orphans");
+    assert!(!t.exists(&names[1]) && !t.exists(&names[2]) && !t.exists(&names[3]));
+    assert!(t.exists(&names[0]) && t.exists(&names[4]));
+}

@@ -454,3 +454,20 @@ fn a_killed_rehash_leaves_no_temporary_file_in_the_state_folder_after_the_next_r
     // The case the test is about happened.
     assert!(left_by_a_kill > 0, "no kill left a temporary file in .vcr/");
 }
+
+/// An HTTP-only tree has nothing to re-key: `rehash` says why instead of a bare `0 of 0`.
+#[test]
+fn an_http_only_tree_says_why_nothing_is_renamed() {
+    let t = TestDir::new();
+    let cassette = "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n    uri: https://api.example.com/v1/models\n  response:\n    body:\n      string: '{}'\n    headers: {}\n    status:\n      code: 200\n      message: OK\nversion: 1\n";
+    t.write("tests/cassettes/test_api/test_models.yaml", cassette)
+        .write("tests/cassettes/test_api/test_list.yaml", cassette);
+    let before = t.files("tests");
+    t.vcr(&["rehash"]).code(0).stdout_has(
+        "0 of 0 cassettes renamed; 2 HTTP cassettes left as they are (named by their tests, not by a hash of their content)",
+    );
+    t.vcr(&["-v", "rehash", "--dry-run"]).code(0).stdout_has(
+        "skipped tests/cassettes/test_api/test_list.yaml: named by its test, not by a hash of its content",
+    );
+    assert_eq!(t.files("tests"), before);
+}

@@ -61,25 +61,12 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         check: args.check,
         diff: args.diff,
     };
-    let checks = vcr_ops::verify::Checks::new(&cx.project, &cx.machine_paths())?;
-    let rules =
-        vcr_ops::scrub::Rules::new(cx.project.config().http.scrub.as_ref()).map_err(|message| {
-            vcr_project::config::ConfigError::Http {
-                path: cx.project.config_path().map(ToOwned::to_owned),
-                message,
-            }
-        })?;
-    let user_rules = cx.project.user_rules()?;
-    let http = vcr_ops::normalize::HttpScrub {
-        checks: &checks,
-        rules: &rules,
-        user_rules: Some(&user_rules),
-    };
+    let scrub = Scrub::new(cx)?;
     let summary = vcr_ops::normalize::run(
         &selection,
         &cx.store,
         options,
-        Some(&http),
+        Some(&scrub.http()),
         cx.report(),
         cx.progress(),
     );
@@ -125,4 +112,41 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// What scrubbing HTTP cassettes needs, built once from the project: `normalize` and
+/// `record` scrub with the same rules, so what `record` keeps passes `normalize --check`.
+pub(super) struct Scrub {
+    checks: vcr_ops::verify::Checks,
+    rules: vcr_ops::scrub::Rules,
+    user_rules: vcr_cassette::rules::RuleSet,
+}
+
+impl Scrub {
+    /// `verify`'s checks, `[http.scrub]` and the user's `[[rule]]`s; a bad `[http.scrub]` is
+    /// an error naming the configuration file.
+    pub(super) fn new(cx: &Context) -> Result<Scrub> {
+        let checks = vcr_ops::verify::Checks::new(&cx.project, &cx.machine_paths())?;
+        let rules = vcr_ops::scrub::Rules::new(cx.project.config().http.scrub.as_ref()).map_err(
+            |message| vcr_project::config::ConfigError::Http {
+                path: cx.project.config_path().map(ToOwned::to_owned),
+                message,
+            },
+        )?;
+        let user_rules = cx.project.user_rules()?;
+        Ok(Scrub {
+            checks,
+            rules,
+            user_rules,
+        })
+    }
+
+    /// The scrub as `normalize::run` takes it.
+    pub(super) fn http(&self) -> vcr_ops::normalize::HttpScrub<'_> {
+        vcr_ops::normalize::HttpScrub {
+            checks: &self.checks,
+            rules: &self.rules,
+            user_rules: Some(&self.user_rules),
+        }
+    }
 }

@@ -193,10 +193,11 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         )
     } else {
         format!(
-            "{} ({}) of {} no test read; `vcr prune --delete` removes them",
+            "{} ({}) of {} no test read; `{}` removes them",
             count(plan.orphans.len(), "orphan"),
             size(summary.bytes),
-            count(plan.cassettes, "cassette")
+            count(plan.cassettes, "cassette"),
+            delete_command(args)
         )
     };
     if !untracked.is_empty() {
@@ -220,4 +221,48 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     }
     cx.reporter.finish("prune", &summary, &line);
     Ok(Outcome::Clean)
+}
+
+/// The command that deletes what this dry run listed: the same paths, usage logs and test
+/// command, with `--delete` (alone it has no usage to judge by, and exits 2). Words are
+/// quoted for a POSIX shell where they need it.
+fn delete_command(args: &Args) -> String {
+    let mut words = vec!["vcr".to_owned(), "prune".to_owned(), "--delete".to_owned()];
+    words.extend(args.paths.iter().map(|p| shell_word(&p.to_string_lossy())));
+    for log in &args.usage_log {
+        words.push("--usage-log".to_owned());
+        words.push(shell_word(&log.to_string_lossy()));
+    }
+    if !args.command.is_empty() {
+        words.push("--".to_owned());
+        words.extend(args.command.iter().map(|w| shell_word(w)));
+    }
+    words.join(" ")
+}
+
+/// `word` as a POSIX shell reads it back: as it is when it holds nothing the shell would
+/// change, else in single quotes.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_word;
+
+    #[test]
+    fn shell_words_read_back_as_given() {
+        assert_eq!(shell_word("tests/api"), "tests/api");
+        assert_eq!(shell_word("--record-mode=none"), "--record-mode=none");
+        assert_eq!(shell_word("it's here"), "'it'\\''s here'");
+        assert_eq!(shell_word(""), "''");
+    }
 }

@@ -11,6 +11,7 @@ use vcr_ops::usage::Usage;
 use vcr_ops::verify::{Checks, Options};
 use vcr_project::store::stash::{Replaced, Unstashed};
 
+use super::normalize::Scrub;
 use super::{Outcome, count, test_run};
 use crate::cli::Format;
 use crate::context::Context;
@@ -28,8 +29,10 @@ use crate::report::Verbosity;
 /// records them again; if the command fails or is interrupted
 /// (SIGINT and SIGTERM are passed on to it), or vcr is killed, they are put back (by this
 /// run, or by the next mutating one). After a green run the new and changed cassettes are
-/// normalized, re-keyed and verified. Exit codes: the command's own if it failed, else 1 if
-/// what was recorded has error findings, else 0 (2: vcr could not run or refused).
+/// normalized (HTTP cassettes scrubbed as `vcr normalize` scrubs them), re-keyed and
+/// verified; after a failed run, the HTTP cassettes it wrote are scrubbed and nothing else
+/// is changed. Exit codes: the command's own if it failed, else 1 if what was recorded has
+/// error findings, else 0 (2: vcr could not run or refused).
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Re-record only the cassettes matching these globs (moved aside, restored on failure).
@@ -55,6 +58,12 @@ struct Summary {
     /// Findings in what was recorded.
     errors: usize,
     warnings: usize,
+    /// Values scrubbed from the HTTP cassettes the run added or changed (a failed run's too:
+    /// only scrubbed, otherwise left as it wrote them).
+    scrubbed: usize,
+    /// Scrubbed values the recorder matches requests by (each reported with the setting that
+    /// makes replay match again).
+    replay_affected: usize,
     /// Other files beside the cassettes that a green run added, changed or removed.
     touched: usize,
     /// Files a failed run added, changed or removed, left as it left them.
@@ -71,8 +80,19 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     cx.remove_stray_temps(&selection)?;
     let before = Snapshot::take(&selection);
     let siblings = Siblings::take(&selection);
-    let mut env = vcr_ops::record::record_env(&selection, cx.project.config());
-    let http = http_recording(cx, &selection, &args.command, &env);
+    // The recorders see the variables the project sets for recording; vcr's own defaults
+    // depend on whether the project records only HTTP.
+    let configured: Vec<(String, String)> = cx
+        .project
+        .config()
+        .record
+        .env
+        .iter()
+        .flatten()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let http = http_recording(cx, &selection, &args.command, &configured);
+    let mut env = vcr_ops::record::record_env(&selection, cx.project.config(), &http);
     for (key, value) in &http.env {
         if !env.iter().any(|(k, _)| k == key) {
             env.push((key.clone(), value.clone()));
@@ -157,7 +177,7 @@ impl Run<'_> {
 /// it left it, and the command's code is passed on.
 fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome> {
     cx.reporter.err(&format!(
-        "the test command {}; nothing recorded was normalized, cassettes moved aside are put back",
+        "the test command {}; nothing recorded was normalized (HTTP cassettes are only scrubbed), cassettes moved aside are put back",
         finished.describe()
     ));
     // A recorder that replays only fails on the cassette it does not find: where its mode is
@@ -191,6 +211,7 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
         );
     }
     left.sort();
+    let scrubbed = scrub_left_behind(cx, &left)?;
     for (path, change, cassette) in &left {
         cx.report().report(&Event::LeftBehind {
             path,
@@ -201,6 +222,8 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
     let summary = Summary {
         exit_code: finished.exit_code(),
         left_behind: left.len(),
+        scrubbed: scrubbed.replaced,
+        replay_affected: scrubbed.replay_affected,
         ..Summary::default()
     };
     let mut line = format!("not recorded: the test command {}", finished.describe());
@@ -210,9 +233,51 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
             count(left.len(), "file"),
             if left.len() == 1 { "it" } else { "them" }
         ));
+        if scrubbed.replaced > 0 {
+            line.push_str(&format!(
+                ", but for {} scrubbed",
+                count(scrubbed.replaced, "value")
+            ));
+        }
     }
     cx.reporter.finish("record", &summary, &line);
     Ok(Outcome::Exit(finished.exit_code()))
+}
+
+/// Scrubs the HTTP cassettes a failed run added or changed, and nothing else of them: the
+/// rest of what it left stays as it wrote it, for the user to look at, but a key its recorder
+/// did not filter does not wait on disk for the next commit. A cassette cut short by a kill
+/// does not read, so it is reported and left as it is.
+fn scrub_left_behind(
+    cx: &Context,
+    left: &[(String, Change, bool)],
+) -> Result<vcr_ops::normalize::Summary> {
+    let written: Vec<std::path::PathBuf> = left
+        .iter()
+        .filter(|(_, change, cassette)| {
+            *cassette && matches!(change, Change::Added | Change::Changed)
+        })
+        .map(|(path, _, _)| cx.project.root().join(path))
+        .collect();
+    if written.is_empty() {
+        return Ok(Default::default());
+    }
+    let mut selection = cx.project.select(&written, &cx.working_dir)?;
+    selection
+        .cassettes
+        .retain(|c| c.kind == vcr_project::tree::CassetteKind::Http);
+    if selection.cassettes.is_empty() {
+        return Ok(Default::default());
+    }
+    let scrub = Scrub::new(cx)?;
+    Ok(vcr_ops::normalize::run(
+        &selection,
+        &cx.store,
+        Default::default(),
+        Some(&scrub.http()),
+        &NoStaleNames(cx.report()),
+        &NoProgress,
+    ))
 }
 
 /// The success path: normalize and re-key what the run wrote, end the stash, report what
@@ -220,14 +285,18 @@ fn put_back(cx: &Context, run: &Run<'_>, finished: &Finished) -> Result<Outcome>
 fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     let before = run.before;
     let written = Snapshot::take(&cx.project.select(&[], &cx.working_dir)?).changed_since(before);
+    let mut normalized = vcr_ops::normalize::Summary::default();
     if !written.is_empty() {
         let selection = cx.project.select(&written, &cx.working_dir)?;
         let report = NoStaleNames(cx.report());
-        vcr_ops::normalize::run(
+        // HTTP cassettes are scrubbed as `normalize` scrubs them: a recorder's filter that
+        // missed a key must not leave it on disk for the next commit.
+        let scrub = Scrub::new(cx)?;
+        normalized = vcr_ops::normalize::run(
             &selection,
             &cx.store,
             Default::default(),
-            None,
+            Some(&scrub.http()),
             &report,
             &NoProgress,
         );
@@ -270,6 +339,8 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     let mut summary = Summary {
         changes: changed,
         touched: touched.len(),
+        scrubbed: normalized.replaced,
+        replay_affected: normalized.replay_affected,
         recorders: run.http.recorders.clone(),
         ..Summary::default()
     };
@@ -314,7 +385,7 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
         }
     }
     let line = format!(
-        "recorded: {} added, {} changed, {} removed, {} unchanged{}{}; {}, {} in what was recorded",
+        "recorded: {} added, {} changed, {} removed, {} unchanged{}{}{}; {}, {} in what was recorded",
         changed.added,
         changed.changed,
         changed.removed,
@@ -329,6 +400,7 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
         } else {
             format!("; {} beside them", count(touched.len(), "other file"))
         },
+        scrubbed_words(&normalized),
         count(summary.errors, "error"),
         count(summary.warnings, "warning"),
     );
@@ -338,6 +410,22 @@ fn keep(cx: &Context, run: &Run<'_>) -> Result<Outcome> {
     } else {
         Outcome::Clean
     })
+}
+
+/// What the scrub of the recorded cassettes replaced, for the closing line (nothing when it
+/// replaced nothing).
+fn scrubbed_words(normalized: &vcr_ops::normalize::Summary) -> String {
+    if normalized.replaced == 0 {
+        return String::new();
+    }
+    let mut words = format!("; scrubbed {}", count(normalized.replaced, "value"));
+    if normalized.replay_affected > 0 {
+        words.push_str(&format!(
+            " ({} the recorder matches requests by)",
+            count(normalized.replay_affected, "value")
+        ));
+    }
+    words
 }
 
 /// How the tree's HTTP recorders are put in record mode, said before the run: what vcr

@@ -79,8 +79,52 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
         if summary.errors > 0 {
             line.push_str(&format!(", {}", count(summary.errors, "unreadable file")));
         }
+        line.push_str(&not_hashed(&selection));
         line
     };
     cx.reporter.finish("rehash", &summary, &line);
     Ok(Outcome::Clean)
+}
+
+/// The cassettes `rehash` leaves as they are because no hash names them, said after the
+/// count: without it, an HTTP-only tree's `0 of 0 cassettes renamed` reads as a failure to
+/// find them.
+fn not_hashed(selection: &vcr_project::tree::Selection) -> String {
+    use vcr_project::tree::CassetteKind;
+    let (mut http, mut other) = (0, 0);
+    for cassette in &selection.cassettes {
+        match cassette.kind {
+            CassetteKind::Http => http += 1,
+            // A token-count fixture is Claude Code's, said apart with `-v`.
+            CassetteKind::ClaudeCodeTokenCount => {}
+            kind if !kind.is_content_addressed() => other += 1,
+            _ => {}
+        }
+    }
+    let mut words = String::new();
+    if http > 0 {
+        words.push_str(&format!(
+            "; {} left as {} (named by {} tests, not by a hash of {} content)",
+            count(http, "HTTP cassette"),
+            if http == 1 { "it is" } else { "they are" },
+            if http == 1 { "its" } else { "their" },
+            if http == 1 { "its" } else { "their" },
+        ));
+    }
+    if other > 0 {
+        words.push_str(&format!(
+            "; {} not named by a hash of {} content, left as {}",
+            count(
+                other,
+                if http > 0 {
+                    "other cassette"
+                } else {
+                    "cassette"
+                }
+            ),
+            if other == 1 { "its" } else { "their" },
+            if other == 1 { "it is" } else { "they are" },
+        ));
+    }
+    words
 }

@@ -18,7 +18,8 @@ use crate::report::Reporter;
 ///
 /// With paths, only those files are read (the pre-commit framework passes file names);
 /// with `--staged`, the staged contents of the staged cassettes; else the whole tree.
-/// Exit codes: 0 clean (warnings allowed), 1 error findings, 2 could not run.
+/// Exit codes: 0 clean (warnings allowed), 1 error findings (a file that does not parse is
+/// one), 2 could not run.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// Cassettes or folders to check [default: the whole configured tree].

@@ -148,6 +148,12 @@ impl Reporter {
             Output::Json => {
                 let first = {
                     let mut collected = lock(&self.collected);
+                    let errors = findings
+                        .iter()
+                        .filter(|f| f.severity == vcr_lint::finding::Severity::Error)
+                        .count();
+                    collected.printed_errors += errors;
+                    collected.printed_warnings += findings.len() - errors;
                     !std::mem::replace(&mut collected.streamed, true)
                 };
                 self.out_parts(&[&json_group(first, &findings)]);
@@ -170,7 +176,7 @@ impl Reporter {
             Output::Json => {
                 let streamed = lock(&self.collected).streamed;
                 let error = self.error_info(None);
-                let tail = document_tail(streamed, error.as_ref(), Some(summary));
+                let tail = document_tail(streamed, error.as_ref(), summary);
                 self.out_parts(&[&tail, b"\n"]);
             }
             Output::Sarif => {
@@ -255,12 +261,22 @@ impl Reporter {
         let streamed = lock(&self.collected).streamed;
         match self.output {
             Output::Human => {}
-            // `verify`'s document has one shape whatever the outcome: one it began ends
-            // with the error, without a summary; one that could not start is that document
-            // with no finding.
+            // `verify`'s document has one shape whatever the outcome (DESIGN.md's
+            // `{"version", "findings", "summary"}`, with the error): one it began ends with
+            // the error and the counts of the findings it printed; one that could not start
+            // is that document with no finding and a summary of nothing checked.
             Output::Json if streamed || command == "verify" => {
                 let error = self.error_info(Some(message));
-                self.out_parts(&[&document_tail(streamed, error.as_ref(), None), b"\n"]);
+                let summary = {
+                    let collected = lock(&self.collected);
+                    vcr_ops::verify::Summary {
+                        errors: collected.printed_errors,
+                        warnings: collected.printed_warnings,
+                        ..Default::default()
+                    }
+                };
+                let tail = document_tail(streamed, error.as_ref(), &summary);
+                self.out_parts(&[&tail, b"\n"]);
             }
             Output::Json => {
                 let document = Document::<()> {
@@ -302,6 +318,9 @@ struct Collected {
     findings: Vec<Finding>,
     /// Whether `verify`'s JSON document has begun (its head and `findings` array printed).
     streamed: bool,
+    /// The error and warning findings printed in it, for the summary of a run that stops.
+    printed_errors: usize,
+    printed_warnings: usize,
     /// The error events seen.
     problems: Vec<Problem>,
     /// `diff`'s entries, for its Markdown summary.
@@ -353,11 +372,11 @@ fn json_group(first: bool, findings: &[Finding]) -> Vec<u8> {
 
 /// The end of `verify`'s JSON document: the `findings` array closed (`streamed`: opened and
 /// given at least one finding; else printed whole with the head, empty), the `error` if
-/// any, the `summary` if the run got that far.
+/// any, the `summary`.
 fn document_tail(
     streamed: bool,
     error: Option<&ErrorInfo>,
-    summary: Option<&vcr_ops::verify::Summary>,
+    summary: &vcr_ops::verify::Summary,
 ) -> Vec<u8> {
     let mut tail = if streamed {
         b"\n  ]".to_vec()
@@ -368,10 +387,8 @@ fn document_tail(
         tail.extend_from_slice(b",\n  \"error\": ");
         pretty(&mut tail, error, b"  ");
     }
-    if let Some(summary) = summary {
-        tail.extend_from_slice(b",\n  \"summary\": ");
-        pretty(&mut tail, summary, b"  ");
-    }
+    tail.extend_from_slice(b",\n  \"summary\": ");
+    pretty(&mut tail, summary, b"  ");
     tail.extend_from_slice(b"\n}");
     tail
 }
@@ -613,8 +630,7 @@ mod tests {
         findings: &'a [Finding],
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a ErrorInfo>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        summary: Option<&'a vcr_ops::verify::Summary>,
+        summary: &'a vcr_ops::verify::Summary,
     }
 
     fn finding(i: usize) -> Finding {
@@ -671,8 +687,12 @@ mod tests {
         let many: Vec<Finding> = (0..1031).map(finding).collect();
         for findings in [&[][..], &many[..1], &many[..3], &many[..]] {
             for error in [None, Some(&error)] {
-                // A run that got to its summary, and one a fatal error ended.
-                for summary in [Some(&summary), None] {
+                // A run that got to its summary, and one a fatal error ended (counts only).
+                let stopped = vcr_ops::verify::Summary {
+                    errors: findings.len(),
+                    ..Default::default()
+                };
+                for summary in [&summary, &stopped] {
                     let whole = Whole {
                         version: 1,
                         findings,
@@ -693,10 +713,9 @@ mod tests {
                     assert_eq!(
                         String::from_utf8(printed).unwrap(),
                         serde_json::to_string_pretty(&whole).unwrap(),
-                        "{} findings, error: {}, summary: {}",
+                        "{} findings, error: {}, summary: {summary:?}",
                         findings.len(),
                         error.is_some(),
-                        summary.is_some()
                     );
                 }
             }

@@ -4,8 +4,8 @@
 //! `git commit` runs the hook. A commit that leaks a home directory into a cassette is
 //! refused and names the finding; the fixed commit goes through.
 //!
-//! pre-commit builds the hook with its own `cargo install --path` of the snapshot, exactly as
-//! for a user, with three differences that change nothing it checks but keep the test fast:
+//! The hook builds vcr on its first run with `cargo install --locked --path` of the snapshot
+//! (`dist/pre-commit-hook`), exactly as for a user, with three differences that change nothing it checks but keep the test fast:
 //! the cargo target folder lives in Cargo's `target/tmp` (dependencies compile once, then are
 //! reused), the release profile is built without optimization or LTO, and cargo stays
 //! offline (the crates are already in the local registry cache, since this test was just
@@ -78,25 +78,26 @@ fn the_hook_refuses_a_commit_with_a_leaked_cassette_and_accepts_the_fixed_one() 
     );
     write(&project, ".pre-commit-config.yaml", config.as_bytes());
 
-    let install = Instant::now();
     install_hooks(&env, &pre_commit, &project);
-    eprintln!(
-        "pre-commit installed the hook (cargo install of vcr) in {:.1?}",
-        install.elapsed()
-    );
-    let binary = hook_binary(&env.pre_commit_home);
-    assert!(
-        binary.is_some(),
-        "no vcr binary in a rustenv of {}: did pre-commit build the hook?",
-        env.pre_commit_home.display()
-    );
 
-    // A clean commit, with files that are not cassettes among those the hook is given.
+    // A clean commit, with files that are not cassettes among those the hook is given. Its
+    // first run builds vcr, with the lockfile.
     git(&env, &project, &["add", "-A"]);
+    let build = Instant::now();
     let clean = commit(&env, &project, "Record the cassettes");
+    eprintln!(
+        "the first commit (the hook's cargo install --locked of vcr) took {:.1?}",
+        build.elapsed()
+    );
     assert!(clean.ok, "the clean commit was refused:\n{}", clean.all);
     assert_passed(&clean);
     assert_eq!(commits(&env, &project), 1);
+    let binary = hook_binary(&env.pre_commit_home);
+    assert!(
+        binary.is_some(),
+        "no vcr binary in a .pre-commit-build of {}: did the hook build vcr?",
+        env.pre_commit_home.display()
+    );
 
     // A home directory leaks into a recorded answer (payload: the name stays right).
     let (leaky, original) = fixtures
@@ -657,8 +658,11 @@ fn snapshot(env: &Env, under: &str, to: &Path) -> String {
             continue;
         };
         // Deleted in the working tree but still in the index: not part of the next commit.
+        // Copied with its permissions: the hook's script must stay executable.
         if from.is_file() {
-            write(to, inside, &std::fs::read(&from).unwrap());
+            let path = to.join(inside);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::copy(&from, &path).unwrap();
         }
     }
     git(env, to, &["init", "-q"]);
@@ -717,7 +721,8 @@ fn assert_passed(commit: &Ran) {
     );
 }
 
-/// The `vcr` that pre-commit built into one of its Rust environments.
+/// The `vcr` the hook built in pre-commit's clone of the hook repository
+/// (`<clone>/.pre-commit-build/bin/vcr`).
 fn hook_binary(pre_commit_home: &Path) -> Option<PathBuf> {
     let exe = if cfg!(windows) { "vcr.exe" } else { "vcr" };
     walkdir::WalkDir::new(pre_commit_home)
@@ -732,7 +737,7 @@ fn hook_binary(pre_commit_home: &Path) -> Option<PathBuf> {
                         && bin
                             .parent()
                             .and_then(Path::file_name)
-                            .is_some_and(|env| env.to_string_lossy().starts_with("rustenv"))
+                            .is_some_and(|root| root == ".pre-commit-build")
                 })
         })
 }

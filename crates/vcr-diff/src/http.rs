@@ -1709,7 +1709,10 @@ mod tests {
             "application/json",
             body.to_string(),
         )]);
-        assert_eq!(b.exchanges[0].provider, Some(Provider::OpenAiChat));
+        assert_eq!(
+            b.exchanges[0].provider.map(Provider::id),
+            Some("open-ai-chat")
+        );
         assert_eq!(b.calls[0].text, "Hi");
 
         // An Assistants API thread message is no Anthropic call.
@@ -2049,7 +2052,10 @@ mod tests {
             "Paris",
         )]);
         let b = &old.calls[0];
-        assert_eq!(old.exchanges[0].provider, Some(Provider::BedrockConverse));
+        assert_eq!(
+            old.exchanges[0].provider.map(Provider::id),
+            Some("bedrock-converse")
+        );
         assert_eq!(b.tool_sequence(), "get_weather(Paris)");
         assert_eq!(b.stop_reason.as_deref(), Some("tool_use"));
         assert_eq!(
@@ -2104,7 +2110,7 @@ mod tests {
                 {"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}),
             "stop",
         )]);
-        assert_eq!(old.exchanges[0].provider, Some(Provider::Ollama));
+        assert_eq!(old.exchanges[0].provider.map(Provider::id), Some("ollama"));
         assert_eq!(old.calls[0].tool_sequence(), "get_weather(Paris)");
         let new = cassette(&[ollama(
             json!({"role": "assistant", "content": "Hello!"}),

@@ -18,7 +18,7 @@ pub use mode::{How, HttpRecording, RecorderMode, http_recording};
 
 use vcr_project::config::ConfigFile;
 use vcr_project::store::ContentHash;
-use vcr_project::tree::{Cassette, Selection};
+use vcr_project::tree::{Cassette, CassetteKind, Selection};
 
 /// The cassettes of a tree and a hash of each one's bytes.
 #[derive(Debug, Clone, Default)]
@@ -279,15 +279,36 @@ pub fn matching<'a>(
 
 /// The variables that put the harness in record mode: `[record] env` when configured, else
 /// `VCR_RECORD=1` for Claude Code trees and `DSH_SNAPSHOT=record` for dsh trees (both
-/// when the tree shows neither yet, as before a first recording).
-pub fn record_env(selection: &Selection, config: &ConfigFile) -> Vec<(String, String)> {
+/// when the tree shows neither yet, as before a first recording). An HTTP-only project (HTTP
+/// cassettes, or a recorder `http` found declared, and neither Claude Code nor dsh) gets
+/// neither: its recorders take their own switches ([`http_recording`]), and a variable of a
+/// harness it does not use would only mislead whatever reads it.
+pub fn record_env(
+    selection: &Selection,
+    config: &ConfigFile,
+    http: &HttpRecording,
+) -> Vec<(String, String)> {
     if let Some(env) = &config.record.env {
         return env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     }
     let claude = config.claude_code.fixtures.is_some()
         || selection.cassettes.iter().any(|c| c.kind.is_claude_code());
     let dsh = config.dsh.scenarios.is_some() || !selection.scenarios.is_empty();
+    let http_only = !claude
+        && !dsh
+        && (!http.recorders.is_empty()
+            || selection
+                .cassettes
+                .iter()
+                .any(|c| c.kind == CassetteKind::Http))
+        && selection
+            .cassettes
+            .iter()
+            .all(|c| matches!(c.kind, CassetteKind::Http | CassetteKind::Text));
     let mut env = Vec::new();
+    if http_only {
+        return env;
+    }
     if claude || !dsh {
         env.push(("VCR_RECORD".to_owned(), "1".to_owned()));
     }

@@ -19,7 +19,7 @@ use vcr_cassette::jsonl::{self, LineReader};
 use vcr_cassette::{Mode, generic};
 use vcr_project::store::journal::{Move, SkipReason};
 use vcr_project::store::{ContentHash, Store, StoreError};
-use vcr_project::tree::{Cassette, Selection};
+use vcr_project::tree::{Cassette, CassetteKind, Selection};
 
 pub use vcr_cassette::model::MAX_NAME_BYTES;
 
@@ -75,7 +75,8 @@ struct Entry {
 
 enum Planned {
     Entry(Entry),
-    Skip,
+    /// Not re-keyed, and why.
+    Skip(&'static str),
     Problem(FileProblem),
 }
 
@@ -99,9 +100,9 @@ pub fn run(
                 summary.files += 1;
                 entries.push(entry);
             }
-            Planned::Skip => report.report(&Event::Skipped {
+            Planned::Skip(reason) => report.report(&Event::Skipped {
                 path: &cassette.rel,
-                reason: "the key of a token-count fixture is not stored; it cannot be re-keyed",
+                reason,
             }),
             Planned::Problem(problem) => {
                 summary.errors += 1;
@@ -159,11 +160,21 @@ pub fn run(
     Ok(summary)
 }
 
+/// Why a token-count fixture is left as it is.
+const TOKEN_COUNT: &str = "the key of a token-count fixture is not stored; it cannot be re-keyed";
+
+/// Why a cassette that is not content-addressed is left as it is.
+const NOT_HASHED: &str =
+    "named by its test, not by a hash of its content: there is no key to recompute";
+
 fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
     // Only a content-addressed cassette has a name to recompute: the others (a dsh session
     // log of millions of lines among them) are not read at all (issue 12).
+    if cassette.kind == CassetteKind::ClaudeCodeTokenCount {
+        return Planned::Skip(TOKEN_COUNT);
+    }
     if !cassette.kind.is_content_addressed() {
-        return Planned::Skip;
+        return Planned::Skip(NOT_HASHED);
     }
     if let Some(spec) = vcr_cassette::streamed_log(cassette) {
         return plan_log(cassette, spec, store, options);
@@ -174,7 +185,7 @@ fn plan_one(cassette: &Cassette, store: &Store, options: Options) -> Planned {
     };
     let keyed = match vcr_cassette::key_of(cassette, &bytes) {
         Ok(Some(keyed)) => keyed,
-        Ok(None) => return Planned::Skip,
+        Ok(None) => return Planned::Skip(TOKEN_COUNT),
         Err(e) => return Planned::Problem(FileProblem::cassette(&e, &bytes)),
     };
     let target = cassette.path.with_file_name(&keyed.name);

@@ -6,6 +6,24 @@ use vcr_json::{Object, Value};
 
 use super::{ModelCall, Payload, ToolUse, Usage, count_field, index_key, str_field};
 
+use crate::api::{Api, Keys, Provider};
+
+/// Anthropic messages (`/v1/messages`); by shape, an assistant `message` or a stream's
+/// `message_start`.
+pub(crate) static API: Api = Api {
+    id: "anthropic",
+    name: "Anthropic messages",
+    by_path: |ask| {
+        (ask.path.ends_with("/messages") && ask.has("messages")).then_some(Provider(&API))
+    },
+    by_shape: |ask| {
+        (ask.field("type") == Some("message") && ask.field("role") == Some("assistant"))
+            || ask.field("type") == Some("message_start")
+    },
+    read: |payload, _| messages(payload),
+    messages: |_| Keys::new("system", "messages"),
+};
+
 /// An Anthropic message, JSON or streamed (the existing readers of Claude Code's
 /// assistant items and stream events).
 pub(super) fn messages(payload: &Payload<'_>) -> ModelCall {

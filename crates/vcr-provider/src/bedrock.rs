@@ -11,6 +11,60 @@ use super::{
     tool, tool_from_text,
 };
 
+use crate::api::{Api, Keys, Provider, no_shape};
+
+/// Amazon Bedrock Converse (`/model/<id>/converse`, `converse-stream`); by shape, a
+/// `stopReason` beside `output.message`.
+pub(crate) static CONVERSE: Api = Api {
+    id: "bedrock-converse",
+    name: "Bedrock Converse",
+    by_path: |ask| {
+        ask.path_ends(&["/converse", "/converse-stream"])
+            .then_some(Provider(&CONVERSE))
+    },
+    by_shape: |ask| {
+        ask.first().is_some_and(|first| {
+            first.contains_key("stopReason")
+                && first
+                    .get("output")
+                    .and_then(Value::as_object)
+                    .is_some_and(|o| o.contains_key("message"))
+        })
+    },
+    read: converse,
+    messages: |_| Keys::new("system", "messages"),
+};
+
+/// Bedrock InvokeModel (`/invoke`, `/invoke-with-response-stream`) of a model whose API is
+/// its own (Titan, Nova, Llama, Mistral, Cohere); Claude's is Anthropic messages, told by
+/// `anthropic_version` in the request or a `message` answer.
+pub(crate) static INVOKE: Api = Api {
+    id: "bedrock-invoke",
+    name: "Bedrock InvokeModel",
+    by_path: |ask| {
+        if !ask.path_ends(&["/invoke", "/invoke-with-response-stream"]) {
+            return None;
+        }
+        let first_type = ask.field("type");
+        let anthropic =
+            ask.has("anthropic_version") || matches!(first_type, Some("message" | "message_start"));
+        Some(if anthropic {
+            Provider(&crate::anthropic::API)
+        } else {
+            Provider(&INVOKE)
+        })
+    },
+    by_shape: no_shape,
+    read: |payload, _| invoke(payload),
+    messages: |o| {
+        let list = ["messages", "prompt", "inputText"]
+            .into_iter()
+            .find(|k| o.contains_key(k))
+            .unwrap_or("prompt");
+        Keys::new("system", list)
+    },
+};
+
 /// A Bedrock Converse answer: `output.message.content` (`text` and `toolUse` blocks),
 /// `stopReason`, `usage`.
 pub(super) fn converse(payload: &Payload<'_>, path: &str) -> ModelCall {

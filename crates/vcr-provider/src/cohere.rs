@@ -10,6 +10,43 @@ use super::{
     str_field, text_parts, tool_from_text,
 };
 
+use crate::api::{Api, Keys, no_path};
+
+/// Cohere chat (v1 and v2) and generate: told by shape on their paths, which other APIs
+/// share (`/v1/chat`).
+pub(crate) static API: Api = Api {
+    id: "cohere",
+    name: "Cohere",
+    by_path: no_path,
+    by_shape: |ask| {
+        ask.path_ends(&["/v1/chat", "/v2/chat", "/v1/generate"])
+            && ask.first().is_some_and(|first| {
+                [
+                    "generation_id",
+                    "generations",
+                    "event_type",
+                    "finish_reason",
+                ]
+                .iter()
+                .any(|k| first.contains_key(k))
+            })
+    },
+    read: |payload, _| chat(payload),
+    // v1: the history, then this turn's `message`; v2: `messages`.
+    messages: |o| {
+        let list = if o.contains_key("messages") {
+            "messages"
+        } else {
+            "chat_history"
+        };
+        Keys {
+            system: "preamble",
+            list,
+            turn: Some("message"),
+        }
+    },
+};
+
 /// A Cohere answer, JSON or streamed, in any of its three APIs.
 pub(super) fn chat(payload: &Payload<'_>) -> ModelCall {
     let mut call = ModelCall::default();

@@ -7,6 +7,31 @@ use super::{
     ModelCall, Payload, ToolUse, Usage, count_field, items, object_at, str_field, tool_of,
 };
 
+use crate::api::{Api, Keys, Provider};
+
+/// Gemini `generateContent` and `streamGenerateContent`; by shape, `candidates` answering
+/// `contents`.
+pub(crate) static API: Api = Api {
+    id: "gemini",
+    name: "Gemini generateContent",
+    by_path: |ask| {
+        (ask.path.contains(":generateContent") || ask.path.contains(":streamGenerateContent"))
+            .then_some(Provider(&API))
+    },
+    by_shape: |ask| {
+        ask.first().is_some_and(|o| o.contains_key("candidates")) && ask.has("contents")
+    },
+    read: |payload, _| generate_content(payload),
+    messages: |o| {
+        let system = if o.contains_key("system_instruction") {
+            "system_instruction"
+        } else {
+            "systemInstruction"
+        };
+        Keys::new(system, "contents")
+    },
+};
+
 /// A Gemini answer: one `GenerateContentResponse`, or a stream of them (a JSON array, or
 /// server-sent events with `alt=sse`): text parts joined (thoughts left out), function
 /// calls in order, code the server ran and the searches that grounded the answer as tool

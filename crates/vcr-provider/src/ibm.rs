@@ -8,6 +8,36 @@ use vcr_json::Value;
 
 use super::{ModelCall, Payload, count_field, items, str_field};
 
+use crate::api::{Api, Keys, Provider, no_shape};
+
+/// IBM's text generation and chat (watsonx.ai `/ml/v1/text/generation`, IBM Generative AI
+/// `/v2/text/generation`, `/v2/text/chat` and their streams); watsonx.ai's chat answers in
+/// OpenAI's words (`choices`) and is read as OpenAI chat.
+pub(crate) static API: Api = Api {
+    id: "ibm",
+    name: "IBM text generation",
+    by_path: |ask| {
+        if !ask.path_ends(&PATHS) {
+            return None;
+        }
+        let objects = ask.objects();
+        if objects.iter().any(|o| o.contains_key("choices")) {
+            return Some(Provider(&crate::openai::CHAT));
+        }
+        (ask.has("model_id") || objects.iter().any(|o| is_answer(o))).then_some(Provider(&API))
+    },
+    by_shape: no_shape,
+    read: |payload, _| generation(payload),
+    messages: |o| {
+        let list = if o.contains_key("messages") {
+            "messages"
+        } else {
+            "input"
+        };
+        Keys::new("", list)
+    },
+};
+
 /// The paths of IBM's text generation calls, without their version prefix.
 pub(super) const PATHS: [&str; 4] = [
     "/text/generation",

@@ -6,10 +6,10 @@
 //! way by each provider: OpenAI chat completions and responses (and the OpenAI-compatible
 //! APIs: DeepSeek, Azure, proxies), Anthropic messages, Gemini and Vertex
 //! `generateContent`, Bedrock Converse, Ollama, Cohere, IBM's text generation; each as JSON or
-//! as a server-sent event
-//! stream. One module per provider turns its request and response into the same
-//! [`ModelCall`]; [`read`] tells the provider ([`detect`]: by the URL path, else by the
-//! bodies' shape behind a proxy or a gateway) and calls it. `vcr diff` pairs and compares
+//! as a server-sent event stream. One module per provider turns its request and response
+//! into the same [`ModelCall`] and declares its [`Api`], one line of the [`APIS`] table;
+//! [`read`] tells the provider ([`detect`]: by the URL path, else by the bodies' shape behind
+//! a proxy or a gateway) and calls it. `vcr diff` pairs and compares
 //! the calls this layer reads, and never looks inside a provider's JSON itself.
 //!
 //! Nothing here prints, and nothing here knows a cassette format: the caller hands over the
@@ -17,6 +17,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 mod anthropic;
+mod api;
 mod bedrock;
 mod call;
 mod cohere;
@@ -26,11 +27,10 @@ mod ollama;
 mod openai;
 
 pub use anthropic::{call_from_messages, call_from_stream};
+pub use api::{Api, Provider};
 pub use call::{
     ModelCall, ToolUse, Usage, count_field, shorten, sorted_compact, sorted_entries, str_field,
 };
-
-use serde::Serialize;
 
 use vcr_cassette::http::body::{Content, Decoded};
 use vcr_doc::{Node, NodeValue, Style};
@@ -71,20 +71,7 @@ pub fn read(
     let messages = request
         .map(|v| request_messages(provider, v))
         .unwrap_or_default();
-    let mut call = match provider {
-        Provider::OpenAiChat => openai::chat(payload),
-        Provider::OpenAiResponses => openai::responses(payload),
-        Provider::Anthropic => anthropic::messages(payload),
-        Provider::Gemini => gemini::generate_content(payload),
-        Provider::BedrockConverse => bedrock::converse(payload, path),
-        Provider::Ollama => ollama::chat(payload),
-        Provider::OpenAiCompletions => openai::completions(payload),
-        Provider::Cohere => cohere::chat(payload),
-        Provider::BedrockInvoke => bedrock::invoke(payload),
-        Provider::OpenAiAudio => openai::transcription(payload),
-        Provider::OpenAiImages => openai::images(payload),
-        Provider::Ibm => ibm::generation(payload),
-    };
+    let mut call = (provider.0.read)(payload, path);
     if call.model.is_none() {
         // Bedrock names the model in the URL only (`/model/<id>/invoke`).
         call.model = model_in_path(path);
@@ -105,59 +92,22 @@ pub fn read(
     })
 }
 
-/// The LLM APIs whose calls are read as model calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Provider {
-    /// OpenAI chat completions (`/v1/chat/completions`, and Azure's and proxies' paths
-    /// ending in `/chat/completions`).
-    OpenAiChat,
-    /// The OpenAI responses API (`/v1/responses`).
-    OpenAiResponses,
-    /// Anthropic messages (`/v1/messages`).
-    Anthropic,
-    /// Gemini `generateContent` and `streamGenerateContent`.
-    Gemini,
-    /// Amazon Bedrock Converse (`/model/<id>/converse`), JSON.
-    BedrockConverse,
-    /// Ollama's `/api/chat` and `/api/generate`, JSON and streamed.
-    Ollama,
-    /// OpenAI's legacy completions (`/v1/completions`: a `prompt`, `choices[].text`).
-    OpenAiCompletions,
-    /// Cohere chat (v1 and v2) and generate.
-    Cohere,
-    /// Bedrock InvokeModel of a model whose API is its own (Titan, Nova, Llama, Mistral,
-    /// Cohere); Claude's is Anthropic messages.
-    BedrockInvoke,
-    /// OpenAI's speech to text (`/audio/transcriptions`, `/audio/translations`).
-    OpenAiAudio,
-    /// OpenAI's image generation (`/images/generations`): the prompt the model rewrote
-    /// (`revised_prompt`) is its text.
-    OpenAiImages,
-    /// IBM's text generation and chat (watsonx.ai `/ml/v1/text/generation`, IBM Generative
-    /// AI `/v2/text/generation`, `/v2/text/chat` and their streams).
-    Ibm,
-}
-
-impl Provider {
-    /// How the summary names the API.
-    pub fn name(self) -> &'static str {
-        match self {
-            Provider::OpenAiChat => "OpenAI chat completions",
-            Provider::OpenAiResponses => "OpenAI responses",
-            Provider::Anthropic => "Anthropic messages",
-            Provider::Gemini => "Gemini generateContent",
-            Provider::BedrockConverse => "Bedrock Converse",
-            Provider::Ollama => "Ollama",
-            Provider::OpenAiCompletions => "OpenAI completions",
-            Provider::Cohere => "Cohere",
-            Provider::BedrockInvoke => "Bedrock InvokeModel",
-            Provider::OpenAiAudio => "OpenAI audio",
-            Provider::OpenAiImages => "OpenAI images",
-            Provider::Ibm => "IBM text generation",
-        }
-    }
-}
+/// Every LLM API whose calls are read as model calls, in the order [`detect`] tries them by
+/// path (then by shape, in the same order). Each is declared by its provider's module.
+pub static APIS: &[&Api] = &[
+    &openai::CHAT,
+    &gemini::API,
+    &openai::RESPONSES,
+    &anthropic::API,
+    &bedrock::CONVERSE,
+    &ollama::API,
+    &openai::COMPLETIONS,
+    &openai::AUDIO,
+    &openai::IMAGES,
+    &ibm::API,
+    &bedrock::INVOKE,
+    &cohere::API,
+];
 
 /// A document node as a JSON value: YAML plain scalars that JSON would read as a number,
 /// a boolean or null become one; every other scalar is a string.
@@ -343,105 +293,15 @@ pub fn detect(
         return None;
     }
     let path = path.trim_end_matches('/');
-    let request = request.and_then(Value::as_object);
-    let has = |key: &str| request.is_some_and(|r| r.contains_key(key));
-    if path.ends_with("/chat/completions") {
-        return Some(Provider::OpenAiChat);
-    }
-    if path.contains(":generateContent") || path.contains(":streamGenerateContent") {
-        return Some(Provider::Gemini);
-    }
-    if path.ends_with("/responses") && (has("input") || request.is_none()) {
-        return Some(Provider::OpenAiResponses);
-    }
-    if path.ends_with("/messages") && has("messages") {
-        return Some(Provider::Anthropic);
-    }
-    if path.ends_with("/converse") || path.ends_with("/converse-stream") {
-        return Some(Provider::BedrockConverse);
-    }
-    if path.ends_with("/api/chat") || path.ends_with("/api/generate") {
-        return Some(Provider::Ollama);
-    }
-    if path.ends_with("/completions") && has("prompt") {
-        return Some(Provider::OpenAiCompletions);
-    }
-    if path.ends_with("/audio/transcriptions") || path.ends_with("/audio/translations") {
-        return Some(Provider::OpenAiAudio);
-    }
-    if path.ends_with("/images/generations") {
-        return Some(Provider::OpenAiImages);
-    }
-    if ibm::PATHS.iter().any(|p| path.ends_with(p)) {
-        let objects = payload.objects();
-        // watsonx.ai's chat answers in OpenAI's words (`choices`).
-        if objects.iter().any(|o| o.contains_key("choices")) {
-            return Some(Provider::OpenAiChat);
-        }
-        if has("model_id") || objects.iter().any(|o| ibm::is_answer(o)) {
-            return Some(Provider::Ibm);
-        }
-    }
-    if path.ends_with("/invoke") || path.ends_with("/invoke-with-response-stream") {
-        // Claude's InvokeModel is Anthropic messages; the other models' their own.
-        let first_type = payload
-            .objects()
-            .first()
-            .and_then(|o| o.get("type"))
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let anthropic = has("anthropic_version")
-            || matches!(first_type.as_deref(), Some("message" | "message_start"));
-        return Some(if anthropic {
-            Provider::Anthropic
-        } else {
-            Provider::BedrockInvoke
-        });
+    let ask = api::Ask::new(path, request.and_then(Value::as_object), payload);
+    if let Some(provider) = APIS.iter().find_map(|api| (api.by_path)(&ask)) {
+        return Some(provider);
     }
     // Behind a proxy or a gateway (Bedrock, Vertex, a company's LLM proxy): by shape.
-    let objects = payload.objects();
-    let first = objects.first()?;
-    let field = |k: &str| first.get(k).and_then(Value::as_str);
-    if field("object").is_some_and(|o| o.starts_with("chat.completion")) {
-        Some(Provider::OpenAiChat)
-    } else if field("object") == Some("response")
-        || (matches!(payload, Payload::Events(_))
-            && field("type").is_some_and(|t| t.starts_with("response.")))
-    {
-        Some(Provider::OpenAiResponses)
-    } else if (field("type") == Some("message") && field("role") == Some("assistant"))
-        || field("type") == Some("message_start")
-    {
-        Some(Provider::Anthropic)
-    } else if first.contains_key("candidates") && has("contents") {
-        Some(Provider::Gemini)
-    } else if first.contains_key("stopReason")
-        && first
-            .get("output")
-            .and_then(Value::as_object)
-            .is_some_and(|o| o.contains_key("message"))
-    {
-        Some(Provider::BedrockConverse)
-    } else if first.contains_key("done") && first.contains_key("model") {
-        Some(Provider::Ollama)
-    } else if field("object") == Some("text_completion") {
-        Some(Provider::OpenAiCompletions)
-    } else if ["/v1/chat", "/v2/chat", "/v1/generate"]
-        .iter()
-        .any(|p| path.ends_with(p))
-        && [
-            "generation_id",
-            "generations",
-            "event_type",
-            "finish_reason",
-        ]
-        .iter()
-        .any(|k| first.contains_key(k))
-    {
-        Some(Provider::Cohere)
-    } else {
-        None
-    }
+    ask.first()?;
+    APIS.iter()
+        .find(|api| (api.by_shape)(&ask))
+        .map(|api| Provider(api))
 }
 
 /// Values that differ between two recordings of one conversation (ids the API handed
@@ -486,54 +346,8 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
         m.insert(Str::new("content"), text.clone().into_owned());
         Value::Object(m)
     };
-    let (system_key, list_key) = match provider {
-        Provider::OpenAiChat => ("", "messages"),
-        Provider::OpenAiResponses => ("instructions", "input"),
-        Provider::Anthropic | Provider::BedrockConverse => ("system", "messages"),
-        Provider::Ollama => (
-            "system",
-            if o.contains_key("messages") {
-                "messages"
-            } else {
-                "prompt"
-            },
-        ),
-        Provider::OpenAiCompletions | Provider::OpenAiAudio | Provider::OpenAiImages => {
-            ("", "prompt")
-        }
-        Provider::Ibm => (
-            "",
-            if o.contains_key("messages") {
-                "messages"
-            } else {
-                "input"
-            },
-        ),
-        Provider::BedrockInvoke => (
-            "system",
-            ["messages", "prompt", "inputText"]
-                .into_iter()
-                .find(|k| o.contains_key(k))
-                .unwrap_or("prompt"),
-        ),
-        // v1: the history, then this turn's `message`; v2: `messages`.
-        Provider::Cohere => (
-            "preamble",
-            if o.contains_key("messages") {
-                "messages"
-            } else {
-                "chat_history"
-            },
-        ),
-        Provider::Gemini => (
-            if o.contains_key("system_instruction") {
-                "system_instruction"
-            } else {
-                "systemInstruction"
-            },
-            "contents",
-        ),
-    };
+    let keys = (provider.0.messages)(o);
+    let (system_key, list_key) = (keys.system, keys.list);
     if let Some(s) = o.get(system_key).filter(|v| !matches!(v, Value::Null)) {
         messages.push(system(s));
     }
@@ -548,8 +362,8 @@ pub fn request_messages(provider: Provider, request: &Value<'_>) -> Vec<Message>
         Some(Value::String(s)) => messages.push(user(s)),
         _ => {}
     }
-    if provider == Provider::Cohere
-        && let Some(Value::String(s)) = o.get("message")
+    if let Some(turn) = keys.turn
+        && let Some(Value::String(s)) = o.get(turn)
     {
         messages.push(user(s));
     }

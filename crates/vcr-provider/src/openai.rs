@@ -10,6 +10,85 @@ use super::{
     tool_from_text,
 };
 
+use crate::api::{Api, Keys, Provider, no_shape};
+
+/// OpenAI chat completions (`/v1/chat/completions`, and Azure's and proxies' paths ending in
+/// `/chat/completions`); by shape, an answer whose `object` is `chat.completion(.chunk)`.
+pub(crate) static CHAT: Api = Api {
+    id: "open-ai-chat",
+    name: "OpenAI chat completions",
+    by_path: |ask| {
+        ask.path
+            .ends_with("/chat/completions")
+            .then_some(Provider(&CHAT))
+    },
+    by_shape: |ask| {
+        ask.field("object")
+            .is_some_and(|o| o.starts_with("chat.completion"))
+    },
+    read: |payload, _| chat(payload),
+    messages: |_| Keys::new("", "messages"),
+};
+
+/// The OpenAI responses API (`/v1/responses`).
+pub(crate) static RESPONSES: Api = Api {
+    id: "open-ai-responses",
+    name: "OpenAI responses",
+    by_path: |ask| {
+        (ask.path.ends_with("/responses") && (ask.has("input") || ask.request.is_none()))
+            .then_some(Provider(&RESPONSES))
+    },
+    by_shape: |ask| {
+        ask.field("object") == Some("response")
+            || (matches!(ask.payload, Payload::Events(_))
+                && ask
+                    .field("type")
+                    .is_some_and(|t| t.starts_with("response.")))
+    },
+    read: |payload, _| responses(payload),
+    messages: |_| Keys::new("instructions", "input"),
+};
+
+/// OpenAI's legacy completions (`/v1/completions`: a `prompt`, `choices[].text`).
+pub(crate) static COMPLETIONS: Api = Api {
+    id: "open-ai-completions",
+    name: "OpenAI completions",
+    by_path: |ask| {
+        (ask.path.ends_with("/completions") && ask.has("prompt")).then_some(Provider(&COMPLETIONS))
+    },
+    by_shape: |ask| ask.field("object") == Some("text_completion"),
+    read: |payload, _| completions(payload),
+    messages: |_| Keys::new("", "prompt"),
+};
+
+/// OpenAI's speech to text (`/audio/transcriptions`, `/audio/translations`).
+pub(crate) static AUDIO: Api = Api {
+    id: "open-ai-audio",
+    name: "OpenAI audio",
+    by_path: |ask| {
+        ask.path_ends(&["/audio/transcriptions", "/audio/translations"])
+            .then_some(Provider(&AUDIO))
+    },
+    by_shape: no_shape,
+    read: |payload, _| transcription(payload),
+    messages: |_| Keys::new("", "prompt"),
+};
+
+/// OpenAI's image generation (`/images/generations`): the prompt the model rewrote
+/// (`revised_prompt`) is its text.
+pub(crate) static IMAGES: Api = Api {
+    id: "open-ai-images",
+    name: "OpenAI images",
+    by_path: |ask| {
+        ask.path
+            .ends_with("/images/generations")
+            .then_some(Provider(&IMAGES))
+    },
+    by_shape: no_shape,
+    read: |payload, _| images(payload),
+    messages: |_| Keys::new("", "prompt"),
+};
+
 /// OpenAI usage: `prompt_tokens` / `completion_tokens` (chat) or `input_tokens` /
 /// `output_tokens` (responses), cached prompt tokens as cache reads.
 fn openai_usage(o: &Object<'_>) -> Usage {

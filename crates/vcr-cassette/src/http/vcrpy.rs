@@ -689,6 +689,51 @@ version: 1
         assert!(source(text, &headers[1].value).starts_with("|\n        YXR0"));
     }
 
+    /// A hand redaction that wrote `- [REDACTED]` (a YAML list) as a header's value: vcrpy
+    /// loads it and replays it, so it is read, each scalar at its own place.
+    #[test]
+    fn reads_a_header_value_a_hand_edit_made_a_list() {
+        let text = "interactions:
+- request:
+    body: null
+    headers:
+      Authorization:
+      - [REDACTED]
+      X-Other: {kept: sk-live}
+    method: GET
+    uri: https://example.com/
+  response:
+    body:
+      string: ''
+    headers: {}
+    status:
+      code: 200
+      message: OK
+version: 1
+";
+        let cassette = read_yaml(text);
+        let headers = &cassette.interactions[0].request.headers;
+        assert_eq!(
+            headers
+                .iter()
+                .map(|h| (h.name.as_str(), h.value.text.as_str(), h.value.path.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (
+                    "Authorization",
+                    "REDACTED",
+                    "interactions[0].request.headers.Authorization[0][0]"
+                ),
+                (
+                    "X-Other",
+                    "sk-live",
+                    "interactions[0].request.headers.X-Other.kept"
+                )
+            ]
+        );
+        assert!(source(text, &headers[0].value).starts_with("REDACTED]"));
+    }
+
     /// pydantic-ai's serializer: `parsed_body` instead of `body`.
     #[test]
     fn reads_parsed_bodies_as_data() {

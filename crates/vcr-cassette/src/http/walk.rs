@@ -429,22 +429,62 @@ impl<'n> At<'n> {
                     Some(items) => {
                         for (i, item) in items.iter().enumerate() {
                             let path = self.key_item_path(name, i);
-                            out.push(Header {
-                                name: name.to_owned(),
-                                value: self.child(item, path).into_field()?,
-                            });
+                            self.child(item, path).header_values(name, &mut out, 0)?;
                         }
                     }
-                    None => out.push(Header {
-                        name: name.to_owned(),
-                        value: self.child(value, self.key_path(name)).into_field()?,
-                    }),
+                    None => self
+                        .child(value, self.key_path(name))
+                        .header_values(name, &mut out, 0)?,
                 }
             }
             return Ok(out);
         }
         self.header_list(&mut out, 0)?;
         Ok(out)
+    }
+
+    /// One item of a header's list of values: a scalar, or, where a hand edit wrote a YAML
+    /// list or mapping (`- [REDACTED]` is a list holding `REDACTED`), each scalar inside it,
+    /// at its own place. A recorder loads such a file and vcrpy replays it (request headers
+    /// are not matched by default), so it is read, not refused as a `parse` error; the
+    /// scalars are judged and scrubbed like any other value.
+    fn header_values(
+        &self,
+        name: &str,
+        out: &mut Vec<Header>,
+        depth: usize,
+    ) -> Result<(), ReadError> {
+        let inner: Vec<At<'n>> = if let Some(items) = self.node.as_seq() {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, node)| self.child(node, self.item_path(i)))
+                .collect()
+        } else if let Some(entries) = self.node.as_map() {
+            entries
+                .iter()
+                .filter_map(|(key, value)| {
+                    let key = key.as_scalar()?.text.as_str();
+                    Some(self.child(value, self.key_path(key)))
+                })
+                .collect()
+        } else {
+            out.push(Header {
+                name: name.to_owned(),
+                value: self.clone().into_field()?,
+            });
+            return Ok(());
+        };
+        // Lists in lists are a hand edit too; deeper than this is no header value.
+        if depth >= 4 {
+            return Err(self.error(format!("{} is not a header value", self.path)));
+        }
+        for item in inner {
+            if !item.node.is_null() {
+                item.header_values(name, out, depth + 1)?;
+            }
+        }
+        Ok(())
     }
 
     fn header_list(&self, out: &mut Vec<Header>, depth: usize) -> Result<(), ReadError> {

@@ -11,8 +11,9 @@
 //! cannot map is not judged:
 //!
 //! - a pytest-recording or pytest-vcr folder is judged only when its `<dir>` holds test
-//!   modules (`test_*.py`, `*_test.py`; for pytest-vcr, ones that use the `vcr` mark or
-//!   fixture) and no `conftest.py` from `<dir>` up moves or renames cassettes
+//!   modules (those pytest collects by the `python_files` of its configuration, `test_*.py`
+//!   and `*_test.py` by default, see the `python_files` module; for pytest-vcr, ones that use the
+//!   `vcr` mark or fixture) and no `conftest.py` from `<dir>` up moves or renames cassettes
 //!   (`vcr_cassette_dir`, `vcr_cassette_name`, `cassette_library_dir`, `path_transformer`,
 //!   `func_path_generator`, a persister, a computed `default_cassette_name`); a module that
 //!   does, or imports `*`, is not judged. A hook that only registers a matcher or a
@@ -34,6 +35,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 
 use vcr_project::tree::{Cassette, PythonFiles};
+
+mod python_files;
 
 /// What the static guess says about a tree.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -388,9 +391,10 @@ enum Judged {
 #[derive(Default)]
 struct Modules {
     read: HashMap<PathBuf, Option<Module>>,
-    /// Whether a folder holds test modules, by folder: asked once per cassette, and a
-    /// folder's cassettes are many (the corpus's were 2 ms of a 200 ms `verify`, issue 12).
-    holds_tests: HashMap<PathBuf, bool>,
+    /// The test modules of a folder as pytest's `python_files` says (or why that is unknown),
+    /// by folder: asked once per cassette, and a folder's cassettes are many (the corpus's
+    /// were 2 ms of a 200 ms `verify`, issue 12).
+    tests: HashMap<PathBuf, Result<Vec<PathBuf>, python_files::Unknown>>,
 }
 
 impl Modules {
@@ -401,15 +405,29 @@ impl Modules {
             .as_ref()
     }
 
-    /// Whether `dir` holds test modules (`test_*.py`, `*_test.py`).
-    fn holds_tests(&mut self, dir: &Path) -> bool {
-        *self.holds_tests.entry(dir.to_owned()).or_insert_with(|| {
-            std::fs::read_dir(dir).is_ok_and(|entries| {
-                entries
-                    .flatten()
-                    .any(|e| is_test_module(&e.file_name().to_string_lossy()))
-            })
-        })
+    /// The test modules directly in `dir`, in name order: the `.py` files pytest collects
+    /// there by the `python_files` of its configuration (`test_*.py` and `*_test.py` by
+    /// default), or the configuration file that does not read and why.
+    fn tests_in(&mut self, root: &Path, dir: &Path) -> Result<&[PathBuf], python_files::Unknown> {
+        let tests = self.tests.entry(dir.to_owned()).or_insert_with(|| {
+            let files = python_files::test_files(root, dir)?;
+            let mut tests: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|entries| {
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+                        .map(|e| e.path())
+                        .filter(|p| files.matches(p))
+                        .collect()
+                })
+                .unwrap_or_default();
+            tests.sort();
+            Ok(tests)
+        });
+        match tests {
+            Ok(tests) => Ok(tests),
+            Err(unknown) => Err(unknown.clone()),
+        }
     }
 
     /// The first `conftest.py` in `dir` or a folder above it (up to `root`) that moves or
@@ -425,30 +443,6 @@ impl Modules {
         }
         None
     }
-
-    /// The test modules directly in `dir`, in name order.
-    fn tests_in(&self, dir: &Path) -> Vec<PathBuf> {
-        let mut tests: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| {
-                        p.file_name()
-                            .and_then(|n| n.to_str())
-                            .is_some_and(is_test_module)
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        tests.sort();
-        tests
-    }
-}
-
-/// Whether a file name is a test module's, as pytest collects them by default.
-fn is_test_module(name: &str) -> bool {
-    name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
 }
 
 /// `<dir>/cassettes/<module>/<name>.yaml|json`, judged against `<dir>/<module>.py`.
@@ -478,8 +472,10 @@ fn pytest_recording(root: &Path, path: &Path, modules: &mut Modules) -> Judged {
     else {
         return Judged::NotMine;
     };
-    if !modules.holds_tests(dir) {
-        return Judged::NotMine;
+    match modules.tests_in(root, dir) {
+        Ok([]) => return Judged::NotMine,
+        Ok(_) => {}
+        Err((config, reason)) => return Judged::Off(config, reason),
     }
     if let Some((conftest, reason)) = modules.conftest_opaque(root, dir) {
         return Judged::Off(conftest, reason);
@@ -534,7 +530,10 @@ fn pytest_vcr(root: &Path, dir: &Path, file: &str, stem: &str, modules: &mut Mod
     if !file.ends_with(".yaml") {
         return Judged::NotMine;
     }
-    let tests = modules.tests_in(dir);
+    let tests = match modules.tests_in(root, dir) {
+        Ok(tests) => tests.to_vec(),
+        Err((config, reason)) => return Judged::Off(config, reason),
+    };
     let mut read: Vec<(PathBuf, &Module)> = Vec::new();
     for path in &tests {
         modules.get(path);
