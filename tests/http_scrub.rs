@@ -635,17 +635,24 @@ fn normalize_over_the_corpus() {
     let run = t.vcr(&["normalize", "--format", "json"]);
     let out: Value = serde_json::from_str(&run.stdout).unwrap();
     let events = out["events"].as_array().unwrap();
-    // The one file that does not parse (talkback's own test of a broken tape) is the only
-    // error, and it is left as it was.
+    // The one file that does not parse (talkback's own test of a broken tape) is an error,
+    // left as it was; and so is a kubeconfig's token inside base64 (a layer the scrub does
+    // not write back), reported for a person to remove.
     let errors: Vec<&Value> = events
         .iter()
         .filter(|e| e["type"] == "file_error")
         .collect();
     assert!(
-        errors
-            .iter()
-            .all(|e| e["id"] == "parse"
-                && e["path"].as_str().unwrap().ends_with("malformed-tape.json")),
+        errors.iter().all(|e| {
+            let path = e["path"].as_str().unwrap();
+            (e["id"] == "parse" && path.ends_with("malformed-tape.json"))
+                || (e["id"] == "scrub"
+                    && path.ends_with("test-get-kubeconfig-legacy.cassette.yaml")
+                    && e["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("where vcr cannot rewrite it"))
+        }),
         "{errors:#?}"
     );
     let changed: Vec<&str> = events
@@ -704,6 +711,13 @@ fn normalize_over_the_corpus() {
         .unwrap()
         .iter()
         .filter(|f| f["id"] == "leak/secret")
+        // What sits in a layer the scrub does not write back is reported above instead.
+        .filter(|f| {
+            !f["message"]
+                .as_str()
+                .unwrap()
+                .contains("in a layer it encodes")
+        })
         .collect();
     assert!(left.is_empty(), "{left:#?}");
     eprintln!(
@@ -1120,4 +1134,206 @@ fn a_large_body_is_scrubbed_in_its_own_style() {
         let loaded = doc["interactions"][0]["response"]["body"]["string"].as_str();
         assert_eq!(loaded, Some(body.replace(&key, "REDACTED_STRING").as_str()));
     }
+}
+
+/// A key of a real shape, distinct for each `i` (a run of one character would be a
+/// placeholder).
+fn distinct_key(i: usize) -> String {
+    let alphabet: Vec<char> = ('a'..='z').chain('A'..='Z').chain('0'..='9').collect();
+    let mut n = i.wrapping_mul(2_654_435_761).wrapping_add(97);
+    let tail: String = (0..40)
+        .map(|_| {
+            n = n
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            alphabet[(n >> 33) % alphabet.len()]
+        })
+        .collect();
+    format!("sk-proj-{tail}")
+}
+
+/// Issue 43: many secrets inside one scalar (a JSON list, a `Cookie` header, an SSE body),
+/// which the scrub replaces in one pass, and plain scalars in flow collections (which the
+/// scrub now tells apart as it walks the tree, without parsing the file again per value):
+/// every key is replaced, the rest of each scalar is kept, PyYAML loads the result and reads
+/// the same structure, and `verify` finds nothing left.
+#[test]
+fn many_secrets_in_one_scalar_are_all_replaced() {
+    let keys: Vec<String> = (0..300).map(distinct_key).collect();
+    let list = json!({"keys": keys[..100]}).to_string();
+    let cookie = keys[100..200]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("session{i}={k}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let sse: String = keys[200..]
+        .iter()
+        .enumerate()
+        .map(|(i, k)| format!("data: {{\"i\": {i}, \"key\": \"{k}\"}}\n\n"))
+        .collect();
+    let cassette = format!(
+        "interactions:\n- request:\n    body: null\n    headers: {{Authorization: [Bearer {}], Cookie: [{}], X-Trace: [plain-value]}}\n    method: GET\n    uri: https://api.example.com/v1/keys\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/stream\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+        distinct_key(1000),
+        serde_json::to_string(&cookie).unwrap(),
+        serde_json::to_string(&list).unwrap(),
+        serde_json::to_string(&sse).unwrap(),
+    );
+    let t = common::TestDir::new();
+    t.write("cassettes/many.yaml", &cassette);
+    t.vcr(&["verify"]).code(1).stdout_has("leak/secret");
+    t.vcr(&["normalize"]).code(0);
+    let text = t.read("cassettes/many.yaml");
+    for key in keys.iter().chain([&distinct_key(1000)]) {
+        assert!(!text.contains(key.as_str()), "a key is left:\n{text}");
+    }
+    t.vcr(&["verify"]).code(0);
+    let Some(doc) = loaders::load(Loader::PyYaml, &t.path("cassettes/many.yaml")) else {
+        return;
+    };
+    let first = &doc["interactions"][0];
+    let cookies = first["request"]["headers"]["Cookie"][0].as_str().unwrap();
+    assert_eq!(cookies.split("; ").count(), 100, "{cookies}");
+    assert!(cookies.starts_with("session0="), "{cookies}");
+    assert_eq!(
+        first["request"]["headers"]["X-Trace"],
+        json!(["plain-value"])
+    );
+    let authorization = first["request"]["headers"]["Authorization"][0]
+        .as_str()
+        .unwrap();
+    assert!(
+        authorization.starts_with("Bearer REDACTED"),
+        "{authorization}"
+    );
+    let body: Value =
+        serde_json::from_str(first["response"]["body"]["string"].as_str().unwrap()).unwrap();
+    assert_eq!(body["keys"].as_array().unwrap().len(), 100);
+    let stream = doc["interactions"][1]["response"]["body"]["string"]
+        .as_str()
+        .unwrap();
+    assert_eq!(stream.matches("data: {\"i\": ").count(), 100, "{stream}");
+}
+
+/// Regression (issue 43): the value of a credential header was replaced wherever its bytes
+/// occurred in the file, inside an unrelated hash, an ETag, an id. It is replaced where it
+/// stands as a token of its own (an echo of it in a body), and nowhere inside other text.
+#[test]
+fn a_credential_header_value_is_replaced_only_where_it_stands_as_a_token() {
+    let value = "7d3f9a2cbe41d0c5";
+    let body = json!({
+        "hash": format!("aa{value}bb"),
+        "etag": format!("W/\"{value}0\""),
+        "id": format!("x{value}"),
+        "echo": value,
+    })
+    .to_string();
+    let cassette = format!(
+        "interactions:\n- request:\n    body: null\n    headers:\n      X-Api-Key:\n      - {value}\n    method: GET\n    uri: https://api.example.com/v1/items\n  response:\n    body:\n      string: {}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+        serde_json::to_string(&body).unwrap()
+    );
+    let t = common::TestDir::new();
+    t.write("cassettes/items.yaml", &cassette);
+    t.vcr(&["normalize"]).code(0);
+    let text = t.read("cassettes/items.yaml");
+    assert!(
+        !text.contains(&format!("- {value}")),
+        "the header keeps it:\n{text}"
+    );
+    for kept in [
+        format!("aa{value}bb"),
+        format!("W/\\\\\\\"{value}0"),
+        format!("x{value}"),
+    ] {
+        assert!(text.contains(&kept), "`{kept}` was changed:\n{text}");
+    }
+    assert!(
+        !text.contains(&format!("\\\"echo\\\":\\\"{value}\\\"")),
+        "the echo keeps it:\n{text}"
+    );
+    t.vcr(&["verify"]).code(0);
+}
+
+/// Regression (issue 43): a Slack webhook in a request URL was replaced host and all
+/// (`https://REDACTED_SLACK_TOKEN`), and a secret in the URL's path broke replay with no
+/// note although vcrpy matches on host and path. The token is replaced, the host and the
+/// path's words stay, and the run says replay is affected, in which interaction.
+#[test]
+fn a_webhook_in_a_url_is_replaced_as_its_token_with_a_replay_note() {
+    let token = "T04QKZ7XNB2/B05RMW8YPC3/Qx7Lm2Kp9Rt4Nw8Sy3Hf6Gv1";
+    let cassette = format!(
+        "interactions:\n- request:\n    body: '{{\"text\": \"deployed\"}}'\n    headers: {{}}\n    method: POST\n    uri: https://api.example.com/v1/status\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n- request:\n    body: '{{\"text\": \"deployed\"}}'\n    headers: {{}}\n    method: POST\n    uri: https://hooks.slack.com/services/{token}\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    let t = common::TestDir::new();
+    t.write("cassettes/notify.yaml", &cassette);
+    t.vcr(&["verify"]).code(1).stdout_has("leak/secret");
+    let run = t.vcr(&["normalize", "--format", "json"]);
+    run.code(0);
+    let text = t.read("cassettes/notify.yaml");
+    assert!(!text.contains("Qx7Lm2Kp9Rt4Nw8Sy3Hf6Gv1"), "{text}");
+    assert!(
+        text.contains("    uri: https://hooks.slack.com/services/REDACTED_"),
+        "the host and the path's words are kept:\n{text}"
+    );
+    assert!(
+        text.contains("    uri: https://api.example.com/v1/status\n"),
+        "{text}"
+    );
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    let affected: Vec<(u64, &str)> = out["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "replay_affected")
+        .map(|e| {
+            (
+                e["interaction"].as_u64().unwrap(),
+                e["what"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(affected, [(1, "request URL (host or path)")], "{out:#}");
+    t.vcr(&["verify"]).code(0);
+}
+
+/// Regression (issue 43): `normalize --diff` and `diff --full` printed a key whole when its
+/// writer had split it over two lines (a YAML double-quoted scalar folded with `\`): neither
+/// part alone is a key the masker knew. Both parts are masked.
+#[test]
+fn a_key_split_over_two_lines_is_masked_in_both_parts_of_a_diff() {
+    let (first, rest) = ("sk-proj-Zq8Xw3Lm9Kp2", "Rt7Nv4Sy6Hf1Gb5Jd0Cc3Ee8Aa2Uu");
+    let cassette = |note: &str| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/a\n  response:\n    body:\n      string: \"{{\\\"note\\\": \\\"{note}\\\", \\\"api_key\\\": \\\"{first}\\\n        {rest}\\\", \\\"more\\\": \\\"x\\\"}}\"\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+        )
+    };
+    let t = common::TestDir::new();
+    t.write(
+        "old/cassettes/a.yaml",
+        cassette("a long enough line of text to push the key"),
+    )
+    .write(
+        "new/cassettes/a.yaml",
+        cassette("another line of text, as long, to push it"),
+    );
+    let printed = |out: &str| {
+        for part in [first, rest] {
+            assert!(!out.contains(part), "`{part}` is printed:\n{out}");
+        }
+    };
+    let run = t.vcr_in("old", &["normalize", "--check", "--diff"]);
+    run.code(1);
+    assert!(run.stdout.contains("REDACTED_API_KEY"), "{}", run.stdout);
+    printed(&run.stdout);
+    let run = t.vcr(&["diff", "old", "new", "--full"]);
+    assert!(run.stdout.contains("@@"), "{}", run.stdout);
+    printed(&run.stdout);
+    // The file holds the key whole, as its loader reads it.
+    let Some(doc) = loaders::load(Loader::PyYaml, &t.path("old/cassettes/a.yaml")) else {
+        return;
+    };
+    let body = doc["interactions"][0]["response"]["body"]["string"]
+        .as_str()
+        .unwrap();
+    assert!(body.contains(&format!("{first}{rest}")), "{body}");
 }

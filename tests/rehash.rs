@@ -423,6 +423,38 @@ fn a_linked_state_folder_is_refused_before_anything_is_written() {
     }
 }
 
+/// Regression (issue 43): a rehash killed while it wrote its journal left the temporary
+/// file of that write in `.vcr/`, which no later run removed. Killed at every step, the next
+/// run leaves no temporary file there.
+#[cfg(unix)]
+#[test]
+fn a_killed_rehash_leaves_no_temporary_file_in_the_state_folder_after_the_next_run() {
+    let temps = |t: &TestDir| -> Vec<String> {
+        std::fs::read_dir(t.path(".vcr"))
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|name| name.starts_with(".vcr-"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut left_by_a_kill = 0;
+    for steps in 0..200 {
+        let t = messy_tree();
+        let crashed = t.vcr_with(&["rehash"], &[("VCR_FAULT_KILL_AFTER", &steps.to_string())]);
+        if crashed.code == Some(0) {
+            break;
+        }
+        left_by_a_kill += usize::from(!temps(&t).is_empty());
+        t.vcr(&["rehash"]).code(0);
+        assert_eq!(temps(&t), Vec::<String>::new(), "step {steps}");
+    }
+    // The case the test is about happened.
+    assert!(left_by_a_kill > 0, "no kill left a temporary file in .vcr/");
+}
+
 /// An HTTP-only tree has nothing to re-key: `rehash` says why instead of a bare `0 of 0`.
 #[test]
 fn an_http_only_tree_says_why_nothing_is_renamed() {

@@ -252,6 +252,29 @@ impl Scenario {
         let ticket = rng.token("", ALNUM, 32);
         let api_key = rng.token("EZTK", ALNUM, 40);
         let service_key = rng.token("", ALNUM, 32);
+        let contents_key = rng.token("sk-ant-api03-", ALNUM, 60);
+        let double_key = rng.token("ghp_", ALNUM, 36);
+        let zipped_key = rng.token("sk-proj-", ALNUM, 48);
+        let escaped_key = rng.token("sk-proj-", ALNUM, 48);
+        let b64 = |bytes: &[u8]| {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        };
+        // GitHub's contents API: the file as base64, a line break every 60 characters.
+        let contents =
+            b64(format!("import os\nANTHROPIC_API_KEY = \"{contents_key}\"\n").as_bytes())
+                .as_bytes()
+                .chunks(60)
+                .map(|c| String::from_utf8(c.to_vec()).unwrap())
+                .collect::<Vec<_>>()
+                .join("\n");
+        let double = b64(b64(format!("token: {double_key}").as_bytes()).as_bytes());
+        let zipped = {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            gz.write_all(json!({"api_key": zipped_key}).to_string().as_bytes())
+                .unwrap();
+            b64(&gz.finish().unwrap())
+        };
         let events: Vec<u8> = bedrock_key
             .as_bytes()
             .chunks(4)
@@ -354,6 +377,28 @@ impl Scenario {
                 &[],
                 json_reply(200, &json!({"id": 3, "mailer_api_key": service_key, "mailer_api_key_hint": "abcd"}), &[]),
             ),
+            Exchange::get(
+                "contents",
+                "/repos/octo/app/contents/config.py",
+                &[],
+                json_reply(200, &json!({"name": "config.py", "encoding": "base64", "content": contents}), &[]),
+            ),
+            Exchange::get(
+                "blobs",
+                "/v1/blobs/7",
+                &[],
+                json_reply(200, &json!({"data": double, "archive": zipped}), &[]),
+            ),
+            Exchange::get(
+                "escaped",
+                "/v1/notes/7",
+                &[],
+                Reply {
+                    status: 200,
+                    headers: vec![("Content-Type".into(), "application/json".into())],
+                    body: format!("{{\"note\": \"\\u0073{}\"}}", &escaped_key[1..]).into_bytes(),
+                },
+            ),
         ];
         Scenario {
             name: "judge41",
@@ -372,6 +417,16 @@ impl Scenario {
                 ("a ticket URL's random segment", ticket),
                 ("a Basic key with no password", api_key),
                 ("a key under a name that ends in `api_key`", service_key),
+                (
+                    "a key in a file GitHub's contents API sent as base64 (hidden)",
+                    contents_key,
+                ),
+                ("a key in base64 of base64 (hidden)", double_key),
+                ("a key in gzip inside base64 (hidden)", zipped_key),
+                (
+                    "a key whose first character JSON escaped (hidden)",
+                    escaped_key,
+                ),
             ],
         }
     }
@@ -386,7 +441,29 @@ impl Scenario {
         let mut rng = Rng::new();
         let cursor = rng.token("", BASE64, 48);
         let network = rng.uuid();
+        // Layers that hide no secret: a README through GitHub's contents API, a thumbnail's
+        // bytes, a commit's digest.
+        let readme = {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .encode("# app\n\nRun `make test`; the tests replay their cassettes.\n")
+        };
+        let thumbnail = {
+            use base64::Engine;
+            base64::engine::general_purpose::STANDARD
+                .encode((0..96u32).map(|i| (i * 131 + 7) as u8).collect::<Vec<u8>>())
+        };
         let exchanges = vec![
+            Exchange::get(
+                "readme",
+                "/repos/octo/app/contents/README.md",
+                &[],
+                json_reply(
+                    200,
+                    &json!({"encoding": "base64", "content": readme, "thumbnail": thumbnail, "sha": rng.token("", HEX, 40)}),
+                    &[],
+                ),
+            ),
             Exchange::get(
                 "users",
                 "/api/v1/users?limit=2",

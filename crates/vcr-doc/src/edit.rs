@@ -69,8 +69,25 @@ pub struct Edit {
 /// `!!binary` scalar's `value` is its base64 text, with line breaks where the writer put them
 /// (PyYAML: 76 columns and a final line break; yaml.v2: 70 columns, a final line break when
 /// there is more than one line; Psych: one line); the tag stays.
+///
+/// This reads `source` again to find where the scalar sits (in a flow collection or not): an
+/// editor of many scalars of one document finds that as it walks the tree, and calls
+/// [`scalar_in`].
 pub fn scalar(source: &str, node: &Node, value: &str, dialect: Dialect) -> Edit {
-    scalar_in(source, &Facts::of(source), node, value, dialect)
+    let site = Site {
+        in_flow: dialect != Dialect::Json && in_flow(source, node.start as usize),
+    };
+    scalar_in(source, &Facts::of(source), node, site, value, dialect)
+}
+
+/// Where a scalar sits in its document, as the caller found it walking the tree: what the
+/// edit of one scalar would otherwise parse the whole document again to learn (once per edit,
+/// a scrub of many values of one file was quadratic, issue 43).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Site {
+    /// The scalar is an item, key or value of a flow collection (`[...]`, `{...}`), where
+    /// `,`, `[`, `]`, `{` and `}` end a plain scalar.
+    pub in_flow: bool,
 }
 
 /// What the writer of a whole file did that every edit of it follows: whether it wrote
@@ -94,8 +111,18 @@ impl Facts {
     }
 }
 
-/// [`scalar`], with the facts of `source` found already.
-pub fn scalar_in(source: &str, facts: &Facts, node: &Node, value: &str, dialect: Dialect) -> Edit {
+/// [`scalar`], with the facts of `source` found already and the scalar's `site` given.
+///
+/// `node`'s text must be the scalar's value, except for a block scalar (`|`, `>`) without an
+/// indentation indicator, whose text may be left empty (a huge body held elsewhere).
+pub fn scalar_in(
+    source: &str,
+    facts: &Facts,
+    node: &Node,
+    site: Site,
+    value: &str,
+    dialect: Dialect,
+) -> Edit {
     debug_assert!(
         node.start <= node.end && node.end as usize <= source.len(),
         "a scalar of the source"
@@ -113,7 +140,7 @@ pub fn scalar_in(source: &str, facts: &Facts, node: &Node, value: &str, dialect:
             text: json_literal(facts, &source[start..end], value),
         },
         Dialect::PyYaml | Dialect::Psych | Dialect::GoYaml | Dialect::Symfony => {
-            yaml_scalar(source, facts, start, end, scalar, value, dialect)
+            yaml_scalar(source, facts, (start, end), scalar, site, value, dialect)
         }
     }
 }
@@ -135,6 +162,47 @@ pub fn apply(source: &str, edits: &mut [Edit]) -> String {
     }
     out.push_str(&source[at..]);
     out
+}
+
+/// [`apply`] in the buffer `source` already holds, when it can hold the result: a scrub of a
+/// large file held its text and the new one at once (issue 43). Segments that move left are
+/// moved first, from the left; those that move right, from the right; the new texts are
+/// written last, between them. Edits must not overlap.
+pub fn apply_owned(source: String, edits: &mut [Edit]) -> String {
+    edits.sort_by_key(|e| (e.start, e.end));
+    let old_len = source.len();
+    let grown: usize = edits.iter().map(|e| e.text.len()).sum();
+    let shrunk: usize = edits.iter().map(|e| e.end - e.start).sum();
+    let new_len = (old_len + grown).saturating_sub(shrunk);
+    if new_len > source.capacity() {
+        // It would be moved to a larger buffer anyway.
+        return apply(&source, edits);
+    }
+    let mut bytes = source.into_bytes();
+    bytes.resize(old_len.max(new_len), 0);
+    // The text between edits: its place in the source, and in the result.
+    let mut segments = Vec::with_capacity(edits.len() + 1);
+    let (mut from, mut to) = (0usize, 0usize);
+    for edit in edits.iter() {
+        debug_assert!(edit.start >= from, "edits do not overlap");
+        segments.push((from, to, edit.start - from));
+        to += edit.start - from + edit.text.len();
+        from = edit.end;
+    }
+    segments.push((from, to, old_len - from));
+    for &(src, dst, len) in segments.iter().filter(|(src, dst, _)| dst < src) {
+        bytes.copy_within(src..src + len, dst);
+    }
+    for &(src, dst, len) in segments.iter().rev().filter(|(src, dst, _)| dst > src) {
+        bytes.copy_within(src..src + len, dst);
+    }
+    for (edit, &(_, dst, len)) in edits.iter().zip(&segments) {
+        let at = dst + len;
+        bytes[at..at + edit.text.len()].copy_from_slice(edit.text.as_bytes());
+    }
+    bytes.truncate(new_len);
+    // Each edit replaced whole characters with whole characters.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// A JSON (or JSON5) string literal for `value`, escaped as the `original` literal's file is.
@@ -359,13 +427,13 @@ impl<'s> Place<'s> {
     }
 }
 
-/// The edit of a YAML scalar.
+/// The edit of a YAML scalar, the bytes `start..end` of `source`.
 fn yaml_scalar(
     source: &str,
     facts: &Facts,
-    start: usize,
-    end: usize,
+    (start, end): (usize, usize),
     scalar: Option<&Scalar>,
+    site: Site,
     value: &str,
     dialect: Dialect,
 ) -> Edit {
@@ -378,7 +446,7 @@ fn yaml_scalar(
         Style::Plain => {
             let plain = analysis.block_plain
                 && (tagged || resolve::plain_is_string(dialect, value))
-                && (analysis.flow_plain || !in_flow(source, start));
+                && (analysis.flow_plain || !site.in_flow);
             if plain {
                 let mut e = place.emitter(false, place.indent());
                 e.plain(value);
@@ -391,7 +459,8 @@ fn yaml_scalar(
         Style::SingleQuoted => quoted(&place, value, analysis, true),
         Style::DoubleQuoted => quoted(&place, value, analysis, false),
         Style::Literal | Style::Folded => {
-            if let Some(edit) = block(&place, style, value, analysis) {
+            let old = scalar.map_or("", |s| s.text.as_str());
+            if let Some(edit) = block(&place, style, old, value, analysis) {
                 return edit;
             }
             // Double quotes hold anything; the block's last line break (and its empty lines,
@@ -444,9 +513,15 @@ fn quoted(place: &Place<'_>, value: &str, analysis: Analysis, single: bool) -> S
     e.out
 }
 
-/// A literal or folded block holding `value` in place of the one at `place`, its header
-/// kept; `None` when no block can hold `value` there.
-fn block(place: &Place<'_>, style: Style, value: &str, analysis: Analysis) -> Option<Edit> {
+/// A literal or folded block holding `value` in place of the one at `place` (whose value was
+/// `old`), its header kept; `None` when no block can hold `value` there.
+fn block(
+    place: &Place<'_>,
+    style: Style,
+    old: &str,
+    value: &str,
+    analysis: Analysis,
+) -> Option<Edit> {
     let original = place.original();
     if !analysis.block || original.is_empty() {
         return None;
@@ -473,14 +548,20 @@ fn block(place: &Place<'_>, style: Style, value: &str, analysis: Analysis) -> Op
     let indent = if explicit {
         // The block's indentation is the least of its lines' only when one of the value's
         // lines does not start with a space.
-        let text = place_text(place);
-        let some_line_flush = text
-            .split('\n')
-            .any(|l| !l.is_empty() && !l.starts_with(' '));
+        let least = indents.min()?;
+        let some_line_flush = if old.is_empty() {
+            // The value is held elsewhere (a huge body): a line is flush when it is indented
+            // as the loader indents the block, its parent's indentation and the indicator.
+            let digit = indicators.chars().find_map(|c| c.to_digit(10))? as usize;
+            place.default_indent().checked_sub(2)? + digit == least
+        } else {
+            old.split('\n')
+                .any(|l| !l.is_empty() && !l.starts_with(' '))
+        };
         if !some_line_flush {
             return None;
         }
-        indents.min()?
+        least
     } else {
         if value.starts_with(' ') || value.starts_with(emit::is_break) {
             // Only an indentation indicator, which this header lacks, could say where the
@@ -531,14 +612,6 @@ fn block(place: &Place<'_>, style: Style, value: &str, analysis: Analysis) -> Op
         end: place.block_end(keeps(chomp) || keeps(new_chomp)),
         text,
     })
-}
-
-/// The original block scalar's value, as its loader read it (needed for its lines).
-fn place_text(place: &Place<'_>) -> String {
-    super::yaml::parse(place.source)
-        .ok()
-        .and_then(|root| find_scalar(&root, place.start).map(|(n, _)| n.text.clone()))
-        .unwrap_or_default()
 }
 
 /// Whether the scalar starting at `start` sits in a flow collection (`[...]`, `{...}`),
@@ -609,6 +682,43 @@ mod tests {
             "{out:?}"
         );
         out
+    }
+
+    /// Issue 43: edits applied in the buffer the source holds give what a new buffer does,
+    /// whether the text grows or shrinks, at the start, the end, or in between.
+    #[test]
+    fn applying_in_place_gives_the_same_text() {
+        use super::{Edit, apply_owned};
+        let source = "0123456789abcdefghij";
+        let edit = |start, end, text: &str| Edit {
+            start,
+            end,
+            text: text.to_owned(),
+        };
+        let cases: Vec<Vec<Edit>> = vec![
+            vec![],
+            vec![edit(0, 5, "x")],
+            vec![edit(0, 1, "xxxxxx"), edit(18, 20, "")],
+            vec![
+                edit(2, 3, "LONGER"),
+                edit(5, 15, "s"),
+                edit(16, 17, "LONGEST!!"),
+            ],
+            vec![
+                edit(3, 10, ""),
+                edit(12, 13, "wider text here"),
+                edit(20, 20, "end"),
+            ],
+            vec![edit(0, 0, "start"), edit(10, 10, "mid")],
+        ];
+        for mut edits in cases {
+            let expected = apply(source, &mut edits.clone());
+            let mut owned = String::with_capacity(64);
+            owned.push_str(source);
+            assert_eq!(apply_owned(owned, &mut edits), expected);
+            // Without room to grow, a new buffer.
+            assert_eq!(apply_owned(source.to_owned(), &mut edits), expected);
+        }
     }
 
     /// Issue 10: each case is what the recorder's writer writes for the new value there.

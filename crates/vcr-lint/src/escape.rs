@@ -38,7 +38,7 @@ const TAIL_LENGTHS: [usize; 4] = [1, 3, 5, 9];
 
 /// Whether the bytes before `at` end with an escape (at any level of encoding): a word that
 /// starts at `at` starts there, whatever letter the escape ends with.
-pub(super) fn ends_escape(bytes: &[u8], at: usize) -> bool {
+pub fn ends_escape(bytes: &[u8], at: usize) -> bool {
     TAIL_LENGTHS.iter().any(|&len| {
         at.checked_sub(len + 1)
             .is_some_and(|slash| bytes[slash] == b'\\' && tail_len(bytes, slash + 1) == Some(len))

@@ -27,6 +27,17 @@ pub use outside::OUTSIDE;
 /// The path of a leak in a whole-line comment, which no reader keeps.
 pub const COMMENT: &str = "(comment)";
 
+/// Where a leak is when the judge found it in a layer it decoded and the scrub does not
+/// write back (base64 of text inside JSON, a stream's joined deltas, a binary body's
+/// printable runs): `normalize` reports it instead of replacing it.
+const ENCODED_REQUEST: &str = " in a request body (in a layer it encodes)";
+const ENCODED_RESPONSE: &str = " in a response body (in a layer it encodes)";
+
+/// Whether a leak's place is inside a layer the scrub does not write back.
+pub fn in_encoded_layer(place: &str) -> bool {
+    place == ENCODED_REQUEST || place == ENCODED_RESPONSE
+}
+
 use crate::finding::Severity;
 use vcr_cassette::http::body::{self, Leaf};
 use vcr_cassette::http::{Body, Field, Header, HttpCassette, Matched};
@@ -737,7 +748,15 @@ impl<'a> Collect<'a> {
                 } else {
                     1
                 };
+                // Where the header's text starts in the file, found once: each cookie's
+                // value is placed inside its own cookie (placing each in the whole header
+                // made a header of many cookies quadratic, issue 43).
+                let at = value.at.map(|a| a as usize);
+                let start = exact_offset(at, &value.text, self.file);
+                let mut cookie_at = 0;
                 for cookie in cookies.take(take) {
+                    let this = cookie_at;
+                    cookie_at += cookie.len() + 1;
                     let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
                         continue;
                     };
@@ -747,7 +766,14 @@ impl<'a> Collect<'a> {
                             credential::named("credential-header", cookie_name, &cookie_value, 8)
                     {
                         let path = format!("{} cookie {cookie_name}", path());
-                        self.named.push(leak_at(hit, value, self.file, path, place));
+                        let offset = start
+                            .and_then(|start| {
+                                cookie.find(hit.text.as_str()).map(|i| start + this + i)
+                            })
+                            .or(at);
+                        let mut leak = leaf_leak(hit, "", (None, None), self.file, path, place);
+                        leak.offset = offset;
+                        self.named.push(leak);
                     }
                 }
                 continue;
@@ -806,11 +832,40 @@ impl<'a> Collect<'a> {
             Side::Request => " in a request body",
             Side::Response => " in a response body",
         };
+        let encoded_place = match side {
+            Side::Request => ENCODED_REQUEST,
+            Side::Response => ENCODED_RESPONSE,
+        };
+        // What the stored bytes hide (base64 of text inside JSON, escaped characters):
+        // scanned beside them (issue 41).
+        let hidden = match body {
+            Body::Bytes { bytes, .. } => body::hidden_text(bytes),
+            Body::Data { .. } => String::new(),
+        };
         if let Body::Bytes { bytes, .. } = body
+            && hidden.is_empty()
             && self.nothing_in(bytes, headers, side == Side::Request && matched)
         {
             self.context.push((interaction, side, bytes));
             return;
+        }
+        if let Body::Bytes { field, .. } = body
+            && !hidden.is_empty()
+        {
+            let item = Text {
+                start: 0,
+                end: 0,
+                path: TextPath::Field(&field.path),
+                own: None,
+                anchor: field.at.map(|a| a as usize),
+                side,
+                // Decoded layers are no part of what a recorder matches requests by.
+                matched: false,
+                place: encoded_place,
+                public: false,
+                interaction,
+            };
+            self.push(&hidden, item);
         }
         // A web page or script served to a request that carried no credential is what the
         // server hands to everyone: the keys in it that are judged by their name, and browser
@@ -970,7 +1025,7 @@ impl<'a> Collect<'a> {
                         anchor,
                         side,
                         matched,
-                        place,
+                        place: encoded_place,
                         public: false,
                         interaction,
                     };
@@ -1715,51 +1770,125 @@ fn first_responses<'n>(
 /// finding per copy buries the rest. The first place is reported, with how many more there
 /// are; an email address once per file; and a token's truncated display (its first
 /// characters, shown after the full value) folds into the finding of the full value.
+///
+/// Folded in place, over the texts as the leaks hold them: copies of every text in a set and a
+/// map beside a second list of the leaks took more memory than the leaks themselves, the
+/// largest part of a scrub of many keys (issue 43).
 fn fold(mut leaks: Vec<HttpLeak>) -> Vec<HttpLeak> {
-    leaks.sort_by_key(|l| l.offset);
+    use std::hash::{Hash, Hasher};
+    // By offset, ties in the order found: sorted as indexes and put in that order in place
+    // (a stable sort of the leaks themselves takes a buffer of half of them).
+    let mut order: Vec<usize> = (0..leaks.len()).collect();
+    order.sort_unstable_by_key(|&i| (leaks[i].offset, i));
+    apply_order(&mut leaks, order);
     // Sorted, so the values a text is a prefix of follow it: the first value after it tells
     // (a search of every value for each leak was quadratic in the leaks of a file, issue 25).
-    let secrets: std::collections::BTreeSet<String> = leaks
-        .iter()
-        .filter(|l| l.hit.family == LeakFamily::Secret)
-        .map(|l| l.hit.text.clone())
-        .collect();
-    let holds_longer = |text: &str| {
-        use std::ops::Bound;
-        secrets
-            .range::<str, _>((Bound::Excluded(text), Bound::Unbounded))
-            .next()
-            .is_some_and(|next| next.starts_with(text))
+    let shadowed: Vec<bool> = {
+        let mut secrets: Vec<&str> = leaks
+            .iter()
+            .filter(|l| l.hit.family == LeakFamily::Secret)
+            .map(|l| l.hit.text.as_str())
+            .collect();
+        secrets.sort_unstable();
+        secrets.dedup();
+        let holds_longer = |text: &str| {
+            let after = secrets.partition_point(|s| *s <= text);
+            secrets
+                .get(after)
+                .is_some_and(|next| next.starts_with(text))
+        };
+        leaks
+            .iter()
+            .map(|l| {
+                l.hit.family == LeakFamily::Secret
+                    && l.hit.text.len() >= 8
+                    && holds_longer(&l.hit.text)
+            })
+            .collect()
     };
-    let mut kept: Vec<HttpLeak> = Vec::with_capacity(leaks.len());
-    let mut first: std::collections::HashMap<(LeakFamily, String, &'static str), usize> =
+    // Per place: a value the request sent and the response echoed is two findings, the echo
+    // being what makes a home folder in a response an error. An email address is one per
+    // file, whatever its case.
+    let key_of = |leak: &HttpLeak| {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        match leak.hit.family {
+            LeakFamily::Email => {
+                for b in leak.hit.text.bytes() {
+                    b.to_ascii_lowercase().hash(&mut hasher);
+                }
+                (LeakFamily::Email, hasher.finish(), "")
+            }
+            family => {
+                leak.hit.text.hash(&mut hasher);
+                (family, hasher.finish(), leak.place)
+            }
+        }
+    };
+    let same = |a: &HttpLeak, b: &HttpLeak| match a.hit.family {
+        LeakFamily::Email => a.hit.text.eq_ignore_ascii_case(&b.hit.text),
+        _ => a.hit.text == b.hit.text,
+    };
+    // The leaks kept are moved to the front, in order; a repeat adds to the one kept first.
+    // Each key's first leak by its place there; the others of a key (two texts that share
+    // a hash, by a rare chance) in `also`.
+    let mut first: std::collections::HashMap<(LeakFamily, u64, &'static str), usize> =
         std::collections::HashMap::new();
-    for leak in leaks {
-        let text = &leak.hit.text;
-        if leak.hit.family == LeakFamily::Secret && text.len() >= 8 && holds_longer(text) {
+    let mut also: Vec<((LeakFamily, u64, &'static str), usize)> = Vec::new();
+    let mut kept = 0;
+    for i in 0..leaks.len() {
+        if shadowed[i] {
             continue;
         }
-        // Per place: a value the request sent and the response echoed is two findings, the
-        // echo being what makes a home folder in a response an error.
-        let key = match leak.hit.family {
-            LeakFamily::Email => (LeakFamily::Email, text.to_ascii_lowercase(), ""),
-            family => (family, text.clone(), leak.place),
-        };
-        match first.get(&key) {
-            Some(&i) => {
-                let earlier = &mut kept[i];
+        let key = key_of(&leaks[i]);
+        let earlier = first.get(&key).copied().and_then(|k| {
+            std::iter::once(k)
+                .chain(
+                    also.iter()
+                        .filter(|(other, _)| *other == key)
+                        .map(|&(_, k)| k),
+                )
+                .find(|&k| same(&leaks[k], &leaks[i]))
+        });
+        match earlier {
+            Some(k) => {
                 // The worst place wins: an echoed home folder is an error even if its first
                 // copy (in a request) came first.
-                earlier.severity = earlier.severity.min(leak.severity);
+                let severity = leaks[i].severity;
+                let earlier = &mut leaks[k];
+                earlier.severity = earlier.severity.min(severity);
                 earlier.repeats += 1;
             }
             None => {
-                first.insert(key, kept.len());
-                kept.push(leak);
+                leaks.swap(kept, i);
+                match first.entry(key) {
+                    std::collections::hash_map::Entry::Occupied(_) => also.push((key, kept)),
+                    std::collections::hash_map::Entry::Vacant(slot) => {
+                        slot.insert(kept);
+                    }
+                }
+                kept += 1;
             }
         }
     }
-    kept
+    leaks.truncate(kept);
+    leaks
+}
+
+/// `items` in `order` (`order[k]` is the index of the item that goes to `k`), moved in place
+/// along the permutation's cycles.
+fn apply_order<T>(items: &mut [T], mut order: Vec<usize>) {
+    for start in 0..order.len() {
+        // Each cycle is walked once, from its smallest index; visited places point to
+        // themselves.
+        let mut at = start;
+        while order[at] != start {
+            let from = order[at];
+            items.swap(at, from);
+            order[at] = at;
+            at = from;
+        }
+        order[at] = at;
+    }
 }
 
 /// The detectors whose keys a public web page may hold by design: a key judged by the name
@@ -1790,6 +1919,25 @@ mod tests {
     //! reader. The recorders' own cassettes are checked end to end in `tests/http_recorders.rs`.
 
     use super::*;
+
+    /// The leaks are put in offset order in place: every permutation, as a sort would.
+    #[test]
+    fn apply_order_moves_items_where_the_order_says() {
+        let items: Vec<usize> = (0..6).collect();
+        let mut order: Vec<usize> = items.clone();
+        // Each of a few permutations of 6 (rotations and a reversal, with fixed points).
+        for shift in 0..6 {
+            for reverse in [false, true] {
+                order.rotate_left(shift);
+                if reverse {
+                    order.reverse();
+                }
+                let mut moved = items.clone();
+                apply_order(&mut moved, order.clone());
+                assert_eq!(moved, order, "{order:?}");
+            }
+        }
+    }
 
     /// A header's path names it once: written out when the path already says it (in any
     /// case), added after a list's `headers[2].value`.

@@ -33,6 +33,9 @@ use anchors::Anchors;
 
 pub use credential::rejected as why_no_credential;
 pub(crate) use detectors::{DETECTORS, Family, Kind};
+/// Whether the bytes before an offset end with an escape (`\n`, `\u0022`, at any level of
+/// encoding): a token that starts there starts at a boundary (a scrub's, issue 43).
+pub use escape::ends_escape;
 
 /// A value as findings show a secret: its first characters and its length.
 pub fn masked_value(value: &str) -> String {
@@ -367,8 +370,13 @@ impl Scanner {
     /// [`Scanner::mask`], and each of `values` (a secret an HTTP cassette's structure names:
     /// a cookie, a query parameter, a field, which no pattern of the scan knows) replaced by
     /// its masked form wherever the text holds it, percent-encoded or JSON-escaped too.
+    ///
+    /// A value its writer split over two lines (a YAML double-quoted scalar folded with a
+    /// `\` at the line's end, a wrapped line) is masked in both parts: each part alone is no
+    /// value the text holds, and both were printed whole (issue 43).
     pub fn mask_with(&self, text: &str, values: &[(String, String)]) -> String {
-        let masked = self.mask_scanned(text);
+        let split = mask_split(text, values);
+        let masked = self.mask_scanned(&split);
         if values.is_empty() {
             return masked;
         }
@@ -887,6 +895,122 @@ impl<'a> Locator<'a> {
 /// Characters in a run of (possibly invalid) UTF-8: bytes that do not continue a sequence.
 fn chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+/// `text` with the parts of each of `values` (and of its JSON-escaped form) that a line
+/// break splits masked: the part that ends a line (before a `\` that folds it) shows the
+/// value's masked form, the part that starts the next line (after a diff's marker, the
+/// indentation and a `\` that escapes a space) an ellipsis. Parts of values shorter than 8
+/// bytes are left: a short value split by chance is no token.
+fn mask_split<'t>(text: &'t str, values: &[(String, String)]) -> std::borrow::Cow<'t, str> {
+    use std::borrow::Cow;
+    let mut forms: Vec<(String, &str)> = Vec::new();
+    for (value, shown) in values.iter().filter(|(v, _)| v.len() >= 8) {
+        let escaped = serde_json::to_string(value).unwrap_or_default();
+        let escaped = escaped.trim_matches('"').to_owned();
+        for form in [value.clone(), escaped] {
+            if !forms.iter().any(|(f, _)| *f == form) {
+                forms.push((form, shown));
+            }
+        }
+    }
+    if forms.is_empty() || !text.contains('\n') {
+        return Cow::Borrowed(text);
+    }
+    let Ok(automaton) = aho_corasick::AhoCorasick::new(forms.iter().map(|(f, _)| f)) else {
+        return Cow::Borrowed(text);
+    };
+    // A part of a token: what is not a blank, a quote or a backslash.
+    let in_token = |b: u8| !(b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b'\\'));
+    let bytes = text.as_bytes();
+    // Each line's start and end (its line break excluded).
+    let mut lines: Vec<(usize, usize)> = Vec::new();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let end = at + line.trim_end_matches('\n').trim_end_matches('\r').len();
+        lines.push((at, end));
+        at += line.len();
+    }
+    let marker = |i: usize| bytes.get(lines[i].0).copied();
+    // The lines that continue line `i`: the next one; in a unified diff, the next of its own
+    // side (a removed line's, past the added ones; an added line's, past the removed ones;
+    // a context line's on both sides).
+    let continuations = |i: usize| -> Vec<usize> {
+        let after = |skip: u8| (i + 1..lines.len()).find(|&j| marker(j) != Some(skip));
+        match marker(i) {
+            Some(b'-') => after(b'+').into_iter().collect(),
+            Some(b'+') => after(b'-').into_iter().collect(),
+            Some(b' ') => {
+                let mut next: Vec<usize> =
+                    (i + 1 < lines.len()).then_some(i + 1).into_iter().collect();
+                next.extend(after(b'-').filter(|j| Some(j) != next.first()));
+                next
+            }
+            _ => (i + 1 < lines.len()).then_some(i + 1).into_iter().collect(),
+        }
+    };
+    let mut masks: Vec<(usize, usize, &str)> = Vec::new();
+    for i in 0..lines.len() {
+        let (line_start, mut end) = lines[i];
+        // The part ending this line.
+        if end > line_start && bytes[end - 1] == b'\\' {
+            end -= 1;
+        }
+        let mut start = end;
+        while start > line_start && in_token(bytes[start - 1]) {
+            start -= 1;
+        }
+        if start == end {
+            continue;
+        }
+        for j in continuations(i) {
+            // The part starting the next line.
+            let mut head = lines[j].0;
+            if matches!(bytes.get(head), Some(b'-' | b'+')) {
+                head += 1;
+            }
+            while bytes.get(head).is_some_and(|&b| b == b' ' || b == b'\t') {
+                head += 1;
+            }
+            if bytes.get(head) == Some(&b'\\') && bytes.get(head + 1) == Some(&b' ') {
+                head += 1;
+            }
+            let mut head_end = head;
+            while head_end < lines[j].1 && in_token(bytes[head_end]) {
+                head_end += 1;
+            }
+            if head == head_end {
+                continue;
+            }
+            let joined = [&bytes[start..end], &bytes[head..head_end]].concat();
+            let cut = end - start;
+            if let Some(m) = automaton
+                .find_overlapping_iter(&joined)
+                .find(|m| m.start() < cut && m.end() > cut)
+            {
+                let shown = forms[m.pattern().as_usize()].1;
+                masks.push((start + m.start(), end, shown));
+                masks.push((head, head + (m.end() - cut), "…"));
+            }
+        }
+    }
+    if masks.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    masks.sort_by_key(|m| m.0);
+    masks.dedup();
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, end, shown) in masks {
+        if start < copied {
+            continue;
+        }
+        out.push_str(&text[copied..start]);
+        out.push_str(shown);
+        copied = end;
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
 }
 
 #[cfg(test)]

@@ -590,7 +590,7 @@ fn scrub_one(
     // whole for the scrub).
     let mut values = None;
     if let Some(scanner) = masker
-        && http::in_windows(&text, &cassette.dir.read)
+        && scrubber.in_windows(&text)
     {
         values = Some(crate::verify::secret_values(cassette, &text, scanner));
     }

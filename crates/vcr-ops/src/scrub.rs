@@ -41,6 +41,11 @@ use vcr_project::config::{HttpScrubConfig, ScrubEntry};
 use vcr_project::store::ContentHash;
 
 use vcr_cassette::http::body::{self, Content, Leaf};
+
+mod finder;
+mod replace;
+
+use finder::Finder;
 use vcr_cassette::http::recorder::Filtered;
 use vcr_cassette::http::{Body, Field, Format, Header, HttpCassette, Interaction, Matched};
 
@@ -192,14 +197,17 @@ pub struct Replaced {
 
 /// A change in what the recorder matches requests by: the live request will no longer match
 /// the recorded one unless the test filters it the same way.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+///
+/// Its texts are shared by the interactions they are the same for (one string each made
+/// interferences a tenth of a scrub's memory, issue 43).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interference {
     /// The interaction's index.
     pub interaction: usize,
     /// What changed: `query parameter `api_key``.
-    pub what: String,
+    pub what: std::sync::Arc<str>,
     /// The recorder setting that makes the requests match again.
-    pub setting: String,
+    pub setting: std::sync::Arc<str>,
 }
 
 /// What [`Scrubber::scrub_windows`] made of a file.
@@ -276,6 +284,7 @@ pub enum ScrubError {
 }
 
 /// What a scrub needs besides the cassette.
+#[derive(Clone, Copy)]
 pub struct Scrubber<'a> {
     /// The cassette's file, whose folder holds the sidecars of a Playwright HAR.
     pub path: &'a std::path::Path,
@@ -307,23 +316,26 @@ enum How {
 #[derive(Debug, Clone)]
 struct Sub {
     old: String,
-    new: String,
+    /// The placeholder or replacement, and the rule's name: shared by every value one rule
+    /// replaces (a string each, they were a tenth of a scrub's memory, issue 43).
+    new: Name,
     how: How,
-    rule: String,
+    rule: Name,
 }
 
-/// Substitutions with one automaton over every form their old values are written in (as
+/// A text many substitutions and edits share.
+type Name = std::sync::Arc<str>;
+
+/// Substitutions with one search over every form their old values are written in (as
 /// they are, JSON-escaped once and twice, percent-encoded): a text is tried only against the
 /// values it holds. Trying every value on every scalar made a scrub quadratic in the number
-/// of distinct credentials of a file (5,000 took 75 s, issue 25).
+/// of distinct credentials of a file (5,000 took 75 s, issue 25); an Aho-Corasick automaton
+/// over them took six times the file to build (issue 43).
 struct SubList {
     subs: Vec<Sub>,
-    /// The automaton, and the substitution each of its patterns belongs to.
-    finder: Option<(aho_corasick::AhoCorasick, Vec<usize>)>,
-    /// The values replaced, to ask whether one is among them (once per window of a
-    /// cassette read in windows: a set made from `subs` each time took a fifth of a scrub of
-    /// 100,000 keys).
-    olds: std::collections::HashSet<String>,
+    /// The search, and the substitution each of its patterns belongs to.
+    finder: Finder,
+    owners: Vec<usize>,
 }
 
 impl SubList {
@@ -334,26 +346,32 @@ impl SubList {
             if sub.old.is_empty() {
                 continue;
             }
-            let once = json_escape(&sub.old);
-            let twice = json_escape(&once);
+            let once = replace::json_escape(&sub.old);
+            let twice = replace::json_escape(&once);
             let pct = vcr_lint::percent_encoded(&sub.old);
             let mut forms = vec![sub.old.clone(), once, twice, pct];
             forms.sort();
             forms.dedup();
             for form in forms {
-                patterns.push(form);
+                patterns.push(form.into_bytes());
                 owners.push(i);
             }
         }
-        let finder = (!patterns.is_empty())
-            .then(|| {
-                aho_corasick::AhoCorasick::new(&patterns)
-                    .ok()
-                    .map(|ac| (ac, owners))
-            })
-            .flatten();
-        let olds = subs.iter().map(|s| s.old.clone()).collect();
-        SubList { subs, finder, olds }
+        let finder = Finder::new(patterns);
+        SubList {
+            subs,
+            finder,
+            owners,
+        }
+    }
+
+    /// Whether `old` is one of the values replaced (asked once per window of a cassette read
+    /// in windows: a set made from `subs` each time took a fifth of a scrub of 100,000 keys;
+    /// the search finds it without a set of its own).
+    fn replaces(&self, old: &str) -> bool {
+        self.finder
+            .find_exact(old.as_bytes())
+            .any(|pattern| self.subs[self.owners[pattern]].old == old)
     }
 
     fn is_empty(&self) -> bool {
@@ -363,13 +381,12 @@ impl SubList {
     /// The substitutions whose old value `text` holds in some form, in list order (longest
     /// first, as built).
     fn relevant(&self, text: &str) -> impl Iterator<Item = &Sub> {
-        let mut found: Vec<usize> = match &self.finder {
-            Some((finder, owners)) => finder
-                .find_overlapping_iter(text)
-                .map(|m| owners[m.pattern().as_usize()])
-                .collect(),
-            None => Vec::new(),
-        };
+        let mut found: Vec<usize> = Vec::new();
+        if !self.finder.is_empty() {
+            self.finder.for_each(text.as_bytes(), &mut |pattern, _| {
+                found.push(self.owners[pattern]);
+            });
+        }
         found.sort_unstable();
         found.dedup();
         found.into_iter().map(|i| &self.subs[i])
@@ -413,6 +430,7 @@ impl Scrubber<'_> {
         let shape = (cassette.format, cassette.interactions.len());
         let plan = Plan::new(self, &mut cassette, document, &text, &subs, match_on)?;
         drop(cassette);
+        drop(subs);
         let read_back = |new: &[u8], sidecars: &vcr_cassette::http::Sidecars, lint: bool| {
             vcr_cassette::http::read_with(self.path, new, sidecars, self.read).map(|read| {
                 read.map(|read| {
@@ -438,9 +456,44 @@ impl Scrubber<'_> {
         file: Cow<'f, [u8]>,
         match_on: &dyn Fn(Format) -> Vec<&'m str>,
     ) -> Result<Windowed<'f>, ScrubError> {
-        if !vcr_cassette::http::in_windows(&file, self.read) {
+        let read = self.window_options(file.len());
+        if !vcr_cassette::http::in_windows(&file, &read) {
             return Ok(Windowed::Whole(file));
         }
+        let windowed = Scrubber {
+            read: &read,
+            ..*self
+        };
+        windowed.scrub_in_windows(file, match_on)
+    }
+
+    /// Whether [`Scrubber::scrub_windows`] scrubs `text` a window at a time.
+    pub fn in_windows(&self, text: &[u8]) -> bool {
+        vcr_cassette::http::in_windows(text, &self.window_options(text.len()))
+    }
+
+    /// How a scrub reads a file of `len` bytes: in windows from 256 KiB, where a read for a
+    /// check waits for 4 MiB, each window a 64th of the file between 256 KiB and 16 MiB; and
+    /// its result read back so too, though shorter. A scrub holds the file, its
+    /// new text, its plan and its leaks beside what it reads: a cassette of 10,000
+    /// interactions under 4 MiB, built whole, took 22 to 26 times its size, and so did one
+    /// just over it whose scrubbed text fell under (issue 43). The project's window
+    /// (`VCR_TEST_HTTP_WINDOW`) is kept as it is.
+    fn window_options(&self, len: usize) -> vcr_cassette::http::ReadOptions {
+        const SMALLEST: usize = 256 << 10;
+        let mut read = *self.read;
+        if read.http_window.is_none() && len > SMALLEST {
+            read.http_window = Some((len / 64).clamp(SMALLEST, 16 << 20));
+        }
+        read
+    }
+
+    /// [`Scrubber::scrub_windows`] of a file its options read in windows.
+    fn scrub_in_windows<'f, 'm>(
+        &self,
+        file: Cow<'f, [u8]>,
+        match_on: &dyn Fn(Format) -> Vec<&'m str>,
+    ) -> Result<Windowed<'f>, ScrubError> {
         let text = match utf8(file) {
             Ok(text) => text,
             Err(file) => return Ok(Windowed::Whole(file)),
@@ -465,11 +518,13 @@ impl Scrubber<'_> {
             // first, in a plan of their own, when there are such rules.
             let mut swept = Vec::new();
             if !self.rules.headers.is_empty() || !self.rules.query.is_empty() {
-                let first = self.plan_windows(&text, &subs, &match_on, facts, &[], format)?;
+                let first = self.plan_windows(&text, &subs, &match_on, facts, None, format)?;
                 swept = first.replaced_all;
             }
-            plan = self.plan_windows(&text, &subs, &match_on, facts, &swept, format)?;
+            plan = self.plan_windows(&text, &subs, &match_on, facts, Some(&swept), format)?;
         }
+        // The values' search is done with: let go of before the new text is made.
+        drop(subs);
         let read_back = |new: &[u8], sidecars: &vcr_cassette::http::Sidecars, lint: bool| {
             let read = |visit: &mut dyn FnMut(Option<HttpCassette>)| {
                 vcr_cassette::http::read_windows(self.path, new, sidecars, self.read, visit)
@@ -539,18 +594,21 @@ impl Scrubber<'_> {
     }
 
     /// The plan of a cassette read in windows, each window planned over its own entries'
-    /// scalars; `swept`: values replaced in any window, swept from every one.
+    /// scalars; `swept`: values replaced in any window, swept from every one (`None`: a first
+    /// plan, which finds them, in its `replaced_all`).
     fn plan_windows(
         &self,
         text: &str,
         defaults: &SubList,
         match_on: &[&str],
         facts: edit::Facts,
-        swept: &[(String, String, String)],
+        swept: Option<&[(String, Name, Name)]>,
         format: Format,
     ) -> Result<Plan, ScrubError> {
         let tool = format.recorder().tool(text.as_bytes());
         let mut plan = Plan::empty();
+        plan.keep_replaced = swept.is_none();
+        let swept = swept.unwrap_or_default();
         let mut base = 0;
         let mut failed = None;
         let no_sidecars = vcr_cassette::http::Sidecars::new();
@@ -623,7 +681,7 @@ impl Scrubber<'_> {
                     edit: Edit {
                         start: offset,
                         end,
-                        text: sub.new,
+                        text: sub.new.to_string(),
                     },
                     path: vcr_lint::http::OUTSIDE.to_owned(),
                     rules: vec![sub.rule],
@@ -638,25 +696,24 @@ impl Scrubber<'_> {
                 ..Scrubbed::default()
             });
         }
-        let mut replaced: Vec<Replaced> = plan
-            .edits
-            .values()
-            .map(|e| Replaced {
-                path: e.path.clone(),
+        // The read-back says what is left.
+        drop(reported);
+        // Moved, not copied: an edit holds a whole scalar's new text (a body of hundreds of
+        // megabytes), and the edits are gone before the result is read back; each path goes
+        // to the report as it is.
+        let planned = std::mem::take(&mut plan.edits);
+        let mut replaced: Vec<Replaced> = Vec::with_capacity(planned.len());
+        let mut edits: Vec<Edit> = Vec::with_capacity(planned.len() + plan.doc_lengths.len());
+        for e in planned.into_values() {
+            replaced.push(Replaced {
+                path: e.path,
                 rule: e.rules.join(", "),
                 offset: e.edit.start,
                 at: Position { line: 1, column: 1 },
-            })
-            .collect();
-        // Moved, not copied: an edit holds a whole scalar's new text (a body of hundreds of
-        // megabytes), and the edits are gone before the result is read back.
-        let mut edits: Vec<Edit> = std::mem::take(&mut plan.edits)
-            .into_values()
-            .map(|e| e.edit)
-            .chain(std::mem::take(&mut plan.doc_lengths))
-            .collect();
-        let new = edit::apply(&text, &mut edits);
-        drop(edits);
+            });
+            edits.push(e.edit);
+        }
+        edits.append(&mut plan.doc_lengths);
         replaced.append(&mut plan.sidecar_replaced);
         replaced.sort_by_key(|r| r.offset);
         // In offset order, located incrementally: counting lines from the start for each
@@ -666,8 +723,14 @@ impl Scrubber<'_> {
             r.at = locator.locate(r.offset);
         }
         let read = ContentHash::of(file);
-        let changed = new != text;
-        drop(text);
+        // An owned text becomes the new one in its own buffer: the file is not held twice
+        // (issue 43).
+        let new = match text {
+            Cow::Owned(text) => edit::apply_owned(text, &mut edits),
+            Cow::Borrowed(text) => edit::apply(text, &mut edits),
+        };
+        drop(edits);
+        let changed = ContentHash::of(new.as_bytes()) != read;
         // The result must read as the same cassette: same format, same interactions (its
         // sidecars read from beside it, the rewritten ones as they will be written).
         let remaining = match read_back(new.as_bytes(), &plan.sidecars, self.rules.defaults) {
@@ -717,18 +780,26 @@ impl Scrubber<'_> {
             return defaults;
         }
         let mut seen = std::collections::HashSet::new();
+        // One string per placeholder and per rule, shared by the values they replace.
+        let mut names: std::collections::HashMap<String, Name> = std::collections::HashMap::new();
+        let mut name_of = |text: String| -> Name {
+            names
+                .entry(text)
+                .or_insert_with_key(|text| Name::from(text.as_str()))
+                .clone()
+        };
         for leak in leaks {
             if leak.hit.family != vcr_lint::LeakFamily::Secret || !(self.reported)(&leak) {
                 continue;
             }
             defaults.reported.push(leak.path.clone());
-            let rule = format!("default ({})", leak.hit.detector);
+            let rule = name_of(format!("default ({})", leak.hit.detector));
             if leak.path == vcr_lint::http::OUTSIDE
                 && let Some(offset) = leak.offset
             {
                 let sub = Sub {
                     old: leak.hit.text.clone(),
-                    new: placeholder(leak.hit.detector),
+                    new: name_of(placeholder(leak.hit.detector)),
                     how: How::Whole,
                     rule: rule.clone(),
                 };
@@ -742,12 +813,13 @@ impl Scrubber<'_> {
             } else {
                 leak.hit.detector.to_owned()
             };
+            let old = token_of(&leak.hit.text);
             defaults.subs.push(Sub {
-                old: leak.hit.text.clone(),
-                new: placeholder(&name),
+                old: old.to_owned(),
+                new: name_of(placeholder(&name)),
                 // A short value (a password) could be part of other text by chance: it is
                 // replaced only where it stands whole.
-                how: if leak.hit.text.len() >= MIN_INSIDE {
+                how: if old.len() >= MIN_INSIDE {
                     How::Inside
                 } else {
                     How::Whole
@@ -761,6 +833,32 @@ impl Scrubber<'_> {
             .sort_by_key(|s| std::cmp::Reverse(s.old.len()));
         defaults
     }
+}
+
+/// The part of a detector's match that is the credential: a match that starts with a host
+/// and the fixed words of a path (a Slack webhook's `hooks.slack.com/services/T../B../..`)
+/// is the rest, so that the scrub keeps the host and the path's words and replay still
+/// reaches the same service (the whole URL was replaced host and all, issue 43).
+fn token_of(text: &str) -> &str {
+    let Some((host, mut rest)) = text.split_once('/') else {
+        return text;
+    };
+    let is_host = host.contains('.')
+        && !host.starts_with('.')
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-');
+    if !is_host {
+        return text;
+    }
+    // The path's words: segments of lowercase letters only (`services`, `api`, `webhooks`).
+    while let Some((word, after)) = rest.split_once('/')
+        && !word.is_empty()
+        && word.bytes().all(|b| b.is_ascii_lowercase())
+    {
+        rest = after;
+    }
+    if rest.len() < MIN_INSIDE { text } else { rest }
 }
 
 /// What the default set replaces in one cassette.
@@ -850,7 +948,7 @@ fn names_a_list(path: &str) -> bool {
 struct Planned {
     edit: Edit,
     path: String,
-    rules: Vec<String>,
+    rules: Vec<Name>,
 }
 
 /// Every edit of a cassette, by the scalar's offset.
@@ -859,9 +957,11 @@ struct Plan {
     interference: Vec<Interference>,
     /// Values the header and query rules replaced (old, new, rule), swept from the rest of
     /// the file at the end.
-    replaced_values: Vec<(String, String, String)>,
-    /// Every value swept so, for the other windows of a cassette read in windows.
-    replaced_all: Vec<(String, String, String)>,
+    replaced_values: Vec<(String, Name, Name)>,
+    /// Every value swept so, for the other windows of a cassette read in windows, when
+    /// `keep_replaced` asks for them (a first plan, with header or query rules).
+    replaced_all: Vec<(String, Name, Name)>,
+    keep_replaced: bool,
     /// An httprr trace's new record lengths.
     doc_lengths: Vec<Edit>,
     /// Sidecar bodies rewritten: the new contents by the name the HAR gives each (what the
@@ -871,6 +971,8 @@ struct Plan {
     sidecars_read: BTreeMap<String, ContentHash>,
     /// What the sidecars' rewrites replaced, for the report.
     sidecar_replaced: Vec<Replaced>,
+    /// The texts interferences share.
+    names: std::collections::HashMap<String, Name>,
 }
 
 impl Plan {
@@ -881,11 +983,21 @@ impl Plan {
             interference: Vec::new(),
             replaced_values: Vec::new(),
             replaced_all: Vec::new(),
+            keep_replaced: false,
             doc_lengths: Vec::new(),
             sidecars: vcr_cassette::http::Sidecars::new(),
             sidecars_read: BTreeMap::new(),
             sidecar_replaced: Vec::new(),
+            names: std::collections::HashMap::new(),
         }
+    }
+
+    /// `text`, shared with every other use of it in the plan.
+    fn name(&mut self, text: String) -> Name {
+        self.names
+            .entry(text)
+            .or_insert_with_key(|text| Name::from(text.as_str()))
+            .clone()
     }
 
     /// The plan of a whole cassette read from `text` (and from `document`, when kept).
@@ -943,47 +1055,71 @@ impl Plan {
                 .iter()
                 .map(|q| Sub {
                     old: String::new(),
-                    new: q.replacement.clone(),
+                    new: q.replacement.as_str().into(),
                     how: How::Param(q.name.clone()),
-                    rule: format!("query {}", q.name),
+                    rule: format!("query {}", q.name).into(),
                 })
                 .collect();
             subs.extend(defaults.relevant(&request.url.text).cloned());
             if let Some(changed) = ctx.field(plan, &request.url, &subs, true)? {
                 for (name, old, new) in changed_values(&request.url.text, &changed) {
-                    plan.replaced_values
-                        .push((old, new, format!("query {name}")));
+                    // A value the defaults replace is swept by them already.
+                    if !defaults.replaces(&old) {
+                        let rule = format!("query {name}");
+                        plan.replaced_values.push((old, new.into(), rule.into()));
+                    }
                 }
             }
-            if let Some(changed) = ctx.field_preview(&request.url, &subs)
-                && matched.query
-            {
-                for (name, placeholder) in changed_params(&request.url.text, &changed) {
-                    plan.interference.push(Interference {
+            if let Some(changed) = ctx.field_preview(&request.url, &subs) {
+                if matched.query {
+                    for (name, placeholder) in changed_params(&request.url.text, &changed) {
+                        let interference = Interference {
+                            interaction: i,
+                            what: plan.name(format!("query parameter `{name}`")),
+                            setting: plan.name(ctx.setting_query(&name, &placeholder)),
+                        };
+                        plan.interference.push(interference);
+                    }
+                }
+                // A secret in the host or a path segment: the recorder compares them too
+                // (vcrpy's default `match_on` has `host` and `path`), and no filter of its
+                // own rewrites them (issue 43: replay broke with no note).
+                let before_query =
+                    |url: &str| url.split(['?', '#']).next().unwrap_or_default().to_owned();
+                if matched.host_or_path && before_query(&request.url.text) != before_query(&changed)
+                {
+                    let interference = Interference {
                         interaction: i,
-                        what: format!("query parameter `{name}`"),
-                        setting: ctx.setting_query(&name, &placeholder),
-                    });
+                        what: plan.name("request URL (host or path)".into()),
+                        setting: plan.name(
+                            "a matcher that ignores the URL's host and path for this request, \
+                             or the test requesting the URL as scrubbed"
+                                .into(),
+                        ),
+                    };
+                    plan.interference.push(interference);
                 }
             }
             for name in ctx.headers(plan, &request.headers)? {
                 if matched.headers {
-                    plan.interference.push(Interference {
+                    let interference = Interference {
                         interaction: i,
-                        what: format!("request header `{name}`"),
-                        setting: ctx.setting_header(&name),
-                    });
+                        what: plan.name(format!("request header `{name}`")),
+                        setting: plan.name(ctx.setting_header(&name)),
+                    };
+                    plan.interference.push(interference);
                 }
             }
             if let Some(body) = &mut request.body
                 && ctx.body(plan, body, &request.headers)?
                 && matched.body
             {
-                plan.interference.push(Interference {
+                let interference = Interference {
                     interaction: i,
-                    what: "request body".into(),
-                    setting: ctx.setting_body(),
-                });
+                    what: plan.name("request body".into()),
+                    setting: plan.name(ctx.setting_body()),
+                };
+                plan.interference.push(interference);
             }
             if let Some(response) = &mut interaction.response {
                 ctx.headers(plan, &response.headers)?;
@@ -999,9 +1135,11 @@ impl Plan {
         let mut sweep: Vec<Sub> = Vec::new();
         let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         let replaced = std::mem::take(&mut plan.replaced_values);
-        plan.replaced_all.extend(replaced.iter().cloned());
+        if plan.keep_replaced {
+            plan.replaced_all.extend(replaced.iter().cloned());
+        }
         for (old, new, rule) in replaced.into_iter().chain(part.swept.iter().cloned()) {
-            if !defaults.olds.contains(&old) && seen.insert(old.clone()) {
+            if !defaults.replaces(&old) && seen.insert(old.clone()) {
                 let how = if old.len() >= MIN_INSIDE {
                     How::Inside
                 } else {
@@ -1100,7 +1238,7 @@ struct Part<'a> {
     tool: Option<&'static str>,
     /// Values the header and query rules replaced in any window (old, new, rule), swept
     /// from this one's scalars too.
-    swept: &'a [(String, String, String)],
+    swept: &'a [(String, Name, Name)],
 }
 
 /// A Polly HAR: entries are found by the `_id` of the live request.
@@ -1155,6 +1293,18 @@ fn changed_params(old: &str, new: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Whether `root`, the whole document or an item of the top-level sequence a window of a
+/// cassette read in windows holds, sits in a flow collection: the text before it, past blanks
+/// and line breaks, opens one or separates its items (`[` or `,`). The whole document starts
+/// the text, and sits in none.
+fn root_in_flow(text: &str, root: &Node) -> bool {
+    let before = text
+        .get(..root.start as usize)
+        .unwrap_or_default()
+        .trim_end_matches([' ', '\t', '\r', '\n']);
+    before.ends_with(['[', ','])
+}
+
 /// The document's scalars by offset, and how to write one.
 struct Doc<'t> {
     text: &'t str,
@@ -1164,6 +1314,8 @@ struct Doc<'t> {
     /// How the file's writer wrote it, found once for all its edits.
     facts: edit::Facts,
     scalars: BTreeMap<u32, Node>,
+    /// The scalars (by offset) that sit in a flow collection (`[...]`, `{...}`).
+    in_flow: std::collections::HashSet<u32>,
     /// A body's own length field, by the body scalar's offset: go-vcr writes the request's
     /// and the response's `content_length` beside their `body`, and, like `Content-Length`,
     /// it must say the new length when the body changes (issue 25).
@@ -1226,19 +1378,37 @@ impl<'t> Doc<'t> {
     ) -> Doc<'t> {
         let mut scalars = BTreeMap::new();
         let mut lengths = BTreeMap::new();
-        let mut stack = roots;
-        while let Some(node) = stack.pop() {
+        let mut in_flow = std::collections::HashSet::new();
+        // Each node with whether its parent is a flow collection, found as the tree is
+        // walked: the edit of a plain scalar needs it, and parsing the document again for
+        // each edit made a scrub quadratic (issue 43).
+        let opens_flow =
+            |node: &Node| matches!(text.as_bytes().get(node.start as usize), Some(b'[' | b'{'));
+        let mut stack: Vec<(Node, bool)> = roots
+            .into_iter()
+            .map(|root| {
+                let flow = dialect != Dialect::Json && root_in_flow(text, &root);
+                (root, flow)
+            })
+            .collect();
+        while let Some((node, flow)) = stack.pop() {
+            let children_flow = opens_flow(&node);
             match node.value {
                 NodeValue::Scalar(mut scalar) => {
                     if node.start != u32::MAX && node.end != u32::MAX {
                         if large.contains(&node.start) {
                             scalar.text = String::new();
                         }
+                        if flow {
+                            in_flow.insert(node.start);
+                        }
                         let value = NodeValue::Scalar(scalar);
                         scalars.insert(node.start, Node { value, ..node });
                     }
                 }
-                NodeValue::Seq(items) => stack.extend(items),
+                NodeValue::Seq(items) => {
+                    stack.extend(items.into_iter().map(|item| (item, children_flow)));
+                }
                 NodeValue::Map(entries) => {
                     let value_of = |key: &str| {
                         entries.iter().find_map(|(k, v)| {
@@ -1258,7 +1428,7 @@ impl<'t> Doc<'t> {
                         }
                     }
                     for (_, v) in entries {
-                        stack.push(v);
+                        stack.push((v, children_flow));
                     }
                 }
             }
@@ -1269,6 +1439,7 @@ impl<'t> Doc<'t> {
             raw: false,
             facts,
             scalars,
+            in_flow,
             lengths,
         }
     }
@@ -1309,6 +1480,7 @@ impl<'t> Doc<'t> {
             raw: true,
             facts: edit::Facts::of(text),
             scalars,
+            in_flow: std::collections::HashSet::new(),
             lengths: BTreeMap::new(),
         }
     }
@@ -1322,7 +1494,10 @@ impl<'t> Doc<'t> {
                 text: value.to_owned(),
             };
         }
-        edit::scalar_in(self.text, &self.facts, node, value, self.dialect)
+        let site = edit::Site {
+            in_flow: self.in_flow.contains(&node.start),
+        };
+        edit::scalar_in(self.text, &self.facts, node, site, value, self.dialect)
     }
 
     /// Edits of the bytes of each value `subs` replace inside the body `value`, which the
@@ -1338,7 +1513,7 @@ impl<'t> Doc<'t> {
         node: &Node,
         value: &str,
         subs: &[Sub],
-    ) -> Option<(Vec<Edit>, Vec<String>, usize)> {
+    ) -> Option<(Vec<Edit>, Vec<Name>, usize)> {
         let plain = |s: &str| {
             !s.is_empty()
                 && s.bytes()
@@ -1349,43 +1524,54 @@ impl<'t> Doc<'t> {
         }
         let (start, end) = (node.start as usize, node.end as usize);
         let source = self.text.get(start..end)?;
-        let mut edits: Vec<Edit> = Vec::new();
-        let mut rules: Vec<String> = Vec::new();
-        for sub in subs {
-            let in_value = memchr::memmem::find_iter(value.as_bytes(), sub.old.as_bytes()).count();
-            if in_value == 0 {
-                continue;
-            }
+        // What the body's substitution replaces (one pass, issue 43), and where the same
+        // values stand in the scalar as the file writes it.
+        let in_value = replace::find(value, subs, replace::Site::Body);
+        if in_value.taken.is_empty() || in_value.overlapped > 0 {
+            return None;
+        }
+        let mut used = vec![0usize; subs.len()];
+        for taken in &in_value.taken {
+            let sub = &subs[taken.sub];
             if !matches!(sub.how, How::Inside) || !plain(&sub.old) || !plain(&sub.new) {
                 return None;
             }
-            let found: Vec<usize> =
-                memchr::memmem::find_iter(source.as_bytes(), sub.old.as_bytes()).collect();
-            if found.len() != in_value
-                || found
-                    .iter()
-                    .any(|&at| at > 0 && source.as_bytes()[at - 1] == b'\\')
-            {
-                return None;
-            }
-            edits.extend(found.iter().map(|&at| Edit {
-                start: start + at,
-                end: start + at + sub.old.len(),
-                text: sub.new.clone(),
-            }));
+            used[taken.sub] += 1;
+        }
+        let kept: Vec<usize> = (0..subs.len()).filter(|&i| used[i] > 0).collect();
+        let wanted: Vec<Sub> = kept.iter().map(|&i| subs[i].clone()).collect();
+        let in_source = replace::find(source, &wanted, replace::Site::Body);
+        let mut written = vec![0usize; wanted.len()];
+        for taken in &in_source.taken {
+            written[taken.sub] += 1;
+        }
+        if in_source.overlapped > 0
+            || kept.iter().zip(&written).any(|(&i, &n)| used[i] != n)
+            || in_source
+                .taken
+                .iter()
+                .any(|t| t.start > 0 && source.as_bytes()[t.start - 1] == b'\\')
+        {
+            return None;
+        }
+        let rules: Vec<Name> = wanted.iter().fold(Vec::new(), |mut rules, sub| {
             if !rules.contains(&sub.rule) {
                 rules.push(sub.rule.clone());
             }
-        }
-        edits.sort_by_key(|e| e.start);
-        if edits.is_empty() || edits.windows(2).any(|w| w[0].end > w[1].start) {
-            return None;
-        }
-        // Counted from the edits, which overlap nowhere: two values that overlapped in the
-        // body (`abc` and `bcd` in `abcd`) are refused above, not counted twice.
-        let removed: usize = edits.iter().map(|e| e.end - e.start).sum();
-        let added: usize = edits.iter().map(|e| e.text.len()).sum();
+            rules
+        });
+        let removed: usize = in_value.taken.iter().map(|t| t.end - t.start).sum();
+        let added: usize = in_value.taken.iter().map(|t| t.new.len()).sum();
         let new_len = (value.len() + added).checked_sub(removed)?;
+        let edits = in_source
+            .taken
+            .into_iter()
+            .map(|t| Edit {
+                start: start + t.start,
+                end: start + t.end,
+                text: t.new,
+            })
+            .collect();
         Some((edits, rules, new_len))
     }
 
@@ -1395,14 +1581,20 @@ impl<'t> Doc<'t> {
             return Vec::new();
         }
         let mut out = Vec::new();
+        // By start: each record sums only the edits inside it (summing them all for each
+        // record made a scrub of many records quadratic, issue 43).
+        let mut sorted: Vec<&Edit> = edits.iter().collect();
+        sorted.sort_by_key(|e| e.start);
         for (line, digits_end, n, m) in vcr_cassette::http::httprr::lengths(self.text) {
             let body = self.text[line..]
                 .find('\n')
                 .map_or(self.text.len(), |i| line + i + 1);
             let delta = |from: usize, to: usize| -> isize {
-                edits
+                let first = sorted.partition_point(|e| e.start < from);
+                sorted[first..]
                     .iter()
-                    .filter(|e| e.start >= from && e.end <= to)
+                    .take_while(|e| e.start < to)
+                    .filter(|e| e.end <= to)
                     .map(|e| e.text.len() as isize - (e.end - e.start) as isize)
                     .sum()
             };
@@ -1480,7 +1672,7 @@ impl Ctx<'_> {
         plan: &mut Plan,
         field: &Field,
         new: &str,
-        rules: Vec<String>,
+        rules: Vec<Name>,
     ) -> Result<(), ScrubError> {
         let cannot = |reason: &str| ScrubError::Cannot {
             path: field.path.clone(),
@@ -1520,7 +1712,7 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn plan_node(&self, plan: &mut Plan, node: &Node, path: &str, value: &str, rules: Vec<String>) {
+    fn plan_node(&self, plan: &mut Plan, node: &Node, path: &str, value: &str, rules: Vec<Name>) {
         let edit = self.doc.edit(node, value);
         match plan.edits.get_mut(&edit.start) {
             Some(planned) => {
@@ -1556,9 +1748,9 @@ impl Ctx<'_> {
             {
                 subs.push(Sub {
                     old: header.value.text.clone(),
-                    new: rule.replacement.clone(),
+                    new: rule.replacement.as_str().into(),
                     how: How::Whole,
-                    rule: format!("header {}", rule.name),
+                    rule: format!("header {}", rule.name).into(),
                 });
             }
             subs.extend(self.defaults.relevant(&header.value.text).cloned());
@@ -1597,9 +1789,9 @@ impl Ctx<'_> {
             if rule.selects(leaf) && leaf.text != rule.replacement {
                 subs.push(Sub {
                     old: leaf.text.to_owned(),
-                    new: rule.replacement.clone(),
+                    new: rule.replacement.as_str().into(),
                     how: How::Whole,
-                    rule: format!("field {}", rule.selector),
+                    rule: format!("field {}", rule.selector).into(),
                 });
                 return;
             }
@@ -1613,9 +1805,9 @@ impl Ctx<'_> {
                     Ok(Some(new)) if new != leaf.text => {
                         subs.push(Sub {
                             old: leaf.text.to_owned(),
-                            new,
+                            new: new.into(),
                             how: How::Whole,
-                            rule: format!("rule {}", rule.id()),
+                            rule: format!("rule {}", rule.id()).into(),
                         });
                         return;
                     }
@@ -2039,165 +2231,21 @@ impl Coding {
     }
 }
 
-/// A scalar's text with `subs` applied (`url`: query parameters are addressed by name).
-fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<String>) -> String {
-    let mut out = text.to_owned();
-    for sub in subs {
-        let new = match &sub.how {
-            How::Whole if out == sub.old => sub.new.clone(),
-            // `Bearer <token>`: the credential after its scheme.
-            How::Whole => match out.strip_suffix(sub.old.as_str()) {
-                Some(scheme) if scheme.ends_with(' ') && !scheme.trim().contains(' ') => {
-                    format!("{scheme}{}", sub.new)
-                }
-                _ => continue,
-            },
-            How::Inside => match replace_forms(&out, &sub.old, &sub.new, false) {
-                Some(new) => new,
-                None => continue,
-            },
-            How::Param(name) if url => match out.split_once('?') {
-                Some((base, query)) => {
-                    let (query, fragment) = match query.split_once('#') {
-                        Some((q, f)) => (q, Some(f)),
-                        None => (query, None),
-                    };
-                    let mut rewritten = format!("{base}?{}", set_param(query, name, &sub.new));
-                    if let Some(f) = fragment {
-                        rewritten.push('#');
-                        rewritten.push_str(f);
-                    }
-                    rewritten
-                }
-                None => continue,
-            },
-            How::Param(_) => continue,
-        };
-        if new != out {
-            if !rules.contains(&sub.rule) {
-                rules.push(sub.rule.clone());
-            }
-            out = new;
-        }
-    }
-    out
+/// A scalar's text with `subs` applied (`url`: query parameters are addressed by name):
+/// whole values where the scalar is the value (or the credential after its scheme), inner
+/// values at token boundaries, in every form the text may write them.
+fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<Name>) -> String {
+    replace::apply(text, subs, replace::Site::Field { url }, rules).into_owned()
 }
 
 /// A body's text with `subs` applied: whole values where they stand whole (a JSON string, a
-/// form value, the whole text), inner values wherever they occur, in every form the body
-/// may write them (as is, JSON-escaped, percent-encoded).
-fn substitute_body<'t>(text: &'t str, subs: &[Sub], rules: &mut Vec<String>) -> Cow<'t, str> {
-    // Each step copies the text only when it changes it: a body of hundreds of megabytes went
-    // through a dozen copies to replace one key (issue 25).
-    let mut out = Cow::Borrowed(text);
-    for sub in subs {
-        let new = match &sub.how {
-            How::Whole if *out == *sub.old => Some(sub.new.clone()),
-            How::Whole => replace_forms(&out, &sub.old, &sub.new, true),
-            How::Inside => replace_forms(&out, &sub.old, &sub.new, false),
-            How::Param(name) => Some(set_param(&out, name, &sub.new)),
-        };
-        if let Some(new) = new
-            && *new != *out
-        {
-            if !rules.contains(&sub.rule) {
-                rules.push(sub.rule.clone());
-            }
-            out = Cow::Owned(new);
-        }
-    }
-    out
-}
-
-/// `text` with `old` replaced by `new` in each form it may be written in: JSON-escaped (once
-/// or twice, for JSON inside a JSON string), percent-encoded, as is. `whole`: only where it
-/// stands whole (between JSON quotes, or a form value between `=` and `&`). `None` when
-/// nothing was replaced.
-fn replace_forms(text: &str, old: &str, new: &str, whole: bool) -> Option<String> {
-    if old.is_empty() || old == new {
-        return None;
-    }
-    let once = (json_escape(old), json_escape(new));
-    let twice = (json_escape(&once.0), json_escape(&once.1));
-    let pct = (
-        vcr_lint::percent_encoded(old),
-        vcr_lint::percent_encoded(new),
-    );
-    let mut out: Option<String> = None;
-    let mut step = |replace: &dyn Fn(&str) -> Option<String>| {
-        if let Some(next) = replace(out.as_deref().unwrap_or(text)) {
-            out = Some(next);
-        }
-    };
-    if whole {
-        for (o, n) in [&once, &twice] {
-            for q in ["\"", "\\\""] {
-                let (from, to) = (format!("{q}{o}{q}"), format!("{q}{n}{q}"));
-                step(&|t| replace_sized(t, &from, &to));
-            }
-        }
-        for (o, n) in [(old, new), (pct.0.as_str(), pct.1.as_str())] {
-            step(&|t| replace_form_value(t, o, n));
-        }
-        return out;
-    }
-    let mut forms: Vec<(&str, &str)> = vec![(old, new)];
-    for (o, n) in [&once, &twice, &pct] {
-        if o != old {
-            forms.push((o, n));
-        }
-    }
-    for (o, n) in forms {
-        step(&|t| replace_sized(t, o, n));
-    }
-    out
-}
-
-/// `text` with every `old` replaced by `new` as `str::replace` replaces them, into a string
-/// of its final size; `None` when `old` is not there. `str::replace` grows its result by
-/// doubling, which held a huge body's new text at twice its size (issue 25).
-fn replace_sized(text: &str, old: &str, new: &str) -> Option<String> {
-    let finder = memchr::memmem::Finder::new(old.as_bytes());
-    let count = finder.find_iter(text.as_bytes()).count();
-    if count == 0 || old.is_empty() {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len() - count * old.len() + count * new.len());
-    let mut at = 0;
-    for found in finder.find_iter(text.as_bytes()) {
-        out.push_str(&text[at..found]);
-        out.push_str(new);
-        at = found + old.len();
-    }
-    out.push_str(&text[at..]);
-    Some(out)
-}
-
-/// `a=old&b` -> `a=new&b`: values that stand whole between `=` and `&` (or the ends); `None`
-/// when there is none.
-fn replace_form_value(text: &str, old: &str, new: &str) -> Option<String> {
-    if !text.contains('=') || !text.contains(old) {
-        return None;
-    }
-    // At its final size at most (see `replace_sized`).
-    let count = memchr::memmem::find_iter(text.as_bytes(), old.as_bytes()).count();
-    let mut out = String::with_capacity(text.len() + count * new.len().saturating_sub(old.len()));
-    let mut changed = false;
-    for (i, pair) in text.split('&').enumerate() {
-        if i > 0 {
-            out.push('&');
-        }
-        match pair.split_once('=') {
-            Some((k, v)) if v == old => {
-                out.push_str(k);
-                out.push('=');
-                out.push_str(new);
-                changed = true;
-            }
-            _ => out.push_str(pair),
-        }
-    }
-    changed.then_some(out)
+/// form value, the whole text), inner values wherever they stand as a token, in every form
+/// the body may write them (as is, JSON-escaped, percent-encoded). The text is copied only
+/// when something changes, and once (a body of hundreds of megabytes went through a dozen
+/// copies to replace one key, issue 25; one pass per value made a body of many keys
+/// quadratic, issue 43).
+fn substitute_body<'t>(text: &'t str, subs: &[Sub], rules: &mut Vec<Name>) -> Cow<'t, str> {
+    replace::apply(text, subs, replace::Site::Body, rules)
 }
 
 /// A query string with the value of every parameter `name` set to `value`.
@@ -2220,14 +2268,6 @@ fn set_param(query: &str, name: &str, value: &str) -> String {
         .join("&")
 }
 
-/// JSON's escaping of a string's characters (no quotes), as `JSON.stringify` writes them.
-fn json_escape(s: &str) -> String {
-    let mut out = Vec::with_capacity(s.len() + 2);
-    vcr_json::write_string(&vcr_json::Str::new(s), &mut out);
-    let quoted = String::from_utf8(out).expect("JSON is UTF-8");
-    quoted[1..quoted.len() - 1].to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2245,13 +2285,14 @@ mod tests {
             raw: false,
             facts: edit::Facts::of(text),
             scalars: BTreeMap::new(),
+            in_flow: std::collections::HashSet::new(),
             lengths: BTreeMap::new(),
         };
         let inside = |old: &str, new: &str| Sub {
             old: old.to_owned(),
-            new: new.to_owned(),
+            new: new.into(),
             how: How::Inside,
-            rule: "test".to_owned(),
+            rule: "test".into(),
         };
         let a = root.get("a").unwrap();
         let value = a.as_str().unwrap();
@@ -2261,7 +2302,7 @@ mod tests {
             .unwrap();
         assert_eq!(edits.len(), 2);
         assert!(edits.iter().all(|e| &text[e.start..e.end] == "abcd"));
-        assert_eq!(rules, ["test"]);
+        assert_eq!(rules, [Name::from("test")]);
         assert_eq!(new_len, value.len() + 2 * ("REDACTED_X".len() - 4));
         // `abc` and `bcd` overlap in `abcd`.
         let c = root.get("c").unwrap();
@@ -2406,7 +2447,7 @@ mod tests {
             substitute("https://h/p?api_key=abc&page=2#f", &[sub], true, &mut rules),
             "https://h/p?api_key=%3CKEY%3E&page=2#f"
         );
-        assert_eq!(rules, ["query api_key"]);
+        assert_eq!(rules, [Name::from("query api_key")]);
     }
 
     #[test]

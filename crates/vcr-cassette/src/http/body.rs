@@ -18,6 +18,7 @@
 mod encoding;
 pub mod event_stream;
 mod form;
+mod hidden;
 mod multipart;
 mod sse;
 mod walk;
@@ -30,6 +31,7 @@ use super::Header;
 
 pub use encoding::{is_gzip, is_zlib};
 pub use form::parse_form;
+pub use hidden::hidden_text;
 pub use walk::{Leaf, for_each_leaf, for_each_node_leaf};
 
 /// A body with its encodings undone.

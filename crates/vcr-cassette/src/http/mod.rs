@@ -78,6 +78,8 @@ pub struct Matched {
     pub url: bool,
     /// The query string.
     pub query: bool,
+    /// The scheme, host, port or path: the URL before its query.
+    pub host_or_path: bool,
     /// The headers.
     pub headers: bool,
     /// The body.
@@ -102,6 +104,7 @@ impl Matched {
         Matched {
             url: unknown || has(URL),
             query: unknown || has(&["uri", "url", "query"]),
+            host_or_path: unknown || has(&["uri", "url", "scheme", "host", "port", "path"]),
             headers: unknown || has(&["headers"]),
             body: unknown || has(BODY),
         }

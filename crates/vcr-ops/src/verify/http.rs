@@ -109,6 +109,12 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             LeakFamily::Secret if leak.path == vcr_lint::http::COMMENT => {
                 format!("{} leaked{place}: remove it and rotate it", hit.label)
             }
+            // Found in a layer the judge decoded (base64 of text, a stream's deltas joined):
+            // the scrub does not write it back, and says so.
+            LeakFamily::Secret if vcr_lint::http::in_encoded_layer(place) => format!(
+                "{} leaked{place}: rotate it, then remove it by hand or record again; `vcr normalize` does not rewrite inside that layer",
+                hit.label
+            ),
             LeakFamily::Secret => format!(
                 "{} leaked{place}: rotate it; `vcr normalize` replaces it in this file (git history keeps it if it was committed)",
                 hit.label

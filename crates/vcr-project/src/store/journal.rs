@@ -190,6 +190,7 @@ impl Store {
     /// Completes a run that was interrupted. Call with the lock held, before planning
     /// anything.
     pub fn recover(&self) -> Result<Option<Recovery>, StoreError> {
+        self.remove_state_temps()?;
         let Some(journal) = self.read_journal()? else {
             let _ = fs::remove_file(self.next_journal_path());
             return Ok(None);
@@ -211,6 +212,26 @@ impl Store {
             moves: ops.len(),
             applied,
         }))
+    }
+
+    /// Removes the temporary files of writes in the state folder a killed run left there
+    /// (the journal being written: `.vcr-tmp-*`), which no walk of the tree sees (issue 43).
+    /// Every write there happens under the lock this run holds: none is a live one.
+    fn remove_state_temps(&self) -> Result<(), StoreError> {
+        let Ok(entries) = fs::read_dir(&self.state) else {
+            return Ok(());
+        };
+        let prefix = format!("{TEMP_PREFIX}tmp-");
+        for entry in entries.flatten() {
+            let is_temp = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(&prefix));
+            if is_temp && entry.file_type().is_ok_and(|t| t.is_file()) {
+                self.remove(&entry.path())?;
+            }
+        }
+        Ok(())
     }
 
     /// What an interrupted run left aside, for read-only commands (which do not finish it):
