@@ -453,7 +453,28 @@ impl Scenario {
             base64::engine::general_purpose::STANDARD
                 .encode((0..96u32).map(|i| (i * 131 + 7) as u8).collect::<Vec<u8>>())
         };
+        let idempotency = rng.uuid();
+        let client_request = rng.uuid();
+        let tenant = rng.uuid();
         let exchanges = vec![
+            // Idempotency keys a client draws for each request, and the challenge of a
+            // server that wants a token: none is a credential.
+            Exchange::post(
+                "create-stack",
+                "/v1/stacks",
+                &[("X-Goog-Gcs-Idempotency-Token", &idempotency)],
+                &json!({"StackName": "app", "ClientRequestToken": client_request}),
+                json_reply(
+                    401,
+                    &json!({"error": "unauthorized"}),
+                    &[(
+                        "WWW-Authenticate",
+                        &format!(
+                            "Bearer authorization=\"https://login.microsoftonline.com/{tenant}\", resource_id=\"https://storage.azure.com\""
+                        ),
+                    )],
+                ),
+            ),
             Exchange::get(
                 "readme",
                 "/repos/octo/app/contents/README.md",

@@ -117,6 +117,8 @@ pub(crate) fn is_credential_header(name: &str, side: Side) -> bool {
         "cursor",
         "next",
         "page",
+        // A request's idempotency key (`X-Goog-Gcs-Idempotency-Token`): a retry's id.
+        "idempotency",
     ];
     !not.iter().any(|w| lower.contains(w))
         && (["apikey", "api-key", "api_key", "secret", "password", "passwd", "access-key"]
@@ -459,7 +461,14 @@ fn names_a_secret(name: &str) -> bool {
         "public",
         "hashed",
         "hash",
+        // A request's idempotency key (AWS's `ClientRequestToken`, `idempotencyToken`).
+        "idempotency",
+        "idempotent",
     ];
+    if words.len() >= 3 && words[words.len() - 3] == "client" && words[words.len() - 2] == "request"
+    {
+        return false;
+    }
     // An API key by its last words (`mailer_api_key`, `stripeApiKey`); `key` alone names
     // cache keys, object keys and idempotency keys.
     let api_key =
@@ -776,6 +785,13 @@ impl<'a> Collect<'a> {
                         self.named.push(leak);
                     }
                 }
+                continue;
+            }
+            // A challenge (`WWW-Authenticate: Bearer authorization="https://login..."`) names
+            // where to get a credential; its parameters hold none (issue 41).
+            if name.eq_ignore_ascii_case("www-authenticate")
+                || name.eq_ignore_ascii_case("proxy-authenticate")
+            {
                 continue;
             }
             let relative = is_one_of(name, URL_HEADERS) && value.text.starts_with('/');
