@@ -1111,3 +1111,23 @@ fn a_key_the_sources_publish_is_a_warning_and_one_kept_out_of_git_is_an_error() 
         );
     }
 }
+
+/// gzip whose `Content-Encoding` the recorder did not keep (vcrpy writes the bytes as
+/// `!!binary`) is undone by its magic bytes and judged. Regression (issue 41): it was read as
+/// binary and passed.
+#[test]
+fn gzip_with_no_content_encoding_is_decoded_and_judged() {
+    use base64::Engine;
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2kWm4v";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, format!("{{\"note\": \"{key}\"}}").as_bytes()).unwrap();
+    let body = base64::engine::general_purpose::STANDARD.encode(gz.finish().unwrap());
+    let cassette = format!(
+        "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.com/v1/exports/7\n  response:\n    body:\n      string: !!binary |\n        {body}\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    let found = errors("tests/cassettes/export.yaml", &cassette);
+    assert!(
+        found.iter().any(|f| f.contains("openai")),
+        "the key inside the gzip is found: {found:?}"
+    );
+}

@@ -207,7 +207,10 @@ fn decode_with(
 pub fn decode_stored<'b>(bytes: &'b [u8], headers: &[Header]) -> Result<&'b str, Decoded> {
     let meta = Meta::of(headers);
     let mut budget = encoding::Budget::for_input(bytes.len());
-    if !meta.encodings.is_empty() {
+    // gzip with no `Content-Encoding` (a recorder that dropped the header) is undone as
+    // `decode` undoes it, by its magic bytes: read as it is stored, it was binary, and a key
+    // inside it was never scanned (issue 41).
+    if !meta.encodings.is_empty() || is_gzip(bytes) {
         return Err(decode_with(bytes, &meta, 0, &mut budget));
     }
     let mut layers = Vec::new();
@@ -681,6 +684,20 @@ pub(super) mod tests {
             out.push(format!("{} {sep} {}", leaf.path, leaf.text));
         });
         out
+    }
+
+    /// gzip whose `Content-Encoding` a recorder dropped is undone by its magic bytes when a
+    /// body is read as stored, as `decode` undoes it. Regression (issue 41): it was read as
+    /// binary, and the key inside it was never scanned.
+    #[test]
+    fn gzip_with_no_content_encoding_is_undone_as_stored() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, br#"{"note": "hello"}"#).unwrap();
+        let bytes = gz.finish().unwrap();
+        let decoded = decode_stored(&bytes, &[]).expect_err("gzip is not stored text");
+        assert_eq!(decoded, decode(&bytes, &[]));
+        assert_eq!(describe(&decoded), "gzip, json");
+        assert_eq!(leaves(&decoded), ["/note : note", "/note = hello"]);
     }
 
     /// Decodes `body` with `headers`: its layers are `layers` and its value leaves are
