@@ -18,19 +18,21 @@ use base64::Engine;
 const MIN_RUN: usize = 24;
 /// Layers undone in one run: base64 of base64 of gzip is three.
 const MAX_DEPTH: usize = 3;
-/// What gzip inside base64 may inflate to.
+/// What gzip inside base64 may inflate to, all runs of one body together: a body of many
+/// small gzip runs is no bomb either.
 const MAX_INFLATED: u64 = 8 << 20;
 
 /// The text hidden in `bytes` (a body as stored), one piece a line; empty when there is
 /// none. See the module documentation.
 pub fn hidden_text(bytes: &[u8]) -> String {
     let mut out = String::new();
-    hidden_in(bytes, MAX_DEPTH, &mut out);
+    let mut budget = MAX_INFLATED;
+    hidden_in(bytes, MAX_DEPTH, &mut budget, &mut out);
     escaped_runs(bytes, &mut out);
     out
 }
 
-fn hidden_in(bytes: &[u8], depth: usize, out: &mut String) {
+fn hidden_in(bytes: &[u8], depth: usize, budget: &mut u64, out: &mut String) {
     if depth == 0 {
         return;
     }
@@ -67,10 +69,10 @@ fn hidden_in(bytes: &[u8], depth: usize, out: &mut String) {
         } else {
             bytes[start..i].to_vec()
         };
-        if let Some(text) = decode_run(&run) {
+        if let Some(text) = decode_run(&run, budget) {
             out.push_str(&text);
             out.push('\n');
-            hidden_in(text.as_bytes(), depth - 1, out);
+            hidden_in(text.as_bytes(), depth - 1, budget, out);
         }
     }
 }
@@ -99,7 +101,7 @@ fn may_be_text(run: &[u8]) -> bool {
 
 /// A base64 run's bytes as text: base64 (standard or URL-safe, padded or not), then gzip
 /// if its magic bytes say so; `None` unless the result is text.
-fn decode_run(run: &[u8]) -> Option<String> {
+fn decode_run(run: &[u8], budget: &mut u64) -> Option<String> {
     let run = run
         .strip_suffix(b"==")
         .or_else(|| run.strip_suffix(b"="))
@@ -120,9 +122,10 @@ fn decode_run(run: &[u8]) -> Option<String> {
     if super::is_gzip(&decoded) {
         let mut inflated = Vec::new();
         flate2::read::GzDecoder::new(&decoded[..])
-            .take(MAX_INFLATED)
+            .take(*budget)
             .read_to_end(&mut inflated)
             .ok()?;
+        *budget -= inflated.len() as u64;
         decoded = inflated;
     }
     let text = String::from_utf8(decoded).ok()?;
