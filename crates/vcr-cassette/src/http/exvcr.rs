@@ -52,17 +52,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads an ExVCR cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let interactions = At::root(root, FORMAT)
-        .items()?
-        .iter()
-        .map(interaction)
-        .collect::<Result<_, _>>()?;
-    Ok(HttpCassette {
-        format: FORMAT,
-        interactions,
-        compressed: false,
-        outside: Vec::new(),
-    })
+    super::walk::root_cassette(root, FORMAT, interaction)
 }
 
 fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {

@@ -41,18 +41,7 @@ pub(super) fn matches(root: &Node) -> bool {
 
 /// Reads a nock cassette.
 pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
-    let root = At::root(root, FORMAT);
-    let interactions = root
-        .items()?
-        .iter()
-        .map(interaction)
-        .collect::<Result<_, _>>()?;
-    Ok(HttpCassette {
-        format: FORMAT,
-        interactions,
-        compressed: false,
-        outside: Vec::new(),
-    })
+    super::walk::root_cassette(root, FORMAT, interaction)
 }
 
 fn interaction(def: &At<'_>) -> Result<Interaction, ReadError> {

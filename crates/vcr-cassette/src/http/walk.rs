@@ -21,8 +21,25 @@ pub(super) fn cassette(
     key: &str,
     interaction: fn(&At<'_>) -> Result<Interaction, ReadError>,
 ) -> Result<HttpCassette, ReadError> {
-    let interactions = At::root(root, format)
-        .need(key)?
+    of_items(&At::root(root, format).need(key)?, format, interaction)
+}
+
+/// Reads a cassette that is a list at its root (nock, ExVCR, php-vcr, HTTPretty), one
+/// interaction per item.
+pub(super) fn root_cassette(
+    root: &Node,
+    format: Format,
+    interaction: fn(&At<'_>) -> Result<Interaction, ReadError>,
+) -> Result<HttpCassette, ReadError> {
+    of_items(&At::root(root, format), format, interaction)
+}
+
+fn of_items(
+    list: &At<'_>,
+    format: Format,
+    interaction: fn(&At<'_>) -> Result<Interaction, ReadError>,
+) -> Result<HttpCassette, ReadError> {
+    let interactions = list
         .items()?
         .iter()
         .map(interaction)
