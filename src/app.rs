@@ -60,7 +60,11 @@ pub(crate) fn run(args: impl IntoIterator<Item = OsString>) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let name = command.name();
-    let cx = match Context::new(&cli.global, command.output()) {
+    let ask = match command {
+        Command::Verify(args) if args.staged => crate::context::Ask::Staged,
+        _ => crate::context::Ask::Nothing,
+    };
+    let cx = match Context::new(&cli.global, command.output(), ask) {
         Ok(cx) => cx,
         Err((reporter, e)) => {
             reporter.fatal(name, &format!("{e:#}"));

@@ -1,6 +1,7 @@
 //! Everything a command needs, resolved once from the command line, the environment and the
 //! configuration: the project, its store, the reporter and the progress bar.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -65,12 +66,28 @@ pub(crate) struct Context {
     pub(crate) store: Store,
     pub(crate) reporter: Reporter,
     progress: Bar,
+    /// The staged files, asked of git before the project was opened ([`Ask::Staged`]).
+    staged: std::sync::Mutex<Option<std::thread::JoinHandle<StagedFiles>>>,
+}
+
+/// What `git::staged` answers.
+type StagedFiles = Result<BTreeMap<PathBuf, Vec<u8>>, vcr_project::git::GitError>;
+
+/// What a command will ask git for, so that it is asked first and answered while the project
+/// is opened (a pre-commit hook pays for every millisecond, on every commit: issue 44).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ask {
+    /// Nothing.
+    Nothing,
+    /// The staged files (`verify --staged`).
+    Staged,
 }
 
 impl Context {
     pub(crate) fn new(
         global: &GlobalArgs,
         output: Output,
+        ask: Ask,
     ) -> Result<Context, (Reporter, anyhow::Error)> {
         let verbosity = if global.quiet {
             Verbosity::Quiet
@@ -82,20 +99,30 @@ impl Context {
         let color = use_color(global.color, std::io::stdout().is_terminal());
         let color_stderr = use_color(global.color, std::io::stderr().is_terminal());
         let reporter = Reporter::new(output, verbosity, color, color_stderr);
-        match Self::open(global) {
-            Ok((working_dir, project, store)) => Ok(Context {
+        match Self::open(global, ask) {
+            Ok((working_dir, project, store, staged)) => Ok(Context {
                 working_dir,
                 home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
                 project,
                 store,
                 progress: Bar::new(verbosity > Verbosity::Quiet && std::io::stderr().is_terminal()),
                 reporter,
+                staged: std::sync::Mutex::new(staged),
             }),
             Err(e) => Err((reporter, e)),
         }
     }
 
-    fn open(global: &GlobalArgs) -> Result<(PathBuf, Project, Store)> {
+    #[allow(clippy::type_complexity)]
+    fn open(
+        global: &GlobalArgs,
+        ask: Ask,
+    ) -> Result<(
+        PathBuf,
+        Project,
+        Store,
+        Option<std::thread::JoinHandle<StagedFiles>>,
+    )> {
         // An absolute -C does not need the current folder, which may have been removed.
         let working_dir = match &global.directory {
             Some(dir) if dir.is_absolute() => dir.clone(),
@@ -107,6 +134,10 @@ impl Context {
         if !working_dir.is_dir() {
             anyhow::bail!("-C {}: no such directory", working_dir.display());
         }
+        let staged = (ask == Ask::Staged).then(|| {
+            let dir = working_dir.clone();
+            std::thread::spawn(move || vcr_project::git::staged(&dir))
+        });
         let overrides = Overrides {
             platform: global.platform.map(|p| match p {
                 PlatformArg::Unix => Platform::Unix,
@@ -130,7 +161,19 @@ impl Context {
         if let Some(dir) = std::env::var_os(BARRIER_ENV) {
             store = store.with_barrier(dir.into());
         }
-        Ok((working_dir, project, store))
+        Ok((working_dir, project, store, staged))
+    }
+
+    /// The staged contents of the repository holding the working folder, by absolute path
+    /// (`git::staged`): the answer to the question asked when the context was made, if it
+    /// was, else asked now.
+    pub(crate) fn staged(&self) -> StagedFiles {
+        let asked = self.staged.lock().ok().and_then(|mut slot| slot.take());
+        match asked.map(std::thread::JoinHandle::join) {
+            Some(Ok(answer)) => answer,
+            // The thread cannot panic short of a bug; ask again rather than fail.
+            Some(Err(_)) | None => vcr_project::git::staged(&self.working_dir),
+        }
     }
 
     pub(crate) fn report(&self) -> &dyn Report {

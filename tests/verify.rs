@@ -1208,6 +1208,98 @@ fn staged_outside_a_repository_cannot_run() {
     run.code(2).stderr_has("cannot read the staged files");
 }
 
+#[test]
+fn staged_follows_renames_and_leaves_submodules_out() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    git(&t.root, &["init", "-q"]);
+    let (name, leaky) = fixture(&[&said("hello")], &format!("use {}", s.anthropic));
+    t.write(&format!("old/fixtures/{name}"), &leaky);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "one"]);
+    // A rename staged (git reports it as R100 with both paths): the new path is checked.
+    git(&t.root, &["mv", "old", "new"]);
+    // A submodule staged beside it (a repository committed inside this one: a gitlink, a
+    // commit of another repository and no file). Regression: its id was asked of
+    // `git cat-file`, which has no such object here, and the run failed.
+    t.write("sub/README.md", "another repository\n");
+    git(&t.root.join("sub"), &["init", "-q"]);
+    git(&t.root.join("sub"), &["add", "."]);
+    git(&t.root.join("sub"), &["commit", "-qm", "sub"]);
+    git(&t.root, &["add", "sub"]);
+    let run = vcr_in_repo(&t, "", &["verify", "--staged", "--format", "json"]);
+    run.code(1);
+    assert_never_printed(&run, &s);
+    let doc = run.json();
+    assert_eq!(kinds(&doc), [pair("leak/secret", "error")], "{doc:#}");
+    assert_eq!(findings(&doc)[0]["path"], format!("new/fixtures/{name}"));
+    assert_eq!(doc["summary"]["files"], 1, "{doc:#}");
+}
+
+#[test]
+fn staged_in_a_pre_commit_hook_checks_what_the_commit_holds() {
+    let s = Secrets::new();
+    let t = TestDir::new();
+    git(&t.root, &["init", "-q"]);
+    let (name, clean) = fixture(&[&said("hello")], "hi");
+    let (other, _) = fixture(&[&said("goodbye")], "bye");
+    let (_, leaky) = fixture(&[&said("goodbye")], &format!("use {}", s.anthropic));
+    t.write(&format!("fixtures/{name}"), &clean);
+    t.write(&format!("fixtures/{other}"), &clean);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "one"]);
+    let hook = t.root.join(".git/hooks/pre-commit");
+    std::fs::write(
+        &hook,
+        format!(
+            "#!/bin/sh\nexec '{}' verify --staged\n",
+            env!("CARGO_BIN_EXE_vcr")
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&hook).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&hook, perms).unwrap();
+    let commit = |args: &[&str]| {
+        let mut cmd = std::process::Command::new("git");
+        isolate_git(&mut cmd);
+        cmd.arg("-C")
+            .arg(&t.root)
+            .args([
+                "-c",
+                "user.name=T",
+                "-c",
+                "user.email=t@example.com",
+                "commit",
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // The leaky fixture staged, then fixed in the working tree only: git runs the hook with
+    // the index it is about to commit, and the hook blocks it.
+    t.write(&format!("fixtures/{other}"), &leaky);
+    git(&t.root, &["add", "."]);
+    t.write(&format!("fixtures/{other}"), &clean);
+    let out = commit(&["-qm", "leak"]);
+    assert!(!out.status.success(), "the hook blocks the commit");
+    let printed =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(printed.contains("leak/secret"), "{printed}");
+    assert!(!printed.contains(&s.anthropic), "{printed}");
+    // A commit of one path (`git commit PATH`: git builds a temporary index of HEAD plus
+    // that path, named by GIT_INDEX_FILE) holds only the clean file: it goes through, though
+    // the real index still holds the leak.
+    let (_, edited) = fixture(&[&said("hello")], "hello there");
+    t.write(&format!("fixtures/{name}"), &edited);
+    let out = commit(&["-qm", "one path", &format!("fixtures/{name}")]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Text cassettes
 

@@ -371,9 +371,18 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     cx.announce()?;
     cx.check_interrupted()?;
     let mut options = Options::default();
+    // With `--staged`, git was asked before the project was opened, and is answered while
+    // the checks are built (their regexes take a few milliseconds): a hook pays on every
+    // commit for the slower of the two, not for both (issue 44). A configuration error still
+    // waits until there is something to check.
+    let mut built = None;
     let paths = if args.staged {
-        let staged =
-            vcr_project::git::staged(&cx.working_dir).context("cannot read the staged files")?;
+        let (staged, checks) = rayon::join(
+            || cx.staged(),
+            || Checks::new(&cx.project, &cx.machine_paths()),
+        );
+        built = Some(checks);
+        let staged = staged.context("cannot read the staged files")?;
         // The index is the whole repository's: in a monorepo, files staged outside this
         // project are not its cassettes, and not errors either.
         let paths: Vec<PathBuf> = staged
@@ -404,7 +413,10 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
                 .then(|| cx.select_judged(&paths, args.allow_empty))
                 .transpose()
         },
-        || Checks::new(&cx.project, &cx.machine_paths()),
+        || match built {
+            Some(checks) => checks,
+            None => Checks::new(&cx.project, &cx.machine_paths()),
+        },
     );
     let selection = selection?;
     let mut checks = checks?;
