@@ -581,6 +581,56 @@ fn rev_compares_a_git_revision_with_the_working_tree() {
 }
 
 #[test]
+fn rev_reads_from_git_what_changed_and_from_the_working_tree_what_did_not() {
+    let t = TestDir::new();
+    let said = |words: &str| output(&[text(words)], "end_turn", (1, 1), false);
+    let edited = put(&t, "", &[json!("edited")], said("Before."));
+    let untracked = put(&t, "", &[json!("untracked")], said("Same."));
+    let restored = put(&t, "", &[json!("restored")], said("Same again."));
+    let kept = put(&t, "", &[json!("kept")], said("Kept."));
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "record"]);
+    // Edited in the working tree: git lists it, its old side is read from git.
+    put(&t, "", &[json!("edited")], said("After."));
+    // No longer tracked, the same bytes on disk: git lists it as deleted, so its old side is
+    // read from git too, and the two are identical.
+    git(&t.root, &["rm", "-q", "--cached", &untracked]);
+    // Changed and staged, then put back on disk: the working tree is what HEAD had.
+    let original = std::fs::read(t.path(&restored)).unwrap();
+    put(&t, "", &[json!("restored")], said("Changed."));
+    git(&t.root, &["add", &restored]);
+    std::fs::write(t.path(&restored), &original).unwrap();
+    let run = t.vcr(&["diff", "--rev", "HEAD", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    let status = |path: &str| {
+        doc["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"] == path)
+            .map(|c| c["verdict"].as_str().unwrap().to_owned())
+    };
+    assert_eq!(status(&edited).as_deref(), Some("reworded"), "{doc:#}");
+    assert_eq!(status(&untracked).as_deref(), Some("identical"), "{doc:#}");
+    assert_eq!(status(&restored).as_deref(), Some("identical"), "{doc:#}");
+    assert_eq!(status(&kept).as_deref(), Some("identical"), "{doc:#}");
+    t.vcr(&["diff", "--rev", "HEAD"])
+        .code(1)
+        .stdout_has("4 cassettes compared: 1 reworded, 3 identical");
+    // What the two trees give compared as folders: HEAD's exported, and the working tree.
+    let head = TestDir::new();
+    for path in [&edited, &untracked, &restored, &kept] {
+        head.write(path, git(&t.root, &["show", &format!("HEAD:{path}")]));
+    }
+    let exported = head.path("fixtures");
+    t.vcr(&["diff", exported.to_str().unwrap(), "fixtures"])
+        .code(1)
+        .stdout_has("4 cassettes compared: 1 reworded, 3 identical");
+}
+
+#[test]
 fn textconv_makes_git_diff_show_behaviour() {
     let t = TestDir::new();
     let input = [json!(PROMPT)];

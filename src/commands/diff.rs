@@ -6,7 +6,7 @@ use anyhow::{Context as _, Result, bail};
 use vcr_diff::{Blob, Options, Snapshot, Summary};
 use vcr_lint::Scanner;
 use vcr_ops::event::{Event, Report};
-use vcr_project::git::RevFile;
+use vcr_project::git::{Against, RevFile};
 use vcr_project::tree::{lexical_absolute, relative};
 
 use super::{Outcome, count};
@@ -281,9 +281,9 @@ pub(crate) fn revision_sides(
     } else {
         format!("{prefix}/")
     };
-    let at = |rev: &str, label: &str| -> Result<Snapshot> {
+    let at = |rev: &str, label: &str, against: Against| -> Result<Snapshot> {
         let mut side = Snapshot::new(&format!("{label}:{shown_prefix}{{}}"));
-        for (path, file) in vcr_project::git::tree_at(&top, rev, &pathspecs)? {
+        for (path, file) in vcr_project::git::tree_at(&top, rev, &pathspecs, against)? {
             let rel = if prefix.is_empty() {
                 Some(path.as_str())
             } else {
@@ -293,6 +293,8 @@ pub(crate) fn revision_sides(
                 // A large file stays in git until its cassette is compared (issue 12).
                 let blob = match file {
                     RevFile::Contents(bytes) => Blob::Bytes(bytes),
+                    // The same bytes as the working tree's file: read from there.
+                    RevFile::Unchanged => Blob::Unchanged(top.join(&path)),
                     RevFile::Object { id, size } => Blob::Git {
                         top: top.clone(),
                         id,
@@ -310,11 +312,15 @@ pub(crate) fn revision_sides(
         Some(_) => "HEAD",
         None => revisions.old.as_str(),
     };
-    let old = at(&revisions.old, old_label)?;
+    let against = match revisions.new {
+        Some(_) => Against::Revision,
+        None => Against::WorkingTree,
+    };
+    let old = at(&revisions.old, old_label, against)?;
     let new = match &revisions.new {
         Some(new_rev) => {
             options.fixture_dirs.extend(rels.iter().cloned());
-            at(new_rev, new_rev)?
+            at(new_rev, new_rev, Against::Revision)?
         }
         None => {
             let mut new = Snapshot::new("{}");

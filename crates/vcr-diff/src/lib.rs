@@ -78,6 +78,10 @@ pub enum DiffError {
 pub enum Blob {
     /// A file, read when its cassette is compared.
     File(PathBuf),
+    /// A file of a git revision that the working tree holds unchanged (git says so): read
+    /// from the working tree's copy, and otherwise a revision's file like the others (no
+    /// sidecar files beside it).
+    Unchanged(PathBuf),
     /// The contents.
     Bytes(Vec<u8>),
     /// A blob of the repository whose top folder is `top`, read through git when its
@@ -96,7 +100,9 @@ impl Blob {
     /// The contents, read whole (from disk or git when they are not in memory).
     pub fn read(&self) -> std::io::Result<std::borrow::Cow<'_, [u8]>> {
         match self {
-            Blob::File(path) => std::fs::read(path).map(std::borrow::Cow::Owned),
+            Blob::File(path) | Blob::Unchanged(path) => {
+                std::fs::read(path).map(std::borrow::Cow::Owned)
+            }
             Blob::Bytes(bytes) => Ok(std::borrow::Cow::Borrowed(bytes)),
             Blob::Git { size, .. } => {
                 let mut bytes = Vec::with_capacity(usize::try_from(*size).unwrap_or(0));
@@ -109,10 +115,9 @@ impl Blob {
     /// The contents as a reader, for what is read a line at a time (dsh logs).
     fn open(&self) -> std::io::Result<Box<dyn std::io::BufRead + '_>> {
         match self {
-            Blob::File(path) => Ok(Box::new(std::io::BufReader::with_capacity(
-                1 << 16,
-                std::fs::File::open(path)?,
-            ))),
+            Blob::File(path) | Blob::Unchanged(path) => Ok(Box::new(
+                std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path)?),
+            )),
             Blob::Bytes(bytes) => Ok(Box::new(bytes.as_slice())),
             Blob::Git { top, id, .. } => {
                 let reader = vcr_project::git::open_blob(top, id).map_err(std::io::Error::other)?;
@@ -124,7 +129,9 @@ impl Blob {
     /// The size in bytes, when it is known without reading.
     fn size(&self) -> Option<u64> {
         match self {
-            Blob::File(path) => std::fs::metadata(path).ok().map(|m| m.len()),
+            Blob::File(path) | Blob::Unchanged(path) => {
+                std::fs::metadata(path).ok().map(|m| m.len())
+            }
             Blob::Bytes(bytes) => Some(bytes.len() as u64),
             Blob::Git { size, .. } => Some(*size),
         }
@@ -588,7 +595,7 @@ fn behaviour_of(
             // A HAR's sidecar bodies sit beside it on disk (not in a revision).
             let path = match unit.files[0].2 {
                 Blob::File(path) => path.clone(),
-                Blob::Bytes(_) | Blob::Git { .. } => PathBuf::from(rel),
+                Blob::Bytes(_) | Blob::Unchanged(_) | Blob::Git { .. } => PathBuf::from(rel),
             };
             Behaviour::http(&path, &files[0].2, &side.display(rel), &options.read)
         }
