@@ -102,6 +102,31 @@ const CREDENTIAL_HEADERS: &[&str] = &[
 /// a name that says an API key, a secret, a password or a token (`X-APIKeys`,
 /// `X-Vendor-Secret`, `X-Session-Token`), not a CSRF token's, a rate limit's or CORS's.
 pub(crate) fn is_credential_header(name: &str, side: Side) -> bool {
+    thread_local! {
+        /// By side (request, response): each name's answer.
+        static SEEN: std::cell::RefCell<[std::collections::HashMap<Box<str>, bool>; 2]> =
+            std::cell::RefCell::new(Default::default());
+    }
+    /// Names kept per thread and side before the cache starts again (a bound on its memory).
+    const KEPT: usize = 4096;
+    // Remembered by name for this thread: every interaction repeats its headers, and the
+    // answer takes a copy and a score of substring searches (issue 44).
+    let at = usize::from(side == Side::Response);
+    if let Some(known) = SEEN.with_borrow(|seen| seen[at].get(name).copied()) {
+        return known;
+    }
+    let answer = credential_header_by_name(name, side);
+    SEEN.with_borrow_mut(|seen| {
+        if seen[at].len() >= KEPT {
+            seen[at].clear();
+        }
+        seen[at].insert(name.into(), answer);
+    });
+    answer
+}
+
+/// [`is_credential_header`], worked out.
+fn credential_header_by_name(name: &str, side: Side) -> bool {
     if is_one_of(name, CREDENTIAL_HEADERS) {
         return true;
     }
@@ -381,11 +406,8 @@ fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
                 .iter()
                 .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
         });
-    // `SecretAccessKey`, `session-token`: the names of the list however they are joined.
-    let squashed = || squashed_fields().contains(&squash(name));
-    let by_words =
-        || names_secret_or_session(name) && credential::is_random_shaped(leaf.text.trim());
-    (client_secret || is_one_of(name, CREDENTIAL_FIELDS) || squashed() || by_words())
+    let (listed, by_words) = field_name_kind(name);
+    (client_secret || listed || by_words && credential::is_random_shaped(leaf.text.trim()))
         .then_some(name)
 }
 
@@ -405,12 +427,14 @@ fn squashed_fields() -> &'static std::collections::HashSet<String> {
     FIELDS.get_or_init(|| CREDENTIAL_FIELDS.iter().map(|f| squash(f)).collect())
 }
 
-/// [`names_a_secret`] or [`names_a_session`], remembered by name for this thread: a
-/// cassette repeats its field names in every interaction, and splitting a name into words
-/// allocates (issue 44).
-fn names_secret_or_session(name: &str) -> bool {
+/// What a field's name says, remembered by name for this thread (a cassette repeats its
+/// field names in every interaction, and working it out allocates: issue 44): whether it is
+/// one of [`CREDENTIAL_FIELDS`] however its words are joined (`SecretAccessKey`,
+/// `session-token`), and whether it names a secret or a session by its words
+/// ([`names_a_secret`], [`names_a_session`]), which makes a random-shaped value a credential.
+fn field_name_kind(name: &str) -> (bool, bool) {
     thread_local! {
-        static SEEN: std::cell::RefCell<std::collections::HashMap<Box<str>, bool>> =
+        static SEEN: std::cell::RefCell<std::collections::HashMap<Box<str>, (bool, bool)>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
     /// Names kept per thread before the cache starts again (a bound on its memory).
@@ -418,7 +442,8 @@ fn names_secret_or_session(name: &str) -> bool {
     if let Some(known) = SEEN.with_borrow(|seen| seen.get(name).copied()) {
         return known;
     }
-    let answer = names_a_secret(name) || names_a_session(name);
+    let listed = is_one_of(name, CREDENTIAL_FIELDS) || squashed_fields().contains(&squash(name));
+    let answer = (listed, names_a_secret(name) || names_a_session(name));
     SEEN.with_borrow_mut(|seen| {
         if seen.len() >= KEPT {
             seen.clear();

@@ -161,8 +161,21 @@ fn without_breaks(run: &[u8]) -> Vec<u8> {
 }
 
 fn is_base64_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_')
+    BASE64_BYTES[usize::from(b)]
 }
+
+/// The bytes of standard and URL-safe base64, padding included, as a table: every byte of
+/// every body is looked up (issue 44).
+const BASE64_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        table[i] = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_');
+        i += 1;
+    }
+    table
+};
 
 /// Each run of token characters that holds a JSON `\u00XX` escape of a printable ASCII
 /// character (`\u0073k-proj-...`), with its escapes undone.
