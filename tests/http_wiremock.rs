@@ -13,7 +13,7 @@
 use crate::common;
 
 use common::TestDir;
-use common::recorders::{Recorder, record, replay};
+use common::recorders::{Recorder, record, replay, written};
 use common::scenario::Scenario;
 use serde_json::Value;
 
@@ -273,4 +273,250 @@ fn dotnet_mappings_are_read_and_scrubbed_in_their_patterns() {
         value["Request"]["Headers"][0]["Matchers"][0]["Pattern"],
         "Bearer REDACTED_AUTHORIZATION"
     );
+}
+
+/// The stubs a WireMock user writes by hand for [`Scenario::stub_matchers`]: each matches
+/// on a credential (a `url`'s query, a `queryParameters` matcher, an `Authorization`
+/// matcher, `bodyPatterns` with `equalToJson`, `equalTo` and `contains`), and the answers
+/// repeat some of them (`jsonBody`, a text `body`, a body under `__files/`).
+fn matcher_stubs(dir: &TestDir, secrets: &[(&str, String)]) {
+    let values: Vec<&str> = secrets.iter().map(|(_, s)| s.as_str()).collect();
+    let [
+        token,
+        api_key,
+        bearer,
+        password,
+        client_secret,
+        refresh,
+        access,
+    ] = values[..]
+    else {
+        panic!("{secrets:?}")
+    };
+    let json = r#"{ "Content-Type": "application/json" }"#;
+    let stubs = [
+        (
+            "items",
+            format!(
+                r#"{{ "request": {{ "method": "GET", "url": "/v1/items?token={token}&page=2" }},
+  "response": {{ "status": 200, "headers": {json},
+    "jsonBody": {{ "items": [1, 2], "next": "/v1/items?token={token}&page=3" }} }} }}"#
+            ),
+        ),
+        (
+            "search",
+            format!(
+                r#"{{ "request": {{ "method": "GET", "urlPath": "/v1/search",
+    "queryParameters": {{ "api_key": {{ "equalTo": "{api_key}" }} }} }},
+  "response": {{ "status": 200, "headers": {json},
+    "body": "{{\"api_key\":\"{api_key}\",\"hits\":0}}" }} }}"#
+            ),
+        ),
+        (
+            "whoami",
+            format!(
+                r#"{{ "request": {{ "method": "GET", "urlPath": "/v1/whoami",
+    "headers": {{ "Authorization": {{ "equalTo": "Bearer {bearer}" }} }} }},
+  "response": {{ "status": 200, "headers": {json}, "bodyFileName": "whoami.json" }} }}"#
+            ),
+        ),
+        (
+            "login",
+            format!(
+                r#"{{ "request": {{ "method": "POST", "urlPath": "/v1/login",
+    "bodyPatterns": [ {{ "equalToJson": "{{\"username\":\"dana\",\"password\":\"{password}\"}}" }} ] }},
+  "response": {{ "status": 200, "headers": {json}, "jsonBody": {{ "ok": true }} }} }}"#
+            ),
+        ),
+        (
+            "token",
+            format!(
+                r#"{{ "request": {{ "method": "POST", "urlPath": "/oauth/token",
+    "bodyPatterns": [ {{ "equalTo": "grant_type=client_credentials&client_secret={client_secret}" }} ] }},
+  "response": {{ "status": 200, "headers": {json},
+    "jsonBody": {{ "access_token": "{access}", "expires_in": 3600 }} }} }}"#
+            ),
+        ),
+        (
+            "refresh",
+            format!(
+                r#"{{ "request": {{ "method": "POST", "urlPath": "/oauth/refresh",
+    "bodyPatterns": [ {{ "contains": "refresh_token={refresh}" }} ] }},
+  "response": {{ "status": 200, "headers": {json}, "jsonBody": {{ "ok": true }} }} }}"#
+            ),
+        ),
+    ];
+    for (name, stub) in stubs {
+        dir.write(&format!("src/test/resources/mappings/{name}.json"), stub);
+    }
+    dir.write(
+        "src/test/resources/__files/whoami.json",
+        format!(r#"{{"login":"dana","session_token":"{bearer}"}}"#),
+    );
+}
+
+/// A scrub of hand-written stubs (issue 39): each credential a stub matches on is replaced
+/// by one placeholder in the matcher and wherever the answer repeats it (a `jsonBody`, a
+/// text `body`, a body under `__files/`); every stub is still JSON, `normalize` says which
+/// matchers changed (the test must now send the placeholder) and says nothing of the
+/// `access_token` only an answer holds; and WireMock itself, serving the scrubbed stubs,
+/// answers a test that sends the placeholders with the placeholders where it echoed the
+/// credentials.
+#[test]
+fn a_scrub_changes_a_matcher_and_the_answer_repeating_it_together_and_wiremock_serves_it() {
+    let scenario = Scenario::stub_matchers();
+    let dir = TestDir::new();
+    matcher_stubs(&dir, &scenario.secrets);
+
+    let run = dir.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(doc["summary"]["http"]["WireMock"], 6, "{doc:#}");
+
+    let run = dir.vcr(&["normalize", "--format", "json"]);
+    run.code(0);
+    let doc = run.json();
+    let files = dir.files("src/test/resources");
+    let mut texts = String::new();
+    for (name, bytes) in &files {
+        let text = String::from_utf8_lossy(bytes);
+        serde_json::from_slice::<Value>(bytes)
+            .unwrap_or_else(|e| panic!("{name} is no longer JSON: {e}\n{text}"));
+        texts.push_str(&text);
+        texts.push('\n');
+    }
+    for (label, secret) in &scenario.secrets {
+        assert!(
+            !texts.contains(secret.as_str()),
+            "the {label} is still there:\n{texts}"
+        );
+    }
+
+    // One placeholder for each credential, the same in the matcher and in the answer.
+    let mapping = |name: &str| -> Value {
+        serde_json::from_str(&dir.read(&format!("src/test/resources/mappings/{name}.json")))
+            .unwrap()
+    };
+    let items = mapping("items");
+    assert_eq!(
+        items["request"]["url"],
+        "/v1/items?token=REDACTED_TOKEN&page=2"
+    );
+    assert_eq!(
+        items["response"]["jsonBody"]["next"],
+        "/v1/items?token=REDACTED_TOKEN&page=3"
+    );
+    let search = mapping("search");
+    assert_eq!(
+        search["request"]["queryParameters"]["api_key"]["equalTo"],
+        "REDACTED_API_KEY"
+    );
+    assert_eq!(
+        search["response"]["body"],
+        r#"{"api_key":"REDACTED_API_KEY","hits":0}"#
+    );
+    assert_eq!(
+        mapping("whoami")["request"]["headers"]["Authorization"]["equalTo"],
+        "Bearer REDACTED_AUTHORIZATION"
+    );
+    assert_eq!(
+        dir.read("src/test/resources/__files/whoami.json"),
+        r#"{"login":"dana","session_token":"REDACTED_AUTHORIZATION"}"#
+    );
+    assert_eq!(
+        mapping("login")["request"]["bodyPatterns"][0]["equalToJson"],
+        r#"{"username":"dana","password":"REDACTED_PASSWORD"}"#
+    );
+    assert_eq!(
+        mapping("token")["request"]["bodyPatterns"][0]["equalTo"],
+        "grant_type=client_credentials&client_secret=REDACTED_CLIENT_SECRET"
+    );
+    assert_eq!(
+        mapping("refresh")["request"]["bodyPatterns"][0]["contains"],
+        "refresh_token=REDACTED_REFRESH_TOKEN"
+    );
+
+    // A note for each changed matcher, in WireMock's words; none for the answers alone.
+    let notes: Vec<(String, String, String)> = doc["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|e| e["type"] == "replay_affected")
+        .map(|e| {
+            let text = |k: &str| e[k].as_str().unwrap_or("").to_owned();
+            (text("path"), text("what"), text("setting"))
+        })
+        .collect();
+    let expected = [
+        ("items", "query parameter `token`", "queryParameters"),
+        ("login", "request body", "bodyPatterns"),
+        ("refresh", "request body", "bodyPatterns"),
+        ("search", "query parameter `api_key`", "queryParameters"),
+        ("token", "request body", "bodyPatterns"),
+        ("whoami", "request header `Authorization`", "captureHeaders"),
+    ];
+    assert_eq!(notes.len(), expected.len(), "{notes:#?}");
+    for ((path, what, setting), (stub, expected_what, words)) in notes.iter().zip(expected) {
+        assert_eq!(
+            path,
+            &format!("src/test/resources/mappings/{stub}.json"),
+            "{notes:#?}"
+        );
+        assert_eq!(what, expected_what, "{notes:#?}");
+        assert!(setting.contains(words), "{stub}: {setting}");
+    }
+    dir.vcr(&["verify"]).code(0);
+
+    // WireMock serves the scrubbed stubs to a test that sends the placeholders, and its
+    // answers hold them where they held the credentials.
+    let placeholders = [
+        "REDACTED_TOKEN",
+        "REDACTED_API_KEY",
+        "REDACTED_AUTHORIZATION",
+        "REDACTED_PASSWORD",
+        "REDACTED_CLIENT_SECRET",
+        "REDACTED_REFRESH_TOKEN",
+        "REDACTED_ACCESS_TOKEN",
+    ];
+    let pairs: Vec<(&str, &str)> = scenario
+        .secrets
+        .iter()
+        .map(|(_, secret)| secret.as_str())
+        .zip(placeholders)
+        .collect();
+    let sending = scenario.clone().replacing(&pairs);
+    let Some(served) = written(
+        Recorder::WireMock,
+        sending,
+        dir,
+        common::recorders::WIREMOCK_DEFAULT_FOLDER,
+    ) else {
+        return;
+    };
+    let run = replay(&served);
+    assert_eq!(
+        run.code,
+        Some(0),
+        "WireMock did not answer from the scrubbed stubs:\n{}{}",
+        run.stdout,
+        run.stderr
+    );
+    // The stubs match on what they say: the credentials themselves get no answer now.
+    let Some(served) = written(
+        Recorder::WireMock,
+        scenario,
+        served.dir,
+        common::recorders::WIREMOCK_DEFAULT_FOLDER,
+    ) else {
+        return;
+    };
+    let run = replay(&served);
+    assert_ne!(run.code, Some(0), "WireMock answered the old credentials");
+    for name in ["items", "search", "whoami", "login", "token", "refresh"] {
+        assert!(
+            run.stderr.contains(&format!("{name}: status 404")),
+            "{name} was answered:\n{}",
+            run.stderr
+        );
+    }
 }

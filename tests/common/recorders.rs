@@ -423,6 +423,31 @@ pub fn record_into(recorder: Recorder, scenario: Scenario, folder: &str) -> Opti
     })
 }
 
+/// What `recorder` would have recorded of `scenario`, written by the test itself into
+/// `folder` of `dir` (a hand-written WireMock stub, say): [`replay`] then asks the scenario's
+/// requests of what the files hold. `None` (after saying so on stderr) when the recorder is
+/// not installed.
+pub fn written(
+    recorder: Recorder,
+    scenario: Scenario,
+    dir: TestDir,
+    folder: &str,
+) -> Option<Recorded> {
+    if !available(recorder) {
+        return None;
+    }
+    Some(Recorded {
+        recorder,
+        dir,
+        folder: folder.to_owned(),
+        scenario,
+        // No server runs: a request the files do not answer must fail, not reach one.
+        base_url: "http://127.0.0.1:9".to_owned(),
+        received: Vec::new(),
+        harness: TestDir::new(),
+    })
+}
+
 /// Whether `recorder` can run here. When it cannot, says so on stderr (the test is then
 /// skipped visibly) and returns `false`; with `VCR_REQUIRE_RECORDERS=1` it panics instead.
 pub fn available(recorder: Recorder) -> bool {

@@ -211,6 +211,91 @@ impl Scenario {
         }
     }
 
+    /// Credentials where a hand-written WireMock stub matches on them (issue 39), each
+    /// repeated in the answer where an API echoes it: a `token` in a `url`'s query (the
+    /// answer's `next` link holds it too), an `api_key` query parameter (echoed in a text
+    /// body), a bearer `Authorization` header (echoed by a body kept under `__files/`), a
+    /// `password` in a JSON body, a `client_secret` in a form body, a `refresh_token` a
+    /// stub matches with `contains`, and an `access_token` only an answer holds.
+    /// `tests/http_wiremock.rs` writes the stubs that answer it.
+    pub fn stub_matchers() -> Scenario {
+        let mut rng = Rng::new();
+        let token = rng.token("", ALNUM, 32);
+        let api_key = rng.token("", ALNUM, 30);
+        let bearer = rng.token("", ALNUM, 40);
+        let password = rng.token("", ALNUM, 24);
+        let client_secret = rng.token("", ALNUM, 36);
+        let refresh = rng.token("", ALNUM, 34);
+        let access = rng.token("", ALNUM, 38);
+        let form = "application/x-www-form-urlencoded";
+        let exchanges = vec![
+            Exchange::get(
+                "items",
+                &format!("/v1/items?token={token}&page=2"),
+                &[],
+                json_reply(
+                    200,
+                    &json!({"items": [1, 2], "next": format!("/v1/items?token={token}&page=3")}),
+                    &[],
+                ),
+            ),
+            Exchange::get(
+                "search",
+                &format!("/v1/search?api_key={api_key}"),
+                &[],
+                json_reply(200, &json!({"hits": 0, "api_key": api_key}), &[]),
+            ),
+            Exchange::get(
+                "whoami",
+                "/v1/whoami",
+                &[("Authorization", &format!("Bearer {bearer}"))],
+                json_reply(200, &json!({"login": "dana", "session_token": bearer}), &[]),
+            ),
+            Exchange::post(
+                "login",
+                "/v1/login",
+                &[],
+                &json!({"username": "dana", "password": password}),
+                json_reply(200, &json!({"ok": true}), &[]),
+            ),
+            Exchange::new(
+                "token",
+                "POST",
+                "/oauth/token",
+                &[("Content-Type", form)],
+                Some(format!(
+                    "grant_type=client_credentials&client_secret={client_secret}"
+                )),
+                json_reply(
+                    200,
+                    &json!({"access_token": access, "expires_in": 3600}),
+                    &[],
+                ),
+            ),
+            Exchange::new(
+                "refresh",
+                "POST",
+                "/oauth/refresh",
+                &[("Content-Type", form)],
+                Some(format!("grant_type=refresh_token&refresh_token={refresh}")),
+                json_reply(200, &json!({"ok": true}), &[]),
+            ),
+        ];
+        Scenario {
+            name: "stub_matchers",
+            exchanges,
+            secrets: vec![
+                ("token in a url", token),
+                ("api_key query parameter", api_key),
+                ("Authorization header", bearer),
+                ("password in a JSON body", password),
+                ("client_secret in a form body", client_secret),
+                ("refresh_token a stub contains", refresh),
+                ("access_token in an answer only", access),
+            ],
+        }
+    }
+
     /// The scenario with each `(old, new)` replaced in what the client sends and sees: what
     /// a test sends once a scrub replaced its recorded credentials by placeholders.
     pub fn replacing(mut self, pairs: &[(&str, &str)]) -> Scenario {

@@ -340,9 +340,27 @@ fn cookie(name: &str, value: Field) -> Header {
     }
 }
 
-/// The request body a stub matches: the first of its `bodyPatterns` that holds a whole body.
+/// The request body a stub matches: the first of its `bodyPatterns` that holds a whole body,
+/// else the first part of one a `contains` pattern holds (`"refresh_token=..."`): what the
+/// test must send, which a scrub changes as it changes a whole body, and says so.
 fn pattern_body(patterns: &At<'_>) -> Result<Option<Body>, ReadError> {
-    for pattern in patterns.items()? {
+    let items = patterns.items()?;
+    if let Some(body) = whole_pattern_body(&items)? {
+        return Ok(Some(body));
+    }
+    for pattern in &items {
+        if let Some(value) = pattern.get("contains")
+            && value.node.as_scalar().is_some()
+        {
+            return value.body_bytes();
+        }
+    }
+    Ok(None)
+}
+
+/// The first of `patterns` that holds a whole body.
+fn whole_pattern_body(patterns: &[At<'_>]) -> Result<Option<Body>, ReadError> {
+    for pattern in patterns {
         if let Some(value) = pattern.get("binaryEqualTo") {
             return value.body_base64();
         }
