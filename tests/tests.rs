@@ -37,6 +37,7 @@ mod http_playwright;
 mod http_prune;
 mod http_record;
 mod http_recorders;
+mod http_replay_notes;
 mod http_scrub;
 mod http_windows;
 mod http_wiremock;
