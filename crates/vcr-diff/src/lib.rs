@@ -28,21 +28,26 @@ pub use vcr_provider::{ModelCall, ToolUse, Usage};
 
 use vcr_cassette::claude_code::{self, FileKind};
 use vcr_cassette::dsh;
+use vcr_cassette::http::sniff;
 use vcr_lint::Scanner;
 use vcr_project::run::{FileProblem, Progress, par_ordered};
 use vcr_project::tree::FIXTURES_DIR;
 
-/// The endings of files that may be HTTP cassettes (vcrpy and Ruby VCR YAML or JSON, HAR,
-/// httprr, nock JSON, talkback JSON5, gzip-compressed YAML): such a file is read, and is a
-/// cassette when its content is one ([`vcr_cassette::http::read`]).
-const HTTP_ENDINGS: [&str; 8] = [
-    ".yaml", ".yml", ".json", ".json5", ".har", ".httprr", ".gz", ".tape",
-];
+/// The endings of files that may be HTTP cassettes beside those discovery sniffs
+/// ([`sniff::is_candidate_name`]: JSON, YAML, HAR, httprr, govcr's `.cassette`,
+/// httpreplay's `.replay`, each also gzip'd): talkback's `.tape` and any `.gz`. Such a file is
+/// read, and is a cassette when its content is one ([`vcr_cassette::http::read`]).
+const HTTP_ENDINGS: [&str; 2] = [".gz", ".tape"];
 
-/// Whether a file's name says it may be an HTTP cassette.
-fn maybe_http(name: &str) -> bool {
+/// Whether a file at `rel` (relative to the side's top) may be an HTTP cassette, by its name
+/// or, for a name without an extension, by its folder (php-vcr's `tests/fixtures/`), as
+/// discovery tells them.
+fn maybe_http(rel: &str) -> bool {
+    let name = file_name(rel);
     let lower = name.to_ascii_lowercase();
-    HTTP_ENDINGS.iter().any(|e| lower.ends_with(e))
+    sniff::is_candidate_name(&lower)
+        || HTTP_ENDINGS.iter().any(|e| lower.ends_with(e))
+        || sniff::is_extensionless_candidate(Path::new(rel))
 }
 
 /// A side of a comparison that cannot be read at all.
@@ -383,7 +388,7 @@ fn units<'s>(snapshot: &'s Snapshot, options: &Options) -> BTreeMap<String, Unit
                 continue;
             }
             // Told by its content when it is read: one that is no cassette is left out.
-            _ if maybe_http(name) => Kind::Http,
+            _ if maybe_http(rel) => Kind::Http,
             _ => continue,
         };
         out.insert(

@@ -1,16 +1,22 @@
-//! The `replay` note of `vcr normalize` for each reader of issue 39 (php-vcr, ExVCR, R's
-//! vcr, WireMock, Hoverfly, govcr, DVR, Vinyl, OkReplay, EasyVCR, responses, httpmock,
-//! httpreplay): a scrub that changes what the recorder matches a request on by default says
-//! so, once, in the recorder's own words (its filter hook or match rule), and a credential
-//! only in the response says nothing.
+//! Each reader of issue 39 (php-vcr, ExVCR, R's vcr, WireMock, Hoverfly, govcr, DVR, Vinyl,
+//! OkReplay, EasyVCR, responses, httpmock, httpreplay), one row per recorder, through the
+//! commands that act on what a recorder matches and replays:
+//!
+//! - `normalize`'s `replay` note: a scrub that changes what the recorder matches a request on
+//!   by default says so, once, in the recorder's own words (its filter hook or match rule),
+//!   and a credential only in the response says nothing;
+//! - `diff` of two folders: a copy is identical, a changed value the same behaviour, a
+//!   changed status a behaviour change;
+//! - `prune`: a run that reads one of two cassettes leaves the other the one orphan, and the
+//!   recorder's own message for a request it has no recording for makes the run partial.
 //!
 //! Each row is a cassette of its recorder's shape (cut down from `tests/formats/`, whose
 //! README names the public repository each comes from; WireMock's, Hoverfly's, R's vcr's and
 //! responses' from what the recorders write in `tests/recorders_new.rs` and
 //! `tests/http_hoverfly.rs`), with two markers: `@Q@`, in the request's query, and `@R@`,
 //! only in the response (`@R64@`: base64 of `{"token":"@R@"}`, for the formats that keep a
-//! body as base64). Each is run twice: with a made-up credential in both places (one note,
-//! for the query), then with `@Q@` a harmless page number (no note).
+//! body as base64). The miss messages are each recorder's, as its reader's `misses` rules
+//! quote them from its sources.
 
 use crate::common;
 
@@ -32,6 +38,10 @@ struct Row {
     /// Part of the note's setting: the recorder's own words. `None`: the recorder does not
     /// match on the query by default, so no note is due.
     setting: Option<&'static str>,
+    /// Where a second cassette of the recorder is written, for `prune`.
+    other: &'static str,
+    /// What the recorder says when a replay finds no recording for a request.
+    miss: &'static str,
 }
 
 const ROWS: &[Row] = &[
@@ -57,6 +67,8 @@ const ROWS: &[Row] = &[
 ",
         param: "api_key",
         setting: Some("VCR_BEFORE_PLAYBACK"),
+        other: "tests/fixtures/claims/list",
+        miss: "The request does not match a previously recorded request and the 'mode' is set to 'none'. If you want to send the request anyway, make sure your 'mode' is set to 'new_episodes'.\n  Cassette: claims/list",
     },
     // ExVCR matches on the method, scheme, host, port and path by default
     // (`match_requests_on: [:query]` adds the query): a scrubbed query changes no match.
@@ -85,6 +97,8 @@ const ROWS: &[Row] = &[
 "#,
         param: "access_token",
         setting: None,
+        other: "fixture/vcr_cassettes/app#installations.json",
+        miss: "Request did not match with any one in the current cassette: fixture/vcr_cassettes/app#installations.json.",
     },
     Row {
         format: "R vcr",
@@ -111,6 +125,8 @@ recorded_with: VCR-vcr/2.0.0
 ",
         param: "api_key",
         setting: Some("filter_query_parameters"),
+        other: "tests/fixtures/datasets.yml",
+        miss: "Failed to find matching request in active cassette, \"datasets\"",
     },
     Row {
         format: "WireMock",
@@ -134,6 +150,8 @@ recorded_with: VCR-vcr/2.0.0
 "#,
         param: "api_key",
         setting: Some("queryParameters"),
+        other: "src/test/resources/mappings/v1_users-2.json",
+        miss: "Request was not matched",
     },
     Row {
         format: "Hoverfly",
@@ -150,7 +168,7 @@ recorded_with: VCR-vcr/2.0.0
           "query": {
             "page": [ { "matcher": "exact", "value": "1" } ],
             "api_key": [ { "matcher": "exact", "value": "@Q@" } ]
-          },
+    },
           "body": [ { "matcher": "exact", "value": "" } ]
         },
         "response": {
@@ -169,6 +187,8 @@ recorded_with: VCR-vcr/2.0.0
 "#,
         param: "api_key",
         setting: Some("glob"),
+        other: "simulations/users.json",
+        miss: "Could not find a match for request, create or record a valid matcher first",
     },
     Row {
         format: "govcr",
@@ -183,7 +203,7 @@ recorded_with: VCR-vcr/2.0.0
           "Scheme": "http", "Opaque": "", "User": null, "Host": "localhost:8000",
           "Path": "/api/ipam/roles/", "RawPath": "", "ForceQuery": false,
           "RawQuery": "limit=50\u0026token=@Q@", "Fragment": "", "RawFragment": ""
-        },
+    },
         "Header": { "Content-Type": [ "application/json" ] },
         "Body": ""
       },
@@ -201,6 +221,8 @@ recorded_with: VCR-vcr/2.0.0
 "#,
         param: "token",
         setting: Some("WithRequestMatchers"),
+        other: "govcr-fixtures/ListSites.cassette",
+        miss: "no track matched on cassette and offline mode is active",
     },
     Row {
         format: "DVR",
@@ -213,7 +235,7 @@ recorded_with: VCR-vcr/2.0.0
         "method" : "GET",
         "url" : "https:\/\/cdn.contentful.com\/spaces\/cfexampleapi\/?locale=en&access_token=@Q@",
         "headers" : { "X-Contentful-User-Agent" : "sdk contentful.swift\/0.10.2" }
-      },
+    },
       "response" : {
         "body" : "@R64@",
         "status" : 200,
@@ -227,6 +249,8 @@ recorded_with: VCR-vcr/2.0.0
 "#,
         param: "access_token",
         setting: Some("DVR compares URLs whole"),
+        other: "Tests/ContentfulTests/DVRRecordings/testFetchEntries.json",
+        miss: "[DVR] Invalid request. The request was not found in the cassette.",
     },
     Row {
         format: "Vinyl",
@@ -249,6 +273,8 @@ recorded_with: VCR-vcr/2.0.0
 "#,
         param: "api_key",
         setting: Some("requestAttributes"),
+        other: "SwiftNIOMockExampleUITests/Recordings/testPOST.json",
+        miss: "No 🎶 recorded and matchable with request: GET http://localhost:8080/users",
     },
     Row {
         format: "OkReplay",
@@ -271,6 +297,8 @@ interactions:
 ",
         param: "api_key",
         setting: Some("MatchRules.method"),
+        other: "src/test/resources/okreplay/tapes/users_tape.yaml",
+        miss: "no matching request found on tape 'users tape'",
     },
     Row {
         format: "EasyVCR",
@@ -297,6 +325,8 @@ interactions:
 "#,
         param: "api_key",
         setting: Some("ByFullUrl()"),
+        other: "src/test/cassettes/refund/all.json",
+        miss: "No interaction found for request GET https://api.easypost.com/v2/refunds/all",
     },
     Row {
         format: "responses",
@@ -313,6 +343,8 @@ interactions:
 ",
         param: "api_key",
         setting: Some("_add_from_file"),
+        other: "cassettes/users.yaml",
+        miss: "Connection refused by Responses - the call doesn't match any registered mock.",
     },
     Row {
         format: "httpmock",
@@ -334,6 +366,8 @@ then:
 ",
         param: "api_key",
         setting: Some("query_param"),
+        other: "tests/recordings/users_1796626845.yaml",
+        miss: "Request did not match any route or mock",
     },
     Row {
         format: "httpreplay",
@@ -358,7 +392,7 @@ then:
         "Header": { "User-Agent": [ "CLEARED" ] },
         "MediaType": "",
         "BodyParts": []
-      },
+    },
       "Response": {
         "StatusCode": 200, "Proto": "HTTP/1.1", "ProtoMajor": 1, "ProtoMinor": 1,
         "Header": { "Content-Type": [ "application/json" ] },
@@ -370,6 +404,8 @@ then:
 "#,
         param: "access_token",
         setting: Some("RemoveQueryParams"),
+        other: "blob/testdata/TestKeys/startwithletter.replay",
+        miss: "no matching request for GET https://go-cloud-testing-2.s3.us-west-1.amazonaws.com/a",
     },
 ];
 
@@ -391,17 +427,21 @@ fn notes(doc: &Value) -> Vec<(u64, String, String)> {
         .collect()
 }
 
+/// The row's cassette with `query` for `@Q@` and `answer` for `@R@`.
+fn plant(row: &Row, query: &str, answer: &str) -> String {
+    let body = format!("{{\"token\":\"{answer}\"}}");
+    let b64 = base64::engine::general_purpose::STANDARD.encode(body);
+    row.text
+        .replace("@Q@", query)
+        .replace("@R64@", &b64)
+        .replace("@R@", answer)
+}
+
 /// Writes `row` with `query` for `@Q@` and `answer` for `@R@`, checks that `verify` reads it
 /// as the row's format, runs `normalize`, and returns its notes; `verify` then still reads
 /// the file as the row's format, with nothing left to find.
 fn scrub_with_notes(row: &Row, query: &str, answer: &str) -> Vec<(u64, String, String)> {
-    let body = format!("{{\"token\":\"{answer}\"}}");
-    let b64 = base64::engine::general_purpose::STANDARD.encode(body);
-    let text = row
-        .text
-        .replace("@Q@", query)
-        .replace("@R64@", &b64)
-        .replace("@R@", answer);
+    let text = plant(row, query, answer);
     let dir = TestDir::new();
     dir.write(row.path, &text);
     let run = dir.vcr(&["verify", "--format", "json"]);
@@ -459,5 +499,116 @@ fn a_scrubbed_query_says_what_the_recorder_matches_on_and_an_answer_alone_says_n
         // A harmless query: only the answer is scrubbed, and no match changes.
         let notes = scrub_with_notes(row, "2", &answer);
         assert!(notes.is_empty(), "{}: {notes:#?}", row.format);
+    }
+}
+
+/// `vcr diff` of two folders, as a re-recording is reviewed: each recorder's cassette copied
+/// is identical (exit 0); with a value of its answer changed it is the same behaviour; with
+/// its status changed it is a behaviour change naming the status. Each is read as an HTTP
+/// cassette (php-vcr's, without an extension, was left out of a folder's comparison).
+#[test]
+fn diff_gives_each_recorders_rerecording_its_verdict() {
+    for row in ROWS {
+        let old = plant(row, "1", "alpha-one");
+        let dir = TestDir::new();
+        dir.write(&format!("old/{}", row.path), &old);
+        let cases = [
+            ("copied", old.clone(), "identical"),
+            (
+                "a value changed",
+                plant(row, "1", "omega-two"),
+                "same_behaviour",
+            ),
+            (
+                "the status changed",
+                old.replace("200", "503"),
+                "behaviour_change",
+            ),
+        ];
+        for (label, new, verdict) in cases {
+            dir.write(&format!("new/{}", row.path), &new);
+            let run = dir.vcr(&["diff", "--format", "json", "old", "new"]);
+            let doc = run.json();
+            let context = format!("{} ({label}): {doc:#}", row.format);
+            let entries: Vec<&Value> = doc["events"]
+                .as_array()
+                .expect("events")
+                .iter()
+                .filter(|e| e["type"] == "diff")
+                .collect();
+            run.code(if verdict == "identical" { 0 } else { 1 });
+            let [entry] = entries[..] else {
+                panic!("one cassette expected: {context}")
+            };
+            assert_eq!(entry["path"], row.path, "{context}");
+            assert_eq!(entry["kind"], "http", "{context}");
+            assert_eq!(entry["verdict"], verdict, "{context}");
+            if verdict == "behaviour_change" {
+                let changes = entry["changes"].as_array().expect("changes");
+                assert!(
+                    changes
+                        .iter()
+                        .any(|c| c["what"] == "status" && c["old"] == 200 && c["new"] == 503),
+                    "{context}"
+                );
+            }
+        }
+    }
+}
+
+/// A Ruby VCR cassette: a recorder the runs below never use.
+const RUBY_CASSETTE: &str = "---\nhttp_interactions:\n- request:\n    method: get\n    uri: http://example.com/\n    body:\n      encoding: UTF-8\n      string: ''\n    headers: {}\n  response:\n    status:\n      code: 200\n      message: OK\n    headers: {}\n    body:\n      encoding: UTF-8\n      string: ok\n  recorded_at: Tue, 01 Apr 2025 10:00:00 GMT\nrecorded_with: VCR 5.0.0\n";
+
+/// `vcr prune` over two cassettes of each recorder and a Ruby VCR one, with a run that
+/// reads one of the two (its file opens are what prune watches): the other is the one
+/// orphan, and `--delete` removes it alone; a run that prints the recorder's own message
+/// for a request with no recording, though it exits 0, is not green, and prune refuses.
+#[test]
+fn prune_lists_what_a_run_did_not_read_and_hears_each_recorders_miss() {
+    for row in ROWS {
+        let dir = TestDir::new();
+        dir.write(row.path, plant(row, "1", "alpha-one"));
+        dir.write(row.other, plant(row, "2", "omega-two"));
+        dir.write("spec/cassettes/other_suite.yml", RUBY_CASSETTE);
+        dir.write(".gitignore", ".vcr/\n");
+        common::git(&dir.root, &["init", "-q"]);
+        common::git(&dir.root, &["add", "-A"]);
+        common::git(&dir.root, &["commit", "-q", "-m", "recorded"]);
+        let reads = format!("cat '{}' > /dev/null", row.path);
+
+        let run = dir.vcr(&["prune", "--format", "json", "--", "sh", "-c", &reads]);
+        run.code(0);
+        let doc = run.json();
+        let orphans: Vec<&str> = doc["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|e| e["type"] == "orphan")
+            .filter_map(|e| e["path"].as_str())
+            .collect();
+        assert_eq!(orphans, [row.other], "{}: {doc:#}", row.format);
+
+        let missed = format!("{reads}; printf '%s\\n' \"$1\" >&2; exit 0");
+        let run = dir.vcr(&[
+            "prune", "--delete", "--", "sh", "-c", &missed, "sh", row.miss,
+        ]);
+        run.code(2);
+        assert!(
+            run.stderr.contains("it did not find") && run.stderr.contains("nothing was pruned"),
+            "{}: {}",
+            row.format,
+            run.stderr
+        );
+        assert!(dir.exists(row.other), "{}", row.format);
+
+        dir.vcr(&["prune", "--delete", "--", "sh", "-c", &reads])
+            .code(0);
+        assert!(!dir.exists(row.other), "{}", row.format);
+        assert!(dir.exists(row.path), "{}", row.format);
+        assert!(
+            dir.exists("spec/cassettes/other_suite.yml"),
+            "{}",
+            row.format
+        );
     }
 }
