@@ -752,6 +752,69 @@ fn files_without_an_extension_and_new_extensions_are_discovered_as_the_others() 
     assert_eq!(doc["summary"]["http"]["php-vcr"], 1, "{doc:#}");
 }
 
+/// php-vcr's cassette path where a project moved it (issue 39): the folder its PHPUnit
+/// bootstrap sets with `VCR::configure()->setCassettePath(...)`, found through the
+/// `bootstrap` that `phpunit.xml.dist` names (`__DIR__ . '/vcr_tapes'`) and in
+/// `tests/bootstrap.php` (a string literal, relative to the root), is searched for files
+/// without an extension as `tests/fixtures/` is; without that call the same files are not
+/// found, and a folder the call does not name is never searched.
+#[test]
+fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_path() {
+    let php = |secret: &str| {
+        format!(
+            "\n-\n    request:\n        method: GET\n        url: 'https://api.example.com/v1/a?api_key={secret}'\n        headers:\n            Host: api.example.com\n    response:\n        status:\n            code: 200\n            message: OK\n        headers: {{  }}\n        body: ok\n"
+        )
+    };
+    let t = TestDir::new();
+    let (tape, literal, elsewhere) = (planted_token(), planted_token(), planted_token());
+    t.write("src/Tests/vcr_tapes/claims/create", php(&tape))
+        .write("var/cassettes/orders", php(&literal))
+        .write("var/other/users", php(&elsewhere));
+    common::git(&t.root, &["init", "-q"]);
+    let listed = t.vcr(&["verify", "--show-files"]);
+    for file in ["claims/create", "var/cassettes/orders", "var/other/users"] {
+        assert!(!listed.stdout.contains(file), "{file}:\n{}", listed.stdout);
+    }
+
+    t.write(
+        "phpunit.xml.dist",
+        "<?xml version=\"1.0\"?>\n<phpunit bootstrap=\"./src/Tests/bootstrap.php\" colors=\"true\">\n</phpunit>\n",
+    )
+    .write(
+        "src/Tests/bootstrap.php",
+        "<?php\nrequire __DIR__ . '/../../vendor/autoload.php';\n\\VCR\\VCR::configure()\n    ->setCassettePath(__DIR__ . '/vcr_tapes')\n    ->enableLibraryHooks(['curl']);\n",
+    )
+    .write(
+        "tests/bootstrap.php",
+        "<?php\nVCR::configure()->setCassettePath('var/cassettes');\n",
+    );
+    let listed = t.vcr(&["verify", "--show-files"]);
+    listed.code(0);
+    listed.stdout_has("src/Tests/vcr_tapes/claims/create");
+    listed.stdout_has("var/cassettes/orders");
+    assert!(
+        !listed.stdout.contains("var/other/users"),
+        "{}",
+        listed.stdout
+    );
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(doc["summary"]["http"]["php-vcr"], 2, "{doc:#}");
+    let secrets: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "leak/secret")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        secrets,
+        ["src/Tests/vcr_tapes/claims/create", "var/cassettes/orders"],
+        "{doc:#}"
+    );
+}
+
 /// A cassette govcr encrypted (`$ENC:V2$`) is said to be one, a warning: no `parse` error,
 /// not linted as text (its ciphertext holds nothing readable), whether found or named.
 #[test]

@@ -288,6 +288,63 @@ pub struct Project {
     no_ignore: bool,
     /// How cassettes are read: each folder's cassettes carry it ([`FixtureDir::read`]).
     read: ReadOptions,
+    /// The folders (relative, `/`-separated) a PHPUnit bootstrap sets as php-vcr's cassette
+    /// path ([`php_vcr_folders`]): their files without an extension are sniffed as
+    /// `tests/fixtures/`'s are.
+    php_vcr_folders: Vec<String>,
+}
+
+/// The PHPUnit configurations whose `bootstrap` attribute names the file that configures
+/// php-vcr, in PHPUnit's order of preference.
+const PHPUNIT_CONFIGS: &[&str] = &["phpunit.xml", "phpunit.xml.dist", "phpunit.dist.xml"];
+
+/// The bootstrap files read when no PHPUnit configuration names one.
+const PHP_BOOTSTRAPS: &[&str] = &["tests/bootstrap.php", "test/bootstrap.php"];
+
+/// The largest PHPUnit configuration or bootstrap file read for php-vcr's cassette path.
+const MAX_PHP_CONFIG: u64 = 1 << 20;
+
+/// The folders `root`'s PHP tests set as php-vcr's cassette path
+/// (`VCR::configure()->setCassettePath(...)`, [`http::php_vcr::cassette_paths`]), read from
+/// the bootstrap its PHPUnit configuration names and from `tests/bootstrap.php`: php-vcr
+/// names a cassette file as the test does, without an extension, and a project that moves
+/// them from `tests/fixtures/` says where in that call. A file that cannot be read, or is
+/// larger than [`MAX_PHP_CONFIG`], says nothing: discovery goes on without it.
+fn php_vcr_folders(root: &Path) -> Vec<String> {
+    let read = |rel: &str| -> Option<String> {
+        let path = root.join(rel);
+        let meta = std::fs::metadata(&path).ok()?;
+        if !meta.is_file() || meta.len() > MAX_PHP_CONFIG {
+            return None;
+        }
+        std::fs::read_to_string(path).ok()
+    };
+    let mut bootstraps: Vec<String> = Vec::new();
+    for config in PHPUNIT_CONFIGS {
+        let Some(xml) = read(config) else { continue };
+        if let Some(at) = xml.find("bootstrap=\"") {
+            let rest = &xml[at + "bootstrap=\"".len()..];
+            if let Some(end) = rest.find('"') {
+                bootstraps.push(rest[..end].trim_start_matches("./").to_owned());
+            }
+        }
+        break;
+    }
+    bootstraps.extend(PHP_BOOTSTRAPS.iter().map(|b| (*b).to_owned()));
+    let mut folders = Vec::new();
+    for bootstrap in &bootstraps {
+        if bootstrap.starts_with('/') || bootstrap.split('/').any(|p| p == "..") {
+            continue;
+        }
+        let Some(php) = read(bootstrap) else { continue };
+        let dir = bootstrap.rsplit_once('/').map_or("", |(dir, _)| dir);
+        for folder in http::php_vcr::cassette_paths(&php, dir) {
+            if !folders.contains(&folder) {
+                folders.push(folder);
+            }
+        }
+    }
+    folders
 }
 
 /// The globs that select HTTP cassettes, each with its `match-on`: the configured ones
@@ -460,7 +517,9 @@ impl Project {
         };
         let exclude = compile("exclude", &config_file.exclude)?;
         let extend_include = compile("extend-include", &config_file.extend_include)?;
+        let php_vcr_folders = php_vcr_folders(&root);
         let project = Project {
+            php_vcr_folders,
             http,
             exclude,
             extend_include,
@@ -1345,15 +1404,20 @@ impl Project {
 
     /// Whether `path` is a file without an extension in a folder where a recorder writes
     /// such cassettes (php-vcr's `tests/fixtures/`,
-    /// [`http::sniff::EXTENSIONLESS_FOLDERS`]): its head is sniffed like a `.yaml`'s. Only
+    /// [`http::sniff::EXTENSIONLESS_FOLDERS`], or the cassette path the project's PHPUnit
+    /// bootstrap sets, [`php_vcr_folders`]): its head is sniffed like a `.yaml`'s. Only
     /// names without a dot get as far as the folders' test.
     fn is_extensionless_candidate(&self, path: &Path) -> bool {
         path.file_name()
             .and_then(|n| n.to_str())
             .is_some_and(|name| !name.contains('.'))
-            && path
-                .strip_prefix(&self.root)
-                .is_ok_and(http::sniff::is_extensionless_candidate)
+            && path.strip_prefix(&self.root).is_ok_and(|rel| {
+                http::sniff::is_extensionless_candidate(rel)
+                    || self
+                        .php_vcr_folders
+                        .iter()
+                        .any(|folder| rel.starts_with(folder))
+            })
     }
 
     /// Lists the cassettes (and stray temporary files) directly in a fixtures folder.

@@ -18,7 +18,9 @@
 //! with a `-` alone on its line, four-space indents, `{  }` for an empty map and flow lists
 //! for multi-valued headers. The cassette file is named exactly as the test names it, with no
 //! extension unless the name has one: discovery sniffs such files under php-vcr's default
-//! `tests/fixtures/` (`super::sniff::EXTENSIONLESS_FOLDERS`).
+//! `tests/fixtures/` (`super::sniff::EXTENSIONLESS_FOLDERS`), and under the folder a
+//! project's PHPUnit bootstrap names (`VCR::configure()->setCassettePath(...)`, read by
+//! [`cassette_paths`]).
 
 use std::path::Path;
 
@@ -206,9 +208,85 @@ impl Recorder for PhpVcr {
     }
 }
 
+/// The folders (relative to the project root, `/`-separated) that the PHP source `php`, the
+/// file at `file_dir` (relative to the root, `""` for the root), sets as php-vcr's cassette
+/// path: each `setCassettePath(...)` whose argument is a string literal (relative to the
+/// folder PHPUnit runs in, the root), `__DIR__ . '/x'` (relative to the file's folder) or
+/// `dirname(__DIR__) . '/x'`. Anything else (a variable, a constant, a path that leaves the
+/// root or is absolute) is no folder: a guess would make discovery sniff files that no
+/// recorder wrote.
+pub fn cassette_paths(php: &str, file_dir: &str) -> Vec<String> {
+    const CALL: &str = "setCassettePath(";
+    let mut out = Vec::new();
+    let mut rest = php;
+    while let Some(at) = rest.find(CALL) {
+        rest = &rest[at + CALL.len()..];
+        let arg = rest.split(')').next().unwrap_or_default();
+        // `dirname(__DIR__)` holds a `)`: take the argument up to the next one after it.
+        let arg = if arg.trim_start().starts_with("dirname(__DIR__") {
+            rest.splitn(3, ')').take(2).collect::<Vec<_>>().join(")")
+        } else {
+            arg.to_owned()
+        };
+        if let Some(folder) = cassette_path(&arg, file_dir)
+            && !out.contains(&folder)
+        {
+            out.push(folder);
+        }
+    }
+    out
+}
+
+/// One `setCassettePath` argument, as [`cassette_paths`] reads it.
+fn cassette_path(arg: &str, file_dir: &str) -> Option<String> {
+    let arg = arg.trim();
+    let literal = |text: &str| {
+        let text = text.trim();
+        let quote = text.chars().next().filter(|q| *q == '\'' || *q == '"')?;
+        let inner = text.strip_prefix(quote)?.strip_suffix(quote)?;
+        (!inner.contains(quote) && !inner.contains('$') && !inner.contains('\\'))
+            .then(|| inner.to_owned())
+    };
+    let (base, tail) = if let Some(tail) = arg.strip_prefix("__DIR__") {
+        (file_dir.to_owned(), tail)
+    } else if let Some(tail) = arg.strip_prefix("dirname(__DIR__)") {
+        // The root's parent is outside the project.
+        let parent = match file_dir.rsplit_once('/') {
+            Some((parent, _)) => parent,
+            None if file_dir.is_empty() => return None,
+            None => "",
+        };
+        (parent.to_owned(), tail)
+    } else {
+        let path = literal(arg)?;
+        if path.starts_with('/') {
+            return None;
+        }
+        return normalized(&path);
+    };
+    let tail = literal(tail.trim_start().strip_prefix('.')?)?;
+    normalized(&format!("{base}/{tail}"))
+}
+
+/// `path` with `.` and empty parts dropped and `..` applied; `None` when it leaves the root
+/// or is the root itself.
+fn normalized(path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            part => parts.push(part),
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{matches, read};
+    use super::{cassette_paths, matches, read};
     use crate::http::testing::{bytes, headers};
     use crate::http::{Body, HttpCassette};
     use vcr_doc::{from_json, yaml};
@@ -370,5 +448,27 @@ mod tests {
             false,
         );
         case("[]", false);
+    }
+
+    #[test]
+    fn cassette_paths_are_read_from_set_cassette_path_calls() {
+        let php = r#"<?php
+require __DIR__ . '/../vendor/autoload.php';
+\VCR\VCR::configure()->setCassettePath(__DIR__ . '/fixtures/vcr');
+VCR::configure()
+    ->setCassettePath( 'tests/cassettes' )
+    ->setStorage('json');
+VCR::configure()->setCassettePath(dirname(__DIR__) . "/spec/tapes/");
+VCR::configure()->setCassettePath($path);
+VCR::configure()->setCassettePath('/var/tmp/vcr');
+VCR::configure()->setCassettePath('../elsewhere');
+VCR::configure()->setCassettePath(__DIR__ . '/fixtures/vcr');
+"#;
+        assert_eq!(
+            cassette_paths(php, "tests"),
+            ["tests/fixtures/vcr", "tests/cassettes", "spec/tapes"]
+        );
+        assert_eq!(cassette_paths(php, ""), ["fixtures/vcr", "tests/cassettes"]);
+        assert!(cassette_paths("<?php echo 1;", "tests").is_empty());
     }
 }
