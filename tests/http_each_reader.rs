@@ -70,8 +70,10 @@ const ROWS: &[Row] = &[
         other: "tests/fixtures/claims/list",
         miss: "The request does not match a previously recorded request and the 'mode' is set to 'none'. If you want to send the request anyway, make sure your 'mode' is set to 'new_episodes'.\n  Cassette: claims/list",
     },
-    // ExVCR matches on the method, scheme, host, port and path by default
-    // (`match_requests_on: [:query]` adds the query): a scrubbed query changes no match.
+    // ExVCR matches on the method, scheme, host, port and path by default: "By default,
+    // query params are not used for matching" (parroty/exvcr's README, "Matching against
+    // query params"; `match_requests_on: [:query]` adds them): a scrubbed query changes no
+    // match.
     Row {
         format: "ExVCR",
         path: "fixture/vcr_cassettes/app#me.json",
