@@ -813,6 +813,35 @@ fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_pat
         ["src/Tests/vcr_tapes/claims/create", "var/cassettes/orders"],
         "{doc:#}"
     );
+
+    // `vcr diff --rev` compares them too: a re-recording whose status changed.
+    common::git(&t.root, &["add", "-A"]);
+    common::git(&t.root, &["commit", "-q", "-m", "recorded"]);
+    let orders = t.read("var/cassettes/orders");
+    t.write(
+        "var/cassettes/orders",
+        orders.replace("code: 200", "code: 503"),
+    );
+    let run = t.vcr(&["diff", "--rev", "HEAD", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    let changed: Vec<(&str, &str)> = doc["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "diff" && e["verdict"] != "identical")
+        .map(|e| {
+            (
+                e["path"].as_str().unwrap_or(""),
+                e["verdict"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        changed,
+        [("var/cassettes/orders", "behaviour_change")],
+        "{doc:#}"
+    );
 }
 
 /// A cassette govcr encrypted (`$ENC:V2$`) is said to be one, a warning: no `parse` error,

@@ -104,6 +104,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let mut options = Options {
         full: args.full,
         fixture_dirs: Vec::new(),
+        extensionless_dirs: Vec::new(),
         read: cx.project.read_options(),
     };
     let summary = match &args.rev {
@@ -342,6 +343,9 @@ pub(crate) fn revision_sides(
             new
         }
     };
+    options
+        .extensionless_dirs
+        .extend(cx.project.php_vcr_folders().iter().cloned());
     for dir in cx.project.config().claude_code.fixtures.iter().flatten() {
         options
             .fixture_dirs

@@ -71,6 +71,7 @@ pub(crate) fn run(cx: &Context, args: &Args) -> Result<Outcome> {
     let mut options = Options {
         full: false,
         fixture_dirs: Vec::new(),
+        extensionless_dirs: Vec::new(),
         read: cx.project.read_options(),
     };
     let (old, new) = super::diff::revision_sides(cx, &args.rev, &args.paths, &mut options)?;

@@ -40,14 +40,18 @@ use vcr_project::tree::FIXTURES_DIR;
 const HTTP_ENDINGS: [&str; 2] = [".gz", ".tape"];
 
 /// Whether a file at `rel` (relative to the side's top) may be an HTTP cassette, by its name
-/// or, for a name without an extension, by its folder (php-vcr's `tests/fixtures/`), as
-/// discovery tells them.
-fn maybe_http(rel: &str) -> bool {
+/// or, for a name without an extension, by its folder (php-vcr's `tests/fixtures/`, or one
+/// of `extensionless_dirs`), as discovery tells them.
+fn maybe_http(rel: &str, extensionless_dirs: &[String]) -> bool {
     let name = file_name(rel);
     let lower = name.to_ascii_lowercase();
     sniff::is_candidate_name(&lower)
         || HTTP_ENDINGS.iter().any(|e| lower.ends_with(e))
         || sniff::is_extensionless_candidate(Path::new(rel))
+        || (!name.contains('.')
+            && extensionless_dirs
+                .iter()
+                .any(|dir| Path::new(rel).starts_with(dir)))
 }
 
 /// A side of a comparison that cannot be read at all.
@@ -239,6 +243,10 @@ pub struct Options {
     /// Folders (relative, `""` for the top) whose `<hex>.json` files are Claude Code
     /// fixtures, besides every folder named `fixtures`.
     pub fixture_dirs: Vec<String>,
+    /// Folders (relative, `/`-separated) whose files without an extension may be HTTP
+    /// cassettes, besides `tests/fixtures/` and `test/fixtures/`: php-vcr's cassette path
+    /// where a project's PHPUnit bootstrap moved it, as discovery finds it.
+    pub extensionless_dirs: Vec<String>,
     /// How cassettes are read (the project's).
     pub read: vcr_cassette::http::ReadOptions,
 }
@@ -388,7 +396,7 @@ fn units<'s>(snapshot: &'s Snapshot, options: &Options) -> BTreeMap<String, Unit
                 continue;
             }
             // Told by its content when it is read: one that is no cassette is left out.
-            _ if maybe_http(rel) => Kind::Http,
+            _ if maybe_http(rel, &options.extensionless_dirs) => Kind::Http,
             _ => continue,
         };
         out.insert(

@@ -762,6 +762,12 @@ impl Project {
         self.read
     }
 
+    /// The folders (relative to the root, `/`-separated) the PHPUnit bootstrap sets as
+    /// php-vcr's cassette path, whose files without an extension discovery sniffs.
+    pub fn php_vcr_folders(&self) -> &[String] {
+        &self.php_vcr_folders
+    }
+
     /// What a selection of the whole tree starts with: the configured folders that cannot
     /// be used, and that the root is searched.
     pub fn start_tree(&self, selection: &mut Selection) {
