@@ -66,6 +66,29 @@ fn a_rule_nested_too_deep_is_a_configuration_error_naming_the_rule() {
         .stderr_has("the pattern nests groups 10000 deep");
 }
 
+/// The size limit counts what JavaScript's engine copies (a repetition whose minimum is 1 to
+/// 5 is that many copies, so nested ones multiply), as docs/configuration.md says: past it, a
+/// configuration error naming the rule; a large count such as `x{100001}` is a loop there, and
+/// a linear-time automaton here, so it is no error and runs.
+#[test]
+fn the_size_limit_counts_what_unrolls_and_a_large_count_runs() {
+    let t = forty_as();
+    let nested = format!("{}a{}", "(?:".repeat(8), "){5}".repeat(8));
+    t.write("vcr.toml", rule("nested", &nested));
+    t.vcr(&["verify"])
+        .code(2)
+        .stderr_has("rule `nested` has a regex past vcr's limits")
+        .stderr_has("100000 units once unrolled");
+    // 40 `a`s in the prompt: `a{40}` replaces them, `a{100001}` compiles and finds nothing.
+    for (regex, changes) in [("a{40}", true), ("a{100001}", false)] {
+        t.write("vcr.toml", rule("count", regex));
+        let mut cmd = t.command(&["normalize", "--check"], &[]);
+        cmd.current_dir(&t.root);
+        let run = within(Duration::from_secs(60), cmd);
+        run.code(if changes { 1 } else { 0 });
+    }
+}
+
 #[test]
 fn an_allow_regex_nested_too_deep_is_a_configuration_error_naming_the_entry() {
     let t = TestDir::copy_of(Path::new(CLAUDE_CODE));
