@@ -216,6 +216,41 @@ pub fn tracked(root: &Path) -> Result<Option<std::collections::BTreeSet<PathBuf>
     ))
 }
 
+/// A `git cat-file` batch (`--batch` or `--batch-check`) being fed its requests, one a line.
+struct Batch {
+    child: std::process::Child,
+    reader: BufReader<std::process::ChildStdout>,
+    /// Writes the requests from another thread, so that a large answer cannot block on a
+    /// full request pipe.
+    writer: std::thread::JoinHandle<std::io::Result<()>>,
+}
+
+impl Batch {
+    fn start(top: &Path, mode: &str, requests: Vec<Vec<u8>>) -> Result<Batch, GitError> {
+        let mut child = Command::new("git")
+            .arg("-C")
+            .arg(top)
+            .args(["cat-file", mode])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(GitError::Spawn)?;
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        let input: Vec<u8> = requests
+            .into_iter()
+            .flat_map(|r| [r, b"\n".to_vec()].concat())
+            .collect();
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+        Ok(Batch {
+            child,
+            reader,
+            writer,
+        })
+    }
+}
+
 /// The contents of the objects named by `requests` (`:path` for the index, an object id, or
 /// `REV:path`), in order, through one `git cat-file --batch`.
 fn cat_blobs(top: &Path, requests: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, GitError> {
@@ -223,24 +258,12 @@ fn cat_blobs(top: &Path, requests: Vec<Vec<u8>>) -> Result<Vec<Vec<u8>>, GitErro
     if requests.is_empty() {
         return Ok(out);
     }
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(top)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(GitError::Spawn)?;
-    let mut stdin = child.stdin.take().expect("piped stdin");
     let count = requests.len();
-    let input: Vec<u8> = requests
-        .into_iter()
-        .flat_map(|r| [r, b"\n".to_vec()].concat())
-        .collect();
-    // Write from another thread so a large answer cannot block on a full request pipe.
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let mut reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let Batch {
+        mut child,
+        mut reader,
+        writer,
+    } = Batch::start(top, "--batch", requests)?;
     let command = || GitError::Output {
         command: "cat-file --batch".into(),
     };
@@ -427,23 +450,12 @@ fn blob_sizes(top: &Path, ids: Vec<Vec<u8>>) -> Result<Vec<u64>, GitError> {
     let command = || GitError::Output {
         command: "cat-file --batch-check".into(),
     };
-    let mut child = Command::new("git")
-        .arg("-C")
-        .arg(top)
-        .args(["cat-file", "--batch-check"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(GitError::Spawn)?;
-    let mut stdin = child.stdin.take().expect("piped stdin");
     let count = ids.len();
-    let input: Vec<u8> = ids
-        .into_iter()
-        .flat_map(|id| [id, b"\n".to_vec()].concat())
-        .collect();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let reader = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let Batch {
+        mut child,
+        reader,
+        writer,
+    } = Batch::start(top, "--batch-check", ids)?;
     let mut sizes = Vec::with_capacity(count);
     for line in reader.lines().take(count) {
         let line = line.map_err(GitError::Spawn)?;
