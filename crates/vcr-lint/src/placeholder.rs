@@ -467,24 +467,44 @@ pub(super) fn has_marker(value: &str, markers: &[&str]) -> bool {
             }
             let before = start.checked_sub(1).map(|i| bytes[i]);
             let after = bytes.get(end).copied();
-            let starts = match before {
-                None => true,
-                Some(b) if !b.is_ascii_alphanumeric() => true,
-                Some(b) => {
-                    b.is_ascii_lowercase()
-                        && word[0].is_ascii_uppercase()
-                        && word.len() > 1
-                        && word[1].is_ascii_lowercase()
-                }
-            };
-            let ends = match after {
-                None => true,
-                Some(b) if !b.is_ascii_alphanumeric() => true,
-                Some(b) => b.is_ascii_uppercase() && word[word.len() - 1].is_ascii_lowercase(),
-            };
-            starts || ends
+            // An edge of the value or a symbol sets a word apart whatever the rest is.
+            if before.is_none_or(|b| !b.is_ascii_alphanumeric())
+                || after.is_none_or(|b| !b.is_ascii_alphanumeric())
+            {
+                return true;
+            }
+            let starts = before.is_some_and(|b| {
+                b.is_ascii_lowercase()
+                    && word[0].is_ascii_uppercase()
+                    && word.len() > 1
+                    && word[1].is_ascii_lowercase()
+            });
+            let ends = after.is_some_and(|b| {
+                b.is_ascii_uppercase() && word[word.len() - 1].is_ascii_lowercase()
+            });
+            // A change of case starts a word only in a value written as words (`myFakeKey`):
+            // a random key changes case at every other character, and `cXxx03` in one is no
+            // marker (5 random `sk-proj-` keys in 20,000 were taken for placeholders, issue
+            // 41). So the run of letters and digits that holds the marker must be words.
+            (starts || ends) && in_words(value, start, end)
         })
     })
+}
+
+/// Whether the run of letters and digits around `start..end` in `value` is written as
+/// words: typed words (`myFakeKey`, `YourApiKeyHere`) or fake words.
+fn in_words(value: &str, start: usize, end: usize) -> bool {
+    let bytes = value.as_bytes();
+    let from = bytes[..start]
+        .iter()
+        .rposition(|b| !b.is_ascii_alphanumeric())
+        .map_or(0, |i| i + 1);
+    let to = bytes[end..]
+        .iter()
+        .position(|b| !b.is_ascii_alphanumeric())
+        .map_or(bytes.len(), |i| end + i);
+    let run = &value[from..to];
+    crate::words::typed(run, &[]).is_some() || is_fake_words(run)
 }
 
 /// The length of the longest run of one character in `value`.
@@ -501,10 +521,25 @@ fn longest_run(value: &str) -> usize {
     longest
 }
 
+/// The longest vendor prefix before a key's body (`sk-ant-api03-` is 13 characters).
+const MAX_PREFIX: usize = 16;
+
 /// A token-shaped value that is not a real token: redacted (`sk-ant-***`, `...XXXX`),
 /// documentation examples (`AKIAIOSFODNN7EXAMPLE`), or too uniform to be random.
 pub(super) fn is_placeholder_token(token: &str) -> bool {
     if ["****", "…", "..."].iter().any(|w| token.contains(w)) || has_marker(token, TOKEN_MARKERS)
+    {
+        return true;
+    }
+    // A vendor's prefix, then words a person typed (`sk-proj-test-key-for-unit-tests`): the
+    // whole value after the prefix is words, which a random body never is (issue 41).
+    if token
+        .match_indices(['-', '_'])
+        .take_while(|(at, _)| *at <= MAX_PREFIX)
+        .any(|(at, _)| {
+            let tail = &token[at + 1..];
+            tail.len() >= 8 && crate::words::typed(tail, &[]).is_some()
+        })
     {
         return true;
     }
