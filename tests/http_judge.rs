@@ -1131,3 +1131,89 @@ fn gzip_with_no_content_encoding_is_decoded_and_judged() {
         "the key inside the gzip is found: {found:?}"
     );
 }
+
+/// A key in a cassette's file name or folder (issue 41) is an error on the path, and no
+/// output prints it: not the findings in any format, not the annotations, not the headers of
+/// `normalize --diff`. `normalize` renames nothing (the test opens the file by that name) and
+/// says so, as an error.
+#[test]
+fn a_key_in_a_file_name_is_an_error_that_no_output_prints() {
+    // Made for this test: random-looking, of OpenAI's project-key shape.
+    let key = format!(
+        "sk-proj-{}",
+        "Qm4vT8kZ2nR6wP1xLc9Hd3FjYa7Ub5Ns0GeKi2Vo8MtWq4Rz"
+    );
+    let ghp = format!("ghp_{}", "Rb7Kd2Nq9Xw4Lm6Tz1Vc8Hy3Pf5Gs0JaEu4Oi");
+    let t = TestDir::new();
+    let file = format!("cassettes/test_{key}.yaml");
+    let folder = format!("cassettes/{ghp}/list.yaml");
+    let body = vcrpy(
+        "      Authorization:\n      - Bearer Xk29fJq7LmZ4tR8wNc3Vb6Hd1Gy5Ps0Ta\n",
+        "https://api.example.org/v1/things",
+        "{}",
+        "      Content-Type:\n      - application/json\n",
+    );
+    t.write(&file, &body);
+    t.write(&folder, &body);
+    let leaked = |run: &common::Run, what: &str| {
+        for secret in [&key, &ghp] {
+            assert!(
+                !run.stdout.contains(secret.as_str()) && !run.stderr.contains(secret.as_str()),
+                "{what} printed a key of a path:\n{}\n{}",
+                run.stdout,
+                run.stderr
+            );
+        }
+    };
+    let run = t.vcr(&["verify", "--format", "json", "cassettes"]);
+    leaked(&run, "verify --format json");
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let doc = run.json();
+    let named: Vec<&serde_json::Value> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["message"].as_str().unwrap().contains("the file's path"))
+        .collect();
+    let detectors: Vec<&str> = named
+        .iter()
+        .map(|f| f["detector"].as_str().unwrap())
+        .collect();
+    assert_eq!(detectors, ["github-token", "openai-key"], "{named:?}");
+    for finding in &named {
+        assert_eq!(finding["id"], "leak/secret");
+        assert_eq!(finding["severity"], "error");
+        assert!(finding.get("line").is_none(), "{finding}");
+    }
+    assert!(
+        named[1]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("cassettes/test_sk-proj-…("),
+        "{named:?}"
+    );
+    for format in ["human", "sarif", "github"] {
+        let run = t.vcr(&["verify", "--format", format, "cassettes"]);
+        assert_eq!(run.code, Some(1), "{format}: {}", run.stderr);
+        leaked(&run, format);
+    }
+    let run = t.vcr(&["normalize", "--check", "--diff", "cassettes"]);
+    leaked(&run, "normalize --check --diff");
+    assert!(
+        run.stdout.contains("--- a/cassettes/test_sk-proj-…("),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("`vcr normalize` does not rename files"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let run = t.vcr(&["normalize", "--format", "json", "cassettes"]);
+    leaked(&run, "normalize --format json");
+    assert!(
+        t.exists(&file) && t.exists(&folder),
+        "normalize renamed a file"
+    );
+}

@@ -15,6 +15,7 @@ mod human;
 pub(crate) mod markdown;
 mod sarif;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -49,6 +50,9 @@ pub(crate) struct Reporter {
     errors: AtomicBool,
     /// stdout was closed under us (`vcr ... | head`): stop quietly, exit 0.
     broken_pipe: AtomicBool,
+    /// The keys that the paths of the run's findings and events hold, masked in everything
+    /// printed (issue 41): a path is printed in messages, annotations and diff headers too.
+    paths: Mutex<vcr_lint::file_name::PathMask>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -71,6 +75,7 @@ impl Reporter {
             finished: AtomicBool::new(false),
             errors: AtomicBool::new(false),
             broken_pipe: AtomicBool::new(false),
+            paths: Mutex::default(),
         }
     }
 
@@ -139,6 +144,7 @@ impl Reporter {
     /// that a run's memory does not grow with its findings (issue 25); SARIF, one JSON
     /// object with the run's problems beside its results, keeps them to the end.
     pub(crate) fn stream_findings(&self, findings: Vec<Finding>) {
+        self.learn(findings.iter().map(|f| f.path.as_str()));
         match self.output {
             Output::Human => {
                 for finding in &findings {
@@ -225,8 +231,11 @@ impl Reporter {
         if self.broken_pipe() {
             return;
         }
+        let paths = lock(&self.paths);
+        let masked: Vec<Cow<'_, [u8]>> = parts.iter().map(|part| paths.mask_bytes(part)).collect();
+        drop(paths);
         let mut stdout = io::stdout().lock();
-        let written = parts
+        let written = masked
             .iter()
             .try_for_each(|part| stdout.write_all(part))
             .and_then(|()| stdout.flush());
@@ -239,7 +248,16 @@ impl Reporter {
 
     /// Writes a line to stderr.
     pub(crate) fn err(&self, text: &str) {
+        let text = lock(&self.paths).mask(text).into_owned();
         let _ = writeln!(io::stderr().lock(), "{text}");
+    }
+
+    /// Learns the keys `paths` hold, to mask them in what is printed from now on.
+    fn learn<'p>(&self, paths: impl IntoIterator<Item = &'p str>) {
+        let mut mask = lock(&self.paths);
+        for path in paths {
+            mask.learn(path);
+        }
     }
 
     /// An error that is not an event (`command` could not start or go on); always shown on
@@ -569,6 +587,7 @@ fn is_error(event: &Event<'_>) -> bool {
 
 impl Report for Reporter {
     fn report(&self, event: &Event<'_>) {
+        self.learn(event.paths());
         let error = is_error(event);
         if error {
             self.errors.store(true, Ordering::SeqCst);

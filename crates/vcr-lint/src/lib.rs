@@ -17,6 +17,7 @@ mod anchors;
 mod credential;
 mod detectors;
 mod escape;
+pub mod file_name;
 pub mod finding;
 pub mod http;
 mod placeholder;
@@ -363,8 +364,7 @@ impl Scanner {
     /// [`Scanner::mask`] with the scan of no machine's paths, built once: for messages that
     /// quote a file (a field's value in a read error), which reach every output.
     pub fn mask_message(text: &str) -> String {
-        static SCANNER: OnceLock<Scanner> = OnceLock::new();
-        SCANNER.get_or_init(|| Scanner::new(&[])).mask(text)
+        plain_scanner().mask(text)
     }
 
     /// [`Scanner::mask`], and each of `values` (a secret an HTTP cassette's structure names:
@@ -453,6 +453,13 @@ impl Scanner {
             reason: reason::MACHINE,
         })
     }
+}
+
+/// The scanner of no machine's paths, built once: for what is judged the same on every
+/// machine (a message that quotes a file, a file's name).
+fn plain_scanner() -> &'static Scanner {
+    static SCANNER: OnceLock<Scanner> = OnceLock::new();
+    SCANNER.get_or_init(|| Scanner::new(&[]))
 }
 
 /// `value` as a query or a form writes it: everything but unreserved characters as `%XX`.

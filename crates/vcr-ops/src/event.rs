@@ -241,6 +241,56 @@ pub enum Event<'a> {
     },
 }
 
+impl Event<'_> {
+    /// The paths the event names: what an output must mask where a path holds a key
+    /// (issue 41).
+    pub fn paths(&self) -> Vec<&str> {
+        match self {
+            Event::Normalized { path, .. }
+            | Event::StaleName { path, .. }
+            | Event::NameTooLong { path, .. }
+            | Event::FileError { path, .. }
+            | Event::Changed { path, .. }
+            | Event::Scenario { path, .. }
+            | Event::Skipped { path, .. }
+            | Event::TempRemoved { path }
+            | Event::Orphan { path, .. }
+            | Event::Recorded { path, .. }
+            | Event::Touched { path, .. }
+            | Event::LeftBehind { path, .. }
+            | Event::Stashed { path }
+            | Event::Unstashed { path, .. }
+            | Event::Scrubbed { path, .. }
+            | Event::ReplayAffected { path, .. } => vec![path],
+            Event::Reviewed {
+                path,
+                restored,
+                removed,
+                changed,
+                ..
+            } => std::iter::once(*path)
+                .chain(
+                    restored
+                        .iter()
+                        .chain(*removed)
+                        .chain(*changed)
+                        .map(String::as_str),
+                )
+                .collect(),
+            Event::Renamed { from, to, .. } => vec![from, to],
+            Event::Merged { from, into, .. } => vec![from, into],
+            Event::Collision { paths, .. } => paths.iter().map(String::as_str).collect(),
+            Event::Finding(finding) => vec![&finding.path],
+            Event::Diff(entry) => std::iter::once(entry.path.as_str())
+                .chain(entry.old_path.as_deref())
+                .collect(),
+            Event::Interrupted { .. } | Event::PathError { .. } | Event::Recovered { .. } => {
+                Vec::new()
+            }
+        }
+    }
+}
+
 /// Receives events. Implementations must be thread-safe; events arrive in a deterministic
 /// order from one thread at a time.
 pub trait Report: Send + Sync {

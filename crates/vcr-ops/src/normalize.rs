@@ -143,6 +143,22 @@ pub fn run(
                 return;
             }
             summary.files += 1;
+            // A key in the file's path (issue 41): renaming the file would break the test
+            // that opens it, so it is an error that says what to do, and nothing is renamed.
+            let named = vcr_lint::file_name::secrets_in(&cassette.rel);
+            if let Some(hit) = named.first() {
+                summary.errors += 1;
+                let problem = FileProblem {
+                    id: "leak/secret",
+                    line: None,
+                    column: None,
+                    message: format!(
+                        "{} leaked in the file's path: `vcr normalize` does not rename files, since the test or configuration that opens it names it; rename both by hand and rotate the key",
+                        hit.label
+                    ),
+                };
+                crate::event::report_problem(report, &cassette.rel, &problem);
+            }
             if let Some(problem) = &result.error {
                 summary.errors += 1;
                 crate::event::report_problem(report, &cassette.rel, problem);

@@ -681,6 +681,36 @@ fn leak_findings(
     }
 }
 
+/// `leak/secret` errors for the keys a cassette's path holds (`test_sk-proj-....yaml`, a
+/// folder named after a token, issue 41): published with every commit as its contents are.
+/// The finding has no line: the name is no place in the file. Every output masks the path
+/// (`vcr_lint::file_name::PathMask`); `normalize` reports the same and renames nothing, since
+/// the test that opens the file names it.
+pub(crate) fn path_findings(
+    cassette: &Cassette,
+    checks: &Checks,
+) -> Vec<(Finding, Option<String>)> {
+    let mut out = Vec::new();
+    for hit in vcr_lint::file_name::secrets_in_path(&checks.scanner, &cassette.rel) {
+        let message = format!(
+            "{} leaked in the file's path: rename the file and the test or configuration that names it, and rotate the key (`vcr normalize` does not rename files)",
+            hit.label
+        );
+        let mut finding = Finding::new(
+            FindingId::LeakSecret,
+            Severity::Error,
+            &cassette.rel,
+            message,
+        );
+        finding.matched = Some(hit.masked.clone());
+        finding.detector = Some(hit.detector);
+        finding.reason = Some(hit.reason.to_owned());
+        finding.fingerprint = fingerprint(&hit.text);
+        push(checks, &mut out, finding, Some(hit.text));
+    }
+    out
+}
+
 /// Whether a pointer is inside a Claude Code `stream_event` item's event.
 fn is_stream_event(kind: CassetteKind, pointer: &str) -> bool {
     let mut parts = pointer.split('/').skip(1);

@@ -281,12 +281,16 @@ impl<'c> Run<'c> {
         );
     }
 
-    fn file_done(&mut self, cassette: &Cassette, result: FileResult) {
+    fn file_done(&mut self, cassette: &Cassette, mut result: FileResult) {
         let outcome = &mut self.outcome;
+        // A key in the file's path, whatever the file holds (issue 41).
+        let named = super::path_findings(cassette, self.keep.checks);
         if let Some(problem) = result.problem {
+            self.keep.keep(named, outcome);
             outcome.problems.push((cassette.rel.clone(), problem));
             return;
         }
+        result.findings.extend(named);
         outcome.summary.files += 1;
         if result.http_format.is_none()
             && !result.http_unreadable
