@@ -1217,3 +1217,108 @@ fn a_key_in_a_file_name_is_an_error_that_no_output_prints() {
         "normalize renamed a file"
     );
 }
+
+/// The bodies of one class of value in each encoding the judge decodes: as written in JSON,
+/// percent-encoded in a form, JSON-escaped (`\/`), in base64 inside JSON (GitHub's contents
+/// API), and with a suffix; each as `(what, content type, body)`.
+fn in_every_encoding(name: &str, value: &str) -> Vec<(&'static str, &'static str, String)> {
+    use base64::Engine;
+    let config = format!("[default]\n{name} = {value}\n");
+    let base64 = base64::engine::general_purpose::STANDARD.encode(config);
+    vec![
+        (
+            "raw",
+            "application/json",
+            format!(r#"{{"{name}": "{value}"}}"#),
+        ),
+        (
+            "percent-encoded",
+            "application/x-www-form-urlencoded",
+            format!("{name}={}&region=us-east-1", value.replace('/', "%2F")),
+        ),
+        (
+            "JSON-escaped",
+            "application/json",
+            format!(r#"{{"{name}": "{}"}}"#, value.replace('/', "\\/")),
+        ),
+        (
+            "base64",
+            "application/json",
+            format!(r#"{{"encoding": "base64", "content": "{base64}"}}"#),
+        ),
+        (
+            "with a suffix",
+            "application/json",
+            format!(r#"{{"{name}": "{value}-1"}}"#),
+        ),
+    ]
+}
+
+/// The credentials vendors publish as examples in their documentation (AWS's two pairs,
+/// Stripe's sample test key) are no leak in any encoding the judge decodes (issue 41); a
+/// key that differs from one by one character is still an error in each (a real key is not
+/// an example because it looks like one).
+#[test]
+fn documented_example_credentials_pass_in_every_encoding_and_a_near_miss_does_not() {
+    let examples = [
+        (
+            "aws_secret_access_key",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        (
+            "aws_secret_access_key",
+            "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        ),
+        ("api_key", "sk_test_BQokikJOvBiI2HlWgH4olfQ2"),
+    ];
+    for (name, example) in examples {
+        // One character changed, in the middle: a real-looking key, not the example.
+        let mid = example.len() / 2;
+        let changed = if &example[mid..=mid] == "Q" { "R" } else { "Q" };
+        let near = format!("{}{changed}{}", &example[..mid], &example[mid + 1..]);
+        for (value, leak) in [(example, false), (near.as_str(), true)] {
+            for (what, content_type, body) in in_every_encoding(name, value) {
+                let found = errors(
+                    "cassettes/config.yaml",
+                    &vcrpy(
+                        "",
+                        "https://api.example.org/v1/config",
+                        &body,
+                        &format!("      Content-Type:\n      - {content_type}\n"),
+                    ),
+                );
+                assert_eq!(
+                    !found.is_empty(),
+                    leak,
+                    "{name} {what}{}: {found:?}",
+                    if leak { " (one character off)" } else { "" }
+                );
+            }
+        }
+    }
+    // The key ids beside them, and Stripe's key as a bearer token.
+    for (header, value, leak) in [
+        (
+            "Authorization",
+            "Bearer sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+            false,
+        ),
+        (
+            "Authorization",
+            "Bearer sk_test_BQokikJOvBiI2HlWgH4olfQ3",
+            true,
+        ),
+        ("X-Aws-Access-Key-Id", "AKIAI44QH8DHBEXAMPLE", false),
+    ] {
+        let found = errors(
+            "cassettes/auth.yaml",
+            &vcrpy(
+                &format!("      {header}:\n      - {value}\n"),
+                "https://api.example.org/v1/things",
+                "{}",
+                "",
+            ),
+        );
+        assert_eq!(!found.is_empty(), leak, "{header}: {value}: {found:?}");
+    }
+}

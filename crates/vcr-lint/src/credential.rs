@@ -355,6 +355,8 @@ pub(crate) fn typed_reason(typed: words::Typed) -> &'static str {
 fn rejected_whole(text: &str) -> Option<&'static str> {
     if text.is_empty() {
         Some(reason::EMPTY)
+    } else if placeholder::is_known_example(text) {
+        Some(reason::KNOWN_EXAMPLE)
     } else if placeholder::is_placeholder_value(text) {
         Some(reason::PLACEHOLDER)
     } else if redacted_pem(text) {

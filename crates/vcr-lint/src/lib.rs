@@ -654,6 +654,9 @@ fn classify(
                 return Err(reason::INSIDE_A_WORD);
             }
             let s = lossy(text);
+            if placeholder::is_known_example(&s) {
+                return Err(reason::KNOWN_EXAMPLE);
+            }
             if is_placeholder_token(&s) {
                 return Err(reason::PLACEHOLDER_TOKEN);
             }

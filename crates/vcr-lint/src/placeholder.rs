@@ -521,6 +521,46 @@ fn longest_run(value: &str) -> usize {
     longest
 }
 
+/// Credentials their vendors publish in their documentation as examples, in one place
+/// (issue 41): a value that holds one (as it is, percent-encoded, JSON-escaped, in a base64
+/// layer the judge undoes, with a suffix) is no leak, whatever name holds it. A real key that
+/// differs from one by a character is still a key. Each is listed with where it is
+/// published.
+const KNOWN_EXAMPLES: &[&str] = &[
+    // AWS Command Line Interface User Guide, `aws configure` (the default profile).
+    "AKIAIOSFODNN7EXAMPLE",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    // The same guide, a named profile (`aws configure --profile user2`).
+    "AKIAI44QH8DHBEXAMPLE",
+    "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    // Stripe's API reference, "Authentication": the sample test key of every example.
+    "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+];
+
+/// Whether `value` holds a credential of [`KNOWN_EXAMPLES`], as written or with its `/`
+/// percent-encoded (`%2F`) or JSON-escaped (`\/`, `\u002F`).
+pub(super) fn is_known_example(value: &str) -> bool {
+    if KNOWN_EXAMPLES.iter().any(|example| value.contains(example)) {
+        return true;
+    }
+    if !value.contains(['%', '\\']) {
+        return false;
+    }
+    let mut undone = value.to_owned();
+    for (escaped, slash) in [
+        ("%2F", "/"),
+        ("%2f", "/"),
+        ("\\/", "/"),
+        ("\\u002F", "/"),
+        ("\\u002f", "/"),
+    ] {
+        undone = undone.replace(escaped, slash);
+    }
+    KNOWN_EXAMPLES
+        .iter()
+        .any(|example| undone.contains(example))
+}
+
 /// The longest vendor prefix before a key's body (`sk-ant-api03-` is 13 characters).
 const MAX_PREFIX: usize = 16;
 

@@ -120,3 +120,6 @@ pub(super) const SHORT_QUERY: &str = "shorter than 8 characters in a query";
 pub(super) const ID_MADE_PASSWORD: &str = "a UUID with the few characters a password rule asks for after it (`<uuid>Tt!`): a password a test made up for an account it creates";
 /// A random segment of a URL's path beside a word that says ticket, reset, verify.
 pub(super) const TICKET_PATH: &str = "a random segment of a URL's path beside a word that says it is a one-time secret (a ticket, an invitation, a reset, verification or activation link), above the floor of 64 bits; not a UUID";
+
+/// A credential its vendor publishes as an example.
+pub(super) const KNOWN_EXAMPLE: &str = "a credential its vendor publishes in its documentation as an example (AWS's `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, Stripe's sample test key), as written, percent-encoded, JSON-escaped or in a layer the judge decodes";
