@@ -1322,3 +1322,52 @@ fn documented_example_credentials_pass_in_every_encoding_and_a_near_miss_does_no
         assert_eq!(!found.is_empty(), leak, "{header}: {value}: {found:?}");
     }
 }
+
+/// A multipart part sent as `Content-Transfer-Encoding: base64` is decoded and judged
+/// (issue 41): a key inside is an error whose place names the layer, and `normalize`, which
+/// writes no base64 back, leaves the file as it is and says to remove it by hand.
+#[test]
+fn a_key_in_a_base64_multipart_part_is_found_and_its_place_names_the_layer() {
+    use base64::Engine;
+    let key = format!(
+        "sk-proj-{}",
+        "Tq3vK8mZ2nR6wP1xLc9Hd4FjYa7Ub5Ns0GeKi2Vo8MtWq4Rz"
+    );
+    let content =
+        base64::engine::general_purpose::STANDARD.encode(format!("OPENAI_API_KEY={key}\n"));
+    let (first, second) = content.split_at(40);
+    let body = format!(
+        r#"--b\r\nContent-Disposition: form-data; name=\"file\"; filename=\"env.txt\"\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: base64\r\n\r\n{first}\r\n{second}\r\n--b--\r\n"#
+    );
+    let cassette = format!(
+        "interactions:\n- request:\n    body: \"{body}\"\n    headers:\n      Content-Type:\n      - multipart/form-data; boundary=b\n    method: POST\n    uri: https://api.example.org/v1/files\n  response:\n    body:\n      string: '{{}}'\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    let t = TestDir::new();
+    t.write("cassettes/upload.yaml", &cassette);
+    let run = t.vcr(&["verify", "--format", "json", "cassettes"]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    let doc = run.json();
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let finding = &findings[0];
+    assert_eq!(finding["id"], "leak/secret");
+    assert!(
+        finding["pointer"]
+            .as_str()
+            .unwrap()
+            .contains("part[file] (base64, form)"),
+        "{finding}"
+    );
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("in a layer it encodes"),
+        "{finding}"
+    );
+    assert!(!run.stdout.contains(&key));
+    let run = t.vcr(&["normalize", "cassettes"]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("remove it by hand"), "{}", run.stderr);
+    assert_eq!(t.read("cassettes/upload.yaml"), cassette);
+}

@@ -33,6 +33,9 @@ pub const COMMENT: &str = "(comment)";
 const ENCODED_REQUEST: &str = " in a request body (in a layer it encodes)";
 const ENCODED_RESPONSE: &str = " in a response body (in a layer it encodes)";
 
+/// How a leaf's path says it is inside a multipart part sent in base64.
+const BASE64_PART: &str = "] (base64";
+
 /// Whether a leak's place is inside a layer the scrub does not write back.
 pub fn in_encoded_layer(place: &str) -> bool {
     place == ENCODED_REQUEST || place == ENCODED_RESPONSE
@@ -883,8 +886,12 @@ impl<'a> Collect<'a> {
             h.name.eq_ignore_ascii_case("content-type")
                 && (h.value.text.contains("event-stream") || h.value.text.contains("eventstream"))
         });
+        // A multipart part in base64 is decoded to be judged (issue 41).
+        let base64_part = memchr::memmem::find(bytes, b"ransfer-Encoding: base64").is_some()
+            || memchr::memmem::find(bytes, b"ransfer-encoding: base64").is_some();
         !encoded
             && !stream
+            && !base64_part
             && !bytes.contains(&0)
             && !url::may_hold_a_ticket(bytes)
             && std::str::from_utf8(bytes).is_ok()
@@ -959,6 +966,13 @@ impl<'a> Collect<'a> {
                          described: &str| {
             let leaf_ordinal = ordinal;
             ordinal += 1;
+            // A part sent in base64 is decoded to be judged; the scrub writes no base64
+            // back, so what is found there is to be removed by hand (issue 41).
+            let place = if leaf.path.contains(BASE64_PART) {
+                encoded_place
+            } else {
+                place
+            };
             let own = leaf.at.map(|a| a as usize);
             let anchor = own.or(anchor);
             // A Firebase web config's `apiKey` is public by design (it ships in every page).

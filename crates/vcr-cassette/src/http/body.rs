@@ -1043,6 +1043,33 @@ pub(super) mod tests {
         }
     }
 
+    /// A part sent as `Content-Transfer-Encoding: base64` is decoded, and the layer named
+    /// (issue 41); one that only says so and is not base64 is read as it is.
+    #[test]
+    fn base64_parts_are_decoded_and_named() {
+        use base64::Engine;
+        let json = r#"{"api_key": "k-1"}"#;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(json);
+        let (head, tail) = encoded.split_at(8);
+        let body = format!(
+            "--b\r\nContent-Disposition: form-data; name=\"meta\"\r\nContent-Type: application/json\r\nContent-Transfer-Encoding: base64\r\n\r\n{head}\r\n{tail}\r\n--b\r\nContent-Transfer-Encoding: BASE64\r\n\r\nnot base64!\r\n--b--\r\n"
+        );
+        let decoded = decode(
+            body.as_bytes(),
+            &headers(&[("Content-Type", "multipart/form-data; boundary=b")]),
+        );
+        let Content::Multipart(parts) = &decoded.content else {
+            panic!("not multipart: {decoded:?}");
+        };
+        assert_eq!(parts[0].body.layers, ["base64", "json"]);
+        assert_eq!(
+            leaves(&parts[0].body),
+            ["/api_key : api_key", "/api_key = k-1"]
+        );
+        assert!(parts[1].body.layers.is_empty(), "{:?}", parts[1].body);
+        assert_eq!(parts[1].body.content, Content::Text("not base64!".into()));
+    }
+
     #[test]
     fn multipart_edge_cases() {
         let ct = [("Content-Type", "multipart/mixed; boundary=b")];

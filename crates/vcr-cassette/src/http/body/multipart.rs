@@ -110,12 +110,48 @@ fn part(raw: &[u8], depth: usize, budget: &mut Budget) -> Part {
         .find(|(n, _)| n.eq_ignore_ascii_case("content-disposition"))
         .and_then(|(_, v)| Media::parse(v).param("name").map(|n| n.into_owned()));
     let meta = Meta::new(headers.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-    let body = decode_with(body, &meta, depth + 1, budget);
+    // `Content-Transfer-Encoding: base64` (mail-like bodies, some SDKs' uploads): the part's
+    // bytes are base64 of its body, which is decoded and named as a layer (`base64, json`),
+    // so that a key inside is found and its place says so (issue 41). Decoding shrinks the
+    // bytes: no budget is drawn.
+    let transfer_base64 = headers.iter().any(|(n, v)| {
+        n.eq_ignore_ascii_case("content-transfer-encoding")
+            && v.trim().eq_ignore_ascii_case("base64")
+    });
+    let body = match transfer_base64.then(|| base64_body(body)).flatten() {
+        Some(decoded) => {
+            let mut body = decode_with(&decoded, &meta, depth + 1, budget);
+            body.layers.insert(0, BASE64);
+            body
+        }
+        None => decode_with(body, &meta, depth + 1, budget),
+    };
     Part {
         name,
         headers,
         body,
     }
+}
+
+/// The layer named for a part sent with `Content-Transfer-Encoding: base64`.
+pub(super) const BASE64: &str = "base64";
+
+/// The bytes a base64 part body stands for (its line breaks and spaces left out, padded or
+/// not); `None` when it is not base64, and the part is then read as it is.
+fn base64_body(body: &[u8]) -> Option<Vec<u8>> {
+    use base64::Engine;
+    let compact: Vec<u8> = body
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    let unpadded = compact
+        .strip_suffix(b"==")
+        .or_else(|| compact.strip_suffix(b"="))
+        .unwrap_or(&compact);
+    base64::engine::general_purpose::STANDARD_NO_PAD
+        .decode(unpadded)
+        .ok()
 }
 
 /// The head (headers) and body of a part: split at the first blank line; a part that starts
