@@ -1371,3 +1371,70 @@ fn a_key_in_a_base64_multipart_part_is_found_and_its_place_names_the_layer() {
     assert!(run.stderr.contains("remove it by hand"), "{}", run.stderr);
     assert_eq!(t.read("cassettes/upload.yaml"), cassette);
 }
+
+/// A gzip body that inflates past 100 times its size is not read whole (the zip-bomb guard
+/// of the body decoding), and that is said (issue 41): an `unscanned` warning at the body,
+/// whose pointer names the layers. The same key in a body that compresses as real ones do
+/// is found.
+#[test]
+fn a_gzip_body_past_the_inflation_guard_is_reported_not_skipped() {
+    use std::io::Write;
+    let key = format!(
+        "sk-proj-{}",
+        "Tq3vK8mZ2nR6wP1xLc9Hd4FjYa7Ub5Ns0GeKi2Vo8MtWq4Rz"
+    );
+    let cassette = |pad: usize| {
+        use base64::Engine;
+        let json = format!(r#"{{"pad": "{}", "api_key": "{key}"}}"#, "a".repeat(pad));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(json.as_bytes()).unwrap();
+        let gz = gz.finish().unwrap();
+        let ratio = json.len() / gz.len();
+        let encoded = base64::engine::general_purpose::STANDARD.encode(&gz);
+        let lines: Vec<String> = encoded
+            .as_bytes()
+            .chunks(76)
+            .map(|c| format!("        {}", std::str::from_utf8(c).unwrap()))
+            .collect();
+        let text = format!(
+            "interactions:\n- request:\n    body: null\n    headers: {{}}\n    method: GET\n    uri: https://api.example.org/v1/big\n  response:\n    body:\n      string: !!binary |\n{}\n    headers:\n      Content-Encoding:\n      - gzip\n      Content-Type:\n      - application/json\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+            lines.join("\n")
+        );
+        (text, ratio)
+    };
+    let (bomb, ratio) = cassette(2_000_000);
+    assert!(ratio > 100, "{ratio}");
+    let t = TestDir::new();
+    t.write("cassettes/big.yaml", &bomb);
+    let run = t.vcr(&["verify", "--format", "json", "cassettes"]);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let doc = run.json();
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    let finding = &findings[0];
+    assert_eq!(finding["id"], "unscanned");
+    assert_eq!(finding["severity"], "warning");
+    assert_eq!(
+        finding["pointer"],
+        "interactions[0].response.body.string (gzip, too large)"
+    );
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("was not scanned: it decompresses past 100 times its size"),
+        "{finding}"
+    );
+    // Compressed as real bodies are, the key inside is an error.
+    let (plain, ratio) = cassette(200);
+    assert!(ratio < 100, "{ratio}");
+    t.write("cassettes/big.yaml", &plain);
+    let found = t.vcr(&["verify", "--format", "json", "cassettes"]).json();
+    let ids: Vec<&str> = found["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["leak/secret"]);
+}

@@ -51,11 +51,14 @@ pub enum FindingId {
     /// `encrypted`: an HTTP cassette its recorder encrypted, which cannot be read without
     /// the key.
     Encrypted,
+    /// `unscanned`: a body the judge did not scan, because it decompresses past what any
+    /// real body does (a zip-bomb guard).
+    Unscanned,
 }
 
 impl FindingId {
     /// Every id, in the order `DESIGN.md` and the SARIF rules list them.
-    pub const ALL: [FindingId; 21] = [
+    pub const ALL: [FindingId; 22] = [
         FindingId::Parse,
         FindingId::Schema,
         FindingId::NameStale,
@@ -77,6 +80,7 @@ impl FindingId {
         FindingId::Expired,
         FindingId::DshPersistence,
         FindingId::Encrypted,
+        FindingId::Unscanned,
     ];
 
     /// The id as every output writes it (`leak/secret`).
@@ -103,6 +107,7 @@ impl FindingId {
             FindingId::Expired => "expired",
             FindingId::DshPersistence => "dsh/persistence",
             FindingId::Encrypted => "encrypted",
+            FindingId::Unscanned => "unscanned",
         }
     }
 
@@ -153,6 +158,9 @@ impl FindingId {
             }
             FindingId::Encrypted => {
                 "An HTTP cassette its recorder encrypted (govcr's `$ENC:V2$`): nothing in it can be checked without the key"
+            }
+            FindingId::Unscanned => {
+                "A body not scanned: it decompresses past 100 times its recorded size (a zip-bomb guard)"
             }
         }
     }

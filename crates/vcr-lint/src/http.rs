@@ -33,6 +33,9 @@ pub const COMMENT: &str = "(comment)";
 const ENCODED_REQUEST: &str = " in a request body (in a layer it encodes)";
 const ENCODED_RESPONSE: &str = " in a response body (in a layer it encodes)";
 
+/// The detector an `unscanned` finding names: the body decoding's inflation budget.
+pub const INFLATE_LIMIT: &str = "inflate-limit";
+
 /// How a leaf's path says it is inside a multipart part sent in base64.
 const BASE64_PART: &str = "] (base64";
 
@@ -1094,6 +1097,31 @@ impl<'a> Collect<'a> {
                     Err(decoded) => decoded,
                 };
                 let described = body::describe(&decoded);
+                // A body that inflates past the budget is kept as binary, unread: said, never
+                // a silent skip (issue 41).
+                if matches!(decoded.content, body::Content::Binary(_))
+                    && decoded.layers.contains(&body::TOO_LARGE)
+                {
+                    let side = match side {
+                        Side::Request => "request",
+                        Side::Response => "response",
+                    };
+                    let path = leaf_path(&field.path, &described, "");
+                    let hit = Hit {
+                        detector: INFLATE_LIMIT,
+                        label: format!("the {side} body of {} bytes", bytes.len()),
+                        family: LeakFamily::Unscanned,
+                        temporary: false,
+                        start: 0,
+                        end: 0,
+                        text: path.clone(),
+                        masked: String::new(),
+                        reason: crate::reason::TOO_LARGE_TO_SCAN,
+                    };
+                    let mut leak = leaf_leak(hit, "", (None, anchor), self.file, path, place);
+                    leak.severity = Severity::Warning;
+                    self.named.push(leak);
+                }
                 body::for_each_leaf(&decoded, &mut |leaf| {
                     visit(self, leaf, &field.path, anchor, &described);
                 });
@@ -1556,7 +1584,8 @@ fn comments(file: &[u8], scanner: &Scanner, leaks: &mut Vec<HttpLeak>) {
         }
         for mut hit in scanner.scan(line) {
             let severity = match hit.family {
-                LeakFamily::Uuid | LeakFamily::Timestamp => continue,
+                // No scan finds what the body decoding did not read.
+                LeakFamily::Uuid | LeakFamily::Timestamp | LeakFamily::Unscanned => continue,
                 LeakFamily::Email => Severity::Warning,
                 LeakFamily::Path if hit.temporary => Severity::Warning,
                 LeakFamily::Secret | LeakFamily::Path => Severity::Error,
@@ -1715,6 +1744,8 @@ fn scan_texts(
         let mut open = false;
         let mut why = String::new();
         let severity = match hit.family {
+            // No scan finds what the body decoding did not read.
+            LeakFamily::Unscanned => continue,
             LeakFamily::Secret if text.public => continue,
             LeakFamily::Secret
                 if PAGE_KEYS.contains(&hit.detector)

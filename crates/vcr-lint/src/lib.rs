@@ -101,6 +101,9 @@ pub enum LeakFamily {
     Timestamp,
     /// `leak/email`
     Email,
+    /// `unscanned`: no leak, but a body the judge could not look into (issue 41); its hit's
+    /// text is the body's path, and it has no masked value.
+    Unscanned,
 }
 
 impl LeakFamily {
@@ -112,6 +115,7 @@ impl LeakFamily {
             LeakFamily::Uuid => FindingId::LeakUuid,
             LeakFamily::Timestamp => FindingId::LeakTimestamp,
             LeakFamily::Email => FindingId::LeakEmail,
+            LeakFamily::Unscanned => FindingId::Unscanned,
         }
     }
 }

@@ -123,3 +123,6 @@ pub(super) const TICKET_PATH: &str = "a random segment of a URL's path beside a 
 
 /// A credential its vendor publishes as an example.
 pub(super) const KNOWN_EXAMPLE: &str = "a credential its vendor publishes in its documentation as an example (AWS's `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, Stripe's sample test key), as written, percent-encoded, JSON-escaped or in a layer the judge decodes";
+
+/// A body the decoding did not inflate whole.
+pub(super) const TOO_LARGE_TO_SCAN: &str = "it decompresses past 100 times its recorded size (and never past 64 MiB), which no real body does: the zip-bomb guard of the body decoding stops there, and nothing it holds was read";

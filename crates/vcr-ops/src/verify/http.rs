@@ -134,6 +134,12 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
                 format.name()
             ),
             LeakFamily::Email => format!("{}{place}: personal data", capitalize(&hit.label)),
+            // A body the decoding would not inflate whole (issue 41): said, never a silent
+            // skip.
+            LeakFamily::Unscanned => format!(
+                "{} was not scanned: it decompresses past 100 times its size, where the zip-bomb guard stops reading; check what it holds by hand",
+                capitalize(&hit.label)
+            ),
         };
         let message = match leak.repeats {
             0 => message,
@@ -142,7 +148,8 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
         };
         let mut finding = Finding::new(hit.family.id(), leak.severity, &cassette.rel, message)
             .at(leak.offset.map(|o| locator.locate(o)));
-        finding.matched = Some(hit.masked.clone());
+        let unscanned = hit.family == LeakFamily::Unscanned;
+        finding.matched = (!unscanned).then(|| hit.masked.clone());
         finding.detector = Some(hit.detector);
         finding.reason = Some(match hit.family {
             LeakFamily::Uuid | LeakFamily::Timestamp => format!(
@@ -159,7 +166,7 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             checks,
             &mut result.findings,
             finding,
-            Some(hit.text.clone()),
+            (!unscanned).then(|| hit.text.clone()),
         );
     }
     if let Some(max_age) = checks.max_age {

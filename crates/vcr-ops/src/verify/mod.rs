@@ -654,6 +654,7 @@ fn leak_findings(
                 format!("{} in the payload", capitalize(&hit.label))
             }
             LeakFamily::Email => format!("{}{where_}: personal data", capitalize(&hit.label)),
+            LeakFamily::Unscanned => format!("{}{where_} was not scanned", capitalize(&hit.label)),
         };
         // Raw unless `dehydrate-stream-events` is on: then the rules reach them like any
         // payload, and the usual advice holds.
@@ -740,7 +741,7 @@ fn leak_severity(hit: &Hit, scope: Scope) -> Option<(Severity, &'static str)> {
             Scope::Key => Severity::Error,
             Scope::Payload | Scope::Cwd => Severity::Warning,
         },
-        LeakFamily::Email => Severity::Warning,
+        LeakFamily::Email | LeakFamily::Unscanned => Severity::Warning,
     };
     Some((severity, where_))
 }
