@@ -16,6 +16,13 @@ use crate::{Hit, LeakFamily, Scanner};
 /// The secrets `path` (relative to the project root, `/`-separated) holds, as hits whose
 /// offsets are in `path`.
 pub fn secrets_in_path(scanner: &Scanner, path: &str) -> Vec<Hit> {
+    // Most names are words, ids and dates: no scan at all.
+    if !path
+        .split('/')
+        .any(|segment| may_hold_a_key(segment.as_bytes()))
+    {
+        return Vec::new();
+    }
     let secrets = |from: usize| {
         scanner
             .scan(&path.as_bytes()[from..])
@@ -56,13 +63,16 @@ pub fn secrets_in(path: &str) -> Vec<Hit> {
     secrets_in_path(crate::plain_scanner(), path)
 }
 
-/// Whether `rest` of a path (up to its next `/`) holds a run of 16 letters and digits with a
-/// digit in it: what the body of every vendor's key has.
+/// Whether `rest` of a path (up to its next `/`) holds a run of 16 letters and digits that
+/// is not one word: with a digit in it, or both cases. The random body of every vendor's key
+/// has one.
 fn may_hold_a_key(rest: &[u8]) -> bool {
     let segment = rest.split(|&b| b == b'/').next().unwrap_or_default();
-    segment
-        .split(|b| !b.is_ascii_alphanumeric())
-        .any(|run| run.len() >= 16 && run.iter().any(u8::is_ascii_digit))
+    segment.split(|b| !b.is_ascii_alphanumeric()).any(|run| {
+        run.len() >= 16
+            && (run.iter().any(u8::is_ascii_digit)
+                || run.iter().any(u8::is_ascii_uppercase) && run.iter().any(u8::is_ascii_lowercase))
+    })
 }
 
 /// The secrets of the paths an output has printed or will print, each with its masked form:

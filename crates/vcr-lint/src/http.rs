@@ -889,9 +889,16 @@ impl<'a> Collect<'a> {
             h.name.eq_ignore_ascii_case("content-type")
                 && (h.value.text.contains("event-stream") || h.value.text.contains("eventstream"))
         });
-        // A multipart part in base64 is decoded to be judged (issue 41).
-        let base64_part = memchr::memmem::find(bytes, b"ransfer-Encoding: base64").is_some()
-            || memchr::memmem::find(bytes, b"ransfer-encoding: base64").is_some();
+        // A multipart part in base64 is decoded to be judged (issue 41). Searched for only in
+        // a multipart body (declared, or starting with its delimiter): a search of every body
+        // was a pass over all of them.
+        let multipart = bytes.starts_with(b"--")
+            || headers.iter().any(|h| {
+                h.name.eq_ignore_ascii_case("content-type") && h.value.text.contains("multipart")
+            });
+        let base64_part = multipart
+            && (memchr::memmem::find(bytes, b"ransfer-Encoding: base64").is_some()
+                || memchr::memmem::find(bytes, b"ransfer-encoding: base64").is_some());
         !encoded
             && !stream
             && !base64_part
