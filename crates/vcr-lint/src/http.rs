@@ -978,7 +978,7 @@ impl<'a> Collect<'a> {
             ordinal += 1;
             // A part sent in base64 is decoded to be judged; the scrub writes no base64
             // back, so what is found there is to be removed by hand (issue 41).
-            let place = if leaf.path.contains(BASE64_PART) {
+            let place = if described.ends_with("multipart") && leaf.path.contains(BASE64_PART) {
                 encoded_place
             } else {
                 place
