@@ -1,10 +1,11 @@
 //! The leak judge of issue 41 on cassettes written by a real recorder: each leak class the
 //! issue found passing (a key split across Bedrock event frames and SSE deltas, STS
 //! credentials as JSON and XML, sessions after logins that send no `password`, a short hex
-//! token, a ticket URL, a Basic key with no password) is an error, and each false-error class
-//! (an unknown scheme before words and the cookie answered to it, test words, a value that
-//! describes itself, a pagination cursor, an object's id in a `PUT`, a password of words) is
-//! none. The bodies are served by the tests' server and recorded by vcrpy.
+//! token, a ticket URL, a Basic key with no password, a key in a multipart part sent in
+//! base64) is an error, and each false-error class (an unknown scheme before words and the
+//! cookie answered to it, test words, a value that describes itself, a pagination cursor, an
+//! object's id in a `PUT`, a password of words, documented example credentials) is none. The
+//! bodies are served by the tests' server and recorded by vcrpy.
 
 use crate::common;
 

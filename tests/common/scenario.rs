@@ -341,6 +341,23 @@ impl Scenario {
         let double_key = rng.token("ghp_", ALNUM, 36);
         let zipped_key = rng.token("sk-proj-", ALNUM, 48);
         let escaped_key = rng.token("sk-proj-", ALNUM, 48);
+        let part_key = rng.token("sk-proj-", ALNUM, 48);
+        // A multipart answer whose part is sent as `Content-Transfer-Encoding: base64`, its
+        // lines broken at 76 characters as mail writers do.
+        let part_body = {
+            use base64::Engine;
+            let encoded = base64::engine::general_purpose::STANDARD
+                .encode(format!("OPENAI_API_KEY={part_key}\nREGION=eu\n"));
+            let lines: Vec<&str> = encoded
+                .as_bytes()
+                .chunks(76)
+                .map(|c| std::str::from_utf8(c).unwrap())
+                .collect();
+            format!(
+                "--part\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename=\"app.env\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n--part--\r\n",
+                lines.join("\r\n")
+            )
+        };
         let b64 = |bytes: &[u8]| {
             use base64::Engine;
             base64::engine::general_purpose::STANDARD.encode(bytes)
@@ -484,6 +501,19 @@ impl Scenario {
                     body: format!("{{\"note\": \"\\u0073{}\"}}", &escaped_key[1..]).into_bytes(),
                 },
             ),
+            Exchange::get(
+                "attachment",
+                "/v1/messages/7/attachments",
+                &[],
+                Reply {
+                    status: 200,
+                    headers: vec![(
+                        "Content-Type".into(),
+                        "multipart/mixed; boundary=part".into(),
+                    )],
+                    body: part_body.into_bytes(),
+                },
+            ),
         ];
         Scenario {
             name: "judge41",
@@ -512,6 +542,10 @@ impl Scenario {
                     "a key whose first character JSON escaped (hidden)",
                     escaped_key,
                 ),
+                (
+                    "a key in a multipart part sent in base64 (hidden)",
+                    part_key,
+                ),
             ],
         }
     }
@@ -521,7 +555,8 @@ impl Scenario {
     /// in answer to it, test words a vocabulary did not list (`test-refresh-token`), a
     /// value that describes itself (`SESSIONID` under `TNS_SESSIONID`), a pagination cursor
     /// in `X-Continuation-Token`, an object's id in the URL of a `PUT` the server answered,
-    /// and a password of ordinary words.
+    /// a password of ordinary words, and the credentials AWS publishes as examples, as JSON
+    /// and percent-encoded.
     pub fn judge41_clean() -> Scenario {
         let mut rng = Rng::new();
         let cursor = rng.token("", BASE64, 48);
@@ -613,6 +648,31 @@ impl Scenario {
                         .to_string(),
                 ),
                 json_reply(200, &json!({"uuid": network, "name": "renamed"}), &[]),
+            ),
+            // The credentials vendors publish as examples (AWS's CLI user guide), as JSON and
+            // percent-encoded in a form: no secret.
+            Exchange::get(
+                "example-config",
+                "/v1/config/aws",
+                &[],
+                json_reply(
+                    200,
+                    &json!({"aws_access_key_id": "AKIAIOSFODNN7EXAMPLE", "aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}),
+                    &[],
+                ),
+            ),
+            Exchange::get(
+                "example-form",
+                "/v1/config/aws.form",
+                &[],
+                Reply {
+                    status: 200,
+                    headers: vec![(
+                        "Content-Type".into(),
+                        "application/x-www-form-urlencoded".into(),
+                    )],
+                    body: b"AWSAccessKeyId=AKIAI44QH8DHBEXAMPLE&AWSSecretKey=je7MtGbClwBF%2F2Zp9Utk%2Fh3yCo8nvbEXAMPLEKEY".to_vec(),
+                },
             ),
         ];
         Scenario {
