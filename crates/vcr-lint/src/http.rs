@@ -1104,11 +1104,9 @@ impl<'a> Collect<'a> {
                     Err(decoded) => decoded,
                 };
                 let described = body::describe(&decoded);
-                // A body that inflates past the budget is kept as binary, unread: said, never
-                // a silent skip (issue 41).
-                if matches!(decoded.content, body::Content::Binary(_))
-                    && decoded.layers.contains(&body::TOO_LARGE)
-                {
+                // A body (or a part of it) that inflates past the budget is kept as binary,
+                // unread: said, never a silent skip (issue 41).
+                if body::unread(&decoded) {
                     let side = match side {
                         Side::Request => "request",
                         Side::Response => "response",

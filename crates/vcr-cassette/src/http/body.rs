@@ -121,6 +121,17 @@ pub fn decode(bytes: &[u8], headers: &[Header]) -> Decoded {
     decode_with(bytes, &Meta::of(headers), 0, &mut budget)
 }
 
+/// Whether the body, or a part or an event inside it, decompressed past the budget and was
+/// kept unread (`Binary`, [`TOO_LARGE`]): what the judge must say it did not scan.
+pub fn unread(decoded: &Decoded) -> bool {
+    match &decoded.content {
+        Content::Binary(_) => decoded.layers.contains(&TOO_LARGE),
+        Content::Multipart(parts) => parts.iter().any(|part| unread(&part.body)),
+        Content::Sse(events) => events.iter().any(|event| unread(&event.data)),
+        _ => false,
+    }
+}
+
 /// The layers of a decoded body for messages: `gzip, json` (empty for a body as it was).
 pub fn describe(decoded: &Decoded) -> String {
     decoded.layers.join(", ")
@@ -1068,6 +1079,31 @@ pub(super) mod tests {
         );
         assert!(parts[1].body.layers.is_empty(), "{:?}", parts[1].body);
         assert_eq!(parts[1].body.content, Content::Text("not base64!".into()));
+    }
+
+    /// A body, or a part inside one, that inflates past the budget is unread, and says so
+    /// (issue 41); one that inflates as real bodies do is read.
+    #[test]
+    fn bodies_and_parts_past_the_budget_are_unread() {
+        use std::io::Write;
+        let gzip = |size: usize| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            gz.write_all(&vec![b'a'; size]).unwrap();
+            gz.finish().unwrap()
+        };
+        let encoded = headers(&[("Content-Encoding", "gzip")]);
+        assert!(unread(&decode(&gzip(2_000_000), &encoded)));
+        assert!(!unread(&decode(&gzip(2_000), &encoded)));
+        for (size, past) in [(2_000_000, true), (2_000, false)] {
+            let mut body = b"--b\r\nContent-Encoding: gzip\r\n\r\n".to_vec();
+            body.extend(gzip(size));
+            body.extend(b"\r\n--b--\r\n");
+            let decoded = decode(
+                &body,
+                &headers(&[("Content-Type", "multipart/mixed; boundary=b")]),
+            );
+            assert_eq!(unread(&decoded), past, "{size}: {:?}", decoded.layers);
+        }
     }
 
     #[test]
