@@ -1422,7 +1422,7 @@ fn a_gzip_body_past_the_inflation_guard_is_reported_not_skipped() {
         finding["message"]
             .as_str()
             .unwrap()
-            .contains("was not scanned: it decompresses past 100 times its size"),
+            .contains("was not scanned whole: it decompresses past 100 times its recorded size"),
         "{finding}"
     );
     // Compressed as real bodies are, the key inside is an error.
@@ -1437,4 +1437,34 @@ fn a_gzip_body_past_the_inflation_guard_is_reported_not_skipped() {
         .map(|f| f["id"].as_str().unwrap())
         .collect();
     assert_eq!(ids, ["leak/secret"]);
+}
+
+/// gzip inside base64 inside a JSON string (a layer the judge undoes) that inflates past its
+/// cap is read up to the cap, and that is said too (issue 41).
+#[test]
+fn gzip_inside_base64_past_its_cap_is_reported() {
+    use base64::Engine;
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(&vec![b'a'; 9 << 20]).unwrap();
+    let blob = base64::engine::general_purpose::STANDARD.encode(gz.finish().unwrap());
+    let t = TestDir::new();
+    t.write(
+        "cassettes/blob.yaml",
+        vcrpy(
+            "",
+            "https://api.example.org/v1/blobs/7",
+            &format!(r#"{{"archive": "{blob}"}}"#),
+            "      Content-Type:\n      - application/json\n",
+        ),
+    );
+    let run = t.vcr(&["verify", "--format", "json", "cassettes"]);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let doc = run.json();
+    let findings = doc["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["id"], "unscanned");
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(message.contains("inflates past 8 MiB"), "{message}");
+    assert!(message.contains("was not scanned whole"), "{message}");
 }

@@ -929,10 +929,23 @@ impl<'a> Collect<'a> {
         };
         // What the stored bytes hide (base64 of text inside JSON, escaped characters):
         // scanned beside them (issue 41).
-        let hidden = match body {
-            Body::Bytes { bytes, .. } => body::hidden_text(bytes),
-            Body::Data { .. } => String::new(),
+        let (hidden, cut) = match body {
+            Body::Bytes { bytes, .. } => body::hidden(bytes),
+            Body::Data { .. } => (String::new(), false),
         };
+        // gzip in those layers inflated to the cap, and was read no further: said.
+        if cut && let Body::Bytes { field, bytes, .. } = body {
+            let anchor = field.at.map(|a| a as usize);
+            let leak = unscanned(side, bytes.len(), field.path.clone(), anchor, self.file);
+            self.named.push(HttpLeak {
+                hit: Hit {
+                    reason: crate::reason::HIDDEN_TOO_LARGE,
+                    ..leak.hit
+                },
+                place: encoded_place,
+                ..leak
+            });
+        }
         if let Body::Bytes { bytes, .. } = body
             && hidden.is_empty()
             && self.nothing_in(bytes, headers, side == Side::Request && matched)
@@ -1107,24 +1120,9 @@ impl<'a> Collect<'a> {
                 // A body (or a part of it) that inflates past the budget is kept as binary,
                 // unread: said, never a silent skip (issue 41).
                 if body::unread(&decoded) {
-                    let side = match side {
-                        Side::Request => "request",
-                        Side::Response => "response",
-                    };
                     let path = leaf_path(&field.path, &described, "");
-                    let hit = Hit {
-                        detector: INFLATE_LIMIT,
-                        label: format!("the {side} body of {} bytes", bytes.len()),
-                        family: LeakFamily::Unscanned,
-                        temporary: false,
-                        start: 0,
-                        end: 0,
-                        text: path.clone(),
-                        masked: String::new(),
-                        reason: crate::reason::TOO_LARGE_TO_SCAN,
-                    };
-                    let mut leak = leaf_leak(hit, "", (None, anchor), self.file, path, place);
-                    leak.severity = Severity::Warning;
+                    let mut leak = unscanned(side, bytes.len(), path, anchor, self.file);
+                    leak.place = place;
                     self.named.push(leak);
                 }
                 body::for_each_leaf(&decoded, &mut |leaf| {
@@ -1158,6 +1156,29 @@ impl<'a> Collect<'a> {
             }
         }
     }
+}
+
+/// The `unscanned` warning of a body of `len` bytes at `path` that the decoding did not read
+/// whole (issue 41); its reason says which guard stopped it.
+fn unscanned(side: Side, len: usize, path: String, anchor: Option<usize>, file: &[u8]) -> HttpLeak {
+    let side = match side {
+        Side::Request => "request",
+        Side::Response => "response",
+    };
+    let hit = Hit {
+        detector: INFLATE_LIMIT,
+        label: format!("the {side} body of {len} bytes"),
+        family: LeakFamily::Unscanned,
+        temporary: false,
+        start: 0,
+        end: 0,
+        text: path.clone(),
+        masked: String::new(),
+        reason: crate::reason::TOO_LARGE_TO_SCAN,
+    };
+    let mut leak = leaf_leak(hit, "", (None, anchor), file, path, "");
+    leak.severity = Severity::Warning;
+    leak
 }
 
 /// The simple elements of an XML text, `<Name>value</Name>` with text only inside, as

@@ -125,4 +125,7 @@ pub(super) const TICKET_PATH: &str = "a random segment of a URL's path beside a 
 pub(super) const KNOWN_EXAMPLE: &str = "a credential its vendor publishes in its documentation as an example (AWS's `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`, Stripe's sample test key), as written, percent-encoded, JSON-escaped or in a layer the judge decodes";
 
 /// A body the decoding did not inflate whole.
-pub(super) const TOO_LARGE_TO_SCAN: &str = "it decompresses past 100 times its recorded size (and never past 64 MiB), which no real body does: the zip-bomb guard of the body decoding stops there, and nothing it holds was read";
+pub(super) const TOO_LARGE_TO_SCAN: &str = "it decompresses past 100 times its recorded size (or 64 MiB), which no real body does: the zip-bomb guard of the body decoding stops there, and what it holds was not read";
+
+/// A body whose hidden layers inflated to their cap.
+pub(super) const HIDDEN_TOO_LARGE: &str = "gzip inside a layer it encodes (base64 in a JSON string) inflates past 8 MiB: the zip-bomb guard of the hidden layers stops there, and what lies past it was not read";

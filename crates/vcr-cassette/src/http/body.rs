@@ -31,7 +31,7 @@ use super::Header;
 
 pub use encoding::{is_gzip, is_zlib};
 pub use form::parse_form;
-pub use hidden::hidden_text;
+pub use hidden::{MAX_INFLATED, hidden, hidden_text};
 pub use walk::{Leaf, for_each_leaf, for_each_node_leaf};
 
 /// A body with its encodings undone.

@@ -137,8 +137,9 @@ fn check_http(cassette: &Cassette, bytes: &[u8], checks: &Checks, result: &mut F
             // A body the decoding would not inflate whole (issue 41): said, never a silent
             // skip.
             LeakFamily::Unscanned => format!(
-                "{} was not scanned: it decompresses past 100 times its size, where the zip-bomb guard stops reading; check what it holds by hand",
-                capitalize(&hit.label)
+                "{} was not scanned whole: {}; check what it holds by hand",
+                capitalize(&hit.label),
+                hit.reason
             ),
         };
         let message = match leak.repeats {

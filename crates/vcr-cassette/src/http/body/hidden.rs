@@ -20,16 +20,22 @@ const MIN_RUN: usize = 24;
 const MAX_DEPTH: usize = 3;
 /// What gzip inside base64 may inflate to, all runs of one body together: a body of many
 /// small gzip runs is no bomb either.
-const MAX_INFLATED: u64 = 8 << 20;
+pub const MAX_INFLATED: u64 = 8 << 20;
 
 /// The text hidden in `bytes` (a body as stored), one piece a line; empty when there is
 /// none. See the module documentation.
 pub fn hidden_text(bytes: &[u8]) -> String {
+    hidden(bytes).0
+}
+
+/// [`hidden_text`], and whether gzip in it inflated to [`MAX_INFLATED`], where reading
+/// stopped: what lies past it was not read, which the judge must say (issue 41).
+pub fn hidden(bytes: &[u8]) -> (String, bool) {
     let mut out = String::new();
     let mut budget = MAX_INFLATED;
     hidden_in(bytes, MAX_DEPTH, &mut budget, &mut out);
     escaped_runs(bytes, &mut out);
-    out
+    (out, budget == 0)
 }
 
 fn hidden_in(bytes: &[u8], depth: usize, budget: &mut u64, out: &mut String) {
@@ -266,6 +272,21 @@ mod tests {
             .unwrap();
         let zipped = b64(&gz.finish().unwrap());
         assert!(hidden_text(format!("{{\"blob\": \"{zipped}\"}}").as_bytes()).contains(KEY));
+    }
+
+    /// gzip inside base64 that inflates past the cap is read up to it, and that is said.
+    #[test]
+    fn gzip_past_the_cap_is_said() {
+        let b64 = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
+        let zipped = |size: usize| {
+            let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+            std::io::Write::write_all(&mut gz, &vec![b'a'; size]).unwrap();
+            b64(&gz.finish().unwrap())
+        };
+        let (_, cut) = hidden(format!("{{\"blob\": \"{}\"}}", zipped(9 << 20)).as_bytes());
+        assert!(cut);
+        let (text, cut) = hidden(format!("{{\"blob\": \"{}\"}}", zipped(4096)).as_bytes());
+        assert!(!cut && text.len() > 4000);
     }
 
     #[test]
