@@ -20,7 +20,7 @@
 //! extension unless the name has one: discovery sniffs such files under php-vcr's default
 //! `tests/fixtures/` (`super::sniff::EXTENSIONLESS_FOLDERS`), and under the folder a
 //! project's PHPUnit bootstrap names (`VCR::configure()->setCassettePath(...)`, read by
-//! [`cassette_paths`]).
+//! `cassette_paths`).
 
 use std::path::Path;
 
