@@ -515,6 +515,21 @@ pub fn replay_with(recorded: &Recorded, filters: serde_json::Value) -> Run {
     )
 }
 
+/// vcrpy replays the cassette at `path` as it stands (`python/vcrpy_replay_file.py`): every
+/// request it holds is sent again inside `use_cassette(record_mode="none")`, and each answer
+/// must be the body it recorded. For cassettes a test writes by hand, which no scenario
+/// describes (issue 43: a scrubbed cassette counts when its recorder replays it). `None`,
+/// said on stderr, when vcrpy is not installed.
+pub fn vcrpy_replays_file(path: &Path) -> Option<Run> {
+    if !available(Recorder::Vcrpy) {
+        return None;
+    }
+    let mut cmd = Command::new(python());
+    cmd.arg(programs().join("python/vcrpy_replay_file.py"))
+        .arg(path);
+    Some(run_for_at_most(cmd, Recorder::Vcrpy))
+}
+
 /// Runs a recorder program; kills it and panics after two minutes (a recorder waiting on a
 /// socket that never answers must not hang the suite).
 fn run_for_at_most(mut cmd: Command, recorder: Recorder) -> Run {
