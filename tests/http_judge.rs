@@ -37,13 +37,7 @@ fn vcrpy(request_headers: &str, uri: &str, body: &str, response_headers: &str) -
 
 /// A `!!binary` header value, as vcrpy writes one (base64, 76 characters a line).
 fn binary_header(name: &str, value: &str) -> String {
-    use base64::Engine;
-    let encoded = base64::engine::general_purpose::STANDARD.encode(value);
-    let lines: Vec<&str> = encoded
-        .as_bytes()
-        .chunks(76)
-        .map(|c| std::str::from_utf8(c).unwrap())
-        .collect();
+    let lines = common::base64_lines(value.as_bytes());
     format!(
         "      {name}:\n      - !!binary |\n{}\n",
         lines

@@ -728,13 +728,7 @@ fn files_without_an_extension_and_new_extensions_are_discovered_as_the_others() 
     assert_eq!(doc["summary"]["http"]["govcr"], 1, "{doc:#}");
     assert_eq!(doc["summary"]["git_ignored"], 1, "{doc:#}");
     assert!(!run.stdout.contains(&elsewhere) && !run.stdout.contains(&found));
-    let secrets: Vec<&str> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["id"] == "leak/secret")
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let secrets = common::finding_paths(&doc, "leak/secret");
     assert_eq!(
         secrets,
         [
@@ -801,13 +795,7 @@ fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_pat
     run.code(1);
     let doc = run.json();
     assert_eq!(doc["summary"]["http"]["php-vcr"], 2, "{doc:#}");
-    let secrets: Vec<&str> = doc["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["id"] == "leak/secret")
-        .map(|f| f["path"].as_str().unwrap())
-        .collect();
+    let secrets = common::finding_paths(&doc, "leak/secret");
     assert_eq!(
         secrets,
         ["src/Tests/vcr_tapes/claims/create", "var/cassettes/orders"],

@@ -228,6 +228,29 @@ impl Run {
     }
 }
 
+/// The paths of the findings with id `id` of a `--format json` document, in report order.
+pub fn finding_paths<'d>(doc: &'d serde_json::Value, id: &str) -> Vec<&'d str> {
+    doc["findings"]
+        .as_array()
+        .expect("findings is an array")
+        .iter()
+        .filter(|f| f["id"] == id)
+        .map(|f| f["path"].as_str().expect("a finding has a path"))
+        .collect()
+}
+
+/// `bytes` in base64 (standard alphabet, padded), in lines of 76 characters, as mail writers
+/// and vcrpy's `!!binary` break it.
+pub fn base64_lines(bytes: &[u8]) -> Vec<String> {
+    use base64::Engine;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(bytes);
+    encoded
+        .as_bytes()
+        .chunks(76)
+        .map(|c| String::from_utf8_lossy(c).into_owned())
+        .collect()
+}
+
 /// The fields `keys` of every finding of a `--format json` document, in report order, each
 /// finding as its values joined by spaces (`"recorded/error warning 12"`).
 pub fn finding_fields(doc: &serde_json::Value, keys: &[&str]) -> Vec<String> {

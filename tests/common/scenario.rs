@@ -345,14 +345,8 @@ impl Scenario {
         // A multipart answer whose part is sent as `Content-Transfer-Encoding: base64`, its
         // lines broken at 76 characters as mail writers do.
         let part_body = {
-            use base64::Engine;
-            let encoded = base64::engine::general_purpose::STANDARD
-                .encode(format!("OPENAI_API_KEY={part_key}\nREGION=eu\n"));
-            let lines: Vec<&str> = encoded
-                .as_bytes()
-                .chunks(76)
-                .map(|c| std::str::from_utf8(c).unwrap())
-                .collect();
+            let lines =
+                super::base64_lines(format!("OPENAI_API_KEY={part_key}\nREGION=eu\n").as_bytes());
             format!(
                 "--part\r\nContent-Type: text/plain\r\nContent-Disposition: attachment; filename=\"app.env\"\r\nContent-Transfer-Encoding: base64\r\n\r\n{}\r\n--part--\r\n",
                 lines.join("\r\n")
@@ -999,8 +993,13 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    /// `prefix` and `len` random characters of `alphabet`, never looking made up.
+    /// `prefix` and `len` random characters of `alphabet`, never looking made up, and with a
+    /// digit and a letter when the alphabet has both: a short draw can be all digits (one
+    /// 14-character hex token in about 700), which is a number, not a token, and made a test
+    /// fail once in that many runs.
     fn token(&mut self, prefix: &str, alphabet: &[u8], len: usize) -> String {
+        let mixed_alphabet =
+            alphabet.iter().any(u8::is_ascii_digit) && alphabet.iter().any(u8::is_ascii_alphabetic);
         loop {
             let body: String = (0..len)
                 .map(|_| alphabet[(self.next() % alphabet.len() as u64) as usize] as char)
@@ -1010,7 +1009,12 @@ impl Rng {
                 .as_bytes()
                 .windows(3)
                 .any(|w| w[0] == w[1] && w[1] == w[2]);
-            if !repeats && !FAKE_LOOKING.iter().any(|w| lower.contains(w)) {
+            let mixed = body.bytes().any(|b| b.is_ascii_digit())
+                && body.bytes().any(|b| b.is_ascii_alphabetic());
+            if !repeats
+                && (mixed || !mixed_alphabet)
+                && !FAKE_LOOKING.iter().any(|w| lower.contains(w))
+            {
                 return format!("{prefix}{body}");
             }
         }
