@@ -675,8 +675,14 @@ fn read_pair<'u, 's>(
     options: &Options,
 ) -> Result<(Side<'u, 's>, Side<'u, 's>), (String, FileProblem)> {
     let old = read_side(pair.old.as_ref(), old_side, options)?;
-    if let (Some((_, old_files, behaviour)), Some(unit)) = (&old, pair.new.as_ref()) {
-        let files = load(unit, new_side)?;
+    if let (Some((old_unit, old_files, behaviour)), Some(unit)) = (&old, pair.new.as_ref()) {
+        // A revision's file git found unchanged is the working tree's own file: its bytes
+        // are the ones just read, not read again.
+        let files = if unchanged_in_working_tree(old_unit, unit) {
+            old_files.clone()
+        } else {
+            load(unit, new_side)?
+        };
         let same = files.len() == old_files.len()
             && files
                 .iter()
@@ -689,6 +695,15 @@ fn read_pair<'u, 's>(
     }
     let new = read_side(pair.new.as_ref(), new_side, options)?;
     Ok((old, new))
+}
+
+/// Whether every file of `new` is the working tree's file that `old` names as unchanged
+/// ([`Blob::Unchanged`]), under the same name.
+fn unchanged_in_working_tree(old: &Unit<'_>, new: &Unit<'_>) -> bool {
+    old.files.len() == new.files.len()
+        && old.files.iter().zip(&new.files).all(|(o, n)| {
+            o.0 == n.0 && matches!((o.2, n.2), (Blob::Unchanged(a), Blob::File(b)) if a == b)
+        })
 }
 
 /// Compares one pair; `Ok(None)` when neither side is a cassette after all (a YAML or

@@ -109,24 +109,40 @@ const CREDENTIAL_HEADERS: &[&str] = &[
 /// `X-Vendor-Secret`, `X-Session-Token`), not a CSRF token's, a rate limit's or CORS's.
 pub(crate) fn is_credential_header(name: &str, side: Side) -> bool {
     thread_local! {
-        /// By side (request, response): each name's answer.
-        static SEEN: std::cell::RefCell<[std::collections::HashMap<Box<str>, bool>; 2]> =
-            std::cell::RefCell::new(Default::default());
+        static REQUEST: NameAnswers<bool> = NameAnswers::default();
+        static RESPONSE: NameAnswers<bool> = NameAnswers::default();
     }
-    /// Names kept per thread and side before the cache starts again (a bound on its memory).
+    // Every interaction repeats its headers, and the answer takes a copy and a score of
+    // substring searches (issue 44).
+    let answers = match side {
+        Side::Request => &REQUEST,
+        Side::Response => &RESPONSE,
+    };
+    remembered(answers, name, || credential_header_by_name(name, side))
+}
+
+/// One thread's answers about names (a field's, a header's), for [`remembered`].
+type NameAnswers<V> = std::cell::RefCell<std::collections::HashMap<Box<str>, V>>;
+
+/// What `work` answers about `name`, worked out once per thread and name: a cassette repeats
+/// its field and header names in every interaction, and the answers split names into words
+/// and search them (issue 44). At most 4,096 names are kept; past that the thread starts
+/// again, a bound on its memory.
+fn remembered<V: Copy>(
+    answers: &'static std::thread::LocalKey<NameAnswers<V>>,
+    name: &str,
+    work: impl FnOnce() -> V,
+) -> V {
     const KEPT: usize = 4096;
-    // Remembered by name for this thread: every interaction repeats its headers, and the
-    // answer takes a copy and a score of substring searches (issue 44).
-    let at = usize::from(side == Side::Response);
-    if let Some(known) = SEEN.with_borrow(|seen| seen[at].get(name).copied()) {
+    if let Some(known) = answers.with_borrow(|seen| seen.get(name).copied()) {
         return known;
     }
-    let answer = credential_header_by_name(name, side);
-    SEEN.with_borrow_mut(|seen| {
-        if seen[at].len() >= KEPT {
-            seen[at].clear();
+    let answer = work();
+    answers.with_borrow_mut(|seen| {
+        if seen.len() >= KEPT {
+            seen.clear();
         }
-        seen[at].insert(name.into(), answer);
+        seen.insert(name.into(), answer);
     });
     answer
 }
@@ -433,30 +449,19 @@ fn squashed_fields() -> &'static std::collections::HashSet<String> {
     FIELDS.get_or_init(|| CREDENTIAL_FIELDS.iter().map(|f| squash(f)).collect())
 }
 
-/// What a field's name says, remembered by name for this thread (a cassette repeats its
-/// field names in every interaction, and working it out allocates: issue 44): whether it is
-/// one of [`CREDENTIAL_FIELDS`] however its words are joined (`SecretAccessKey`,
+/// What a field's name says, remembered for this thread ([`remembered`]): whether it is one
+/// of [`CREDENTIAL_FIELDS`] however its words are joined (`SecretAccessKey`,
 /// `session-token`), and whether it names a secret or a session by its words
 /// ([`names_a_secret`], [`names_a_session`]), which makes a random-shaped value a credential.
 fn field_name_kind(name: &str) -> (bool, bool) {
     thread_local! {
-        static SEEN: std::cell::RefCell<std::collections::HashMap<Box<str>, (bool, bool)>> =
-            std::cell::RefCell::new(std::collections::HashMap::new());
+        static FIELDS: NameAnswers<(bool, bool)> = NameAnswers::default();
     }
-    /// Names kept per thread before the cache starts again (a bound on its memory).
-    const KEPT: usize = 4096;
-    if let Some(known) = SEEN.with_borrow(|seen| seen.get(name).copied()) {
-        return known;
-    }
-    let listed = is_one_of(name, CREDENTIAL_FIELDS) || squashed_fields().contains(&squash(name));
-    let answer = (listed, names_a_secret(name) || names_a_session(name));
-    SEEN.with_borrow_mut(|seen| {
-        if seen.len() >= KEPT {
-            seen.clear();
-        }
-        seen.insert(name.into(), answer);
-    });
-    answer
+    remembered(&FIELDS, name, || {
+        let listed =
+            is_one_of(name, CREDENTIAL_FIELDS) || squashed_fields().contains(&squash(name));
+        (listed, names_a_secret(name) || names_a_session(name))
+    })
 }
 
 /// Whether a name is a session's id (`session_id`, `sessionId`): a secret when its value

@@ -1,13 +1,16 @@
 //! What vcr asks git: the staged files and their staged contents.
 //!
 //! `--staged` checks what is about to be committed, which is the index, not the working
-//! file (a file can be staged and then edited). Contents are read with one
-//! `git cat-file --batch` for all files, not one process per file.
+//! file (a file can be staged and then edited). A staged file whose bytes on disk are its
+//! index blob is read from disk; the others, and a revision's files, with one
+//! `git cat-file --batch` for all of them, not one process per file.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::store::ContentHash;
 
 /// A git command that failed.
 #[derive(Debug, thiserror::Error)]
@@ -142,7 +145,7 @@ pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
         let path = top.join(String::from_utf8_lossy(entry.path).as_ref());
         if entry.mode != "120000"
             && let Ok(bytes) = std::fs::read(&path)
-            && blob_id(&bytes) == entry.id
+            && ContentHash::from_hex(entry.id) == Some(blob_id(&bytes))
         {
             out.insert(path, bytes);
         } else {
@@ -188,15 +191,14 @@ fn parse_raw(raw: &[u8]) -> Option<Vec<RawEntry<'_>>> {
     Some(out)
 }
 
-/// The id git gives `bytes` as a blob (SHA-1 of `blob <size>\0` and the bytes), in hex. In a
-/// SHA-256 repository no id matches it, and every staged file is read from git.
-fn blob_id(bytes: &[u8]) -> String {
+/// The id git gives `bytes` as a blob: the SHA-1 of `blob <size>\0` and the bytes. In a
+/// SHA-256 repository no id is 40 hex digits, and every staged file is read from git.
+fn blob_id(bytes: &[u8]) -> ContentHash {
     use sha1::{Digest, Sha1};
     let mut hasher = Sha1::new();
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);
-    let digest = hasher.finalize();
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    ContentHash::from_bytes(hasher.finalize().into())
 }
 
 /// The files git tracks under `root` (absolute paths), or `None` when `root` is not in a
@@ -589,7 +591,10 @@ mod tests {
             child.stdin.take().unwrap().write_all(bytes).unwrap();
             let out = child.wait_with_output().unwrap();
             assert!(out.status.success());
-            assert_eq!(blob_id(bytes), String::from_utf8_lossy(&out.stdout).trim());
+            assert_eq!(
+                blob_id(bytes).to_hex(),
+                String::from_utf8_lossy(&out.stdout).trim()
+            );
         }
     }
 
