@@ -376,3 +376,52 @@ fn files_without_an_extension_below_fixtures_and_new_extensions_are_sniffed() {
     );
     assert!(!listed.stdout.contains("README"), "{}", listed.stdout);
 }
+
+/// Discovery: vcrpy writes a cassette under exactly the name the test gives it, so projects
+/// that name cassettes after their tests (`tests/cassettes/test_trakt.TestTrakt.test_search`)
+/// have files whose "extension" is a test's name. Below a folder named for recordings
+/// (`cassettes`, `vcr_cassettes`, `recordings`, `tapes`) such files are sniffed, for
+/// `verify` and for `diff` alike; an image's extension stays an extension. Regression: a
+/// real project's tree of such cassettes was skipped with exit 0.
+#[test]
+fn cassettes_named_after_their_tests_are_found_below_recording_folders() {
+    let key = "57e188bcb9750c79ed452e1674925bc6848bd126";
+    let cassette = |host: &str| {
+        format!(
+            "interactions:\n- request:\n    body: null\n    headers:\n      trakt-api-key: [{key}]\n    method: GET\n    uri: https://{host}/search?query=Shameless\n  response:\n    body: {{string: '[]'}}\n    headers: {{}}\n    status: {{code: 200, message: OK}}\nversion: 1\n"
+        )
+    };
+    let t = TestDir::new();
+    let name = "app/tests/cassettes/test_trakt.TestTraktShowLookup.test_search_results";
+    t.write(name, cassette("api-v2launch.trakt.tv"));
+    t.write("spec/vcr_cassettes/get_user", cassette("api.trakt.tv"));
+    t.write("tests/cassettes/logo.PNG", "not a cassette");
+    t.write(
+        "docs/test_trakt.TestTraktShowLookup.test_search_results",
+        cassette("x.org"),
+    );
+    let run = t.vcr(&["verify", "--format", "json"]);
+    run.code(1);
+    let doc = run.json();
+    assert_eq!(
+        doc["summary"]["http"],
+        serde_json::json!({"vcrpy": 2}),
+        "{doc}"
+    );
+    let leaked: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "leak/secret")
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert!(leaked.contains(&name), "{leaked:?}");
+
+    // `diff` of two trees pairs them and compares them as cassettes.
+    let t = TestDir::new();
+    t.write(&format!("old/{name}"), cassette("api-v2launch.trakt.tv"));
+    t.write(&format!("new/{name}"), cassette("api.trakt.tv"));
+    t.vcr(&["diff", "old", "new"])
+        .stdout_has("same behaviour")
+        .stdout_has("server https://api-v2launch.trakt.tv -> https://api.trakt.tv");
+}

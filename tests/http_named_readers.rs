@@ -748,7 +748,7 @@ fn files_without_an_extension_and_new_extensions_are_discovered_as_the_others() 
 
 /// php-vcr's cassette path where a project moved it (issue 39): the folder its PHPUnit
 /// bootstrap sets with `VCR::configure()->setCassettePath(...)`, found through the
-/// `bootstrap` that `phpunit.xml.dist` names (`__DIR__ . '/vcr_tapes'`) and in
+/// `bootstrap` that `phpunit.xml.dist` names (`__DIR__ . '/http_data'`) and in
 /// `tests/bootstrap.php` (a string literal, relative to the root), is searched for files
 /// without an extension as `tests/fixtures/` is; without that call the same files are not
 /// found, and a folder the call does not name is never searched.
@@ -761,12 +761,12 @@ fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_pat
     };
     let t = TestDir::new();
     let (tape, literal, elsewhere) = (planted_token(), planted_token(), planted_token());
-    t.write("src/Tests/vcr_tapes/claims/create", php(&tape))
-        .write("var/cassettes/orders", php(&literal))
+    t.write("src/Tests/http_data/claims/create", php(&tape))
+        .write("var/stubs/orders", php(&literal))
         .write("var/other/users", php(&elsewhere));
     common::git(&t.root, &["init", "-q"]);
     let listed = t.vcr(&["verify", "--show-files"]);
-    for file in ["claims/create", "var/cassettes/orders", "var/other/users"] {
+    for file in ["claims/create", "var/stubs/orders", "var/other/users"] {
         assert!(!listed.stdout.contains(file), "{file}:\n{}", listed.stdout);
     }
 
@@ -776,16 +776,16 @@ fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_pat
     )
     .write(
         "src/Tests/bootstrap.php",
-        "<?php\nrequire __DIR__ . '/../../vendor/autoload.php';\n\\VCR\\VCR::configure()\n    ->setCassettePath(__DIR__ . '/vcr_tapes')\n    ->enableLibraryHooks(['curl']);\n",
+        "<?php\nrequire __DIR__ . '/../../vendor/autoload.php';\n\\VCR\\VCR::configure()\n    ->setCassettePath(__DIR__ . '/http_data')\n    ->enableLibraryHooks(['curl']);\n",
     )
     .write(
         "tests/bootstrap.php",
-        "<?php\nVCR::configure()->setCassettePath('var/cassettes');\n",
+        "<?php\nVCR::configure()->setCassettePath('var/stubs');\n",
     );
     let listed = t.vcr(&["verify", "--show-files"]);
     listed.code(0);
-    listed.stdout_has("src/Tests/vcr_tapes/claims/create");
-    listed.stdout_has("var/cassettes/orders");
+    listed.stdout_has("src/Tests/http_data/claims/create");
+    listed.stdout_has("var/stubs/orders");
     assert!(
         !listed.stdout.contains("var/other/users"),
         "{}",
@@ -798,18 +798,15 @@ fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_pat
     let secrets = common::finding_paths(&doc, "leak/secret");
     assert_eq!(
         secrets,
-        ["src/Tests/vcr_tapes/claims/create", "var/cassettes/orders"],
+        ["src/Tests/http_data/claims/create", "var/stubs/orders"],
         "{doc:#}"
     );
 
     // `vcr diff --rev` compares them too: a re-recording whose status changed.
     common::git(&t.root, &["add", "-A"]);
     common::git(&t.root, &["commit", "-q", "-m", "recorded"]);
-    let orders = t.read("var/cassettes/orders");
-    t.write(
-        "var/cassettes/orders",
-        orders.replace("code: 200", "code: 503"),
-    );
+    let orders = t.read("var/stubs/orders");
+    t.write("var/stubs/orders", orders.replace("code: 200", "code: 503"));
     let run = t.vcr(&["diff", "--rev", "HEAD", "--format", "json"]);
     run.code(1);
     let doc = run.json();
@@ -827,7 +824,7 @@ fn php_vcr_cassettes_are_found_where_the_phpunit_bootstrap_sets_the_cassette_pat
         .collect();
     assert_eq!(
         changed,
-        [("var/cassettes/orders", "behaviour_change")],
+        [("var/stubs/orders", "behaviour_change")],
         "{doc:#}"
     );
 }

@@ -48,7 +48,7 @@ fn maybe_http(rel: &str, extensionless_dirs: &[String]) -> bool {
     sniff::is_candidate_name(&lower)
         || HTTP_ENDINGS.iter().any(|e| lower.ends_with(e))
         || sniff::is_extensionless_candidate(Path::new(rel))
-        || (!name.contains('.')
+        || (sniff::has_no_extension(name)
             && extensionless_dirs
                 .iter()
                 .any(|dir| Path::new(rel).starts_with(dir)))

@@ -226,8 +226,13 @@ impl Selection {
             .map(|[a, b]| format!("`{a}/{b}/`"))
             .collect();
         let folders = folders.join(" or ");
+        let words: Vec<String> = http::sniff::RECORDING_FOLDER_WORDS
+            .iter()
+            .map(|w| format!("`{w}`"))
+            .collect();
+        let words = words.join(", ");
         let mut text = format!(
-            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every {extensions} file (and their `.gz`), and every file without an extension under {folders}: {recorders}; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
+            "no cassette found under {searched}: vcr looked for HTTP cassettes by their content in every {extensions} file (and their `.gz`), and every file without an extension under {folders} or a folder named for recordings ({words}): {recorders}; Claude Code fixtures folders (`fixtures/` holding `<6hex>.json` or `token-count-<12hex>.json` files); DeepSeek-Harness scenario folders (holding `session.jsonl` or `replay.override.json`); and the files `[[cassettes]]`, `[http] cassettes` and `[verify] text` globs select. A cassette vcr did not recognise can be named in `vcr.toml` (`[verify] text = [\"path/**/*.json\"]` lints it as text, `[[cassettes]]` declares a hashed one)"
         );
         if !self.links.is_empty() {
             let shown: Vec<String> = self
@@ -1416,7 +1421,7 @@ impl Project {
     fn is_extensionless_candidate(&self, path: &Path) -> bool {
         path.file_name()
             .and_then(|n| n.to_str())
-            .is_some_and(|name| !name.contains('.'))
+            .is_some_and(http::sniff::has_no_extension)
             && path.strip_prefix(&self.root).is_ok_and(|rel| {
                 http::sniff::is_extensionless_candidate(rel)
                     || self

@@ -38,14 +38,44 @@ pub fn is_candidate_name(name: &str) -> bool {
 /// put it. A name with a `/` makes sub-folders, so any file below them counts.
 pub const EXTENSIONLESS_FOLDERS: &[[&str; 2]] = &[["tests", "fixtures"], ["test", "fixtures"]];
 
+/// The words of a folder's name that say it holds recordings: a file without an extension
+/// below a folder whose name holds one (`cassettes/`, `vcr_cassettes/`, `recordings/`,
+/// `tapes/`) is sniffed too. vcrpy writes a cassette under exactly the name the test gives
+/// it, and projects that name cassettes after their tests
+/// (`tests/cassettes/test_tvmaze.TestTVMaze.test_date`) were skipped with exit 0, a gate
+/// failing open. The words keep the sniff off a monorepo's other files without an extension
+/// (scripts, `BUILD`, `LICENSE`).
+pub const RECORDING_FOLDER_WORDS: &[&str] = &["cassette", "vcr", "recording", "tape"];
+
+/// Whether a file name has no extension of a file type: no dot, or what follows its last dot
+/// is not an extension but a name (`test_download.TestDownload.test_just_string`). An
+/// extension is what file types use: at most 8 ASCII letters and digits, in one case
+/// (`json`, `PNG`, `mp4`); anything else (an underscore, a word in camel case) is a name. A
+/// dotfile (`.gitkeep`) has no name before the dot, and is not a candidate.
+pub fn has_no_extension(name: &str) -> bool {
+    if name.starts_with('.') || name.is_empty() {
+        return false;
+    }
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return true;
+    };
+    let is_extension = !ext.is_empty()
+        && ext.len() <= 8
+        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
+        && !(ext.bytes().any(|b| b.is_ascii_lowercase())
+            && ext.bytes().any(|b| b.is_ascii_uppercase()));
+    !is_extension
+}
+
 /// Whether the file at `rel` (relative to the project root, `/`-separated or not) is worth
-/// sniffing although its name has no extension: it lies below one of
-/// [`EXTENSIONLESS_FOLDERS`]. A dotfile (`.gitkeep`) is not.
+/// sniffing although its name has no extension ([`has_no_extension`]): it lies below one of
+/// [`EXTENSIONLESS_FOLDERS`], or below a folder named with one of
+/// [`RECORDING_FOLDER_WORDS`].
 pub fn is_extensionless_candidate(rel: &Path) -> bool {
     let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    if name.contains('.') {
+    if !has_no_extension(name) {
         return false;
     }
     let folders: Vec<&str> = (rel.parent().into_iter())
@@ -56,6 +86,11 @@ pub fn is_extensionless_candidate(rel: &Path) -> bool {
         EXTENSIONLESS_FOLDERS
             .iter()
             .any(|[a, b]| w[0] == *a && w[1] == *b)
+    }) || folders.iter().any(|folder| {
+        let folder = folder.to_ascii_lowercase();
+        RECORDING_FOLDER_WORDS
+            .iter()
+            .any(|word| folder.contains(word))
     })
 }
 
@@ -537,6 +572,9 @@ mod tests {
             "tests/fixtures/youtube",
             "packages/api/tests/fixtures/a/b",
             "test/fixtures/x",
+            "flexget/tests/cassettes/test_tvmaze.TestTVMazeShowLookup.test_date",
+            "spec/vcr_cassettes/get_user",
+            "test/recordings/Client.testGet",
         ] {
             assert!(is_extensionless_candidate(Path::new(rel)), "{rel}");
         }
@@ -546,6 +584,11 @@ mod tests {
             "fixtures/x",
             "tests/x",
             "tests/fixtures",
+            "tests/cassettes/a.yaml",
+            "tests/cassettes/logo.PNG",
+            "tests/cassettes/.gitkeep",
+            "src/BUILD",
+            "bin/run",
         ] {
             assert!(!is_extensionless_candidate(Path::new(rel)), "{rel}");
         }
