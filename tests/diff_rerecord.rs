@@ -11,6 +11,9 @@
 //! - Telemetry beside an agent's model call does not decide, but its status class does.
 //! - A JSON answer that only gained a Markdown code fence is reworded; fenced JSON of other
 //!   keys is a shape change.
+//! - A request the server did not react to (a parameter it ignores dropped, a search query
+//!   fixed, answered with the same shape) is how the call was written, not what it did; a
+//!   user name a scrub replaced in a path, and a new id inside a longer query value, pair.
 //! - Two recordings of the very same exchanges (only the recorder's metadata differs) are
 //!   identical.
 //!
@@ -73,6 +76,27 @@ mod vendor_api {
     #[test]
     fn ruby_vcr() {
         a_vendors_own_api_is_judged_as_any_api_and_its_ids_pair(Recorder::RubyVcr);
+    }
+}
+
+/// Requests the server did not react to, recorded by the recorders whose clients send a
+/// URL as they are given it (as `vendor_api`).
+mod unreacted {
+    use super::*;
+
+    #[test]
+    fn vcrpy() {
+        a_request_the_server_did_not_react_to_is_the_same_behaviour(Recorder::Vcrpy);
+    }
+
+    #[test]
+    fn go_vcr() {
+        a_request_the_server_did_not_react_to_is_the_same_behaviour(Recorder::GoVcr);
+    }
+
+    #[test]
+    fn ruby_vcr() {
+        a_request_the_server_did_not_react_to_is_the_same_behaviour(Recorder::RubyVcr);
     }
 }
 
@@ -255,4 +279,46 @@ fn the_same_exchanges_recorded_again_are_identical(recorder: Recorder) {
         run.stdout
     );
     assert_eq!(entry(&t, "again")["verdict"], "identical");
+}
+
+fn a_request_the_server_did_not_react_to_is_the_same_behaviour(recorder: Recorder) {
+    let Some(runs) = takes(recorder, rerecord::queried) else {
+        return;
+    };
+    let t = TestDir::new();
+    for (run, dir) in runs.iter().zip(["first", "again", "drifted"]) {
+        place(&t, dir, run, &[("/api", VENDOR_HOST)]);
+    }
+    let again = entry(&t, "again");
+    let shown = messages(&again);
+    assert_eq!(again["verdict"], "same_behaviour", "{shown:#?}");
+    assert!(
+        !shown.iter().any(|m| m.contains("interaction")),
+        "every call paired: {shown:#?}"
+    );
+    let alike: Vec<&String> = shown
+        .iter()
+        .filter(|m| m.ends_with("(answered alike)"))
+        .collect();
+    assert!(
+        alike
+            .iter()
+            .any(|m| m.starts_with("#1 GET /api/search/collections"))
+            && alike.iter().any(|m| m.starts_with("#4 GET /api/shows")),
+        "{shown:#?}"
+    );
+    assert!(
+        !shown.iter().any(|m| m.starts_with("#3 GET /api/tags")),
+        "a new id inside a query value is the same request: {shown:#?}"
+    );
+    // Another endpoint, another shape of answer: what the client does changed.
+    let drifted = entry(&t, "drifted");
+    let shown = messages(&drifted);
+    assert_eq!(drifted["verdict"], "behaviour_change", "{shown:#?}");
+    assert!(
+        shown
+            .iter()
+            .any(|m| m.starts_with("#4 GET /api/shows") && m.contains("response body shape")),
+        "{shown:#?}"
+    );
 }

@@ -243,6 +243,84 @@ pub fn structured(take: Take) -> Scenario {
     }
 }
 
+/// A catalogue API's client, re-recorded with requests the server did not react to (see
+/// the module documentation): `Again` drops a query parameter the server ignores (the same
+/// answer), fixes a search query (the same shape of answer, other values), asks for a user
+/// whose name a scrub replaced in the path, and tags an object with a new id inside a
+/// longer query value; `Drifted` asks another endpoint and gets another shape of answer.
+pub fn queried(take: Take) -> Scenario {
+    let again = take == Take::Again;
+    let drifted = take == Take::Drifted;
+    let collections = json!({"items": [{"id": "C1-POCLOUD", "title": "Sea surface"}],
+        "hits": 1});
+    let collections_target = match take {
+        Take::First => "/api/search/collections?has_granules=true&provider=POCLOUD&page_size=20",
+        Take::Again => "/api/search/collections?provider=POCLOUD&page_size=20",
+        Take::Drifted => "/api/search/granules?provider=POCLOUD&page_size=20",
+    };
+    let collections_answer = if drifted {
+        json!({"feed": {"entry": [{"granule": "G1"}]}})
+    } else {
+        collections
+    };
+    let user_target = if again {
+        "/api/users/REDACTED"
+    } else {
+        "/api/users/dana"
+    };
+    let instance = if again {
+        "3cec27d7-193f-4ca6-81e5-c8cf243bbe91"
+    } else {
+        "79881e36-70c2-42f1-978b-a5966ca82894"
+    };
+    let tags_target =
+        format!("/api/tags?attached_to=crn:v1:public:is:a/c56c::instance:02q7_{instance}&offset=0");
+    let (shows_target, show) = match take {
+        Take::First => (
+            "/api/shows?q=the%20daily%20show%20(with%20jon%20stewart",
+            json!({"name": "The Daily Show", "rating": {"average": 8.7}, "weight": 97}),
+        ),
+        Take::Again => (
+            "/api/shows?q=the%20daily%20show%20(with%20jon%20stewart)",
+            json!({"name": "The Daily Show", "rating": {"average": 8.8}, "weight": 99}),
+        ),
+        Take::Drifted => (
+            "/api/shows?q=the%20daily%20show&embed=episodes",
+            json!({"name": "The Daily Show", "rating": {"average": 8.8}, "weight": 99,
+                "_embedded": {"episodes": []}}),
+        ),
+    };
+    let exchanges = vec![
+        json_request(
+            "collections",
+            "GET",
+            collections_target,
+            None,
+            reply(200, &collections_answer),
+        ),
+        json_request(
+            "user",
+            "GET",
+            user_target,
+            None,
+            reply(200, &json!({"uid": "dana", "country": "France"})),
+        ),
+        json_request(
+            "tags",
+            "GET",
+            &tags_target,
+            None,
+            reply(200, &json!({"items": ["env:prod"]})),
+        ),
+        json_request("shows", "GET", shows_target, None, reply(200, &show)),
+    ];
+    Scenario {
+        name: "queried",
+        exchanges,
+        secrets: Vec::new(),
+    }
+}
+
 /// Answers that are the same bytes on every recording (see the module documentation).
 pub fn fixed() -> Scenario {
     let mut answer = reply(200, &chat_answer("Hi!"));

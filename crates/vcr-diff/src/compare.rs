@@ -211,6 +211,12 @@ pub enum Change {
         /// request, not of what the agent did; its calls are compared as calls.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         model_call: bool,
+        /// The server answered both alike: the same status and decoded body, or at the same
+        /// endpoint the same status and a body of the same shape. A request the server did
+        /// not react to (a parameter it ignores dropped, a query fixed) is how the call was
+        /// written, as a request body is (issue 42).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        same_answer: bool,
     },
     /// The server the requests went to differs (scheme, host and port): a local test
     /// server's port, a proxy, a region. Once per pair of origins.
@@ -270,7 +276,9 @@ impl Change {
                 plumbing: false, ..
             }
             | Change::Url {
-                model_call: false, ..
+                model_call: false,
+                same_answer: false,
+                ..
             } => Verdict::BehaviourChange,
             // A status of another class (a success became an error, a redirect, no answer)
             // decides wherever it happens, plumbing included; `200` -> `201` is the same
@@ -431,11 +439,13 @@ impl Change {
                 old,
                 new,
                 model_call,
+                same_answer,
             } => Change::Url {
                 call: m(call),
                 old: m(old),
                 new: m(new),
                 model_call,
+                same_answer,
             },
             Change::Origin { old, new, requests } => Change::Origin {
                 old: m(old),
@@ -644,7 +654,19 @@ impl fmt::Display for Change {
                 };
                 write!(f, "{call}: status {} -> {}", show(old), show(new))
             }
-            Change::Url { call, old, new, .. } => write!(f, "{call}: URL {old} -> {new}"),
+            Change::Url {
+                call,
+                old,
+                new,
+                same_answer,
+                ..
+            } => {
+                write!(f, "{call}: URL {old} -> {new}")?;
+                if *same_answer {
+                    f.write_str(" (answered alike)")?;
+                }
+                Ok(())
+            }
             Change::Origin { old, new, requests } => write!(
                 f,
                 "server {old} -> {new} ({requests} request{})",

@@ -76,6 +76,12 @@ pub struct Exchange {
     /// recorder's layout, or a gzip body stored as text, records the same thing.
     #[serde(skip)]
     recorded: String,
+    /// The answer alone: a hash of the status and the decoded response body. A request that
+    /// changed while this did not is one the server did not react to (a query parameter
+    /// dropped that the server ignored); so is one at the same endpoint answered with the
+    /// same status and a body of the same shape (a search that only fixed its query).
+    #[serde(skip)]
+    answer: String,
 }
 
 /// Reads an HTTP cassette into a [`Behaviour`] of kind [`Kind::Http`]; `Ok(None)` when the
@@ -487,7 +493,28 @@ fn same_but_names(old: &str, new: &str) -> bool {
         && old
             .split('/')
             .zip(new.split('/'))
-            .all(|(a, b)| a == b || made_up_segments(a, b))
+            .all(|(a, b)| a == b || made_up_segments(a, b) || is_redacted(a) || is_redacted(b))
+}
+
+/// Whether a path segment is what a scrub left where a value was (`REDACTED`, `[FILTERED]`,
+/// `<USER>`, `***`): a user name taken out of `/api/users/<name>` is the same object asked
+/// for.
+fn is_redacted(segment: &str) -> bool {
+    let inner = segment.trim_matches(|c| matches!(c, '<' | '>' | '[' | ']' | '{' | '}' | '_'));
+    if !inner.is_empty() && inner.bytes().all(|b| matches!(b, b'*' | b'x' | b'X')) {
+        return inner.len() >= 3;
+    }
+    let upper = inner.to_ascii_uppercase();
+    [
+        "REDACTED", "FILTERED", "MASKED", "SCRUBBED", "HIDDEN", "REMOVED",
+    ]
+    .iter()
+    .any(|w| {
+        upper == *w || upper.ends_with(&format!("_{w}")) || upper.starts_with(&format!("{w}_"))
+    }) || (segment.starts_with('<')
+        && segment.ends_with('>')
+        && inner.bytes().all(|b| b.is_ascii_uppercase() || b == b'_')
+        && !inner.is_empty())
 }
 
 /// Whether two interactions ask for the same thing: their tolerant targets are equal, every
@@ -542,12 +569,44 @@ fn tolerant_target(path: &str, query: &str) -> String {
             {
                 format!("{name}=*")
             } else {
-                format!("{name}={}", body::percent_decode(value))
+                format!("{name}={}", mask_uuids(&body::percent_decode(value)))
             }
         })
         .collect();
     pairs.sort();
     format!("{path}?{}", pairs.join("&"))
+}
+
+/// `value` with each UUID inside it written `{uuid}`: an id inside a longer query value (an
+/// IBM Cloud CRN, `crn:v1:...::instance:02q7_<uuid>`) is an object a re-recording made anew,
+/// as a whole UUID value is ([`volatile_value`]).
+fn mask_uuids(value: &str) -> std::borrow::Cow<'_, str> {
+    let bytes = value.as_bytes();
+    let is_uuid_at = |at: usize| {
+        bytes.len() >= at + 36
+            && bytes[at..at + 36].iter().enumerate().all(|(i, b)| {
+                matches!(i, 8 | 13 | 18 | 23) == (*b == b'-')
+                    && (*b == b'-' || b.is_ascii_hexdigit())
+            })
+            && (at == 0 || !bytes[at - 1].is_ascii_hexdigit())
+            && bytes.get(at + 36).is_none_or(|b| !b.is_ascii_hexdigit())
+    };
+    if value.len() < 36 || !(0..=bytes.len() - 36).any(is_uuid_at) {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let mut out = String::with_capacity(value.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        if is_uuid_at(at) {
+            out.push_str("{uuid}");
+            at += 36;
+        } else {
+            let c = value[at..].chars().next().unwrap_or('?');
+            out.push(c);
+            at += c.len_utf8();
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn sha1_hex(bytes: &[u8]) -> String {
@@ -605,9 +664,15 @@ fn exchange(i: usize, interaction: &Interaction) -> (Exchange, Option<ModelCall>
             (&response_body.content, response_value),
         ],
     );
+    let answer = {
+        let mut text = format!("{status:?}\n");
+        recorded_text(&response_body.content, response_value, &mut text);
+        sha1_hex(text.as_bytes())
+    };
     let mut exchange = Exchange {
         endpoint,
         recorded,
+        answer,
         label: label.clone(),
         method: method.clone(),
         url: url.clone(),
@@ -1030,6 +1095,10 @@ pub(super) fn compare(old: &Behaviour, new: &Behaviour) -> Compared {
                 old: a.url.clone(),
                 new: b.url.clone(),
                 model_call: a.call.is_some() && b.call.is_some(),
+                same_answer: a.answer == b.answer
+                    || (a.endpoint == b.endpoint
+                        && a.status == b.status
+                        && a.response_shape == b.response_shape),
             });
         }
         if a.origin != b.origin {
@@ -2298,6 +2367,21 @@ mod tests {
             "/v1/things/hbxrtqmnsd"
         ));
         assert!(!same_but_names("/v1/embeddings", "/v1/completion"));
+        // A segment a scrub replaced is the same object asked for.
+        for redacted in [
+            "REDACTED",
+            "[FILTERED]",
+            "<USER>",
+            "***",
+            "USERNAME_REDACTED",
+        ] {
+            assert!(
+                same_but_names("/api/users/dana", &format!("/api/users/{redacted}")),
+                "{redacted}"
+            );
+        }
+        assert!(!same_but_names("/api/users/dana", "/api/users/Red"));
+        assert!(!same_but_names("/api/users/dana", "/api/groups/REDACTED"));
         assert!(!same_but_names(
             "/v1/things/kqzvtmwplr",
             "/v2/things/hbxrtqmnsd"
