@@ -233,6 +233,12 @@ fn test_values_a_reviewer_reads_at_a_glance_are_no_finding_and_real_ones_are() {
         ),
         // A local model server's documented dummy key.
         ("{}".to_owned(), "Bearer ollama".to_owned(), false),
+        // A public client with no secret (the Cloud Foundry CLI's `cf:`), and a header
+        // filtered with a sentence about it (R vcr's habit).
+        ("{}".to_owned(), basic("cf:"), false),
+        ("{}".to_owned(), "My bearer token is safe".to_owned(), false),
+        // A key sent as the user with no password is still a key.
+        ("{}".to_owned(), basic("Xq8vN2kL5mR7pT3wZ9c4:"), true),
         // A JWT whose claims are made up: no issuer, a name that is no one.
         (
             format!(
@@ -1461,4 +1467,87 @@ fn gzip_inside_base64_past_its_cap_is_reported() {
     let message = findings[0]["message"].as_str().unwrap();
     assert!(message.contains("inflates past 8 MiB"), "{message}");
     assert!(message.contains("was not scanned whole"), "{message}");
+}
+
+/// An id in a matched request URL that the repository's test sources write (a Go test's
+/// `invalidOrgGUID = "..."`) is a constant every run sends: no `leak/uuid`. The same id
+/// nowhere in the sources is one a run made, and stays an error. Regression (issue 41): a
+/// Terraform provider's tests for missing objects failed the gate on their own constant.
+#[test]
+fn an_id_the_test_sources_write_is_a_constant_not_a_run_made_id() {
+    let id = "40b73419-5e01-4be0-baea-932d46cea45b";
+    let cassette = format!(
+        "---\nversion: 2\ninteractions:\n- id: 0\n  request:\n    proto: HTTP/1.1\n    body: \"\"\n    form: {{}}\n    headers: {{}}\n    url: https://api.example.com/v3/organizations/{id}/domains\n    method: GET\n  response:\n    proto: HTTP/1.1\n    body: '{{\"errors\": [{{\"title\": \"CF-ResourceNotFound\"}}]}}'\n    headers: {{}}\n    status: 404 Not Found\n    code: 404\n    duration: 1ms\n"
+    );
+    let uuids = |t: &TestDir| -> Vec<String> {
+        t.vcr(&["verify", "--format", "json", "."]).json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "leak/uuid")
+            .map(|f| f["severity"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let t = TestDir::new();
+    t.write("provider/fixtures/domains_invalid.yaml", &cassette);
+    assert_eq!(uuids(&t), ["error"], "an id no source writes");
+    t.write(
+        "provider/utils_test.go",
+        format!("package provider\n\nvar invalidOrgGUID = \"{id}\"\n"),
+    );
+    assert_eq!(uuids(&t), Vec::<String>::new(), "the test's constant");
+
+    // An R package's tests publish their key in `R/`: a warning that names the file.
+    let key = "Zq8vN2kL5mR7pT3wYc1Nd5FhXa4";
+    let t = TestDir::new();
+    t.write(
+        "tests/fixtures/search.yml",
+        vcrpy(
+            "",
+            &format!("https://api.example.com/v1/search?apikey={key}"),
+            "ok",
+            "",
+        ),
+    );
+    t.write("R/getkey.R", format!("getkey <- function() \"{key}\"\n"));
+    let run = t.vcr(&["verify", "--format", "json", "."]);
+    let findings = run.json()["findings"].as_array().unwrap().clone();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["severity"] == "warning"
+                && f["message"].as_str().unwrap().contains("R/getkey.R")),
+        "{findings:?}"
+    );
+    assert_eq!(run.code, Some(0), "{findings:?}");
+}
+
+/// A cassette replayed with the clock frozen at its recording (a `<name>.freeze` file beside
+/// it, as DataDog's API clients write and read back to set the test clock) sends the same
+/// times on every run: no `leak/timestamp`. Without the file the same time is one the run
+/// made. Regression (issue 41): every time-window query of such a client failed the gate.
+#[test]
+fn times_in_a_cassette_replayed_with_a_frozen_clock_are_constants() {
+    let recorded = "Wed, 05 Jun 2013 10:00:00 GMT";
+    let cassette = ruby_vcr(&[(
+        "https://api.example.com/api/v2/logs/events?filter[from]=2013-06-05T06:00:00Z",
+        200,
+        recorded,
+    )]);
+    let times = |t: &TestDir| -> usize {
+        t.vcr(&["verify", "--format", "json", "."]).json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["id"] == "leak/timestamp")
+            .count()
+    };
+    let t = TestDir::new();
+    t.write("cassettes/features/v2/Search_logs.json", &cassette);
+    assert_eq!(times(&t), 1, "a time the run made");
+    t.write(
+        "cassettes/features/v2/Search_logs.freeze",
+        "2013-06-05T10:00:00.000Z",
+    );
+    assert_eq!(times(&t), 0, "the frozen clock's time");
 }

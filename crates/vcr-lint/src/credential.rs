@@ -394,6 +394,11 @@ pub(super) fn is_fake_basic(credential: &str) -> bool {
     // An API key sent as the user with no password (Stripe's, EasyPost's `EZTK...:`) is
     // judged as the key it is.
     let secret = if password.is_empty() { user } else { password };
+    // A user too short to be a key, with no password, is a public client's name (the Cloud
+    // Foundry CLI's `cf:`): there is nothing secret in it.
+    if password.is_empty() && user.len() < 8 {
+        return true;
+    }
     placeholder::is_fake_words(secret)
         || placeholder::is_placeholder_value(secret)
         || is_placeholder_token(secret)

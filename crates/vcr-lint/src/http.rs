@@ -1800,6 +1800,10 @@ fn scan_texts(
             LeakFamily::Path => match text.side {
                 Side::Request => Severity::Error,
                 Side::Response if request_holds(text.interaction, &hit.text) => Severity::Error,
+                // A server on the recording machine answers with that machine's paths.
+                Side::Response if c.exchanges.get(text.interaction).is_some_and(|e| e.local) => {
+                    Severity::Error
+                }
                 Side::Response => Severity::Warning,
             },
             LeakFamily::Uuid | LeakFamily::Timestamp => {
@@ -2364,6 +2368,28 @@ mod tests {
         // XML's `</root>` is not the root user's home; `/root/...` in a response is a path.
         assert!(paths("null", "'<root><a>1</a></root>'").is_empty());
         assert_eq!(paths("null", "'run /root/build.sh'").len(), 1);
+    }
+
+    #[test]
+    fn a_home_folder_from_a_server_on_the_recording_machine_is_an_error() {
+        // Ollama's `/api/show` answers with the path of the model file on the machine that
+        // ran it: the recording person's home.
+        let json = header("Content-Type", "application/json");
+        let modelfile = r#"'{"modelfile": "FROM /Users/dana/.ollama/models/blobs/sha256-1"}'"#;
+        for (url, severity) in [
+            ("http://localhost:11434/api/show", Severity::Error),
+            ("http://127.0.0.1:11434/api/show", Severity::Error),
+            ("http://[::1]:11434/api/show", Severity::Error),
+            ("https://ollama.example.org/api/show", Severity::Warning),
+            ("http://localhost.example.org/api/show", Severity::Warning),
+        ] {
+            let found: Vec<Severity> = leaks(&exchange(&json, url, "null", modelfile))
+                .into_iter()
+                .filter(|l| l.0 == "leak/path")
+                .map(|l| l.1)
+                .collect();
+            assert_eq!(found, [severity], "{url}");
+        }
     }
 
     #[test]

@@ -22,6 +22,10 @@ pub(super) struct Exchange {
     /// header, a cookie, a credential query parameter, or a body that names a credential
     /// field. A response while none had is what the server hands to everyone.
     pub(super) credentialed: bool,
+    /// Whether the request went to the recording machine itself (`localhost`, a loopback
+    /// address): what its response holds of a home folder (Ollama's `/api/show` answers
+    /// with the path of the model file) is the recording person's, not a far server's.
+    pub(super) local: bool,
 }
 
 impl Exchange {
@@ -38,6 +42,7 @@ impl Exchange {
         let credentialed = before || sent_a_secret(interaction) || is_login(interaction);
         Exchange {
             credentialed,
+            local: is_loopback_url(&interaction.request.url.text),
             time: (interaction.recorded_at.as_ref())
                 .and_then(|f| vcr_cassette::http::parse_time(&f.text))
                 .or_else(date),
@@ -50,6 +55,26 @@ impl Exchange {
                 .eq_ignore_ascii_case("POST"),
         }
     }
+}
+
+/// Whether `url`'s host is this machine: `localhost` (or a name under it), `127.x.x.x`,
+/// `[::1]`, `0.0.0.0`, `host.docker.internal`.
+fn is_loopback_url(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(v6) = host_port.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        host_port.split(':').next().unwrap_or("")
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host.starts_with("127.")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host == "host.docker.internal"
 }
 
 /// Whether a request sent something the judge takes for a secret: a credential header or a

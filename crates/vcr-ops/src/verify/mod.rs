@@ -267,6 +267,18 @@ impl Checks {
         self.published.source_of(value)
     }
 
+    /// Whether the cassette at `path` (relative to the project root) is replayed with the
+    /// clock frozen at its recording: a `<name>.freeze` file beside it, which DataDog's API
+    /// clients write with every cassette and read back to set the test clock, so a time in
+    /// its requests is the same on every run (issue 41).
+    pub(crate) fn frozen_clock(&self, path: &str) -> bool {
+        self.published
+            .root()
+            .join(path)
+            .with_extension("freeze")
+            .is_file()
+    }
+
     /// Sets the age past which HTTP cassettes are `expired` (`--max-age`, over the
     /// configuration's).
     pub fn with_max_age(mut self, max_age: MaxAge) -> Checks {

@@ -42,6 +42,13 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "cs",
     "php",
     "rs",
+    "r",
+    "jl",
+    "pl",
+    "lua",
+    "dart",
+    "groovy",
+    "clj",
     "ex",
     "exs",
     "swift",
@@ -77,6 +84,9 @@ const SKIPPED_DIRS: &[&str] = &[
 
 const MAX_FILE: u64 = 1 << 20;
 const MAX_FILES: usize = 20_000;
+/// The shortest and longest string literal kept whole ([`literals`]).
+const MIN_LITERAL: usize = 8;
+const MAX_LITERAL: usize = 128;
 /// The shortest run that is looked up.
 const MIN_RUN: usize = 12;
 
@@ -110,6 +120,11 @@ impl Published {
         }
     }
 
+    /// The project root the sources are read under.
+    pub(super) fn root(&self) -> &Path {
+        &self.root
+    }
+
     /// The source file that holds `value` (a secret as the judge found it: a key, the
     /// credential of an `Authorization` value, a PEM block), when the repository publishes
     /// it: every run of 12 token characters or more of it (of what a `Basic` credential
@@ -118,6 +133,9 @@ impl Published {
         let index = self.index.get_or_init(|| read(&self.root));
         if index.runs.is_empty() {
             return None;
+        }
+        if let Some(file) = index.runs.get(&index.hash(value.trim())) {
+            return Some(file.as_str());
         }
         let mut runs: Vec<String> = runs(value).map(str::to_owned).collect();
         if let Some(decoded) = basic(value) {
@@ -172,6 +190,29 @@ fn runs(text: &str) -> impl Iterator<Item = &str> {
         .filter(|r| r.len() >= MIN_RUN)
 }
 
+/// The string literals of `text` (between `"` or `'` on one line, no space inside) of
+/// [`MIN_LITERAL`] to [`MAX_LITERAL`] characters: a test password whose runs of token
+/// characters are all short (`thiZ_is_v&ry_s3cret`) is published whole.
+fn literals(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().flat_map(|line| {
+        let mut out = Vec::new();
+        for quote in ['"', '\''] {
+            let mut parts = line.split(quote);
+            parts.next();
+            // Every other part is inside the quotes.
+            while let Some(inside) = parts.next() {
+                if (MIN_LITERAL..=MAX_LITERAL).contains(&inside.len())
+                    && !inside.contains(char::is_whitespace)
+                {
+                    out.push(inside);
+                }
+                parts.next();
+            }
+        }
+        out
+    })
+}
+
 /// Reads the sources under `root`.
 fn read(root: &Path) -> Index {
     let mut index = Index::default();
@@ -220,7 +261,7 @@ fn read(root: &Path) -> Index {
             .unwrap_or(path)
             .to_string_lossy()
             .replace('\\', "/");
-        for run in runs(&text) {
+        for run in runs(&text).chain(literals(&text)) {
             let hash = index.hash(run);
             index.runs.entry(hash).or_insert_with(|| rel.clone());
         }
@@ -267,6 +308,19 @@ mod tests {
         let basic = base64::engine::general_purpose::STANDARD
             .encode("k7Vq2mZx9Lp4Rw8e:f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2");
         assert_eq!(published.source_of(&basic), Some("spec/helper.rb"));
+        // A test password whose runs are all short, written whole in a string literal (a
+        // Terraform configuration inside a Go test); a piece of it is not the password.
+        std::fs::write(
+            dir.path().join("spec/db_test.go"),
+            "const config = `\n  password = \"thiZ_is_v&ry_s3cret\"\n`\n",
+        )
+        .unwrap();
+        let published = Published::new(dir.path());
+        assert_eq!(
+            published.source_of("thiZ_is_v&ry_s3cret"),
+            Some("spec/db_test.go")
+        );
+        assert_eq!(published.source_of("thiZ_is_v"), None);
         // Not published: in a dependency's folder, in a cassette, in a file kept out of git, nowhere.
         for value in [
             "Hq8vN2kL5mR7pT3wYc1Nd5Fh",
