@@ -147,14 +147,26 @@ fn takes(
         .collect()
 }
 
-fn a_vendors_own_api_is_judged_as_any_api_and_its_ids_pair(recorder: Recorder) {
-    let Some(runs) = takes(recorder, rerecord::vendor) else {
-        return;
-    };
+/// Records the three takes of `scenario` with `recorder` and places each one's cassette in
+/// `first`, `again` and `drifted` of a new test folder, its URLs moved by `moves` (see
+/// [`place`]); `None` when the recorder is not installed.
+fn placed(
+    recorder: Recorder,
+    scenario: fn(Take) -> common::scenario::Scenario,
+    moves: &[(&str, &str)],
+) -> Option<TestDir> {
+    let runs = takes(recorder, scenario)?;
     let t = TestDir::new();
     for (run, dir) in runs.iter().zip(["first", "again", "drifted"]) {
-        place(&t, dir, run, &[("/api", VENDOR_HOST)]);
+        place(&t, dir, run, moves);
     }
+    Some(t)
+}
+
+fn a_vendors_own_api_is_judged_as_any_api_and_its_ids_pair(recorder: Recorder) {
+    let Some(t) = placed(recorder, rerecord::vendor, &[("/api", VENDOR_HOST)]) else {
+        return;
+    };
     // New objects and other escapes: every call paired with its counterpart, nothing added
     // or removed, no request URL changed.
     let again = entry(&t, "again");
@@ -196,14 +208,10 @@ fn a_vendors_own_api_is_judged_as_any_api_and_its_ids_pair(recorder: Recorder) {
 }
 
 fn telemetry_beside_the_work_decides_only_by_its_status_class(recorder: Recorder) {
-    let Some(runs) = takes(recorder, rerecord::observed) else {
+    let moves = [("/v1/chat", MODEL_HOST), ("/api/v2/logs", INTAKE_HOST)];
+    let Some(t) = placed(recorder, rerecord::observed, &moves) else {
         return;
     };
-    let t = TestDir::new();
-    let moves = [("/v1/chat", MODEL_HOST), ("/api/v2/logs", INTAKE_HOST)];
-    for (run, dir) in runs.iter().zip(["first", "again", "drifted"]) {
-        place(&t, dir, run, &moves);
-    }
     let again = entry(&t, "again");
     let shown = messages(&again);
     assert_eq!(again["verdict"], "same_behaviour", "{shown:#?}");
@@ -227,13 +235,9 @@ fn telemetry_beside_the_work_decides_only_by_its_status_class(recorder: Recorder
 }
 
 fn a_code_fence_around_the_same_json_is_reworded(recorder: Recorder) {
-    let Some(runs) = takes(recorder, rerecord::structured) else {
+    let Some(t) = placed(recorder, rerecord::structured, &[("/v1", MODEL_HOST)]) else {
         return;
     };
-    let t = TestDir::new();
-    for (run, dir) in runs.iter().zip(["first", "again", "drifted"]) {
-        place(&t, dir, run, &[("/v1", MODEL_HOST)]);
-    }
     let again = entry(&t, "again");
     let shown = messages(&again);
     assert_eq!(again["verdict"], "reworded", "{shown:#?}");
@@ -282,13 +286,9 @@ fn the_same_exchanges_recorded_again_are_identical(recorder: Recorder) {
 }
 
 fn a_request_the_server_did_not_react_to_is_the_same_behaviour(recorder: Recorder) {
-    let Some(runs) = takes(recorder, rerecord::queried) else {
+    let Some(t) = placed(recorder, rerecord::queried, &[("/api", VENDOR_HOST)]) else {
         return;
     };
-    let t = TestDir::new();
-    for (run, dir) in runs.iter().zip(["first", "again", "drifted"]) {
-        place(&t, dir, run, &[("/api", VENDOR_HOST)]);
-    }
     let again = entry(&t, "again");
     let shown = messages(&again);
     assert_eq!(again["verdict"], "same_behaviour", "{shown:#?}");
