@@ -1496,6 +1496,22 @@ fn an_id_the_test_sources_write_is_a_constant_not_a_run_made_id() {
         format!("package provider\n\nvar invalidOrgGUID = \"{id}\"\n"),
     );
     assert_eq!(uuids(&t), Vec::<String>::new(), "the test's constant");
+    // A BDD suite writes the id in its feature file.
+    let t = TestDir::new();
+    t.write("provider/fixtures/domains_invalid.yaml", &cassette);
+    t.write(
+        "tests/features/domains.feature",
+        format!(
+            "Scenario: a missing organization
+  Given request contains \"org_id\" parameter with value \"{id}\"
+"
+        ),
+    );
+    assert_eq!(
+        uuids(&t),
+        Vec::<String>::new(),
+        "the feature file's constant"
+    );
 
     // An R package's tests publish their key in `R/`: a warning that names the file.
     let key = "Zq8vN2kL5mR7pT3wYc1Nd5FhXa4";
@@ -1550,4 +1566,32 @@ fn times_in_a_cassette_replayed_with_a_frozen_clock_are_constants() {
         "2013-06-05T10:00:00.000Z",
     );
     assert_eq!(times(&t), 0, "the frozen clock's time");
+}
+
+/// A field whose value is the id of a link its object shares on purpose (a shared
+/// dashboard's `token`, the last segment of its `public_url`) is public by design; the same
+/// token with no such link beside it is a credential. Regression (issue 41): an API client's
+/// shared-dashboard tests failed the gate.
+#[test]
+fn a_token_that_is_the_id_of_a_public_link_is_no_credential() {
+    let token = "fasjyqdbcgwwc2uc-a0de932128a4590dd2936030efe4536f";
+    let body = |url: &str| {
+        format!(r#"{{"id": 7, "token": "{token}", "{url}": "https://p.example.com/sb/{token}"}}"#)
+    };
+    for (field, real) in [
+        ("public_url", false),
+        ("share_url", false),
+        ("api_url", true),
+    ] {
+        let found = errors(
+            "cassettes/share.yaml",
+            &vcrpy(
+                "",
+                "https://api.example.com/v1/dashboard/public",
+                &body(field),
+                "",
+            ),
+        );
+        assert_eq!(!found.is_empty(), real, "{field}: {found:?}");
+    }
 }

@@ -394,6 +394,25 @@ fn is_field_name_at(bytes: &[u8], start: usize, end: usize) -> bool {
     ) && matches!(after, None | Some(b'"' | b'\'' | b'\\' | b'=' | b':'))
 }
 
+/// Whether a field's value is the id of a link its object shares on purpose: a sibling whose
+/// name says a public or shared URL (`public_url`, `share_url`, `shareUrl`) holds it (a
+/// shared dashboard's `token` is the last segment of its `public_url`, issue 41). Anyone
+/// with the link opens it; that is what the object is for.
+fn shared_by_link(leaf: &Leaf<'_>) -> bool {
+    let value = leaf.text.trim();
+    value.len() >= 8
+        && leaf.siblings.is_some_and(|entries| {
+            entries.iter().any(|(k, v)| {
+                k.as_str().is_some_and(|k| {
+                    let k = k.to_ascii_lowercase();
+                    (k.contains("public") || k.contains("share")) && k.contains("url")
+                }) && v
+                    .as_str()
+                    .is_some_and(|url| url.starts_with("http") && url.contains(value))
+            })
+        })
+}
+
 /// Keys beside which a `secret` field is a client's or an app's secret.
 const CLIENT_KEYS: &[&str] = &[
     "client_id",
@@ -1013,6 +1032,7 @@ impl<'a> Collect<'a> {
                         )
                     })
                 });
+            let public = public || shared_by_link(leaf);
             if !public
                 && !public_page
                 && let Some(name) = credential_field_name(leaf)

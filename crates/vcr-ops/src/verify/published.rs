@@ -49,6 +49,8 @@ const SOURCE_EXTENSIONS: &[&str] = &[
     "dart",
     "groovy",
     "clj",
+    // Gherkin: BDD suites write the values a scenario sends in its feature files.
+    "feature",
     "ex",
     "exs",
     "swift",
