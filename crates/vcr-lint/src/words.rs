@@ -79,8 +79,10 @@ pub(crate) fn typed(value: &str, own: &[&str]) -> Option<Typed> {
         for (at, _) in lower.match_indices(word.as_str()) {
             // Inside a word of its own (`auth` in `oauth`), the word stands whole.
             let from = lower[..at]
-                .rfind(|c: char| !c.is_ascii_alphabetic())
-                .map_or(0, |i| i + 1);
+                .char_indices()
+                .rev()
+                .find(|(_, c)| !c.is_ascii_alphabetic())
+                .map_or(0, |(i, c)| i + c.len_utf8());
             let to = lower[at..]
                 .find(|c: char| !c.is_ascii_alphabetic())
                 .map_or(lower.len(), |i| at + i);
@@ -273,6 +275,14 @@ mod tests {
         ] {
             assert_eq!(typed(value, &own("password")), None, "{value}");
         }
+        // A word of the name right after a character of more than one byte. Regression
+        // (fuzzing): the byte after it was taken for where a word starts, inside the
+        // character, and slicing there panicked.
+        assert_eq!(typed("\u{fffd}countoken:tok", &own("tokenCount")), None);
+        assert_eq!(
+            typed("æcountoken", &own("tokenCount")),
+            Some(Typed::OwnName)
+        );
     }
 
     /// Random keys are never typed words: of 20,000 random 48-character `sk-proj-` bodies
