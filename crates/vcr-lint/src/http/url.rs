@@ -122,6 +122,17 @@ pub(super) fn ticket_segments(url: &str, named: bool) -> Vec<(Hit, String)> {
         let before = i.checked_sub(1).and_then(|j| segments.get(j));
         let token = is(before, &["token", "tokens"]) && is(segments.get(i + 1), TOKEN_ACTIONS);
         let beside = before.is_some_and(|s| says(s)) || token || (named && i + 1 == segments.len());
+        // A file's extension is the format asked for (`/tickets/9223372036854775807.json`:
+        // a support ticket's number), and a number is an object's id.
+        let bare = segment
+            .rsplit_once('.')
+            .filter(|(_, ext)| {
+                (1..=5).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphabetic())
+            })
+            .map_or(*segment, |(stem, _)| stem);
+        if bare.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
         if segment.len() < 16 || !beside || !credential::is_random_shaped(segment) {
             continue;
         }
@@ -182,5 +193,23 @@ mod tests {
         let found = url_credentials(presigned, false);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].1, "X-Amz-Signature");
+    }
+
+    /// A support ticket's number in a path (Zendesk's `/tickets/<id>.json`) is an object's
+    /// id; a random segment after `/reset_password/` is a one-time link's secret.
+    /// Regression (issue 41): every deleted-ticket test of a Zendesk client failed the gate.
+    #[test]
+    fn a_tickets_number_is_no_one_time_link() {
+        for url in [
+            "https://x.zendesk.com/api/v2/tickets/9223372036854775807.json",
+            "https://x.zendesk.com/api/v2/ticket_fields/360012345678901.json",
+        ] {
+            assert!(ticket_segments(url, false).is_empty(), "{url}");
+        }
+        let found = ticket_segments(
+            "https://app.example.com/reset_password/Q7fKz2PmA9xLw3RtYb8N",
+            false,
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
     }
 }
