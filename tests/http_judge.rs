@@ -1595,3 +1595,63 @@ fn a_token_that_is_the_id_of_a_public_link_is_no_credential() {
         assert_eq!(!found.is_empty(), real, "{field}: {found:?}");
     }
 }
+
+/// A vcrpy cassette whose project hooks keep the response body as data (`body: {data:
+/// {...}}`, as Cloud Custodian's Azure tests write it and turn back into text on replay) is
+/// read and judged: no `parse` error, and a key inside the data is found. Regression: 400
+/// files of one project were each a false `parse` error.
+#[test]
+fn a_body_kept_as_data_by_the_projects_hooks_is_read_and_judged() {
+    let cassette = |data: &str| {
+        format!(
+            "{{\"version\": 1, \"interactions\": [{{\"request\": {{\"method\": \"GET\", \"uri\": \"https://management.example.com/subscriptions/1/accounts\", \"body\": null, \"headers\": {{}}}}, \"response\": {{\"status\": {{\"code\": 200, \"message\": \"OK\"}}, \"headers\": {{\"content-type\": [\"application/json\"]}}, \"body\": {{\"data\": {data}}}}}}}]}}"
+        )
+    };
+    let t = TestDir::new();
+    t.write(
+        "tests/cassettes/accounts.json",
+        cassette(r#"{"value": [{"id": "/subscriptions/1/accounts/a", "name": "a"}]}"#),
+    );
+    let run = t.vcr(&["verify", "--format", "json", "."]);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    assert_eq!(run.json()["summary"]["http"]["vcrpy"], 1, "{}", run.stdout);
+
+    let t = TestDir::new();
+    t.write(
+        "tests/cassettes/keys.json",
+        cassette(r#"{"keys": [{"name": "key1", "value": "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2kWm4v"}]}"#),
+    );
+    let found = t.vcr(&["verify", "--format", "json", "."]).json()["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap().to_owned())
+        .collect::<Vec<_>>();
+    assert!(found.contains(&"leak/secret".to_owned()), "{found:?}");
+    assert!(!found.contains(&"parse".to_owned()), "{found:?}");
+}
+
+/// A HAR header without `value` (Polly writes so a header whose value was `undefined`, and
+/// loads it) is a header with nothing in it; the file is read and judged, and `normalize`
+/// scrubs it leaving that header as it was. Regression: every such file was a `parse` error.
+#[test]
+fn a_har_header_without_a_value_is_read() {
+    let key = "sk-proj-Q7x9q2LmZp3xR8vLT5nB1cD4eF6gHj2kWm4v";
+    let har = format!(
+        r#"{{"log": {{"version": "1.2", "creator": {{"name": "Polly.JS", "version": "6"}}, "entries": [{{"request": {{"method": "GET", "url": "https://api.example.com/v1/blocks", "headers": [{{"name": "x-api-key", "value": "{key}"}}], "queryString": [], "cookies": [], "headersSize": -1, "bodySize": 0, "httpVersion": "HTTP/1.1"}}, "response": {{"status": 200, "statusText": "OK", "headers": [{{"name": "hasprop"}}, {{"name": "content-type", "value": "application/json"}}], "content": {{"mimeType": "application/json", "text": "{{}}", "size": 2}}, "cookies": [], "headersSize": -1, "bodySize": -1, "redirectURL": "", "httpVersion": "HTTP/1.1"}}, "startedDateTime": "2025-01-01T00:00:00.000Z", "time": 1, "timings": {{}}, "cache": {{}}}}]}}}}"#
+    );
+    let t = TestDir::new();
+    t.write("recordings/blocks/recording.har", &har);
+    let doc = t.vcr(&["verify", "--format", "json", "."]).json();
+    let ids: Vec<&str> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["leak/secret"], "{doc:#}");
+    t.vcr(&["normalize"]).code(0);
+    let after = t.read("recordings/blocks/recording.har");
+    assert!(!after.contains(key), "{after}");
+    assert!(after.contains(r#"{"name": "hasprop"}"#), "{after}");
+}

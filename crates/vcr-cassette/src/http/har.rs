@@ -25,7 +25,7 @@ use vcr_json::Part;
 use super::recorder::{Filtered, Format, Head, How, RecordMode, RecordRun, Recorder, has};
 use super::walk::{At, base64_bytes};
 use super::windows::Windows;
-use super::{Body, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
+use super::{Body, Field, Header, HttpCassette, Interaction, ReadError, Request, Response, Sidecars};
 
 /// Whether the document is a HAR log: a mapping whose `log` is a mapping with `entries`.
 pub(super) fn matches(root: &Node) -> bool {
@@ -161,7 +161,19 @@ fn headers(message: &At<'_>) -> Result<Vec<Header>, ReadError> {
     let mut headers = Vec::new();
     for pair in list.items()? {
         let name = pair.need("name")?.into_field()?.text;
-        let value = pair.need("value")?;
+        // Polly writes a header whose value was `undefined` without `value` (JSON drops
+        // it) and loads it so: a header with nothing in it, not a `parse` error.
+        let Some(value) = pair.get("value") else {
+            headers.push(Header {
+                name,
+                value: Field {
+                    text: String::new(),
+                    at: None,
+                    path: pair.path.clone(),
+                },
+            });
+            continue;
+        };
         let values = match value.node.as_seq() {
             Some(_) => value.items()?,
             None => vec![value],

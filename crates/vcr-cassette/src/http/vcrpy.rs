@@ -181,7 +181,8 @@ fn response(r: &At<'_>) -> Result<Response, ReadError> {
     })
 }
 
-/// A body: a string, `!!binary`, or `{string: ...}` holding either.
+/// A body: a string, `!!binary`, `{string: ...}` holding either, or a mapping without
+/// `string` (data a project's hooks keep: `{data: ...}`).
 fn body(b: &At<'_>) -> Result<Option<Body>, ReadError> {
     match b.node.as_map() {
         None => b.body_bytes(),
@@ -189,7 +190,13 @@ fn body(b: &At<'_>) -> Result<Option<Body>, ReadError> {
         Some(_) => match b.node.get("string") {
             Some(string) if string.is_null() => Ok(None),
             Some(_) => b.need("string")?.body_bytes(),
-            None => Err(b.error(format!("{} has no `string`", b.path))),
+            // A project's own hooks may keep a body as data (Cloud Custodian's Azure tests
+            // write `body: {data: {...}}` and turn it back into text on replay): what the
+            // suite loads is judged as the data it holds, never a `parse` error.
+            None => Ok(Some(match b.get("data") {
+                Some(data) => data.body_data(),
+                None => b.body_data(),
+            })),
         },
     }
 }
@@ -1005,13 +1012,6 @@ responses:
             "interactions:\n- request:\n    method: GET\n    uri: http://x/\n    body: !!binary '@@@'\n  response: {}\n",
             "interactions[0].request.body is not valid base64",
             "'@@@'",
-        );
-        // A request body that is a mapping is what aiohttp sent (read as data); a response
-        // body is always `{string: ...}`.
-        case(
-            "interactions:\n- request:\n    method: GET\n    uri: http://x/\n  response:\n    body: {data: x}\n",
-            "interactions[0].response.body has no `string`",
-            "{data: x}",
         );
         case(
             "interactions:\n- request:\n    method: [GET]\n    uri: http://x/\n  response: {}\n",
