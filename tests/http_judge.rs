@@ -1655,3 +1655,26 @@ fn a_har_header_without_a_value_is_read() {
     assert!(!after.contains(key), "{after}");
     assert!(after.contains(r#"{"name": "hasprop"}"#), "{after}");
 }
+
+/// A request header naming a session's id whose value is a UUID (Claude Code's
+/// `X-Claude-Code-Session-Id`) names a conversation: no finding; a random session token in
+/// the same header is still a credential. Regression (issue 41): every recorded call of a
+/// tracer's Claude Code tests failed the gate.
+#[test]
+fn a_session_id_that_is_a_uuid_names_a_conversation() {
+    for (value, real) in [
+        ("eba7676d-4c5a-4e8a-8f82-9fc2c50cf6e1", false),
+        ("Q7fKz2PmA9xLw3RtYb8NcV5hJ1sDk4Wm", true),
+    ] {
+        let found = errors(
+            "cassettes/agent.yaml",
+            &vcrpy(
+                &format!("      X-Claude-Code-Session-Id:\n      - {value}\n"),
+                "https://api.example.com/v1/messages",
+                "ok",
+                "",
+            ),
+        );
+        assert_eq!(!found.is_empty(), real, "{value}: {found:?}");
+    }
+}

@@ -815,7 +815,11 @@ impl<'a> Collect<'a> {
             let name = header.name.as_str();
             let value = &header.value;
             let path = || header_path(&value.path, name);
-            if is_credential_header(name, side) {
+            // A session's id that is a UUID names a conversation (Claude Code's
+            // `X-Claude-Code-Session-Id`), as a field of that name does: an id, read as
+            // any header's text, not judged as a credential.
+            let conversation = names_a_session(name) && credential::is_uuid(value.text.trim());
+            if !conversation && is_credential_header(name, side) {
                 // `accessKey=...; secretKey=...` (Tenable's `X-ApiKeys`): each value judged
                 // by the name beside it.
                 let pairs = key_value_pairs(&value.text);
