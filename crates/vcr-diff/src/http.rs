@@ -230,10 +230,7 @@ const VOLATILE_PARAMETERS: [&str; 23] = [
 fn volatile_value(value: &str) -> bool {
     let v = body::percent_decode(value);
     let is = |f: fn(char) -> bool| v.chars().all(f);
-    let uuid = v.len() == 36
-        && v.char_indices().all(|(i, c)| {
-            matches!(i, 8 | 13 | 18 | 23) == (c == '-') && (c == '-' || c.is_ascii_hexdigit())
-        });
+    let uuid = is_uuid(v.as_bytes());
     let date = v.len() >= 10
         && v.as_bytes()[..4].iter().all(u8::is_ascii_digit)
         && v.as_bytes()[4] == b'-'
@@ -583,11 +580,7 @@ fn tolerant_target(path: &str, query: &str) -> String {
 fn mask_uuids(value: &str) -> std::borrow::Cow<'_, str> {
     let bytes = value.as_bytes();
     let is_uuid_at = |at: usize| {
-        bytes.len() >= at + 36
-            && bytes[at..at + 36].iter().enumerate().all(|(i, b)| {
-                matches!(i, 8 | 13 | 18 | 23) == (*b == b'-')
-                    && (*b == b'-' || b.is_ascii_hexdigit())
-            })
+        bytes.get(at..at + 36).is_some_and(is_uuid)
             && (at == 0 || !bytes[at - 1].is_ascii_hexdigit())
             && bytes.get(at + 36).is_none_or(|b| !b.is_ascii_hexdigit())
     };
@@ -607,6 +600,14 @@ fn mask_uuids(value: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// Whether `bytes` are a UUID: 8-4-4-4-12 hex digits.
+fn is_uuid(bytes: &[u8]) -> bool {
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| {
+            matches!(i, 8 | 13 | 18 | 23) == (*b == b'-') && (*b == b'-' || b.is_ascii_hexdigit())
+        })
 }
 
 fn sha1_hex(bytes: &[u8]) -> String {

@@ -14,10 +14,11 @@
 //! `*.env` file are where a team keeps its *real* keys, and the same key in a cassette is the
 //! leak this gate exists for; such files are never read, so their values stay errors.
 //!
-//! The sources are read once per run, only when a secret is found: every file under the
+//! The sources are read once per run, only when a secret (or a `leak/uuid`, which a
+//! constant the sources write is not) is found: every file under the
 //! project root with a source extension, up to 1 MiB each and 20,000 in all, without the
 //! folders tools make (`.git`, `node_modules`, `target`, virtualenvs, caches). Each is cut into
-//! runs of token characters of 12 or more, kept as hashes.
+//! runs of token characters of 12 or more, and string literals of 8 or more, kept as hashes.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
