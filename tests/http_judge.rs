@@ -1678,3 +1678,57 @@ fn a_session_id_that_is_a_uuid_names_a_conversation() {
         assert_eq!(!found.is_empty(), real, "{value}: {found:?}");
     }
 }
+
+/// What a name or a value says of itself, each beside the real credential it must not hide
+/// (issue 41, classes of a blind set): a pagination cursor, Rails' CSRF token and a domain's
+/// published validation token are no secrets by their names; a service's URL under a
+/// credential's name, a product's tier (`ManagedDiskS4`) and a session's log position without
+/// letters (`0:-1#13`) are none by their values. The same names with random keys, a URL with
+/// a key in its query, and a letterless password stay errors.
+#[test]
+fn names_and_values_that_say_they_are_no_credential() {
+    let key = "Q7fKz2PmA9xLw3RtYb8NcV5hJ1sDk4Wm";
+    let field = |name: &str, value: &str| {
+        errors(
+            "cassettes/api.yaml",
+            &vcrpy(
+                "",
+                "https://api.example.com/v1/items",
+                &format!(r#"{{"{name}": "{value}", "total": 3}}"#),
+                "",
+            ),
+        )
+    };
+    for (name, value, real) in [
+        ("PaginationToken", key, false),
+        ("authenticity_token", key, false),
+        ("validationToken", key, false),
+        ("refreshToken", key, true),
+        ("Token", "https://eastus.api.example.com/speech/v1", false),
+        ("Token", key, true),
+        ("_skuToken", "ManagedDiskS4", false),
+        ("_skuToken", "Kq7vZ2mXw9Lr4TS4", true),
+        ("password", "4821:9930#7", true),
+    ] {
+        let found = field(name, value);
+        assert_eq!(!found.is_empty(), real, "{name}={value}: {found:?}");
+    }
+    // A key in the query of a URL under the same name is judged where it stands.
+    let found = field(
+        "Token",
+        &format!("https://api.example.com/v1/hook?api_key={key}"),
+    );
+    assert!(found.iter().any(|f| f.contains("api_key")), "{found:?}");
+    for (value, real) in [("0:-1#13", false), (key, true)] {
+        let found = errors(
+            "cassettes/cosmos.yaml",
+            &vcrpy(
+                "",
+                "https://db.example.com/dbs/d/colls/c",
+                "{}",
+                &format!("      x-ms-session-token:\n      - '{value}'\n"),
+            ),
+        );
+        assert_eq!(!found.is_empty(), real, "{value}: {found:?}");
+    }
+}

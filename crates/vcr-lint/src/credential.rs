@@ -143,6 +143,9 @@ pub(crate) fn named(
     if name.eq_ignore_ascii_case("token") && !is_token_shaped(credential) {
         return Err(reason::TEXT_TOKEN);
     }
+    if is_letterless_count(credential) && !names_a_password(name) {
+        return Err(reason::NO_LETTERS);
+    }
     let start = lead + (text.len() - credential.len());
     Ok(Hit {
         detector,
@@ -162,6 +165,40 @@ pub(crate) fn named(
             _ => reason::NAMED_HEADER,
         },
     })
+}
+
+/// A value with no letter, below [`TOKEN_FLOOR_BITS`], and not a number alone (`0:-1#13`,
+/// Cosmos DB's session token, a log position): no API key or bearer token is written
+/// without letters, and a number alone is left to the rules that judge numbers.
+fn is_letterless_count(value: &str) -> bool {
+    !value.bytes().any(|b| b.is_ascii_alphabetic())
+        && !value.bytes().all(|b| b.is_ascii_digit())
+        && shape_bits(value) < TOKEN_FLOOR_BITS
+}
+
+/// Whether a name says it holds a password or a PIN, which people do write with digits and
+/// symbols alone.
+fn names_a_password(name: &str) -> bool {
+    words::name_words(name).iter().any(|w| {
+        w.contains("pass") || w.contains("pwd") || matches!(w.as_str(), "pin" | "code" | "otp")
+    })
+}
+
+/// Whether a value is a URL with no user-info (`https://host/path?q`): the address of a
+/// service, whatever name holds it (an endpoint list keyed by product, `"Token":
+/// "https://..."`). The credentials a URL can carry, in its user-info or its query, are
+/// judged where they stand by the URL rules.
+fn is_plain_url(text: &str) -> bool {
+    let Some((scheme, rest)) = text.split_once("://") else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    matches!(
+        scheme.to_ascii_lowercase().as_str(),
+        "http" | "https" | "wss" | "ws"
+    ) && !authority.is_empty()
+        && !authority.contains('@')
+        && !text.contains(char::is_whitespace)
 }
 
 /// Whether a named credential's value is words a reviewer reads as a test value: fake words
@@ -361,6 +398,8 @@ fn rejected_whole(text: &str) -> Option<&'static str> {
         Some(reason::PLACEHOLDER)
     } else if redacted_pem(text) {
         Some(reason::REDACTED_PEM)
+    } else if is_plain_url(text) {
+        Some(reason::PLAIN_URL)
     } else {
         None
     }

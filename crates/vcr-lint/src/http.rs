@@ -164,6 +164,8 @@ fn credential_header_by_name(name: &str, side: Side) -> bool {
         "cursor",
         "next",
         "page",
+        "pagination",
+        "paging",
         // A request's idempotency key (`X-Goog-Gcs-Idempotency-Token`): a retry's id.
         "idempotency",
     ];
@@ -508,10 +510,18 @@ fn names_a_secret(name: &str) -> bool {
         "prev",
         "previous",
         "page",
+        "pagination",
+        "paging",
         "continuation",
         "cursor",
         "csrf",
         "xsrf",
+        // Rails' name for its CSRF token (`authenticity_token`).
+        "authenticity",
+        // A challenge published by design: a domain's validation token is a DNS record, a
+        // webhook's is echoed back by the endpoint that receives it.
+        "validation",
+        "challenge",
         "max",
         "min",
         "count",

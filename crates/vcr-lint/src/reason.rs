@@ -129,3 +129,9 @@ pub(super) const TOO_LARGE_TO_SCAN: &str = "it decompresses past 100 times its r
 
 /// A body whose hidden layers inflated to their cap.
 pub(super) const HIDDEN_TOO_LARGE: &str = "gzip inside a layer it encodes (base64 in a JSON string) inflates past 8 MiB: the zip-bomb guard of the hidden layers stops there, and what lies past it was not read";
+
+/// A URL with no user-info under a credential's name.
+pub(super) const PLAIN_URL: &str = "a URL with no user-info: a service's address, not a credential (the credentials a URL can carry, in its user-info or its query, are judged where they stand)";
+
+/// A value without letters.
+pub(super) const NO_LETTERS: &str = "no letters, not a number alone, and below 48 bits (`0:-1#13`: a session's log position, a sequence): no key or token is written so; a password or PIN name keeps it";

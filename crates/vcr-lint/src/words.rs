@@ -112,6 +112,17 @@ pub(crate) fn typed(value: &str, own: &[&str]) -> Option<Typed> {
         own_only = false;
         any = true;
         if piece.len() == 1 {
+            // A tier or size after two words (`ManagedDiskS4`, `StandardTierP2`): one letter
+            // and the number that ends the value. A random key would have to be dictionary
+            // words up to its last three characters.
+            let tier = count >= 2
+                && long_word
+                && bytes[start].is_ascii_alphabetic()
+                && end < bytes.len()
+                && bytes[end..].iter().all(u8::is_ascii_digit);
+            if tier {
+                continue;
+            }
             return None;
         }
         // In a sentence (pieces a space sets apart: `My bearer token is safe`, R vcr's way
@@ -257,6 +268,8 @@ mod tests {
             // R vcr projects filter a header with a sentence about it.
             ("My bearer token is safe", "Authorization", Typed::Words),
             ("My oauth token is safe", "Authorization", Typed::Words),
+            // A product's tier after its words (an Azure SKU under `_skuToken`).
+            ("ManagedDiskS4", "_skuToken", Typed::Words),
         ] {
             assert_eq!(typed(value, &own(name)), Some(why), "{value}");
         }
@@ -272,6 +285,11 @@ mod tests {
             // Two letters glued to others are no word, sentence or not.
             "ab is Kq7vZ2mXw9",
             "isKq7vZ2mXw9Lr4T",
+            // One letter and a number end a value only after two words.
+            "DiskS4",
+            "ManagedS4x",
+            "ManagedDiskS4Q",
+            "ManagedQDisk4",
         ] {
             assert_eq!(typed(value, &own("password")), None, "{value}");
         }
