@@ -1732,3 +1732,112 @@ fn names_and_values_that_say_they_are_no_credential() {
         assert_eq!(!found.is_empty(), real, "{value}: {found:?}");
     }
 }
+
+/// A vcrpy interaction as YAML list item: method, URI, request headers and body (YAML lines
+/// indented by six), response headers.
+fn exchange(
+    method: &str,
+    uri: &str,
+    request_headers: &str,
+    body: &str,
+    response_headers: &str,
+) -> String {
+    format!(
+        "- request:\n    body: {body}\n    headers:\n{request_headers}    method: {method}\n    uri: {uri}\n  response:\n    body:\n      string: ok\n    headers:\n{response_headers}    status:\n      code: 200\n      message: OK\n"
+    )
+}
+
+/// A session cookie a site set in answer to an anonymous visit and got back is that visit's
+/// (a subtitle site's PHP session while a test downloads a file): no credential. The same
+/// cookie is one once a request signs in with it (a login form, a filtered `Authorization`,
+/// whose real value went out), and a cookie the cassette never saw set is judged as ever.
+/// Regression (issue 41): 21 files of one project failed the gate on anonymous sessions.
+#[test]
+fn a_session_cookie_of_an_anonymous_visit_is_no_credential() {
+    let sid = "5mq7715p5aoo1rpgkibn1pir54";
+    let set = format!("      Set-Cookie:\n      - PHPSESSID={sid}; path=/\n");
+    let sent = format!("      Cookie:\n      - PHPSESSID={sid}\n");
+    let cassette = |first_headers: &str, second: &str| {
+        format!(
+            "interactions:\n{}{}{}version: 1\n",
+            exchange(
+                "GET",
+                "https://subs.example.com/",
+                first_headers,
+                "null",
+                &set
+            ),
+            second,
+            exchange("GET", "https://subs.example.com/file/1", &sent, "null", ""),
+        )
+    };
+    let login = exchange(
+        "POST",
+        "https://subs.example.com/login",
+        &sent,
+        "'username=ann&password=%3CPASSWORD%3E'",
+        "",
+    );
+    for (content, real, why) in [
+        (cassette("", ""), false, "anonymous visit"),
+        (cassette("", &login), true, "a login with that session"),
+        (
+            cassette("      Authorization:\n      - Basic <FILTERED>\n", ""),
+            true,
+            "a filtered Authorization went out",
+        ),
+        (
+            format!(
+                "interactions:\n{}version: 1\n",
+                exchange("GET", "https://subs.example.com/file/1", &sent, "null", "")
+            ),
+            true,
+            "never seen set",
+        ),
+    ] {
+        let found = errors("cassettes/subs.yaml", &content);
+        let cookie = found.iter().any(|f| f.contains("PHPSESSID"));
+        assert_eq!(cookie, real, "{why}: {found:?}");
+    }
+}
+
+/// Names a request gives a credential that no list holds: a `key` header (a UUID is a key
+/// there), a meeting link's `pwd`; and a key word inside a longer name is that name's
+/// (`page-token` is a cursor, `access-token` a credential). Regressions (issue 41): an API
+/// key sent in every request under `key` passed; every paged request of a client failed.
+#[test]
+fn a_key_header_and_a_meeting_passcode_are_credentials_a_page_token_is_not() {
+    let uuid = "376bf3a1-8c2e-4d7f-9b1a-5e6c7d8f9a0b";
+    let header = |name: &str| {
+        errors(
+            "cassettes/key.yaml",
+            &vcrpy(
+                &format!("      {name}:\n      - {uuid}\n"),
+                "https://sentinel.example.com/api/whoami",
+                "{}",
+                "",
+            ),
+        )
+    };
+    assert!(!header("key").is_empty(), "a `key` request header");
+    assert!(
+        !header("X-Service-Key").is_empty(),
+        "a `-Key` request header"
+    );
+    assert!(header("Sec-WebSocket-Key").is_empty(), "a protocol nonce");
+    let url = |query: &str| {
+        errors(
+            "cassettes/url.yaml",
+            &vcrpy(
+                "",
+                &format!("https://api.example.com/v2/pipeline?{query}"),
+                "{}",
+                "",
+            ),
+        )
+    };
+    let random = "AO9ui98bRBMcS5zJdLZ_2nQNXj02hSloERalNRu7GlP40GJ7t";
+    assert!(url(&format!("org=a&page-token={random}")).is_empty());
+    assert!(!url(&format!("org=a&access-token={random}")).is_empty());
+    assert!(!url("j=4440405982&pwd=c0JidmL0Qm9yZ2RhS3pLbmN4VnpqZz09").is_empty());
+}

@@ -33,6 +33,13 @@ pub(super) fn credential(
         return Err(reason::KEY_INSIDE_A_NAME);
     }
     let key = credential_key_name(matched, detector.kind);
+    // A key found at a `-` inside a longer name (`page-token=` in a query) is that name's,
+    // and judged by it: a cursor's name is no credential's.
+    if let Some(whole) = hyphenated_name(bytes, key_start, &key)
+        && super::http::names_no_secret(&whole)
+    {
+        return Err(reason::KEY_INSIDE_A_NAME);
+    }
     // A key after `?` or `&` is a query parameter whatever pattern found it: its value ends
     // at the next `&`. Read to the end of the line instead, each of a URL's thousand
     // `token=` parameters read all the others (quadratic, issue 44) and its masked text held
@@ -476,6 +483,19 @@ fn sigv4_credential(
         text: id,
         reason: reason::SIGV4,
     })
+}
+
+/// The whole name when the key at `key_start` follows a `-` that joins it to a word before
+/// (`page-token`), else `None`.
+fn hyphenated_name(bytes: &[u8], key_start: usize, key: &str) -> Option<String> {
+    if key_start < 2 || bytes[key_start - 1] != b'-' || !is_name_byte(bytes[key_start - 2]) {
+        return None;
+    }
+    let from = bytes[..key_start]
+        .iter()
+        .rposition(|&b| !(is_name_byte(b) || b == b'-'))
+        .map_or(0, |i| i + 1);
+    Some(format!("{}{key}", lossy(&bytes[from..key_start])))
 }
 
 /// The key name inside a credential match (`"Authorization":` → `Authorization`).

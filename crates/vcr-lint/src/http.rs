@@ -49,7 +49,7 @@ use vcr_cassette::http::body::{self, Leaf};
 use vcr_cassette::http::{Body, Field, Header, HttpCassette, Matched};
 
 use super::{Hit, LeakFamily, MACHINE_PATH, Scanner, credential};
-use evidence::{Exchange, run_made};
+use evidence::{Exchange, Sessions, run_made};
 pub use places::{Place, places};
 use url::{URL_HEADERS, parameter_credentials, url_credentials};
 
@@ -175,6 +175,14 @@ fn credential_header_by_name(name: &str, side: Side) -> bool {
             .any(|w| lower.contains(w))
             || lower.ends_with("-token")
             || lower.ends_with("_token")
+            // A request's `key` header, or one named for a key (`X-Service-Key`): what else a
+            // client sends under that name is a key, not a nonce of the protocol
+            // (`Sec-WebSocket-Key`) or a key of a cache or a public one.
+            || (side == Side::Request
+                && (lower == "key" || lower.ends_with("-key") || lower.ends_with("_key"))
+                && !["websocket", "cache", "public"]
+                    .iter()
+                    .any(|w| lower.contains(w)))
             // A request's session header carries a session; a response's names one (an
             // Azure ML model session, a request's trace).
             || (side == Side::Request && lower.contains("session")))
@@ -193,6 +201,10 @@ const CREDENTIAL_PARAMETERS: &[&str] = &[
     "id_token",
     "client_secret",
     "password",
+    "passwd",
+    "passcode",
+    // A meeting link's passcode (Zoom's `/j/<id>?pwd=...`).
+    "pwd",
     "secret",
     "x-amz-security-token",
     "x-amz-signature",
@@ -496,6 +508,72 @@ pub(crate) fn names_a_session(name: &str) -> bool {
     )
 }
 
+/// Words of a name that say its value is no secret, whatever word ends it: a cursor, a
+/// count, a kind, a CSRF pairing, a challenge published by design ([`names_a_secret`]).
+const NOT_A_SECRET: &[&str] = &[
+    "next",
+    "prev",
+    "previous",
+    "page",
+    "pagination",
+    "paging",
+    "continuation",
+    "cursor",
+    "csrf",
+    "xsrf",
+    // Rails' name for its CSRF token (`authenticity_token`).
+    "authenticity",
+    // A challenge published by design: a domain's validation token is a DNS record, a
+    // webhook's is echoed back by the endpoint that receives it.
+    "validation",
+    "challenge",
+    "max",
+    "min",
+    "count",
+    "type",
+    "limit",
+    "usage",
+    "input",
+    "output",
+    "prompt",
+    "completion",
+    "total",
+    "num",
+    "expires",
+    "expiry",
+    "expiration",
+    "length",
+    "policy",
+    "hint",
+    "name",
+    "url",
+    "uri",
+    "endpoint",
+    "enabled",
+    "required",
+    "reset",
+    "changed",
+    "last",
+    "set",
+    "has",
+    "is",
+    "sync",
+    "geo",
+    "search",
+    "query",
+    "public",
+    "hashed",
+    "hash",
+    // A request's idempotency key (AWS's `ClientRequestToken`, `idempotencyToken`).
+    "idempotency",
+    "idempotent",
+];
+
+/// Whether a name has a word of [`NOT_A_SECRET`] (`page-token`, `csrf-token`).
+pub(crate) fn names_no_secret(name: &str) -> bool {
+    (super::words::name_words(name).iter()).any(|w| NOT_A_SECRET.contains(&w.as_str()))
+}
+
 /// Whether a field's name says it holds a secret by its last word (`activationToken`,
 /// `tempPassword`, `recovery_token`, `webhookSecret`) or two (`mailer_api_key`), and none of its words says it is a
 /// cursor, a count, a kind or a CSRF pairing (`next_token`, `max_tokens`, `token_type`).
@@ -505,64 +583,6 @@ fn names_a_secret(name: &str) -> bool {
     let Some(last) = words.last() else {
         return false;
     };
-    let not = [
-        "next",
-        "prev",
-        "previous",
-        "page",
-        "pagination",
-        "paging",
-        "continuation",
-        "cursor",
-        "csrf",
-        "xsrf",
-        // Rails' name for its CSRF token (`authenticity_token`).
-        "authenticity",
-        // A challenge published by design: a domain's validation token is a DNS record, a
-        // webhook's is echoed back by the endpoint that receives it.
-        "validation",
-        "challenge",
-        "max",
-        "min",
-        "count",
-        "type",
-        "limit",
-        "usage",
-        "input",
-        "output",
-        "prompt",
-        "completion",
-        "total",
-        "num",
-        "expires",
-        "expiry",
-        "expiration",
-        "length",
-        "policy",
-        "hint",
-        "name",
-        "url",
-        "uri",
-        "endpoint",
-        "enabled",
-        "required",
-        "reset",
-        "changed",
-        "last",
-        "set",
-        "has",
-        "is",
-        "sync",
-        "geo",
-        "search",
-        "query",
-        "public",
-        "hashed",
-        "hash",
-        // A request's idempotency key (AWS's `ClientRequestToken`, `idempotencyToken`).
-        "idempotency",
-        "idempotent",
-    ];
     if words.len() >= 3 && words[words.len() - 3] == "client" && words[words.len() - 2] == "request"
     {
         return false;
@@ -572,7 +592,7 @@ fn names_a_secret(name: &str) -> bool {
     let api_key =
         last == "apikey" || (last == "key" && words.len() >= 2 && words[words.len() - 2] == "api");
     (["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str()) || api_key)
-        && !words.iter().any(|w| not.contains(&w.as_str()))
+        && !words.iter().any(|w| NOT_A_SECRET.contains(&w.as_str()))
 }
 
 /// Cookie names that hold a session or a credential.
@@ -770,6 +790,8 @@ struct Collect<'a> {
     named: Vec<HttpLeak>,
     /// What each interaction says of its request's ids and times, by index.
     exchanges: Vec<Exchange>,
+    /// What the requests so far did, this window's and the earlier windows'.
+    sessions: Sessions,
 }
 
 impl<'a> Collect<'a> {
@@ -850,8 +872,13 @@ impl<'a> Collect<'a> {
             // A cookie set in answer to a request that carried no credential and no login
             // names a browser (a visit, a bot check), not an account: it is not one.
             if name.eq_ignore_ascii_case("set-cookie") && self.anonymous(side, interaction) {
+                if let Some(cookie) = value.text.split(';').next() {
+                    self.sessions.anonymous.insert(cookie.trim().to_owned());
+                }
                 continue;
             }
+            // The same cookie sent back before any request signed in is that visit still.
+            let signed_in = self.exchanges.get(interaction).is_some_and(|e| e.signed_in);
             if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
                 let cookies = value.text.split(';');
                 let take = if name.eq_ignore_ascii_case("cookie") {
@@ -871,6 +898,12 @@ impl<'a> Collect<'a> {
                     let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
                         continue;
                     };
+                    if side == Side::Request
+                        && !signed_in
+                        && self.sessions.anonymous.contains(cookie.trim())
+                    {
+                        continue;
+                    }
                     let cookie_value = body::percent_decode(cookie_value);
                     if is_session_credential(cookie_name, &cookie_value)
                         && let Ok(hit) =
@@ -1316,8 +1349,8 @@ pub struct Leaks<'s> {
     /// How many interactions the windows so far held: the next window's first index.
     base: usize,
     leaks: Vec<HttpLeak>,
-    /// Whether a request of an earlier window carried a credential or a login.
-    logged_in: bool,
+    /// What the requests of the earlier windows did.
+    sessions: Sessions,
     /// Ids and times judged errors in their window, each with its interaction's index in
     /// the whole cassette, unless an earlier window's response handed them out.
     pending: Vec<(HttpLeak, usize)>,
@@ -1334,7 +1367,7 @@ impl<'s> Leaks<'s> {
             commented: false,
             base: 0,
             leaks: Vec::new(),
-            logged_in: false,
+            sessions: Sessions::default(),
             pending: Vec::new(),
             outside: Vec::new(),
         }
@@ -1342,8 +1375,9 @@ impl<'s> Leaks<'s> {
 
     /// The leaks of the next window (`file` is the whole decompressed text).
     pub fn add(&mut self, window: &HttpCassette, file: &[u8]) {
-        let mut c = collect(window, file, self.scanner, self.matched, self.logged_in);
-        self.logged_in = c.exchanges.last().is_some_and(|e| e.credentialed) || self.logged_in;
+        let sessions = std::mem::take(&mut self.sessions);
+        let mut c = collect(window, file, self.scanner, self.matched, sessions);
+        self.sessions = std::mem::take(&mut c.sessions);
         let mut leaks = std::mem::take(&mut c.named);
         let defer = (self.base > 0).then_some((&mut self.pending, self.base));
         scan_texts(&c, self.scanner, &mut leaks, defer);
@@ -1379,7 +1413,13 @@ impl<'s> Leaks<'s> {
                     base = 0;
                     return;
                 };
-                let c = collect(window, file, self.scanner, self.matched, false);
+                let c = collect(
+                    window,
+                    file,
+                    self.scanner,
+                    self.matched,
+                    Sessions::default(),
+                );
                 for (needle, at) in first_responses(&c, needles.iter().copied()) {
                     let slot = first.entry(needle).or_insert(base + at);
                     *slot = (*slot).min(base + at);
@@ -1403,7 +1443,13 @@ impl<'s> Leaks<'s> {
             let mut held = outside::Held::new(&hits);
             again(&mut |window| match window {
                 Some(window) => {
-                    let c = collect(window, file, self.scanner, self.matched, false);
+                    let c = collect(
+                        window,
+                        file,
+                        self.scanner,
+                        self.matched,
+                        Sessions::default(),
+                    );
                     held.window(&hits, &c);
                 }
                 None => held.clear(),
@@ -1568,7 +1614,7 @@ fn collect<'a>(
     file: &'a [u8],
     scanner: &'a Scanner,
     matched: Matched,
-    logged_in: bool,
+    sessions: Sessions,
 ) -> Collect<'a> {
     let mut c = Collect {
         file,
@@ -1583,10 +1629,12 @@ fn collect<'a>(
         bodies: Vec::new(),
         named: Vec::new(),
         exchanges: Vec::new(),
+        sessions,
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
-        let before = c.exchanges.last().map_or(logged_in, |e| e.credentialed);
-        c.exchanges.push(Exchange::of(interaction, before));
+        let exchange = Exchange::of(interaction, &c.sessions);
+        c.sessions.after(&exchange);
+        c.exchanges.push(exchange);
         let request = &interaction.request;
         let url = &request.url;
         c.field(

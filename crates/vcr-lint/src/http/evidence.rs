@@ -22,6 +22,10 @@ pub(super) struct Exchange {
     /// header, a cookie, a credential query parameter, or a body that names a credential
     /// field. A response while none had is what the server hands to everyone.
     pub(super) credentialed: bool,
+    /// Whether this request or one before it signed in: carried a credential other than a
+    /// cookie, or completed a login. A cookie a server set while none had is a browser's
+    /// visit (a PHP session of an anonymous download) until one does.
+    pub(super) signed_in: bool,
     /// Whether the request went to the recording machine itself (`localhost`, a loopback
     /// address): what its response holds of a home folder (Ollama's `/api/show` answers
     /// with the path of the model file) is the recording person's, not a far server's.
@@ -29,9 +33,8 @@ pub(super) struct Exchange {
 }
 
 impl Exchange {
-    /// The evidence of `interaction`; `before`: whether a request before it carried a
-    /// credential or a login.
-    pub(super) fn of(interaction: &Interaction, before: bool) -> Exchange {
+    /// The evidence of `interaction`, after what the requests before it did (`before`).
+    pub(super) fn of(interaction: &Interaction, before: &Sessions) -> Exchange {
         let status = interaction.response.as_ref().and_then(|r| r.status);
         let date = || {
             (interaction.response.iter())
@@ -39,9 +42,14 @@ impl Exchange {
                 .find(|h| h.name.eq_ignore_ascii_case("date"))
                 .and_then(|h| vcr_cassette::http::parse_time(&h.value.text))
         };
-        let credentialed = before || sent_a_secret(interaction) || is_login(interaction);
+        let signed_in = before.signed_in || signed(interaction) || is_login(interaction);
+        let credentialed = before.credentialed
+            || sent_a_secret(interaction)
+            || is_login(interaction)
+            || sent_a_cookie(interaction);
         Exchange {
             credentialed,
+            signed_in,
             local: is_loopback_url(&interaction.request.url.text),
             time: (interaction.recorded_at.as_ref())
                 .and_then(|f| vcr_cassette::http::parse_time(&f.text))
@@ -77,20 +85,56 @@ fn is_loopback_url(url: &str) -> bool {
         || host == "host.docker.internal"
 }
 
+/// What the requests of a file so far did, carried from window to window of a large one.
+#[derive(Debug, Default)]
+pub(super) struct Sessions {
+    /// Whether a request carried a credential, a cookie or a login.
+    pub(super) credentialed: bool,
+    /// Whether a request signed in ([`Exchange::signed_in`]).
+    pub(super) signed_in: bool,
+    /// The cookies (`name=value`) set in answer to requests while none had carried a
+    /// credential, a cookie or a login: a browser's anonymous session, which the requests
+    /// after send back. One is a credential again once a request signs in.
+    pub(super) anonymous: std::collections::HashSet<String>,
+}
+
+impl Sessions {
+    /// Takes in what `exchange` did.
+    pub(super) fn after(&mut self, exchange: &Exchange) {
+        self.credentialed |= exchange.credentialed;
+        self.signed_in |= exchange.signed_in;
+    }
+}
+
 /// Whether a request sent something the judge takes for a secret: a credential header or a
 /// credential query parameter whose value is one (a placeholder, `SSWS myAPIToken`, is none:
-/// a cookie a server sets in answer to it is no evidence of a login, issue 41), or a cookie
-/// (a session the browser holds already).
+/// a cookie a server sets in answer to it is no evidence of a login, issue 41).
 fn sent_a_secret(interaction: &Interaction) -> bool {
     let request = &interaction.request;
     request.headers.iter().any(|h| {
-        let value = h.value.text.trim();
-        if super::is_credential_header(&h.name, super::Side::Request) {
-            return credential::named("credential-header", &h.name, value, 4).is_ok();
-        }
-        // A cookie sent back says the browser holds a session already.
-        h.name.eq_ignore_ascii_case("cookie") && !value.is_empty()
+        super::is_credential_header(&h.name, super::Side::Request)
+            && credential::named("credential-header", &h.name, h.value.text.trim(), 4).is_ok()
     }) || !super::url::parameter_credentials(&request.url.text, false).is_empty()
+}
+
+/// Whether a request signed in with a credential header or parameter: one that is a
+/// credential, or one a filter replaced (`Basic <%= ... %>`, `<API_KEY>`: the real one went
+/// out). A value the test made up (`SSWS myAPIToken`, a fake Basic account) signed nothing in.
+fn signed(interaction: &Interaction) -> bool {
+    let filtered =
+        |why: &str| [crate::reason::PLACEHOLDER, crate::reason::PLACEHOLDER_TOKEN].contains(&why);
+    let request = &interaction.request;
+    request.headers.iter().any(|h| {
+        super::is_credential_header(&h.name, super::Side::Request)
+            && credential::named("credential-header", &h.name, h.value.text.trim(), 4)
+                .map_or_else(filtered, |_| true)
+    }) || !super::url::parameter_credentials(&request.url.text, false).is_empty()
+}
+
+/// Whether a request sent a cookie: the browser holds a session already.
+fn sent_a_cookie(interaction: &Interaction) -> bool {
+    (interaction.request.headers.iter())
+        .any(|h| h.name.eq_ignore_ascii_case("cookie") && !h.value.text.trim().is_empty())
 }
 
 /// Whether a request completes a login, whatever the values it sent (a filtered password
