@@ -889,3 +889,29 @@ fn bad_usage_and_unreadable_cassettes_exit_2() {
         .code(2)
         .stderr_has("new/fixtures/aaaaaa.json");
 }
+
+/// A fixture known by its name that git finds unchanged in the working tree is identical
+/// without being read (issue 44: `diff --rev` parsed every unchanged fixture of a
+/// repository to say so): one committed unreadable is reported as identical, as git says it
+/// is, while the same bytes in a fixture that changed are read, and are a `parse` error.
+#[test]
+fn rev_takes_a_fixture_git_finds_unchanged_as_identical_without_reading_it() {
+    let t = TestDir::new();
+    put(
+        &t,
+        "",
+        &[json!("kept")],
+        output(&[text("Kept.")], "end_turn", (1, 1), false),
+    );
+    t.write("fixtures/aaaaaa.json", "{\"input\": [");
+    git(&t.root, &["init", "-q"]);
+    git(&t.root, &["add", "."]);
+    git(&t.root, &["commit", "-qm", "record"]);
+    diff(&t, &["--rev", "HEAD"])
+        .code(0)
+        .stdout_has("2 cassettes compared: all identical");
+    t.write("fixtures/aaaaaa.json", "{\"input\": [ ");
+    diff(&t, &["--rev", "HEAD"])
+        .code(2)
+        .stderr_has("fixtures/aaaaaa.json");
+}

@@ -716,6 +716,19 @@ fn compare_pair(
     masker: &Scanner,
 ) -> Result<Option<Entry>, (String, FileProblem)> {
     let kind = pair.new.as_ref().or(pair.old.as_ref()).map(|u| u.kind);
+    // A cassette known by its name that git finds unchanged in the working tree is
+    // identical without a byte read (issue 44: `diff --rev` parsed every unchanged fixture
+    // of a repository to say so). One told by its content is still read: whether it is a
+    // cassette at all is in its bytes.
+    if let (Some(old), Some(new)) = (&pair.old, &pair.new)
+        && new.kind != Kind::Http
+        && old.rel == new.rel
+        && unchanged_in_working_tree(old, new)
+    {
+        let mut entry = entry_of(Vec::new(), true, new.kind, masker);
+        entry.path.clone_from(&new.rel);
+        return Ok(Some(entry));
+    }
     if kind == Some(Kind::Dsh) && options.read.streaming {
         return lockstep::compare_pair(pair, old_side, new_side, options, masker);
     }
