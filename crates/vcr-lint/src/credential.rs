@@ -153,6 +153,14 @@ pub(crate) fn named(
     if is_letterless_count(credential) && !names_a_password(name) {
         return Err(reason::NO_LETTERS);
     }
+    // One English word (`safe`, what R vcr's `filter_request_headers` writes) is no key or
+    // token; people do pick one for a password.
+    if !names_a_password(name)
+        && credential.bytes().all(|b| b.is_ascii_lowercase())
+        && words::is_word(credential)
+    {
+        return Err(reason::ONE_WORD);
+    }
     let start = lead + (text.len() - credential.len());
     Ok(Hit {
         detector,

@@ -175,14 +175,10 @@ fn credential_header_by_name(name: &str, side: Side) -> bool {
             .any(|w| lower.contains(w))
             || lower.ends_with("-token")
             || lower.ends_with("_token")
-            // A request's `key` header, or one named for a key (`X-Service-Key`): what else a
-            // client sends under that name is a key, not a nonce of the protocol
-            // (`Sec-WebSocket-Key`) or a key of a cache or a public one.
-            || (side == Side::Request
-                && (lower == "key" || lower.ends_with("-key") || lower.ends_with("_key"))
-                && !["websocket", "cache", "public"]
-                    .iter()
-                    .any(|w| lower.contains(w)))
+            // A request's `key` header: what else a client sends under that name alone is an
+            // API key. A longer name ending in `-Key` names other keys too (a file's
+            // `x-ms-file-permission-key`, `Sec-WebSocket-Key`).
+            || (side == Side::Request && lower == "key")
             // A request's session header carries a session; a response's names one (an
             // Azure ML model session, a request's trace).
             || (side == Side::Request && lower.contains("session")))
@@ -462,8 +458,45 @@ fn credential_field_name<'l>(leaf: &Leaf<'l>) -> Option<&'l str> {
                 .any(|(k, _)| k.as_str().is_some_and(|k| is_one_of(k, CLIENT_KEYS)))
         });
     let (listed, by_words) = field_name_kind(name);
+    let page = || {
+        leaf.siblings.is_some_and(|entries| {
+            is_page_of_results(entries.iter().filter_map(|(k, _)| k.as_str()))
+        })
+    };
+    if name.eq_ignore_ascii_case("token") && page() {
+        return None;
+    }
     (client_secret || listed || by_words && credential::is_random_shaped(leaf.text.trim()))
         .then_some(name)
+}
+
+/// Whether an object's keys say it is a page of results (`total`, `next`, `offset`,
+/// `has_more` beside `data`) and none says it is a token's grant (`expires_in`,
+/// `token_type`, `scope`): its `token` is the cursor to the next page (a bulk search's).
+fn is_page_of_results<'k>(keys: impl Iterator<Item = &'k str> + Clone) -> bool {
+    let keys = || keys.clone();
+    let paged = [
+        "total",
+        "next",
+        "offset",
+        "has_more",
+        "hasmore",
+        "next_page",
+        "nextpage",
+        "cursor",
+        "total_count",
+        "totalcount",
+    ];
+    let grant = [
+        "expires_in",
+        "expires",
+        "expires_at",
+        "token_type",
+        "refresh_token",
+        "scope",
+    ];
+    keys().any(|k| paged.iter().any(|p| k.eq_ignore_ascii_case(p)))
+        && !keys().any(|k| grant.iter().any(|g| k.eq_ignore_ascii_case(g)))
 }
 
 /// A field's name with `_` and `-` left out, in lower case.

@@ -135,3 +135,6 @@ pub(super) const PLAIN_URL: &str = "a URL with no user-info: a service's address
 
 /// A value without letters.
 pub(super) const NO_LETTERS: &str = "no letters, not a number alone, and below 48 bits (`0:-1#13`: a session's log position, a sequence): no key or token is written so; a password or PIN name keeps it";
+
+/// One English word under a name that is no password's.
+pub(super) const ONE_WORD: &str = "one English word in lower case (`safe`, a filter's replacement): no key or token is one; a password's name keeps it";
