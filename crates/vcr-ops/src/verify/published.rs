@@ -87,8 +87,9 @@ const SKIPPED_DIRS: &[&str] = &[
 
 const MAX_FILE: u64 = 1 << 20;
 const MAX_FILES: usize = 20_000;
-/// The shortest and longest string literal kept whole ([`literals`]).
-const MIN_LITERAL: usize = 8;
+/// The shortest and longest string literal kept whole ([`literals`]): six, the least a
+/// password rule asks (`:password => "smartvm"`, a product's default login in its specs).
+const MIN_LITERAL: usize = 6;
 const MAX_LITERAL: usize = 128;
 /// The shortest run that is looked up.
 const MIN_RUN: usize = 12;
@@ -142,6 +143,13 @@ impl Published {
         }
         let mut runs: Vec<String> = runs(value).map(str::to_owned).collect();
         if let Some(decoded) = basic(value) {
+            // A password a source writes whole, however short its runs (`smartvm`).
+            if let Some((_, password)) = decoded.split_once(':')
+                && password.len() >= MIN_LITERAL
+                && let Some(file) = index.runs.get(&index.hash(password))
+            {
+                return Some(file.as_str());
+            }
             runs = runs_of(&decoded);
         }
         if runs.is_empty() {
@@ -311,6 +319,19 @@ mod tests {
         let basic = base64::engine::general_purpose::STANDARD
             .encode("k7Vq2mZx9Lp4Rw8e:f3a9c1e5b7d2f4a6c8e0b2d4f6a8c0e2");
         assert_eq!(published.source_of(&basic), Some("spec/helper.rb"));
+        // A product's default login, its password written whole and short in a spec.
+        std::fs::write(
+            dir.path().join("spec/provider_spec.rb"),
+            "let(:attrs) { {:username => \"admin\", :password => \"smartvm\"} }\n",
+        )
+        .unwrap();
+        let published = Published::new(dir.path());
+        let login = |pair: &str| base64::engine::general_purpose::STANDARD.encode(pair);
+        assert_eq!(
+            published.source_of(&format!("Basic {}", login("admin:smartvm"))),
+            Some("spec/provider_spec.rb")
+        );
+        assert_eq!(published.source_of(&login("admin:smartvn")), None);
         // A test password whose runs are all short, written whole in a string literal (a
         // Terraform configuration inside a Go test); a piece of it is not the password.
         std::fs::write(
