@@ -1874,3 +1874,37 @@ fn a_key_header_and_a_meeting_passcode_are_credentials_a_page_token_is_not() {
     assert!(!url(&format!("org=a&access-token={random}")).is_empty());
     assert!(!url("j=4440405982&pwd=c0JidmL0Qm9yZ2RhS3pLbmN4VnpqZz09").is_empty());
 }
+
+/// A SOAP login names itself in its body, whatever the path (vCenter's `POST /sdk` with
+/// `<Login><userName>..</userName><password>..</password></Login>`), and a cookie's value
+/// may be quoted (RFC 6265): the session it sets is a credential, in the answer and sent
+/// back. The same exchange without a password element is an anonymous visit. Regression
+/// (issue 41): 16 files of an SDK's vCenter sessions passed.
+#[test]
+fn a_session_set_by_a_soap_login_is_a_credential_even_quoted() {
+    let sid = "7bea484612c4a9d17d2b5e8f3a6c0d9e1b2f4a7c";
+    let set =
+        format!("      set-cookie:\n      - vmware_soap_session=\"{sid}\"; Path=/; HttpOnly;\n");
+    let sent = format!("      Cookie:\n      - vmware_soap_session=\"{sid}\"\n");
+    let cassette = |element: &str| {
+        let body = format!(
+            "'<soapenv:Envelope><soapenv:Body><Login xmlns=\"urn:vim25\"><userName>my_user</userName><{element}>my_password</{element}></Login></soapenv:Body></soapenv:Envelope>'"
+        );
+        format!(
+            "interactions:\n{}{}version: 1\n",
+            exchange("POST", "https://vcsa/sdk", "", &body, &set),
+            exchange("POST", "https://vcsa/sdk", &sent, "null", ""),
+        )
+    };
+    let found = errors("cassettes/vc.yaml", &cassette("password"));
+    assert_eq!(
+        found
+            .iter()
+            .filter(|f| f.contains("vmware_soap_session"))
+            .count(),
+        2,
+        "{found:?}"
+    );
+    let found = errors("cassettes/vc.yaml", &cassette("locale"));
+    assert!(found.is_empty(), "{found:?}");
+}

@@ -937,7 +937,8 @@ impl<'a> Collect<'a> {
                     {
                         continue;
                     }
-                    let cookie_value = body::percent_decode(cookie_value);
+                    // A cookie's value may be quoted (RFC 6265: `sid="7bea..."`).
+                    let cookie_value = body::percent_decode(cookie_value.trim_matches('"'));
                     if is_session_credential(cookie_name, &cookie_value)
                         && let Ok(hit) =
                             credential::named("credential-header", cookie_name, &cookie_value, 8)

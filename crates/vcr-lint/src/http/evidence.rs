@@ -153,6 +153,19 @@ fn is_login(interaction: &Interaction) -> bool {
     if has("samlresponse") || (has("code") && has("state")) {
         return true;
     }
+    // A SOAP login names itself in its body, whatever the path (`POST /sdk` with
+    // `<Login><userName>..</userName><password>..</password></Login>`).
+    if let Some(Body::Bytes { bytes, .. }) = &request.body
+        && bytes.len() <= 1 << 16
+        && memchr::memmem::find(bytes, b"<").is_some()
+    {
+        let lower = bytes.to_ascii_lowercase();
+        if names_element(&lower, &["password", "passwd"])
+            && names_element(&lower, &["username", "user", "login", "name"])
+        {
+            return true;
+        }
+    }
     let path = url.split(['?', '#']).next().unwrap_or_default();
     let path = path.split_once("://").map_or(path, |(_, rest)| rest);
     let path = path
@@ -254,6 +267,32 @@ fn names_field(lower: &[u8], names: &[&str]) -> bool {
             let after = after.trim_ascii_start();
             matches!(before, None | Some(b'"' | b'\'' | b'&' | b'?'))
                 && matches!(after.first(), Some(b':' | b'='))
+        })
+    })
+}
+
+/// Whether a lower-cased XML body has an element of one of `names`, in any namespace
+/// (`<password versionId="5.5">`, `<ns:password>`).
+fn names_element(lower: &[u8], names: &[&str]) -> bool {
+    names.iter().any(|name| {
+        memchr::memmem::find_iter(lower, name.as_bytes()).any(|at| {
+            let before = at.checked_sub(1).map(|i| lower[i]);
+            let after = lower.get(at + name.len()).copied();
+            let opens = match before {
+                Some(b'<') => true,
+                Some(b':') => {
+                    // A namespace prefix: `<` then letters, digits, `_` or `-` up to the `:`.
+                    let head = &lower[..at - 1];
+                    let prefix = head
+                        .iter()
+                        .rev()
+                        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+                        .count();
+                    prefix > 0 && head.len() > prefix && head[head.len() - prefix - 1] == b'<'
+                }
+                _ => false,
+            };
+            opens && matches!(after, Some(b'>' | b' ' | b'/' | b'\t' | b'\n'))
         })
     })
 }
