@@ -315,7 +315,7 @@ interactions:
       "uri": "https://api.easypost.com/v2/refunds?page_size\u003d5\u0026api_key\u003d@Q@"
     },
     "response": {
-      "body": "{\n  \"has_more\": false,\n  \"token\": \"@R@\"\n}",
+      "body": "{\n  \"refunded\": false,\n  \"token\": \"@R@\"\n}",
       "httpVersion": null,
       "headers": { "content-type": [ "application/json; charset\u003dutf-8" ] },
       "status": { "code": 200, "message": "OK" },

@@ -128,6 +128,11 @@ fn response_body(response: &At<'_>) -> Result<Option<Body>, ReadError> {
     let Some(body) = response.get("body") else {
         return Ok(None);
     };
+    // An error's reason as ExVCR stores a term (`["conn_failed", ["error", "nxdomain"]]`
+    // for a failed connection): data, which ExVCR loads, never a `parse` error.
+    if body.node.as_scalar().is_none() && !body.node.is_null() {
+        return Ok(Some(body.body_data()));
+    }
     if !response
         .get("binary")
         .is_some_and(|b| super::is_true(b.node))
@@ -271,6 +276,26 @@ mod tests {
         let root = from_json(text.as_bytes()).unwrap();
         assert!(matches(&root), "not ExVCR: {text}");
         read(&root).unwrap()
+    }
+
+    /// An error as ExVCR stores its reason, a term (`["conn_failed", ["error", "nxdomain"]]`
+    /// for ibrowse's failed connection): the body is that data, read, never a `parse` error.
+    #[test]
+    fn reads_an_error_whose_reason_is_a_term() {
+        let text = r#"[
+  {
+    "request": {"body": "", "headers": [], "method": "get", "options": [], "request_body": "", "url": "http://invalid.example"},
+    "response": {"body": ["conn_failed", ["error", "nxdomain"]], "headers": [], "status_code": null, "type": "error"}
+  }
+]"#;
+        let cassette = read_text(text);
+        let response = cassette.interactions[0].response.as_ref().unwrap();
+        assert_eq!(response.status, None);
+        assert!(
+            matches!(&response.body, Some(crate::http::Body::Data { path, .. }) if path == "[0].response.body"),
+            "{:?}",
+            response.body
+        );
     }
 
     /// As ExVCR writes it with hackney: sorted keys, a JSON-encoded request body, basic

@@ -66,7 +66,11 @@ fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
             body: request.get("body").map_or(Ok(None), |b| body(&b))?,
         },
         response: Some(Response {
-            status: response.get("status").map(|s| status(&s)).transpose()?,
+            status: response
+                .get("status")
+                .map(|s| status(&s))
+                .transpose()?
+                .flatten(),
             headers: response.headers_in("headers")?,
             body: response.get("body").map_or(Ok(None), |b| body(&b))?,
         }),
@@ -78,11 +82,25 @@ fn interaction(item: &At<'_>) -> Result<Interaction, ReadError> {
 }
 
 /// vcr 2's integer, or vcr 1's `{status_code, message, explanation}`.
-fn status(status: &At<'_>) -> Result<u16, ReadError> {
+fn status(status: &At<'_>) -> Result<Option<u16>, ReadError> {
     match status.get("status_code") {
-        Some(code) => code.status(),
-        None => status.status(),
+        Some(code) => code.status().map(Some),
+        // crul's status without its code (`{category: Success, reason: OK, message:
+        // 'Success: (200) OK'}`, as early vcr versions wrote it): the code is in the
+        // message, which R vcr loads as it stands.
+        None if status.node.as_map().is_some() => Ok(status
+            .get("message")
+            .and_then(|m| m.node.as_scalar().map(|s| s.text.to_string()))
+            .and_then(|m| code_in(&m))),
+        None => status.status().map(Some),
     }
+}
+
+/// The status code written inside a message (`Success: (200) OK`).
+fn code_in(message: &str) -> Option<u16> {
+    let open = message.find('(')?;
+    let close = message[open..].find(')')? + open;
+    message[open + 1..close].trim().parse().ok()
 }
 
 /// A body in any of the shapes of either version (a bare string too).
@@ -300,6 +318,50 @@ mod tests {
         let root = yaml::parse(text).unwrap();
         assert!(matches(&root), "not R's vcr: {text}");
         read(&root).unwrap()
+    }
+
+    /// As early vcr versions wrote crul's status: `{category, reason, message}` without
+    /// `status_code`, the code only in the message. R vcr loads it: read, never a `parse`
+    /// error, the code taken from the message, or none.
+    #[test]
+    fn reads_a_status_without_its_code() {
+        let text = "http_interactions:
+- request:
+    method: get
+    uri: https://api.example.com/journal?key=x
+  response:
+    status:
+      category: Success
+      reason: OK
+      message: 'Success: (200) OK'
+    headers:
+      status: HTTP/1.1 200 OK
+    body:
+      encoding: UTF-8
+      string: ok
+  recorded_at: 2019-01-01 10:00:00 GMT
+  recorded_with: vcr/0.2.2, webmockr/0.3.0
+- request:
+    method: get
+    uri: https://api.example.com/journal?key=y
+  response:
+    status:
+      category: Success
+      reason: OK
+    headers: {}
+    body:
+      encoding: UTF-8
+      string: ok
+  recorded_at: 2019-01-01 10:00:00 GMT
+  recorded_with: vcr/0.2.2, webmockr/0.3.0
+";
+        let cassette = read_yaml(text);
+        let statuses: Vec<Option<u16>> = cassette
+            .interactions
+            .iter()
+            .map(|i| i.response.as_ref().and_then(|r| r.status))
+            .collect();
+        assert_eq!(statuses, [Some(200), None]);
     }
 
     /// As vcr 2 writes it (from rgbif's fixtures): an integer status, `raw_gzip`, no request
