@@ -1,8 +1,9 @@
-//! A HAR or a YAML cassette too large to build whole is read a window of interactions at a
-//! time (issue 25): `verify`, `normalize` and `diff` must say and write exactly what they do
-//! when the file is read at once. The testing hook `VCR_TEST_HTTP_WINDOW=1` makes every
-//! interaction a window of its own, so small files take the windowed path, and each
-//! command's output is compared with the default run's, where these files are read whole.
+//! A HAR, a YAML cassette or a nock cassette too large to build whole is read a window of
+//! interactions at a time (issues 25 and 43): `verify`, `normalize` and `diff` must say and
+//! write exactly what they do when the file is read at once. The testing hook
+//! `VCR_TEST_HTTP_WINDOW=1` makes every interaction a window of its own, so small files take
+//! the windowed path, and each command's output is compared with the default run's, where
+//! these files are read whole.
 
 use crate::common;
 
@@ -356,7 +357,7 @@ fn a_json_vcrpy_cassette_reads_in_windows_as_it_reads_whole() {
     assert!(!whole.read("cassettes/items.json").contains(&key("J")));
 }
 
-macro_rules! yaml_tests {
+macro_rules! recorded_tests {
     ($($module:ident: $recorder:expr;)*) => {$(
         mod $module {
             #[test]
@@ -367,14 +368,16 @@ macro_rules! yaml_tests {
     )*};
 }
 
-yaml_tests! {
+recorded_tests! {
     vcrpy: super::Recorder::Vcrpy;
     ruby_vcr: super::Recorder::RubyVcr;
     go_vcr: super::Recorder::GoVcr;
+    nock: super::Recorder::Nock;
 }
 
-/// A YAML cassette its recorder wrote (vcrpy, Ruby VCR, go-vcr), with credentials in every
-/// place a recorder keeps them, read an interaction at a time: `verify` finds what it finds
+/// A cassette its recorder wrote (vcrpy, Ruby VCR, go-vcr in YAML; nock's JSON list of
+/// definitions), with credentials in every place a recorder keeps them, read an
+/// interaction at a time: `verify` finds what it finds
 /// whole, `normalize` plans and writes the same bytes (whose replay `http_scrub` checks), and
 /// `diff` says the same. One of 100,000 interactions took 14 times its size read whole.
 fn a_recorded_cassette_reads_in_windows_as_it_reads_whole(recorder: Recorder) {
@@ -410,4 +413,44 @@ fn a_recorded_cassette_reads_in_windows_as_it_reads_whole(recorder: Recorder) {
         "{}",
         run.stdout
     );
+}
+
+/// An httprr trace read a record at a time: judged and scrubbed as the whole trace is, each
+/// record's `N M` line written again with its new lengths (issue 43: read whole, a trace of
+/// 16,000 records took 19 times its size to scrub).
+#[test]
+fn an_httprr_trace_reads_in_windows_as_it_reads_whole() {
+    let response = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+    let mut text = String::from("httprr trace v1\n");
+    for n in 0..4 {
+        let auth = if n == 2 {
+            format!("Bearer {}", key("H"))
+        } else {
+            "Bearer REDACTED".to_owned()
+        };
+        let request = format!(
+            "GET https://api.example.com/v1/items/{n} HTTP/1.1\r\nHost: api.example.com\r\n\
+             Authorization: {auth}\r\n\r\n"
+        );
+        text.push_str(&format!("{} {}\n{request}{response}", request.len(), response.len()));
+    }
+    let whole = TestDir::new();
+    let windowed = TestDir::new();
+    for dir in [&whole, &windowed] {
+        dir.write("testdata/items.httprr", &text);
+    }
+    let run = same_either_way(&whole, &["verify", "--format", "json"]);
+    run.code(1);
+    assert_eq!(
+        finding_fields(&run.json(), &["id", "pointer"]),
+        ["leak/secret [2].request.headers.Authorization"]
+    );
+    same_either_way(&whole, &["normalize", "--check", "--diff"]).code(1);
+    whole.vcr(&["normalize"]).code(0);
+    windowed.vcr_with(&["normalize"], &WINDOWED).code(0);
+    let scrubbed = whole.read("testdata/items.httprr");
+    assert_eq!(windowed.read("testdata/items.httprr"), scrubbed);
+    assert!(!scrubbed.contains(&key("H")));
+    // The scrubbed trace reads again, every record's lengths true.
+    windowed.vcr(&["verify"]).code(0);
 }

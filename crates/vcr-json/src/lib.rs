@@ -26,7 +26,7 @@ pub use canonical::Probe;
 pub use number::format_number;
 pub use parse::{
     ParseError, ParseErrorKind, Part, Streamed, parse, parse_field, parse_streamed,
-    parse_streamed_at,
+    parse_streamed_array, parse_streamed_at,
 };
 pub use write::{
     Compare, PrettyObject, Sink, WriteSink, pretty_difference, to_compact, to_pretty,

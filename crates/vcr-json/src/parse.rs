@@ -184,6 +184,27 @@ pub fn parse_streamed_at<'a>(
     Ok(Streamed::Done)
 }
 
+/// [`parse_streamed`] for a document that is an array (a nock cassette's list of
+/// definitions): its items go to `visit` one by one as [`Part::Item`]s, between a
+/// [`Part::Begin`] with an empty key and [`Part::End`]. The grammar is checked as [`parse`]
+/// checks it, to the end of the text, with the same errors at the same offsets; a document
+/// that is not an array is [`Streamed::Whole`].
+pub fn parse_streamed_array<'a>(
+    bytes: &'a [u8],
+    visit: &mut dyn FnMut(Part<'a>) -> bool,
+) -> Result<Streamed, ParseError> {
+    let mut parser = Parser::new(bytes)?;
+    if parser.peek() != Some(b'[') {
+        return Ok(Streamed::Whole);
+    }
+    parser.items(0, Str::new(""), None, visit)?;
+    parser.skip_ws();
+    if parser.pos != parser.bytes.len() {
+        return Err(parser.error(ParseErrorKind::TrailingCharacters));
+    }
+    Ok(Streamed::Done)
+}
+
 /// Which top-level fields to build.
 #[derive(Clone, Copy)]
 enum Fields<'k> {
@@ -973,6 +994,49 @@ mod tests {
         ] {
             let whole = parse(text.as_bytes()).unwrap_err();
             let streamed = streamed_at(text, &["log", "entries"]).unwrap_err();
+            assert_eq!(
+                (streamed.kind, streamed.offset),
+                (whole.kind, whole.offset),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_top_level_array_streams_an_item_at_a_time() {
+        let text = r#" [{"a": 1}, [2] , "x"] "#;
+        let mut parts = Vec::new();
+        let streamed = parse_streamed_array(text.as_bytes(), &mut |part| {
+            parts.push(match part {
+                Part::Begin(k) => format!("begin {:?}", k.as_str()),
+                Part::Item(v, span) => format!(
+                    "item {} {}",
+                    String::from_utf8(super::super::to_compact(&v)).unwrap(),
+                    &text[span.start as usize..span.end as usize]
+                ),
+                Part::End => "end".into(),
+                _ => "other".into(),
+            });
+            true
+        });
+        assert_eq!(streamed, Ok(Streamed::Done));
+        assert_eq!(
+            parts,
+            [
+                r#"begin """#,
+                r#"item {"a":1} {"a": 1}"#,
+                "item [2] [2]",
+                r#"item "x" "x""#,
+                "end",
+            ]
+        );
+        // Not an array: read whole.
+        let whole = parse_streamed_array(br#"{"a": []}"#, &mut |_| true);
+        assert_eq!(whole, Ok(Streamed::Whole));
+        // The grammar is checked to the end, with `parse`'s errors at its offsets.
+        for text in [r#"[{"a": 1}, {"a": }]"#, "[1] x", "[1", "[1,]"] {
+            let whole = parse(text.as_bytes()).unwrap_err();
+            let streamed = parse_streamed_array(text.as_bytes(), &mut |_| true).unwrap_err();
             assert_eq!(
                 (streamed.kind, streamed.offset),
                 (whole.kind, whole.offset),

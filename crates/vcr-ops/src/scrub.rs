@@ -606,6 +606,9 @@ impl Scrubber<'_> {
         format: Format,
     ) -> Result<Plan, ScrubError> {
         let tool = format.recorder().tool(text.as_bytes());
+        // An httprr trace: its windows hold no documents, and its records' lengths are
+        // written again once every window is planned.
+        let raw = format.recorder().is_raw(text);
         let mut plan = Plan::empty();
         plan.keep_replaced = swept.is_none();
         let swept = swept.unwrap_or_default();
@@ -623,9 +626,15 @@ impl Scrubber<'_> {
                     return;
                 }
                 let mut window = window;
-                // A HAR read in windows is JSON (`http::in_windows`).
-                let dialect = dialect(format, format == vcr_cassette::http::har::FORMAT);
-                let doc = Doc::of_nodes(nodes, text, dialect, facts, &large_texts(&window));
+                // A HAR or a nock cassette read in windows is JSON (`http::in_windows`).
+                let json = [vcr_cassette::http::har::FORMAT, vcr_cassette::http::nock::FORMAT]
+                    .contains(&format);
+                let dialect = dialect(format, json);
+                let doc = if raw {
+                    Doc::raw(&window, text, facts)
+                } else {
+                    Doc::of_nodes(nodes, text, dialect, facts, &large_texts(&window))
+                };
                 let part = Part { base, tool, swept };
                 if let Err(e) = plan.add(self, &mut window, &doc, defaults, match_on, &part) {
                     failed = Some(e);
@@ -635,6 +644,16 @@ impl Scrubber<'_> {
         );
         if let Some(e) = failed {
             return Err(e);
+        }
+        if raw {
+            let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
+            let none = HttpCassette {
+                format,
+                interactions: Vec::new(),
+                compressed: false,
+                outside: Vec::new(),
+            };
+            plan.doc_lengths = Doc::raw(&none, text, facts).lengths(&edits);
         }
         match read {
             Ok(Some(_)) => Ok(plan),
@@ -1340,7 +1359,7 @@ impl<'t> Doc<'t> {
             reason,
         };
         if format.recorder().is_raw(text) {
-            return Ok(Doc::raw(cassette, text));
+            return Ok(Doc::raw(cassette, text, edit::Facts::of(text)));
         }
         let (root, dialect) = if json {
             let root = match document {
@@ -1444,8 +1463,9 @@ impl<'t> Doc<'t> {
         }
     }
 
-    /// An httprr trace: its fields are raw bytes of the trace, rewritten as they are.
-    fn raw(cassette: &HttpCassette, text: &'t str) -> Doc<'t> {
+    /// An httprr trace (or a window of one, `cassette`): its fields are raw bytes of the
+    /// trace, rewritten as they are.
+    fn raw(cassette: &HttpCassette, text: &'t str, facts: edit::Facts) -> Doc<'t> {
         let mut scalars = BTreeMap::new();
         let mut add = |field: &Field| {
             if let Some(at) = field.at
@@ -1478,7 +1498,7 @@ impl<'t> Doc<'t> {
             text,
             dialect: Dialect::Json,
             raw: true,
-            facts: edit::Facts::of(text),
+            facts,
             scalars,
             in_flow: std::collections::HashSet::new(),
             lengths: BTreeMap::new(),

@@ -46,6 +46,47 @@ pub(super) fn read(text: &str) -> Result<HttpCassette, ReadError> {
     })
 }
 
+/// Reads an httprr trace a window of records at a time, as a large HAR is
+/// ([`super::read_windows`]): each run of records whose text reaches `window` bytes goes to
+/// `visit` as a cassette of its own (named as in the whole trace), then one without records
+/// (a trace has nothing outside them). A trace of 16,000 records read whole held its
+/// interactions and their judgement at once, 19 times the file (issue 43). How many windows;
+/// the first record that does not read is the trace's error, after the windows before it.
+pub(super) fn read_windows(
+    text: &str,
+    window: usize,
+    visit: &mut dyn FnMut(HttpCassette, Vec<vcr_doc::Node>),
+) -> Result<Option<usize>, ReadError> {
+    let cassette = |interactions| HttpCassette {
+        format: FORMAT,
+        interactions,
+        compressed: false,
+        outside: Vec::new(),
+    };
+    let mut pos = text.find('\n').map_or(text.len(), |i| i + 1);
+    let mut from = pos;
+    let mut index = 0;
+    let mut count = 0;
+    let mut interactions = Vec::new();
+    while pos < text.len() {
+        let (record, next) = record(text, pos, index)?;
+        index += 1;
+        interactions.push(record);
+        pos = next;
+        if pos - from >= window {
+            visit(cassette(std::mem::take(&mut interactions)), Vec::new());
+            count += 1;
+            from = pos;
+        }
+    }
+    if !interactions.is_empty() {
+        visit(cassette(interactions), Vec::new());
+        count += 1;
+    }
+    visit(cassette(Vec::new()), Vec::new());
+    Ok(Some(count + 1))
+}
+
 /// Where each record's `N M` line sits (its start and the end of its digits) and the
 /// lengths it gives: what a rewrite of the trace must write again. Records that do not read
 /// end the list (a trace that was read whole has none).

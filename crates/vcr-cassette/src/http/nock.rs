@@ -44,7 +44,7 @@ pub(super) fn read(root: &Node) -> Result<HttpCassette, ReadError> {
     super::walk::root_cassette(root, FORMAT, interaction)
 }
 
-fn interaction(def: &At<'_>) -> Result<Interaction, ReadError> {
+pub(super) fn interaction(def: &At<'_>) -> Result<Interaction, ReadError> {
     let scope = def.need("scope")?.into_field()?.text;
     let path = def.need("path")?.into_field()?;
     let url = Field {

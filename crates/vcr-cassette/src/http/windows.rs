@@ -98,6 +98,65 @@ pub(super) fn read_json_windows(
     windows.finish(vec![rest])
 }
 
+/// [`read_windows`] for a JSON text that is an array: a nock cassette, its definitions
+/// streamed. The recorder is told at the first item, as a whole read tells it from a list
+/// holding that item alone: the recorders of a top-level list (nock, and those before it in
+/// [`super::RECORDERS`]) look at its first item only, but nock also wants every item a
+/// mapping, which each item is checked for. A text whose first item is no nock definition,
+/// or with an item that is no mapping, is read whole, which says what it is.
+pub(super) fn read_array_windows(
+    text: &str,
+    window: usize,
+    keep: bool,
+    visit: &mut dyn FnMut(HttpCassette, Vec<Node>),
+) -> Result<Option<usize>, ReadError> {
+    let bytes = text.as_bytes();
+    let mut windows = Windows::new(text, window, keep, visit);
+    let mut readable = true;
+    let streamed = vcr_json::parse_streamed_array(bytes, &mut |part| {
+        let Part::Item(value, span) = part else {
+            return true;
+        };
+        if !readable {
+            return true;
+        }
+        let item = vcr_doc::from_value_in(&value, bytes);
+        if item.as_map().is_none() {
+            readable = false;
+            return true;
+        }
+        let item = if windows.recorder.is_none() {
+            // The item is moved into a list of its own for the test, not copied (a first
+            // definition's body can be hundreds of megabytes).
+            let list = Node::new(NodeValue::Seq(vec![item]));
+            let told = super::RECORDERS
+                .iter()
+                .copied()
+                .find(|f| f.recorder().matches(&list));
+            let reader: Reader<'static> = &super::nock::interaction;
+            windows.recorder = Some(
+                (told == Some(super::nock::FORMAT)).then_some((super::nock::FORMAT, "", reader)),
+            );
+            match list.value {
+                NodeValue::Seq(items) => items.into_iter().next(),
+                _ => None,
+            }
+        } else {
+            Some(item)
+        };
+        if let Some(item) = item {
+            windows.item(item, (span.start, span.end), |_| None);
+        }
+        true
+    });
+    match streamed {
+        Err(e) => return not_json(text, &e),
+        Ok(vcr_json::Streamed::Done) if readable => {}
+        Ok(_) => return Ok(None),
+    }
+    windows.finish(Vec::new())
+}
+
 /// What a whole read says of a JSON text that does not parse: an error of the format its keys
 /// hint at, or no cassette at all (read whole, which says so); a text that opens as a
 /// talkback tape is read whole as JSON5 (found by the `http` fuzz target).
@@ -410,7 +469,7 @@ impl<'t, 'v, 'r> Windows<'t, 'v, 'r> {
 
 #[cfg(test)]
 mod tests {
-    use super::{read_json_windows, read_windows};
+    use super::{read_array_windows, read_json_windows, read_windows};
     use crate::http::HttpCassette;
 
     fn windows(text: &str, window: usize) -> Option<Vec<HttpCassette>> {
@@ -519,5 +578,41 @@ mod tests {
             matches!(&read, Err(e) if e.format == crate::http::vcrpy::FORMAT),
             "{read:?}"
         );
+    }
+
+    /// A nock cassette: its definitions streamed, an item at a time, named as in the whole
+    /// file; a list that a whole read would not read as nock's (its first item no definition,
+    /// an item no mapping) is left to the whole read.
+    #[test]
+    fn a_nock_list_goes_a_definition_at_a_time() {
+        let def = |n: u32| {
+            format!(
+                r#"{{"scope": "https://a.example:443", "method": "GET", "path": "/{n}", "status": 200, "response": {{"ok": true}}}}"#
+            )
+        };
+        let text = format!("[\n  {},\n  {}\n]\n", def(0), def(1));
+        let mut parts = Vec::new();
+        let count = read_array_windows(&text, 1, false, &mut |c, _| parts.push(c)).unwrap();
+        assert_eq!(count, Some(3));
+        assert!(parts.iter().all(|p| p.format == crate::http::nock::FORMAT));
+        let paths: Vec<&str> = (parts.iter())
+            .flat_map(|p| p.interactions.iter().map(|i| i.path.as_str()))
+            .collect();
+        assert_eq!(paths, ["[0]", "[1]"]);
+        assert_eq!(
+            parts[1].interactions[0].request.url.text,
+            "https://a.example:443/1"
+        );
+        for other in [
+            format!("[{}, 3]", def(0)),
+            format!(r#"[{{"scope": "ftp://a"}}, {}]"#, def(0)),
+            "[]".to_owned(),
+        ] {
+            assert_eq!(
+                read_array_windows(&other, 1, false, &mut |_, _| {}),
+                Ok(None),
+                "{other}"
+            );
+        }
     }
 }
