@@ -1528,11 +1528,11 @@ impl<'t> Doc<'t> {
     /// JSON-escaped or percent-encoded, leaves as it is) by such a value, the file's scalar
     /// writes each value as many times as the body holds it (a line fold or an escape
     /// inside one would hide it), never right after a backslash, and no two overlap.
-    fn verbatim_edits(
+    fn verbatim_edits<S: std::borrow::Borrow<Sub>>(
         &self,
         node: &Node,
         value: &str,
-        subs: &[Sub],
+        subs: &[S],
     ) -> Option<(Vec<Edit>, Vec<Name>, usize)> {
         let plain = |s: &str| {
             !s.is_empty()
@@ -1552,14 +1552,15 @@ impl<'t> Doc<'t> {
         }
         let mut used = vec![0usize; subs.len()];
         for taken in &in_value.taken {
-            let sub = &subs[taken.sub];
+            let sub = subs[taken.sub].borrow();
             if !matches!(sub.how, How::Inside) || !plain(&sub.old) || !plain(&sub.new) {
                 return None;
             }
             used[taken.sub] += 1;
         }
         let kept: Vec<usize> = (0..subs.len()).filter(|&i| used[i] > 0).collect();
-        let wanted: Vec<Sub> = kept.iter().map(|&i| subs[i].clone()).collect();
+        // Borrowed, not copied: the body can hold thousands of values.
+        let wanted: Vec<&Sub> = kept.iter().map(|&i| subs[i].borrow()).collect();
         let in_source = replace::find(source, &wanted, replace::Site::Body);
         let mut written = vec![0usize; wanted.len()];
         for taken in &in_source.taken {
@@ -1589,7 +1590,7 @@ impl<'t> Doc<'t> {
             .map(|t| Edit {
                 start: start + t.start,
                 end: start + t.end,
-                text: t.new,
+                text: t.new.into_owned(),
             })
             .collect();
         Some((edits, rules, new_len))
@@ -1732,8 +1733,15 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    fn plan_node(&self, plan: &mut Plan, node: &Node, path: &str, value: &str, rules: Vec<Name>) {
-        let edit = self.doc.edit(node, value);
+    fn plan_node(
+        &self,
+        plan: &mut Plan,
+        node: &Node,
+        path: &str,
+        value: &str,
+        mut rules: Vec<Name>,
+    ) {
+        let mut edit = self.doc.edit(node, value);
         match plan.edits.get_mut(&edit.start) {
             Some(planned) => {
                 planned.edit = edit;
@@ -1741,6 +1749,11 @@ impl Ctx<'_> {
                 planned.rules.dedup();
             }
             None => {
+                // Held until the new text is made, one per value replaced: no room to spare
+                // (a list of one rule kept room for four, a new text for more than it took,
+                // a sixth of the memory of a scrub of thousands of values, issue 43).
+                rules.shrink_to_fit();
+                edit.text.shrink_to_fit();
                 plan.edits.insert(
                     edit.start,
                     Planned {
@@ -1855,14 +1868,16 @@ impl Ctx<'_> {
             return Err(e);
         }
         let mut changed = false;
-        for (at, mut subs) in by_scalar {
+        for (at, subs) in by_scalar {
             let Some(scalar_node) = self.doc.scalars.get(&at) else {
                 continue;
             };
             let Some(scalar) = scalar_node.as_scalar() else {
                 continue;
             };
-            subs.extend(self.defaults.relevant(&scalar.text).cloned());
+            let subs: Vec<Cow<'_, Sub>> = (subs.into_iter().map(Cow::Owned))
+                .chain(self.defaults.relevant(&scalar.text).map(Cow::Borrowed))
+                .collect();
             let mut rules = Vec::new();
             let new = substitute_body(&scalar.text, &subs, &mut rules);
             if new != scalar.text {
@@ -1906,7 +1921,10 @@ impl Ctx<'_> {
         if let Some(e) = error {
             return Err(e);
         }
-        subs.extend(self.defaults.relevant(text).cloned());
+        // The defaults borrowed from the list, not copied (a body can hold thousands).
+        let subs: Vec<Cow<'_, Sub>> = (subs.into_iter().map(Cow::Owned))
+            .chain(self.defaults.relevant(text).map(Cow::Borrowed))
+            .collect();
         if stored.is_empty()
             && matches!(plain, Cow::Borrowed(_))
             && let Some(node) = field.at.and_then(|at| self.doc.scalars.get(&at))
@@ -2264,7 +2282,11 @@ fn substitute(text: &str, subs: &[Sub], url: bool, rules: &mut Vec<Name>) -> Str
 /// when something changes, and once (a body of hundreds of megabytes went through a dozen
 /// copies to replace one key, issue 25; one pass per value made a body of many keys
 /// quadratic, issue 43).
-fn substitute_body<'t>(text: &'t str, subs: &[Sub], rules: &mut Vec<Name>) -> Cow<'t, str> {
+fn substitute_body<'t, S: std::borrow::Borrow<Sub>>(
+    text: &'t str,
+    subs: &[S],
+    rules: &mut Vec<Name>,
+) -> Cow<'t, str> {
     replace::apply(text, subs, replace::Site::Body, rules)
 }
 

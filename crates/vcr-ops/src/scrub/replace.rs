@@ -13,7 +13,7 @@
 //! ETag, an id) means the bytes belong to something else. An escape (`\n`, `\u0022`) ends a
 //! token as a space would.
 
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
 use std::collections::BTreeMap;
 
 use super::finder::Finder;
@@ -34,29 +34,30 @@ pub(super) enum Site {
 }
 
 /// One occurrence taken: `start..end` of the text becomes `new`, for the substitution
-/// `sub` (its index in the list given).
+/// `sub` (its index in the list given). `new` is the substitution's own text where that is
+/// what the occurrence becomes (not a copy per occurrence: a scalar can hold thousands).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Taken {
+pub(super) struct Taken<'s> {
     pub(super) start: usize,
     pub(super) end: usize,
-    pub(super) new: String,
+    pub(super) new: Cow<'s, str>,
     pub(super) sub: usize,
 }
 
 /// What [`find`] found in a text.
 #[derive(Debug, Default)]
-pub(super) struct Found {
+pub(super) struct Found<'s> {
     /// The occurrences taken, by position.
-    pub(super) taken: Vec<Taken>,
+    pub(super) taken: Vec<Taken<'s>>,
     /// Occurrences left because they overlap one taken before them.
     pub(super) overlapped: usize,
 }
 
 /// `text` with `subs` applied as if one after another; the rule of each substitution that
 /// changed something is added to `rules` (once, in the order of `subs`).
-pub(super) fn apply<'t>(
+pub(super) fn apply<'t, S: Borrow<Sub>>(
     text: &'t str,
-    subs: &[Sub],
+    subs: &[S],
     site: Site,
     rules: &mut Vec<Name>,
 ) -> Cow<'t, str> {
@@ -65,6 +66,7 @@ pub(super) fn apply<'t>(
     let mut out = Cow::Borrowed(text);
     let mut run_start = 0;
     for (i, sub) in subs.iter().enumerate() {
+        let sub = sub.borrow();
         if let How::Param(name) = &sub.how {
             out = in_one_pass(out, &subs[run_start..i], site, rules);
             run_start = i + 1;
@@ -85,9 +87,9 @@ pub(super) fn apply<'t>(
 }
 
 /// [`apply`] of substitutions none of which sets a parameter by name.
-fn in_one_pass<'t>(
+fn in_one_pass<'t, S: Borrow<Sub>>(
     text: Cow<'t, str>,
-    subs: &[Sub],
+    subs: &[S],
     site: Site,
     rules: &mut Vec<Name>,
 ) -> Cow<'t, str> {
@@ -104,7 +106,7 @@ fn in_one_pass<'t>(
     }
     for (sub, used) in subs.iter().zip(used) {
         if used {
-            push_rule(rules, &sub.rule);
+            push_rule(rules, &sub.borrow().rule);
         }
     }
     Cow::Owned(write(&text, &found.taken))
@@ -118,7 +120,7 @@ fn push_rule(rules: &mut Vec<Name>, rule: &Name) {
 
 /// `text` with each occurrence of `taken` (by position, none overlapping) replaced, into a
 /// string of its final size.
-pub(super) fn write(text: &str, taken: &[Taken]) -> String {
+pub(super) fn write(text: &str, taken: &[Taken<'_>]) -> String {
     let removed: usize = taken.iter().map(|t| t.end - t.start).sum();
     let added: usize = taken.iter().map(|t| t.new.len()).sum();
     let mut out = String::with_capacity(text.len() + added - removed.min(text.len() + added));
@@ -143,141 +145,160 @@ enum Stand {
     FormValue,
 }
 
-/// A pattern of the automaton: which substitution, in which of its forms (the order its
-/// forms were applied in), how it must stand, and what it becomes.
-#[derive(Debug)]
+/// A pattern of the search: which substitution, in which of its forms (the order its
+/// forms were applied in), and how it must stand. What it becomes is written for an
+/// occurrence taken only ([`forms`]): a string per pattern, and a map of the patterns to
+/// their owners, were most of the memory of a scrub of thousands of secrets in one scalar
+/// (issue 43).
+#[derive(Debug, Clone, Copy)]
 struct Owner {
-    sub: usize,
-    form: usize,
+    sub: u32,
+    form: u8,
     stand: Stand,
-    new: String,
+}
+
+/// The forms `sub` is found in within a text at `site`, each with its number (the order
+/// they are applied in), how it must stand, and, with `new`, what it becomes (else an empty
+/// string): none for a substitution found by other means (a parameter set by name, a whole
+/// field).
+fn forms(sub: &Sub, site: Site, new: bool) -> Vec<(usize, String, Stand, String)> {
+    let escape = |s: &str| if new { json_escape(s) } else { String::new() };
+    let pct = |s: &str| {
+        if new {
+            vcr_lint::percent_encoded(s)
+        } else {
+            String::new()
+        }
+    };
+    let plain = || if new { sub.new.to_string() } else { String::new() };
+    let mut out = Vec::new();
+    match (&sub.how, site) {
+        (How::Param(_), _) | (How::Whole, Site::Field { .. }) => {}
+        (How::Whole, Site::Body) => {
+            let once = (json_escape(&sub.old), escape(&sub.new));
+            let twice = (json_escape(&once.0), escape(&once.1));
+            let mut form = 1;
+            for (o, n) in [&once, &twice] {
+                for q in ["\"", "\\\""] {
+                    let n = if new { format!("{q}{n}{q}") } else { String::new() };
+                    out.push((form, format!("{q}{o}{q}"), Stand::Quoted, n));
+                    form += 1;
+                }
+            }
+            let pct = (vcr_lint::percent_encoded(&sub.old), pct(&sub.new));
+            for (o, n) in [(sub.old.clone(), plain()), pct] {
+                out.push((form, o, Stand::FormValue, n));
+                form += 1;
+            }
+        }
+        (How::Inside, _) => {
+            let once = (json_escape(&sub.old), escape(&sub.new));
+            let twice = (json_escape(&once.0), escape(&once.1));
+            let pct = (vcr_lint::percent_encoded(&sub.old), pct(&sub.new));
+            let mut forms = vec![(sub.old.clone(), plain())];
+            for (o, n) in [once, twice, pct] {
+                if o != sub.old {
+                    forms.push((o, n));
+                }
+            }
+            for (form, (o, n)) in forms.into_iter().enumerate() {
+                out.push((form, o, Stand::Token, n));
+            }
+        }
+    }
+    out
 }
 
 /// The occurrences of `subs` in `text` that applying them one after another would replace.
-pub(super) fn find(text: &str, subs: &[Sub], site: Site) -> Found {
-    // Candidates: (substitution, form, start, end, replacement).
-    let mut candidates: Vec<(usize, usize, usize, usize, Cow<'_, str>)> = Vec::new();
-    let mut patterns: Vec<String> = Vec::new();
-    let mut owners: Vec<Vec<Owner>> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut add = |pattern: String, owner: Owner| {
-        let at = *index.entry(pattern).or_insert_with_key(|pattern| {
-            patterns.push(pattern.clone());
-            owners.push(Vec::new());
-            patterns.len() - 1
-        });
-        owners[at].push(owner);
-    };
+pub(super) fn find<'s, S: Borrow<Sub>>(text: &str, subs: &'s [S], site: Site) -> Found<'s> {
+    // Candidates: (substitution, form, start, end).
+    let mut candidates: Vec<(usize, usize, usize, usize)> = Vec::new();
+    // Every form's pattern with its owner; equal patterns are found once, for each owner in
+    // the order they came.
+    let mut entries: Vec<(String, Owner)> = Vec::new();
     for (i, sub) in subs.iter().enumerate() {
+        let sub = sub.borrow();
         if sub.old.is_empty() || *sub.old == *sub.new {
             continue;
         }
         match (&sub.how, site) {
-            (How::Param(_), _) => {}
             (How::Whole, Site::Field { .. }) => {
                 if text == sub.old {
-                    candidates.push((i, 0, 0, text.len(), Cow::Borrowed(&*sub.new)));
+                    candidates.push((i, 0, 0, text.len()));
                 } else if let Some(scheme) = text.strip_suffix(sub.old.as_str())
                     && scheme.ends_with(' ')
                     && !scheme.trim().contains(' ')
                 {
                     // `Bearer <token>`: the credential after its scheme.
-                    let start = scheme.len();
-                    candidates.push((i, 0, start, text.len(), Cow::Borrowed(&*sub.new)));
+                    candidates.push((i, 0, scheme.len(), text.len()));
                 }
+                continue;
             }
-            (How::Whole, Site::Body) => {
-                if text == sub.old {
-                    candidates.push((i, 0, 0, text.len(), Cow::Borrowed(&*sub.new)));
-                    continue;
-                }
-                let once = (json_escape(&sub.old), json_escape(&sub.new));
-                let twice = (json_escape(&once.0), json_escape(&once.1));
-                let mut form = 1;
-                for (o, n) in [&once, &twice] {
-                    for q in ["\"", "\\\""] {
-                        let owner = Owner {
-                            sub: i,
-                            form,
-                            stand: Stand::Quoted,
-                            new: format!("{q}{n}{q}"),
-                        };
-                        add(format!("{q}{o}{q}"), owner);
-                        form += 1;
-                    }
-                }
-                let pct = (
-                    vcr_lint::percent_encoded(&sub.old),
-                    vcr_lint::percent_encoded(&sub.new),
-                );
-                for (o, n) in [(sub.old.clone(), sub.new.to_string()), pct] {
-                    let owner = Owner {
-                        sub: i,
-                        form,
-                        stand: Stand::FormValue,
-                        new: n,
-                    };
-                    add(o, owner);
-                    form += 1;
-                }
+            (How::Whole, Site::Body) if text == sub.old => {
+                candidates.push((i, 0, 0, text.len()));
+                continue;
             }
-            (How::Inside, _) => {
-                let once = (json_escape(&sub.old), json_escape(&sub.new));
-                let twice = (json_escape(&once.0), json_escape(&once.1));
-                let pct = (
-                    vcr_lint::percent_encoded(&sub.old),
-                    vcr_lint::percent_encoded(&sub.new),
-                );
-                let mut forms = vec![(sub.old.clone(), sub.new.to_string())];
-                for (o, n) in [once, twice, pct] {
-                    if o != sub.old {
-                        forms.push((o, n));
-                    }
-                }
-                for (form, (o, n)) in forms.into_iter().enumerate() {
-                    let owner = Owner {
-                        sub: i,
-                        form,
-                        stand: Stand::Token,
-                        new: n,
-                    };
-                    add(o, owner);
-                }
-            }
+            _ => {}
+        }
+        for (form, pattern, stand, _) in forms(sub, site, false) {
+            let owner = Owner {
+                sub: i as u32,
+                form: form as u8,
+                stand,
+            };
+            entries.push((pattern, owner));
         }
     }
-    if !patterns.is_empty() {
+    if !entries.is_empty() {
         let bytes = text.as_bytes();
-        let finder = Finder::new(patterns.into_iter().map(String::into_bytes).collect());
+        // Stable: the owners of one pattern stay in the order they came.
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut patterns: Vec<Vec<u8>> = Vec::new();
+        let mut owners: Vec<Owner> = Vec::with_capacity(entries.len());
+        // The first owner of each pattern in `owners` (and one past the last).
+        let mut first: Vec<u32> = Vec::new();
+        for (pattern, owner) in entries {
+            if patterns.last().is_none_or(|last| *last != pattern.as_bytes()) {
+                patterns.push(pattern.into_bytes());
+                first.push(owners.len() as u32);
+            }
+            owners.push(owner);
+        }
+        first.push(owners.len() as u32);
+        let finder = Finder::new(patterns);
         let mut matches = Vec::new();
         finder.for_each(bytes, &mut |pattern, start| matches.push((pattern, start)));
         for (pattern, start) in matches {
             let end = start + finder.pattern(pattern).len();
-            for owner in &owners[pattern] {
+            let (from, to) = (first[pattern] as usize, first[pattern + 1] as usize);
+            for owner in &owners[from..to] {
                 let stands = match owner.stand {
                     Stand::Token => at_token_boundaries(bytes, start, end),
                     Stand::Quoted => true,
                     Stand::FormValue => is_form_value(bytes, start, end),
                 };
                 if stands {
-                    let new = Cow::Borrowed(owner.new.as_str());
-                    candidates.push((owner.sub, owner.form, start, end, new));
+                    candidates.push((owner.sub as usize, owner.form as usize, start, end));
                 }
             }
         }
     }
-    take(candidates)
+    take(candidates, subs, site)
 }
 
 /// The candidates taken in the order applying the substitutions one after another takes
 /// them: by substitution, then form, then position; one that overlaps an occurrence taken
 /// before it is left.
-fn take(mut candidates: Vec<(usize, usize, usize, usize, Cow<'_, str>)>) -> Found {
-    candidates.sort_by_key(|&(sub, form, start, end, _)| (sub, form, start, end));
+fn take<'s, S: Borrow<Sub>>(
+    mut candidates: Vec<(usize, usize, usize, usize)>,
+    subs: &'s [S],
+    site: Site,
+) -> Found<'s> {
+    candidates.sort_unstable();
     // Taken occurrences, which never overlap, by start: (end, substitution).
     let mut by_start: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
     let mut found = Found::default();
-    for (sub, _, start, end, new) in candidates {
+    for (sub, form, start, end) in candidates {
         // Only the last one starting before this one's end can overlap it.
         if let Some((_, &(taken_end, taken_sub))) = by_start.range(..end).next_back()
             && taken_end > start
@@ -289,10 +310,20 @@ fn take(mut candidates: Vec<(usize, usize, usize, usize, Cow<'_, str>)>) -> Foun
             continue;
         }
         by_start.insert(start, (end, sub));
+        let of = subs[sub].borrow();
+        // The value as it is (form 0, and a whole body value's plain form value, 5) becomes
+        // the substitution's own text; any other form, that text in the same form.
+        let new = match (&of.how, form) {
+            (_, 0) | (How::Whole, 5) => Cow::Borrowed(&*of.new),
+            _ => forms(of, site, true)
+                .into_iter()
+                .find(|f| f.0 == form)
+                .map_or(Cow::Borrowed(&*of.new), |f| Cow::Owned(f.3)),
+        };
         found.taken.push(Taken {
             start,
             end,
-            new: new.into_owned(),
+            new,
             sub,
         });
     }
@@ -488,5 +519,29 @@ mod tests {
             rules,
             [Name::from("query api_key"), Name::from("r secret-value-1")]
         );
+    }
+
+    /// A value found as it is becomes the substitution's own text, borrowed (a scalar can
+    /// hold thousands of values: a copy each was a scrub's largest part, issue 43); a value
+    /// in another form becomes the replacement in that form.
+    #[test]
+    fn a_value_as_it_is_borrows_its_replacement() {
+        let subs = vec![
+            sub("sk-proj-abcdefgh12345678", "REDACTED_A", How::Inside),
+            sub("pw\"1234", "REDACTED_P", How::Whole),
+        ];
+        let text = r#"{"a": "sk-proj-abcdefgh12345678", "b": "pw\"1234"}"#;
+        let found = find(text, &subs, Site::Body);
+        let taken: Vec<(&str, bool)> = (found.taken.iter())
+            .map(|t| (&*t.new, matches!(t.new, Cow::Borrowed(_))))
+            .collect();
+        assert_eq!(taken, [("REDACTED_A", true), ("\"REDACTED_P\"", false)]);
+        assert_eq!(
+            write(text, &found.taken),
+            r#"{"a": "REDACTED_A", "b": "REDACTED_P"}"#
+        );
+        // Borrowed substitutions are found as owned ones are.
+        let borrowed: Vec<&Sub> = subs.iter().collect();
+        assert_eq!(find(text, &borrowed, Site::Body).taken, found.taken);
     }
 }
