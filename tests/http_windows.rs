@@ -432,7 +432,11 @@ fn an_httprr_trace_reads_in_windows_as_it_reads_whole() {
             "GET https://api.example.com/v1/items/{n} HTTP/1.1\r\nHost: api.example.com\r\n\
              Authorization: {auth}\r\n\r\n"
         );
-        text.push_str(&format!("{} {}\n{request}{response}", request.len(), response.len()));
+        text.push_str(&format!(
+            "{} {}\n{request}{response}",
+            request.len(),
+            response.len()
+        ));
     }
     let whole = TestDir::new();
     let windowed = TestDir::new();

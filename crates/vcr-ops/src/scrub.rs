@@ -627,8 +627,11 @@ impl Scrubber<'_> {
                 }
                 let mut window = window;
                 // A HAR or a nock cassette read in windows is JSON (`http::in_windows`).
-                let json = [vcr_cassette::http::har::FORMAT, vcr_cassette::http::nock::FORMAT]
-                    .contains(&format);
+                let json = [
+                    vcr_cassette::http::har::FORMAT,
+                    vcr_cassette::http::nock::FORMAT,
+                ]
+                .contains(&format);
                 let dialect = dialect(format, json);
                 let doc = if raw {
                     Doc::raw(&window, text, facts)

@@ -1072,7 +1072,7 @@ mod tests {
             ..ReadOptions::default()
         };
         for text in [nock, httprr.as_str()] {
-            let path = std::path::Path::new("c.json");
+            let path = Path::new("c.json");
             assert!(in_windows(text.as_bytes(), &windowed), "{text}");
             assert!(!in_windows(text.as_bytes(), &ReadOptions::default()));
             let whole = read_with(path, text.as_bytes(), &Sidecars::new(), &windowed)
@@ -1080,11 +1080,17 @@ mod tests {
                 .unwrap();
             let mut windows = 0;
             let mut seen = Vec::new();
-            let format = read_windows(path, text.as_bytes(), &Sidecars::new(), &windowed, &mut |w| {
-                let w = w.expect("never read whole");
-                windows += 1;
-                seen.extend(w.interactions);
-            })
+            let format = read_windows(
+                path,
+                text.as_bytes(),
+                &Sidecars::new(),
+                &windowed,
+                &mut |w| {
+                    let w = w.expect("never read whole");
+                    windows += 1;
+                    seen.extend(w.interactions);
+                },
+            )
             .unwrap();
             assert_eq!(format, Some(whole.format));
             assert_eq!(windows, 3, "{text}");

@@ -134,9 +134,11 @@ pub(super) fn read_array_windows(
                 .copied()
                 .find(|f| f.recorder().matches(&list));
             let reader: Reader<'static> = &super::nock::interaction;
-            windows.recorder = Some(
-                (told == Some(super::nock::FORMAT)).then_some((super::nock::FORMAT, "", reader)),
-            );
+            windows.recorder = Some((told == Some(super::nock::FORMAT)).then_some((
+                super::nock::FORMAT,
+                "",
+                reader,
+            )));
             match list.value {
                 NodeValue::Seq(items) => items.into_iter().next(),
                 _ => None,

@@ -170,7 +170,13 @@ fn forms(sub: &Sub, site: Site, new: bool) -> Vec<(usize, String, Stand, String)
             String::new()
         }
     };
-    let plain = || if new { sub.new.to_string() } else { String::new() };
+    let plain = || {
+        if new {
+            sub.new.to_string()
+        } else {
+            String::new()
+        }
+    };
     let mut out = Vec::new();
     match (&sub.how, site) {
         (How::Param(_), _) | (How::Whole, Site::Field { .. }) => {}
@@ -180,7 +186,11 @@ fn forms(sub: &Sub, site: Site, new: bool) -> Vec<(usize, String, Stand, String)
             let mut form = 1;
             for (o, n) in [&once, &twice] {
                 for q in ["\"", "\\\""] {
-                    let n = if new { format!("{q}{n}{q}") } else { String::new() };
+                    let n = if new {
+                        format!("{q}{n}{q}")
+                    } else {
+                        String::new()
+                    };
                     out.push((form, format!("{q}{o}{q}"), Stand::Quoted, n));
                     form += 1;
                 }
@@ -258,7 +268,10 @@ pub(super) fn find<'s, S: Borrow<Sub>>(text: &str, subs: &'s [S], site: Site) ->
         // The first owner of each pattern in `owners` (and one past the last).
         let mut first: Vec<u32> = Vec::new();
         for (pattern, owner) in entries {
-            if patterns.last().is_none_or(|last| *last != pattern.as_bytes()) {
+            if patterns
+                .last()
+                .is_none_or(|last| *last != pattern.as_bytes())
+            {
                 patterns.push(pattern.into_bytes());
                 first.push(owners.len() as u32);
             }
