@@ -1430,6 +1430,18 @@ impl<'s> Leaks<'s> {
         self.base += window.interactions.len();
     }
 
+    /// A window collected again for what `finish` looks up in it, with no session carried:
+    /// nothing is judged from it.
+    fn read_again<'a>(&'a self, window: &'a HttpCassette, file: &'a [u8]) -> Collect<'a> {
+        collect(
+            window,
+            file,
+            self.scanner,
+            self.matched,
+            Sessions::default(),
+        )
+    }
+
     /// Every leak, one finding per value. `again` gives the windows once more, in the same
     /// order, to the visitor it is handed, when ids or times wait for earlier responses.
     pub fn finish(mut self, file: &[u8], again: &mut dyn FnMut(&mut Visit<'_>)) -> Vec<HttpLeak> {
@@ -1447,13 +1459,7 @@ impl<'s> Leaks<'s> {
                     base = 0;
                     return;
                 };
-                let c = collect(
-                    window,
-                    file,
-                    self.scanner,
-                    self.matched,
-                    Sessions::default(),
-                );
+                let c = self.read_again(window, file);
                 for (needle, at) in first_responses(&c, needles.iter().copied()) {
                     let slot = first.entry(needle).or_insert(base + at);
                     *slot = (*slot).min(base + at);
@@ -1476,16 +1482,7 @@ impl<'s> Leaks<'s> {
         if !hits.is_empty() {
             let mut held = outside::Held::new(&hits);
             again(&mut |window| match window {
-                Some(window) => {
-                    let c = collect(
-                        window,
-                        file,
-                        self.scanner,
-                        self.matched,
-                        Sessions::default(),
-                    );
-                    held.window(&hits, &c);
-                }
+                Some(window) => held.window(&hits, &self.read_again(window, file)),
                 None => held.clear(),
             });
             self.leaks.extend(held.findings(hits));
