@@ -910,9 +910,9 @@ impl<'a> Collect<'a> {
                 }
                 continue;
             }
-            // The same cookie sent back before any request signed in is that visit still.
-            let signed_in = self.exchanges.get(interaction).is_some_and(|e| e.signed_in);
             if name.eq_ignore_ascii_case("cookie") || name.eq_ignore_ascii_case("set-cookie") {
+                // The same cookie sent back before any request signed in is that visit still.
+                let signed_in = self.exchanges.get(interaction).is_some_and(|e| e.signed_in);
                 let cookies = value.text.split(';');
                 let take = if name.eq_ignore_ascii_case("cookie") {
                     usize::MAX

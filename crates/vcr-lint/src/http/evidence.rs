@@ -42,10 +42,12 @@ impl Exchange {
                 .find(|h| h.name.eq_ignore_ascii_case("date"))
                 .and_then(|h| vcr_cassette::http::parse_time(&h.value.text))
         };
-        let signed_in = before.signed_in || signed(interaction) || is_login(interaction);
+        let carried = carried(interaction);
+        let login = is_login(interaction);
+        let signed_in = before.signed_in || carried != Carried::Nothing || login;
         let credentialed = before.credentialed
-            || sent_a_secret(interaction)
-            || is_login(interaction)
+            || carried == Carried::Credential
+            || login
             || sent_a_cookie(interaction);
         Exchange {
             credentialed,
@@ -106,29 +108,39 @@ impl Sessions {
     }
 }
 
-/// Whether a request sent something the judge takes for a secret: a credential header or a
-/// credential query parameter whose value is one (a placeholder, `SSWS myAPIToken`, is none:
-/// a cookie a server sets in answer to it is no evidence of a login, issue 41).
-fn sent_a_secret(interaction: &Interaction) -> bool {
-    let request = &interaction.request;
-    request.headers.iter().any(|h| {
-        super::is_credential_header(&h.name, super::Side::Request)
-            && credential::named("credential-header", &h.name, h.value.text.trim(), 4).is_ok()
-    }) || !super::url::parameter_credentials(&request.url.text, false).is_empty()
+/// What a request carried in a credential header or a credential query parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Carried {
+    Nothing,
+    /// Only values a filter replaced (`Basic <%= ... %>`, `<API_KEY>`): the real ones went
+    /// out, so the request signed in, though the cassette holds no secret of it.
+    Filtered,
+    /// A value the judge takes for a secret. A placeholder the test made up (`SSWS
+    /// myAPIToken`, a fake Basic account) is neither: a cookie a server sets in answer to
+    /// it is no evidence of a login (issue 41).
+    Credential,
 }
 
-/// Whether a request signed in with a credential header or parameter: one that is a
-/// credential, or one a filter replaced (`Basic <%= ... %>`, `<API_KEY>`: the real one went
-/// out). A value the test made up (`SSWS myAPIToken`, a fake Basic account) signed nothing in.
-fn signed(interaction: &Interaction) -> bool {
+/// What `interaction`'s request carried, in one pass over its headers and its query.
+fn carried(interaction: &Interaction) -> Carried {
+    let request = &interaction.request;
+    if !super::url::parameter_credentials(&request.url.text, false).is_empty() {
+        return Carried::Credential;
+    }
     let filtered =
         |why: &str| [crate::reason::PLACEHOLDER, crate::reason::PLACEHOLDER_TOKEN].contains(&why);
-    let request = &interaction.request;
-    request.headers.iter().any(|h| {
-        super::is_credential_header(&h.name, super::Side::Request)
-            && credential::named("credential-header", &h.name, h.value.text.trim(), 4)
-                .map_or_else(filtered, |_| true)
-    }) || !super::url::parameter_credentials(&request.url.text, false).is_empty()
+    let mut carried = Carried::Nothing;
+    for h in &request.headers {
+        if !super::is_credential_header(&h.name, super::Side::Request) {
+            continue;
+        }
+        match credential::named("credential-header", &h.name, h.value.text.trim(), 4) {
+            Ok(_) => return Carried::Credential,
+            Err(why) if filtered(why) => carried = Carried::Filtered,
+            Err(_) => {}
+        }
+    }
+    carried
 }
 
 /// Whether a request sent a cookie: the browser holds a session already.
