@@ -17,7 +17,7 @@ use crate::common;
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use common::recorders::{Recorded, Recorder, record, replay};
+use common::recorders::{Recorded, Recorder, record, replay, replay_with};
 use common::scenario::{ECHOED_HOME, RESPONSE_HOME, Scenario};
 use common::server::{http_date, iso_date_time};
 use serde_json::Value;
@@ -331,4 +331,63 @@ fn a_hand_redaction_vcrpy_replays_is_no_parse_error() {
     assert_eq!(doc["summary"]["http"]["vcrpy"], 1, "{doc:#}");
     // And `normalize` leaves it as the hand wrote it.
     recorded.dir.vcr(&["normalize", "--check"]).code(0);
+}
+
+/// An id each run makes, kept by an older recording in a query parameter (`filesessionid`, as a data-lake SDK sends) that
+/// the project now tells vcrpy to filter: vcrpy filters the requests a cassette holds as it
+/// loads them, so a run with another id replays, and the id is no `leak/uuid` once the
+/// project's sources filter the parameter (issue 41). Without the filter, the same
+/// cassette does not replay a new id, and the finding names the parameter.
+#[test]
+fn an_id_in_a_query_parameter_the_project_filters_is_no_finding() {
+    const RECORDED: &str = "3f6c1a9e-7b24-4d8e-9a51-c0e27b9d4f18";
+    const NEXT_RUN: &str = "b81d6e02-5c3f-4a97-8e1b-2d9f7a64c035";
+    let mut scenario = Scenario::clean();
+    scenario.exchanges[0].target = format!("/v1/models?page=2&filesessionid={RECORDED}");
+    let Some(mut recorded) = record(Recorder::Vcrpy, scenario) else {
+        return;
+    };
+    let (run, doc) = verify(&recorded);
+    run.code(1);
+    let ids: Vec<String> = doc["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["id"] == "leak/uuid" && f["severity"] == "error")
+        .map(|f| format!("{} {}", f["pointer"], f["match"]))
+        .collect();
+    assert_eq!(
+        ids,
+        [format!(
+            "\"interactions[0].request.uri ?filesessionid\" \"{RECORDED}\""
+        )],
+        "{doc:#}"
+    );
+
+    // The next run sends another id: vcrpy replays it only when told to filter the parameter.
+    recorded.scenario.exchanges[0].target = format!("/v1/models?page=2&filesessionid={NEXT_RUN}");
+    let run = replay(&recorded);
+    assert_ne!(
+        run.code,
+        Some(0),
+        "replayed a new id with no filter: {run:?}"
+    );
+    let run = replay_with(
+        &recorded,
+        serde_json::json!({"query": [["filesessionid", "LEASE"]]}),
+    );
+    assert_eq!(
+        run.code,
+        Some(0),
+        "vcrpy did not replay with the filter: {run:?}"
+    );
+
+    // The project's sources say so, as a test module configures vcrpy.
+    recorded.dir.write(
+        "tests/conftest.py",
+        "import vcr\n\nmy_vcr = vcr.VCR(\n    filter_query_parameters=['filesessionid'],\n)\n",
+    );
+    let (run, doc) = verify(&recorded);
+    run.code(0);
+    assert_eq!(doc["findings"].as_array().unwrap().len(), 0, "{doc:#}");
 }

@@ -1946,12 +1946,21 @@ fn scan_texts(
         if hit.family == LeakFamily::Secret && judged.contains(&(offset, hit.text.as_str())) {
             continue;
         }
-        let path = match text.path {
+        let mut path = match text.path {
             TextPath::Field(path) => path.to_owned(),
             TextPath::Header { path, name } => header_path(path, name),
             // Named below, one walk per body.
             TextPath::Leaf { .. } => String::new(),
         };
+        // An id or time in a query parameter is named with it (`request.uri ?leaseid`):
+        // the parameter is what a filter names, and what a project that filters it
+        // already leaves out of matching.
+        if open
+            && text.place == URL_PLACE
+            && let Some(name) = evidence::query_parameter(content.get(..hit.start).unwrap_or(""))
+        {
+            path = format!("{path} ?{name}");
+        }
         let leak = HttpLeak {
             hit,
             severity,

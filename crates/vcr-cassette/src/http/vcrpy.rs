@@ -449,9 +449,115 @@ fn pytest_plugin(run: &RecordRun<'_>) -> Option<Plugin> {
     None
 }
 
+/// The query parameters a project's Python source tells vcrpy to filter
+/// (`filter_query_parameters=[...]` given to `vcr.VCR`, `use_cassette` or
+/// `@pytest.mark.vcr`, or as the `"filter_query_parameters"` entry of pytest-recording's
+/// `vcr_config`). vcrpy applies its filters to every request a cassette holds when it loads
+/// the cassette, as well as to each request it matches (`Cassette.append` runs
+/// `before_record_request` on both), so a parameter named here takes no part in matching,
+/// whatever an older recording kept of it. A list named by a variable is read where the
+/// same source assigns it; each entry is a name or a `(name, replacement)` pair, whose
+/// first string is the name.
+pub fn filtered_query_parameters(source: &str) -> Vec<String> {
+    const KEY: &str = "filter_query_parameters";
+    let mut out = Vec::new();
+    for (at, _) in source.match_indices(KEY) {
+        let before = source[..at].chars().next_back();
+        let after = source[at + KEY.len()..].chars().next();
+        if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
+            continue;
+        }
+        let rest = source[at + KEY.len()..].trim_start_matches(|c: char| {
+            c.is_whitespace() || matches!(c, '"' | '\'' | ':' | '=')
+        });
+        let list = if rest.starts_with(['[', '(']) {
+            Some(rest)
+        } else {
+            let name: &str = &rest[..rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len())];
+            (!name.is_empty()).then(|| assigned_list(source, name)).flatten()
+        };
+        if let Some(list) = list {
+            out.extend(first_strings(list));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The text from the `[` or `(` that `source` assigns to `name` (`NAME = [...]`), if it does.
+fn assigned_list<'s>(source: &'s str, name: &str) -> Option<&'s str> {
+    source.match_indices(name).find_map(|(at, _)| {
+        let before = source[..at].chars().next_back();
+        if before.is_some_and(is_ident) {
+            return None;
+        }
+        let rest = source[at + name.len()..].trim_start_matches([' ', '\t']);
+        let rest = rest.strip_prefix('=')?;
+        if rest.starts_with('=') {
+            return None;
+        }
+        let rest = rest.trim_start();
+        rest.starts_with(['[', '(']).then_some(rest)
+    })
+}
+
+/// The strings of the Python list or tuple `list` opens: each item's, or a nested tuple's
+/// first. Reading stops at the bracket that closes it, or at the end of `list`.
+fn first_strings(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    // Whether the nested tuple at depth 2 already gave its string.
+    let mut given = false;
+    let mut chars = list.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '[' | '(' | '{' => {
+                depth += 1;
+                given = false;
+            }
+            ']' | ')' | '}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    break;
+                }
+            }
+            '#' => {
+                // A comment runs to the end of its line.
+                while chars.peek().is_some_and(|&(_, c)| c != '\n') {
+                    chars.next();
+                }
+            }
+            '"' | '\'' => {
+                let start = i + 1;
+                let mut end = list.len();
+                while let Some((j, d)) = chars.next() {
+                    if d == '\\' {
+                        chars.next();
+                    } else if d == c {
+                        end = j;
+                        break;
+                    }
+                }
+                let text = &list[start..end.max(start)];
+                if depth == 1 || (depth == 2 && !given) {
+                    out.push(text.to_owned());
+                    given = depth == 2;
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{Plugin, pytest_plugin, runs_pytest};
+    use super::{Plugin, filtered_query_parameters, pytest_plugin, runs_pytest};
     use crate::http::recorder::RecordRun;
 
     fn words(line: &str) -> Vec<String> {
@@ -1023,5 +1129,31 @@ responses:
             "interactions[0] is neither an HTTP interaction nor a WebSocket message (`kind: ping`)",
             "kind: ping",
         );
+    }
+    #[test]
+    fn filtered_query_parameters_are_read_from_every_way_a_project_writes_them() {
+        let source = r#"
+my_vcr = vcr.VCR(
+    filter_headers=['authorization'],
+    filter_query_parameters=['filesessionid', "leaseid"]  # ids a run makes
+)
+
+SECRET_PARAMS = [("api_key", "DUMMY"), ('token', 'XXX')]
+
+@pytest.fixture(scope="module")
+def vcr_config():
+    return {"filter_query_parameters": SECRET_PARAMS, "match_on": ["method", "path"]}
+
+@pytest.mark.vcr(filter_query_parameters=("sig",))
+def test_it(): ...
+my_filter_query_parameters = ["not_this"]
+"#;
+        assert_eq!(
+            filtered_query_parameters(source),
+            ["api_key", "filesessionid", "leaseid", "sig", "token"]
+        );
+        // A name that no list is assigned to, and no setting at all.
+        assert!(filtered_query_parameters("vcr.VCR(filter_query_parameters=PARAMS)").is_empty());
+        assert!(filtered_query_parameters("import vcr\n").is_empty());
     }
 }

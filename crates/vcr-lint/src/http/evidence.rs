@@ -309,6 +309,17 @@ fn names_element(lower: &[u8], names: &[&str]) -> bool {
     })
 }
 
+/// The name of the query parameter whose value a URL's text `before` a value ends in
+/// (`...?a=1&leaseid=` gives `leaseid`), or `None` when the value is not in the query.
+pub(super) fn query_parameter(before: &str) -> Option<&str> {
+    before
+        .rsplit(['?', '&'])
+        .next()
+        .filter(|_| before.contains('?'))
+        .and_then(|p| p.split_once('='))
+        .map(|(name, _)| name)
+}
+
 /// Why an id or time a matched request sent is one a run makes, or `None` when the cassette
 /// shows it is a constant of the test, which replays as recorded:
 /// - a UUID made up by hand (`c1234567-2222-2222-3333-444444444444`, [`is_made_up_uuid`]);
@@ -338,12 +349,7 @@ pub(super) fn run_made(
             if after_scheme.is_some_and(|host| !host.contains('/')) {
                 return None;
             }
-            let parameter = before
-                .rsplit(['?', '&'])
-                .next()
-                .filter(|_| before.contains('?'))
-                .and_then(|p| p.split_once('='))
-                .map(|(name, _)| name.to_ascii_lowercase());
+            let parameter = query_parameter(before).map(str::to_ascii_lowercase);
             let names_a_request = parameter.as_deref().is_some_and(|name| {
                 [
                     "request",

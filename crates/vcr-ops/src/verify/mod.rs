@@ -267,6 +267,12 @@ impl Checks {
         self.published.source_of(value)
     }
 
+    /// The source file that tells the recorder to filter the query parameter `name`, which
+    /// then takes no part in matching (see `published`).
+    pub(crate) fn filters_query(&self, name: &str) -> Option<&str> {
+        self.published.filters_query(name)
+    }
+
     /// Whether the cassette at `path` (relative to the project root) is replayed with the
     /// clock frozen at its recording: a `<name>.freeze` file beside it, which DataDog's API
     /// clients write with every cassette and read back to set the test clock, so a time in

@@ -106,6 +106,9 @@ struct Index {
     /// Each run's hash, and the first file (relative, `/`-separated) that holds it.
     runs: HashMap<u64, String>,
     hasher: std::collections::hash_map::RandomState,
+    /// The query parameters the project's Python sources tell vcrpy to filter, each with
+    /// the first file that does.
+    filtered_query: HashMap<String, String>,
 }
 
 impl Index {
@@ -127,6 +130,15 @@ impl Published {
     /// The project root the sources are read under.
     pub(super) fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// The source file that tells the project's recorder to filter the query parameter
+    /// `name` (vcrpy's `filter_query_parameters`), which then takes no part in matching:
+    /// vcrpy filters the requests a cassette holds when it loads it, as well as the ones it
+    /// matches, so an id an older recording kept there does not break replay.
+    pub(super) fn filters_query(&self, name: &str) -> Option<&str> {
+        let index = self.index.get_or_init(|| read(&self.root));
+        index.filtered_query.get(name).map(String::as_str)
     }
 
     /// The source file that holds `value` (a secret as the judge found it: a key, the
@@ -272,6 +284,14 @@ fn read(root: &Path) -> Index {
             .unwrap_or(path)
             .to_string_lossy()
             .replace('\\', "/");
+        if rel.ends_with(".py") && text.contains("filter_query_parameters") {
+            for name in vcr_cassette::http::vcrpy::filtered_query_parameters(&text) {
+                index
+                    .filtered_query
+                    .entry(name)
+                    .or_insert_with(|| rel.clone());
+            }
+        }
         for run in runs(&text).chain(literals(&text)) {
             let hash = index.hash(run);
             index.runs.entry(hash).or_insert_with(|| rel.clone());
