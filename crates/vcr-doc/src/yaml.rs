@@ -223,14 +223,53 @@ impl Reindent {
     }
 
     /// Indents the lines of the quoted scalar opening at `quote` (an offset in `source`, the
-    /// patched text) to the quote's own column; whether anything changed.
+    /// patched text) to the quote's own column, and those of every later quoted scalar that
+    /// opens a line written the same way (`      string: '`): a recorder writes every body
+    /// alike, and a cassette of 83 such bodies was a `parse` error when each cost a parse
+    /// of its own (libyaml, which Ruby VCR and vcrpy load with, accepts them). Whether
+    /// anything changed.
     fn indent_quoted(&mut self, source: &str, quote: usize) -> bool {
-        let Some(end) = quoted_end(source, quote) else {
+        let Some(mut end) = quoted_end(source, quote) else {
             return false;
         };
         let line_start = source[..quote].rfind('\n').map_or(0, |i| i + 1);
+        // Offsets in `source` map back through the inserts made before this call only: every
+        // scalar's are found first, and taken at once.
+        let mut new = self.quoted_inserts(source, line_start, quote, end);
+        let opening = &source[line_start..=quote];
+        let finder = memchr::memmem::Finder::new(opening.as_bytes());
+        while let Some(found) = source
+            .get(end..)
+            .and_then(|rest| finder.find(rest.as_bytes()))
+        {
+            let start = end + found;
+            let next_quote = start + opening.len() - 1;
+            if start == 0 || source.as_bytes()[start - 1] != b'\n' {
+                end = start + opening.len();
+                continue;
+            }
+            let Some(next_end) = quoted_end(source, next_quote) else {
+                break;
+            };
+            new.extend(self.quoted_inserts(source, start, next_quote, next_end));
+            end = next_end;
+        }
+        let changed = !new.is_empty();
+        self.insert(new);
+        changed
+    }
+
+    /// The spaces that indent the lines of the quoted scalar from `quote` to `end` (offsets
+    /// in `source`, its line starting at `line_start`) to the quote's column, as offsets in
+    /// the original text.
+    fn quoted_inserts(
+        &self,
+        source: &str,
+        line_start: usize,
+        quote: usize,
+        end: usize,
+    ) -> Vec<(usize, usize)> {
         let column = source[line_start..quote].chars().count();
-        // Offsets in `source` map back through the inserts made before this call only.
         let mut new = Vec::new();
         let mut at = quote;
         while let Some(nl) = source[at..end].find('\n') {
@@ -242,9 +281,7 @@ impl Reindent {
             }
             at = start;
         }
-        let changed = !new.is_empty();
-        self.insert(new);
-        changed
+        new
     }
 
     /// Takes the spaces one scalar's lines get, `(offset in the original text, how many)`.
@@ -1201,6 +1238,35 @@ mod tests {
         // Still an error where libyaml has one too.
         let e = parse("a: 'x\n\nb: [\n").unwrap_err();
         assert!(e.message.starts_with("not valid YAML: "), "{}", e.message);
+    }
+
+    /// Old Psych wrote every body of a cassette so, and a cassette of more bodies than the
+    /// re-parses allowed was a `parse` error (a real Azure SDK cassette: 83 interactions).
+    /// Every scalar opening a line written the same way is indented at once; each keeps
+    /// its value and its place in the original text.
+    #[test]
+    fn reads_many_quoted_scalars_indented_less_than_their_block() {
+        let mut text = String::from("http_interactions:\n");
+        for i in 0..(super::MAX_REINDENTS * 3) {
+            text.push_str(&format!(
+                "- response:\n    body:\n      string: '{{\"id\":{i}}}\n\n'\n    note: 'n{i}\n  m'\n"
+            ));
+        }
+        let root = parse(&text).unwrap();
+        let NodeValue::Seq(items) = &at(&root, &["http_interactions"]).value else {
+            panic!("a sequence");
+        };
+        assert_eq!(items.len(), super::MAX_REINDENTS * 3);
+        for (i, item) in items.iter().enumerate() {
+            let body = at(item, &["response", "body", "string"]);
+            assert_eq!(body.as_str(), Some(format!("{{\"id\":{i}}}\n").as_str()));
+            let span = &text[body.start as usize..body.end as usize];
+            assert_eq!(span, format!("'{{\"id\":{i}}}\n\n'"));
+            assert_eq!(
+                at(item, &["response", "note"]).as_str(),
+                Some(format!("n{i} m").as_str())
+            );
+        }
     }
 
     /// A quoted scalar whose continuation lines start with tabs, left of their block's
