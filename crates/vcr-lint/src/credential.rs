@@ -216,6 +216,37 @@ fn is_plain_url(text: &str) -> bool {
         && !text.contains(char::is_whitespace)
 }
 
+/// Whether an `Authorization` value is an OAuth 1.0 signature (`OAuth oauth_consumer_key="..",
+/// oauth_token="..", oauth_signature="..", ...`, RFC 5849 section 3.5.1): the consumer key
+/// and the token are the public halves of their pairs, and sign nothing without the
+/// secrets, which the header never holds; the signature covers one request, its nonce and
+/// its time. Not with the `PLAINTEXT` method, whose signature *is* the two secrets, nor a
+/// value with any parameter OAuth 1.0 does not define (`OAuth <token>`, an OAuth 2 bearer
+/// token some APIs take under that scheme, is judged as a token).
+fn is_oauth1_signature(text: &str) -> bool {
+    let Some((scheme, params)) = text.split_once(char::is_whitespace) else {
+        return false;
+    };
+    if !scheme.eq_ignore_ascii_case("oauth") {
+        return false;
+    }
+    let mut signed = false;
+    for param in params.split(',') {
+        let Some((name, value)) = param.trim().split_once('=') else {
+            return false;
+        };
+        let value = value.trim().trim_matches('"');
+        match name.trim() {
+            "oauth_signature" => signed = true,
+            "oauth_signature_method" if value.eq_ignore_ascii_case("plaintext") => return false,
+            "realm" => {}
+            name if name.starts_with("oauth_") => {}
+            _ => return false,
+        }
+    }
+    signed
+}
+
 /// Whether a named credential's value is words a reviewer reads as a test value: fake words
 /// glued or separated (`testkey`, `mySecret`, `test-client_secret`), in leetspeak
 /// (`@S3cur3P@55w0rd`), behind a vendor's prefix (`ghp_TEST_TOKEN`); letters required, so a
@@ -415,6 +446,8 @@ fn rejected_whole(text: &str) -> Option<&'static str> {
         Some(reason::REDACTED_PEM)
     } else if is_plain_url(text) {
         Some(reason::PLAIN_URL)
+    } else if is_oauth1_signature(text) {
+        Some(reason::OAUTH1_SIGNED)
     } else {
         None
     }
