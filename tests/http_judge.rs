@@ -1949,3 +1949,27 @@ fn an_oauth1_signature_is_no_credential_unless_it_is_plaintext() {
         "{oauth2:?}"
     );
 }
+
+/// A domain's transfer secret in a registrar's answer (`"authCode"`, EPP's auth code):
+/// whoever holds it moves the domain away (issue 41: a DNS client's 25 cassettes). A
+/// status `code` and a made-up one are not.
+#[test]
+fn a_domain_transfer_auth_code_is_an_error() {
+    let judged = |body: &str| {
+        errors(
+            "cassettes/registrar.yaml",
+            &vcrpy(
+                "",
+                "https://api.registrar.example/v1/domains/example.org",
+                body,
+                "",
+            ),
+        )
+    };
+    let found =
+        judged(r#"{"authCode":"7QK2R9F8C8M24X9D","domain":"example.org","status":"ACTIVE"}"#);
+    assert!(found.iter().any(|f| f.contains("authCode")), "{found:?}");
+    let found =
+        judged(r#"{"auth_code":"AUTH_CODE","code":"Q7K2R9F8C8M24X9D","domain":"example.org"}"#);
+    assert!(found.is_empty(), "{found:?}");
+}

@@ -286,7 +286,17 @@ const FIELD_NAMES: [&[&str]; 4] = [
 /// `tempPassword`; they count where a quote closes the name after them (or `>`, an XML
 /// element's: `<SessionToken>`).
 const SECRET_SUFFIXES: &[&str] = &[
-    "token", "secret", "password", "passwd", "passcode", "apikey", "api_key", "api-key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "passcode",
+    "apikey",
+    "api_key",
+    "api-key",
+    "authcode",
+    "auth_code",
+    "eppcode",
 ];
 
 /// The credential query parameters that name no credential field: a body that holds one
@@ -624,7 +634,16 @@ fn names_a_secret(name: &str) -> bool {
     // cache keys, object keys and idempotency keys.
     let api_key =
         last == "apikey" || (last == "key" && words.len() >= 2 && words[words.len() - 2] == "api");
-    (["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str()) || api_key)
+    // A domain's transfer secret (`authCode`, EPP's `authInfo` code): whoever holds it moves
+    // the domain to another registrar. `code` alone names OAuth's one-time grant and status
+    // codes.
+    let auth_code = matches!(last.as_str(), "authcode" | "eppcode")
+        || (last == "code"
+            && words.len() >= 2
+            && matches!(words[words.len() - 2].as_str(), "auth" | "epp" | "transfer"));
+    (["token", "secret", "password", "passwd", "passcode"].contains(&last.as_str())
+        || api_key
+        || auth_code)
         && !words.iter().any(|w| NOT_A_SECRET.contains(&w.as_str()))
 }
 
