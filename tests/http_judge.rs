@@ -1973,3 +1973,30 @@ fn a_domain_transfer_auth_code_is_an_error() {
         judged(r#"{"auth_code":"AUTH_CODE","code":"Q7K2R9F8C8M24X9D","domain":"example.org"}"#);
     assert!(found.is_empty(), "{found:?}");
 }
+
+/// A UUID under a header whose name ends in `session` (Azure DevOps' `X-TFS-Session`: the
+/// client's id for its run, which the server echoes as its trace id) is an id, as one under
+/// `*-Session-Id` is (issue 41: 28 cassettes of a CLI blocked). A random token under the
+/// same name is still a credential.
+#[test]
+fn a_uuid_under_a_session_header_is_an_id_and_a_token_is_not() {
+    let judged = |value: &str| {
+        let headers = format!("      X-TFS-Session:\n      - {value}\n");
+        errors(
+            "cassettes/devops.yaml",
+            &vcrpy(
+                &headers,
+                "https://dev.azure.com/org/_apis/projects",
+                "{}",
+                "",
+            ),
+        )
+    };
+    let found = judged("ad3174f2-944f-4bf0-ba38-c46df780a74e");
+    assert!(found.is_empty(), "{found:?}");
+    let found = judged("Zq8vN2kL5mR7pT3wYc1Nd5FhQx7Lm2Vb");
+    assert!(
+        found.iter().any(|f| f.contains("X-TFS-Session")),
+        "{found:?}"
+    );
+}

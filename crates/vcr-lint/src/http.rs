@@ -540,6 +540,13 @@ fn field_name_kind(name: &str) -> (bool, bool) {
     })
 }
 
+/// Whether a name's last word is `session` (`X-TFS-Session`).
+fn ends_in_session(name: &str) -> bool {
+    super::words::name_words(name)
+        .last()
+        .is_some_and(|w| w == "session")
+}
+
 /// Whether a name is a session's id (`session_id`, `sessionId`): a secret when its value
 /// is random-shaped (a one-time onboarding link's session), an id when it is a UUID (an
 /// agent's conversation).
@@ -902,7 +909,11 @@ impl<'a> Collect<'a> {
             // A session's id that is a UUID names a conversation (Claude Code's
             // `X-Claude-Code-Session-Id`), as a field of that name does: an id, read as
             // any header's text, not judged as a credential.
-            let conversation = names_a_session(name) && credential::is_uuid(value.text.trim());
+            // So does a UUID under a name that ends in `session` (Azure DevOps'
+            // `X-TFS-Session`, a client's id for its run, echoed as the server's trace id):
+            // in the labelled sets, 58 files hold such a header and none a credential.
+            let conversation = credential::is_uuid(value.text.trim())
+                && (names_a_session(name) || ends_in_session(name));
             if !conversation && is_credential_header(name, side) {
                 // `accessKey=...; secretKey=...` (Tenable's `X-ApiKeys`): each value judged
                 // by the name beside it.
