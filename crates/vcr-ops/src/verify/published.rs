@@ -18,7 +18,10 @@
 //! constant the sources write is not) is found: every file under the
 //! project root with a source extension, up to 1 MiB each and 20,000 in all, without the
 //! folders tools make (`.git`, `node_modules`, `target`, virtualenvs, caches). Each is cut into
-//! runs of token characters of 12 or more, and string literals of 8 or more, kept as hashes.
+//! runs of token characters of 12 or more, and string literals of 6 or more (decoded too
+//! when percent-encoded), kept as hashes. A YAML or JSON file a source names in a string
+//! literal (`File.read('fixtures/keys.yml')`), from the root or beside the source, is read
+//! the same way unless it is a cassette: the keys a test loads from it are published with it.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -260,11 +263,25 @@ fn read(root: &Path) -> Index {
                     .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
         })
         .build();
+    // Data files (YAML, JSON) the walk passes, and the ones the sources name: a test that
+    // loads `fixtures/keys.yml` publishes the keys in it as its sources do.
+    let mut data_files: Vec<String> = Vec::new();
+    let mut named_data: std::collections::HashSet<String> = std::collections::HashSet::new();
     for entry in walk.filter_map(Result::ok) {
         if files >= MAX_FILES {
             break;
         }
         let path = entry.path();
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && data_files.len() < MAX_FILES * 4
+            && path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| DATA_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+        {
+            data_files.push(relative(root, path));
+            continue;
+        }
         let source = entry.file_type().is_some_and(|t| t.is_file())
             && path
                 .extension()
@@ -279,11 +296,8 @@ fn read(root: &Path) -> Index {
         };
         files += 1;
         let text = String::from_utf8_lossy(&bytes);
-        let rel = path
-            .strip_prefix(root)
-            .unwrap_or(path)
-            .to_string_lossy()
-            .replace('\\', "/");
+        let rel = relative(root, path);
+        named_data.extend(data_names(&text, &rel));
         if rel.ends_with(".py") && text.contains("filter_query_parameters") {
             for name in vcr_cassette::http::vcrpy::filtered_query_parameters(&text) {
                 index
@@ -292,12 +306,85 @@ fn read(root: &Path) -> Index {
                     .or_insert_with(|| rel.clone());
             }
         }
-        for run in runs(&text).chain(literals(&text)) {
-            let hash = index.hash(run);
-            index.runs.entry(hash).or_insert_with(|| rel.clone());
+        index.add(&text, &rel);
+    }
+    for rel in data_files {
+        if !named_data.contains(&rel) {
+            continue;
         }
+        let path = root.join(&rel);
+        if !std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_FILE) {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        // A cassette a test names (`use_cassette("cassettes/x.yaml")`) is no source.
+        if vcr_cassette::http::sniff::sniff(&bytes[..bytes.len().min(HEAD)]) {
+            continue;
+        }
+        index.add(&String::from_utf8_lossy(&bytes), &rel);
     }
     index
+}
+
+impl Index {
+    /// Keeps the runs and literals of `text`, the file `rel`.
+    /// A literal written percent-encoded (`'Fmjtd%7Clu...'`, a key as a URL takes it) is
+    /// kept decoded too: the judge finds the key decoded.
+    fn add(&mut self, text: &str, rel: &str) {
+        let mut decoded = Vec::new();
+        for run in runs(text).chain(literals(text)) {
+            let hash = self.hash(run);
+            self.runs.entry(hash).or_insert_with(|| rel.to_owned());
+            if run.contains('%') {
+                decoded.push(vcr_cassette::http::body::percent_decode(run));
+            }
+        }
+        for text in decoded {
+            for run in runs(&text).chain(std::iter::once(text.as_str())) {
+                let hash = self.hash(run);
+                self.runs.entry(hash).or_insert_with(|| rel.to_owned());
+            }
+        }
+    }
+}
+
+/// The extensions of the data files a test may load its keys from (never read unless a
+/// source names them, and never when they are cassettes).
+const DATA_EXTENSIONS: &[&str] = &["yml", "yaml", "json"];
+
+/// How much of a named data file is sniffed for a cassette's shape.
+const HEAD: usize = 8 << 10;
+
+/// `path` relative to `root`, `/`-separated.
+fn relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// The data files the source `rel` names in its string literals (`'fixtures/keys.yml'`), as
+/// paths from the root: as written (a test run from the root), and beside the source.
+fn data_names(text: &str, rel: &str) -> Vec<String> {
+    let folder = rel.rsplit_once('/').map_or("", |(folder, _)| folder);
+    let mut out = Vec::new();
+    for literal in literals(text) {
+        let lower = literal.to_ascii_lowercase();
+        if !DATA_EXTENSIONS
+            .iter()
+            .any(|e| lower.strip_suffix(e).is_some_and(|s| s.ends_with('.')))
+        {
+            continue;
+        }
+        let name = literal.trim_start_matches("./");
+        out.push(name.to_owned());
+        if !folder.is_empty() {
+            out.push(format!("{folder}/{name}"));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -376,5 +463,41 @@ mod tests {
         ] {
             assert_eq!(published.source_of(value), None, "{value}");
         }
+    }
+    /// A data file the tests load (`YAML.load(File.read('fixtures/keys.yml'))`) publishes
+    /// the keys in it, percent-encoded ones too (a key as a URL takes it); a data file no
+    /// source names, and a cassette a source names, publish nothing.
+    #[test]
+    fn a_data_file_a_source_loads_publishes_its_values() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, text: &str| {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write(
+            "test/test_base.rb",
+            "@keys = YAML.load(File.read('fixtures/keys.yml'))\nVCR.use_cassette('fixtures/cassettes/geo.yml')\n",
+        );
+        write(
+            "fixtures/keys.yml",
+            "geo:\n  key: 'Zq8vN2kL5mR7pT3wYc1Nd5Fh'\nquest:\n  key: 'Fmjtd%7Clu2Rq8vN2kL5mR%2C2s%3Do5-9a8lhz'\n",
+        );
+        write("fixtures/other.yml", "key: 'Hq8vN2kL5mR7pT3wYc1Nd5Fh'\n");
+        write(
+            "fixtures/cassettes/geo.yml",
+            "http_interactions:\n- request:\n    uri: https://geo.example/?key=Wq8vN2kL5mR7pT3wYc1Nd5Fh\n",
+        );
+        let published = Published::new(dir.path());
+        assert_eq!(
+            published.source_of("Zq8vN2kL5mR7pT3wYc1Nd5Fh"),
+            Some("fixtures/keys.yml")
+        );
+        assert_eq!(
+            published.source_of("Fmjtd|lu2Rq8vN2kL5mR,2s=o5-9a8lhz"),
+            Some("fixtures/keys.yml")
+        );
+        assert_eq!(published.source_of("Hq8vN2kL5mR7pT3wYc1Nd5Fh"), None);
+        assert_eq!(published.source_of("Wq8vN2kL5mR7pT3wYc1Nd5Fh"), None);
     }
 }
