@@ -20,6 +20,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     purge_freed_memory_after(PURGE_DELAY_MS);
+    vcr_ops::scrub::on_give_back(give_back_freed_memory);
     app::run(std::env::args_os())
 }
 
@@ -37,6 +38,17 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 unsafe extern "C" {
     /// mimalloc's own setter (`mimalloc.h`), in the library the `mimalloc` crate links.
     fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
+    /// mimalloc's collection (`mimalloc.h`): with `force`, frees the calling thread's empty
+    /// pages and purges what waits for the purge delay, now.
+    fn mi_collect(force: bool);
+}
+
+/// Gives what was freed back to the system now, between the phases of a large file's scrub
+/// ([`vcr_ops::scrub::on_give_back`]): a few calls per file, where a purge delay of 0 for
+/// the whole run cost a tenth more CPU time on the corpus (issue 43).
+fn give_back_freed_memory() {
+    // SAFETY: mimalloc's collection takes no pointer and may be called from any thread.
+    unsafe { mi_collect(true) };
 }
 
 /// Sets mimalloc's purge delay, unless `MIMALLOC_PURGE_DELAY` chooses one: the variable

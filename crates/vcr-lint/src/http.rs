@@ -1445,7 +1445,13 @@ impl<'s> Leaks<'s> {
         let mut leaks = std::mem::take(&mut c.named);
         let defer = (self.base > 0).then_some((&mut self.pending, self.base));
         scan_texts(&c, self.scanner, &mut leaks, defer);
-        self.leaks.append(&mut leaks);
+        // Taken whole when nothing came before (one window, or the first): appended, the
+        // leaks of a file of thousands of secrets in one scalar were held twice (issue 43).
+        if self.leaks.is_empty() {
+            self.leaks = leaks;
+        } else {
+            self.leaks.append(&mut leaks);
+        }
         // The whole file's comment lines, with the first window.
         if !self.commented {
             self.commented = true;
