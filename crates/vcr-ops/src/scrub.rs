@@ -675,14 +675,14 @@ impl Scrubber<'_> {
             return Err(e);
         }
         if raw {
-            let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
             let none = HttpCassette {
                 format,
                 interactions: Vec::new(),
                 compressed: false,
                 outside: Vec::new(),
             };
-            plan.doc_lengths = Doc::raw(&none, text, facts).lengths(&edits);
+            let lengths = Doc::raw(&none, text, facts).lengths(plan.edits.values());
+            plan.doc_lengths = lengths;
         }
         match read {
             Ok(Some(_)) => Ok(plan),
@@ -1068,8 +1068,8 @@ impl Plan {
             swept: &[],
         };
         plan.add(scrubber, cassette, &doc, defaults, match_on, &part)?;
-        let edits: Vec<Edit> = plan.edits.values().map(|e| e.edit.clone()).collect();
-        plan.doc_lengths = doc.lengths(&edits);
+        let lengths = doc.lengths(plan.edits.values());
+        plan.doc_lengths = lengths;
         Ok(plan)
     }
 
@@ -1625,15 +1625,17 @@ impl<'t> Doc<'t> {
         Some((edits, rules, new_len))
     }
 
-    /// For an httprr trace, the `N M` lines that give the records' new lengths.
-    fn lengths(&self, edits: &[Edit]) -> Vec<Edit> {
+    /// For an httprr trace, the `N M` lines that give the records' new lengths, from the
+    /// planned edits (borrowed: a copy of them all, new texts and all, was the peak of a
+    /// scrub of many records, issue 43).
+    fn lengths<'e>(&self, edits: impl Iterator<Item = &'e Planned>) -> Vec<Edit> {
         if !self.raw {
             return Vec::new();
         }
         let mut out = Vec::new();
         // By start: each record sums only the edits inside it (summing them all for each
         // record made a scrub of many records quadratic, issue 43).
-        let mut sorted: Vec<&Edit> = edits.iter().collect();
+        let mut sorted: Vec<&Edit> = edits.map(|planned| &planned.edit).collect();
         sorted.sort_by_key(|e| e.start);
         for (line, digits_end, n, m) in vcr_cassette::http::httprr::lengths(self.text) {
             let body = self.text[line..]
