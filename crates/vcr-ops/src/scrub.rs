@@ -500,7 +500,7 @@ impl Scrubber<'_> {
     /// just over it whose scrubbed text fell under (issue 43). The project's window
     /// (`VCR_TEST_HTTP_WINDOW`) is kept as it is.
     fn window_options(&self, len: usize) -> vcr_cassette::http::ReadOptions {
-        const SMALLEST: usize = 256 << 10;
+        const SMALLEST: usize = 64 << 10;
         let mut read = *self.read;
         if read.http_window.is_none() && len > SMALLEST {
             read.http_window = Some((len / 64).clamp(SMALLEST, 16 << 20));
@@ -681,7 +681,8 @@ impl Scrubber<'_> {
                 compressed: false,
                 outside: Vec::new(),
             };
-            let lengths = Doc::raw(&none, text, facts).lengths(plan.edits.values());
+            let lengths = Doc::raw(&none, text, facts)
+                .lengths(plan.edits.values().map(|planned| &planned.edit));
             plan.doc_lengths = lengths;
         }
         match read {
@@ -725,15 +726,15 @@ impl Scrubber<'_> {
             }
             plan.edits.insert(
                 offset,
-                Planned {
+                Box::new(Planned {
                     edit: Edit {
                         start: offset,
                         end,
                         text: sub.new.to_string(),
                     },
-                    path: vcr_lint::http::OUTSIDE.to_owned(),
+                    path: vcr_lint::http::OUTSIDE.into(),
                     rules: vec![sub.rule],
-                },
+                }),
             );
         }
         if plan.edits.is_empty() && plan.sidecars.is_empty() {
@@ -753,8 +754,9 @@ impl Scrubber<'_> {
         let mut replaced: Vec<Replaced> = Vec::with_capacity(planned.len());
         let mut edits: Vec<Edit> = Vec::with_capacity(planned.len() + plan.doc_lengths.len());
         for e in planned.into_values() {
+            let e = *e;
             replaced.push(Replaced {
-                path: e.path,
+                path: e.path.into_string(),
                 rule: e.rules.join(", "),
                 offset: e.edit.start,
                 at: Position { line: 1, column: 1 },
@@ -995,13 +997,15 @@ fn names_a_list(path: &str) -> bool {
 /// One scalar to rewrite.
 struct Planned {
     edit: Edit,
-    path: String,
+    path: Box<str>,
     rules: Vec<Name>,
 }
 
 /// Every edit of a cassette, by the scalar's offset.
 struct Plan {
-    edits: BTreeMap<usize, Planned>,
+    /// Boxed: a B-tree's nodes, half full when filled in order, held room for twice the
+    /// edits, a sixth of a scrub's peak where each secret is an edit (issue 43).
+    edits: BTreeMap<usize, Box<Planned>>,
     interference: Vec<Interference>,
     /// Values the header and query rules replaced (old, new, rule), swept from the rest of
     /// the file at the end.
@@ -1068,7 +1072,7 @@ impl Plan {
             swept: &[],
         };
         plan.add(scrubber, cassette, &doc, defaults, match_on, &part)?;
-        let lengths = doc.lengths(plan.edits.values());
+        let lengths = doc.lengths(plan.edits.values().map(|planned| &planned.edit));
         plan.doc_lengths = lengths;
         Ok(plan)
     }
@@ -1628,14 +1632,14 @@ impl<'t> Doc<'t> {
     /// For an httprr trace, the `N M` lines that give the records' new lengths, from the
     /// planned edits (borrowed: a copy of them all, new texts and all, was the peak of a
     /// scrub of many records, issue 43).
-    fn lengths<'e>(&self, edits: impl Iterator<Item = &'e Planned>) -> Vec<Edit> {
+    fn lengths<'e>(&self, edits: impl Iterator<Item = &'e Edit>) -> Vec<Edit> {
         if !self.raw {
             return Vec::new();
         }
         let mut out = Vec::new();
         // By start: each record sums only the edits inside it (summing them all for each
         // record made a scrub of many records quadratic, issue 43).
-        let mut sorted: Vec<&Edit> = edits.map(|planned| &planned.edit).collect();
+        let mut sorted: Vec<&Edit> = edits.collect();
         sorted.sort_by_key(|e| e.start);
         for (line, digits_end, n, m) in vcr_cassette::http::httprr::lengths(self.text) {
             let body = self.text[line..]
@@ -1787,11 +1791,11 @@ impl Ctx<'_> {
                 edit.text.shrink_to_fit();
                 plan.edits.insert(
                     edit.start,
-                    Planned {
+                    Box::new(Planned {
                         edit,
-                        path: path.to_owned(),
+                        path: path.into(),
                         rules,
-                    },
+                    }),
                 );
             }
         }
@@ -1970,11 +1974,11 @@ impl Ctx<'_> {
             for edit in edits {
                 plan.edits.insert(
                     edit.start,
-                    Planned {
+                    Box::new(Planned {
                         edit,
-                        path: field.path.clone(),
+                        path: field.path.as_str().into(),
                         rules: rules.clone(),
-                    },
+                    }),
                 );
             }
             self.lengths_follow(plan, node, field, headers, old_len, new_len)?;
@@ -2114,11 +2118,11 @@ impl Ctx<'_> {
                     };
                     plan.edits.insert(
                         edit.start,
-                        Planned {
+                        Box::new(Planned {
                             edit,
-                            path,
+                            path: path.into(),
                             rules: vec![(*key).into()],
-                        },
+                        }),
                     );
                 } else {
                     self.plan_node(plan, length, &path, &new, vec![(*key).into()]);
