@@ -492,12 +492,14 @@ impl Scrubber<'_> {
         vcr_cassette::http::in_windows(text, &self.window_options(text.len()))
     }
 
-    /// How a scrub reads a file of `len` bytes: in windows from 256 KiB, where a read for a
-    /// check waits for 4 MiB, each window a 64th of the file between 256 KiB and 16 MiB; and
+    /// How a scrub reads a file of `len` bytes: in windows from 64 KiB, where a read for a
+    /// check waits for 4 MiB, each window a 64th of the file between 64 KiB and 16 MiB; and
     /// its result read back so too, though shorter. A scrub holds the file, its
     /// new text, its plan and its leaks beside what it reads: a cassette of 10,000
     /// interactions under 4 MiB, built whole, took 22 to 26 times its size, and so did one
-    /// just over it whose scrubbed text fell under (issue 43). The project's window
+    /// just over it whose scrubbed text fell under; a window's interactions and scalars take
+    /// about ten times its text, and windows of 256 KiB were a sixth of the peak of a 3 MB
+    /// trace of 16,000 secrets (issue 43). The project's window
     /// (`VCR_TEST_HTTP_WINDOW`) is kept as it is.
     fn window_options(&self, len: usize) -> vcr_cassette::http::ReadOptions {
         const SMALLEST: usize = 64 << 10;
