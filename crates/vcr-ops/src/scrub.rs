@@ -2538,4 +2538,74 @@ mod tests {
         );
         assert_eq!(wrap_like(b64, "AAAABBBB"), b64);
     }
+
+    /// A scrub of a file read in windows gives what it freed back between its phases (the
+    /// judgement, the plan, the edits), through what the binary set: the memory each took
+    /// was held by the allocator into the next phase (issue 43). The result is the same as
+    /// without.
+    #[test]
+    fn a_windowed_scrub_gives_freed_memory_back_between_its_phases() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static CALLS: AtomicUsize = AtomicUsize::new(0);
+        fn count() {
+            CALLS.fetch_add(1, Ordering::SeqCst);
+        }
+        let scrub = |text: &str| {
+            let rules = Rules::new(None).unwrap();
+            let scanner = Scanner::new(&[]);
+            let read = vcr_cassette::http::ReadOptions::default();
+            let reported = |_: &HttpLeak| true;
+            let scrubber = Scrubber {
+                path: std::path::Path::new("cassettes/keys.yaml"),
+                read: &read,
+                rules: &rules,
+                scanner: &scanner,
+                user_rules: None,
+                reported: &reported,
+            };
+            assert!(scrubber.in_windows(text.as_bytes()));
+            match scrubber.scrub_windows(Cow::Owned(text.as_bytes().to_vec()), &|_| Vec::new()) {
+                Ok(Windowed::Scrubbed(scrubbed)) => scrubbed,
+                _ => panic!("not scrubbed in windows"),
+            }
+        };
+        // Distinct keys of letters and digits, from a fixed sequence.
+        let mut state = 43u64;
+        let mut key = || -> String {
+            let alphabet = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+            (0..40)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    alphabet[(state >> 33) as usize % alphabet.len()] as char
+                })
+                .collect()
+        };
+        let mut text = String::from("interactions:\n");
+        for i in 0..400 {
+            text += &format!(
+                "- request:\n    body: null\n    headers:\n      Authorization:\n      - \"Bearer sk-proj-{}\"\n    method: POST\n    uri: https://api.example.com/v1/items/{i}\n  response:\n    body:\n      string: ok\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\n",
+                key()
+            );
+        }
+        text += "version: 1\n";
+        let without = scrub(&text);
+        assert_eq!(CALLS.load(Ordering::SeqCst), 0);
+        on_give_back(count);
+        let with = scrub(&text);
+        // Other tests may scrub at the same time, once it is set.
+        assert!(
+            CALLS.load(Ordering::SeqCst) >= 3,
+            "after the judgement, the plan, the edits"
+        );
+        assert_eq!(with.replaced.len(), 400);
+        assert_eq!(with.text, without.text);
+        let new = String::from_utf8(with.text.unwrap()).unwrap();
+        assert!(
+            !new.contains("sk-proj-") && new.contains("REDACTED"),
+            "{}",
+            &new[..300]
+        );
+    }
 }
