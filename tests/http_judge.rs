@@ -1909,17 +1909,18 @@ fn a_session_set_by_a_soap_login_is_a_credential_even_quoted() {
     assert!(found.is_empty(), "{found:?}");
 }
 
-/// An OAuth 1.0 signed request (RFC 5849): the consumer key and token are the public halves
-/// of their pairs and the signature covers one request, so nothing in the header signs
-/// another (issue 41: 19 files of a LinkedIn client blocked). The `PLAINTEXT` method sends
-/// the two secrets as the signature, and `OAuth <token>` is an OAuth 2 bearer token under
-/// that scheme's name: both stay errors.
+/// An OAuth 1.0 signed request (RFC 5849): the consumer key and the token are identifiers
+/// the protocol sends in the clear with every request, and the signature covers one request,
+/// so nothing in the header signs another (issue 41: 19 files of a LinkedIn client blocked),
+/// whether the token is made up or an account's. The `PLAINTEXT` method sends the two
+/// secrets as the signature, and `OAuth <token>` is an OAuth 2 bearer token under that
+/// scheme's name: both stay errors.
 #[test]
 fn an_oauth1_signature_is_no_credential_unless_it_is_plaintext() {
     let header = |value: &str| format!("      Authorization:\n      - {value}\n");
     let signed = |method: &str, signature: &str| {
         format!(
-            "OAuth oauth_consumer_key=\"Xk4pQ9mZ2vL7rT1w\", oauth_nonce=\"KkLqrO8OnlnRKJFUnwnHvyDpmT5lzyVuPPU38MHKXE\", oauth_signature=\"{signature}\", oauth_signature_method=\"{method}\", oauth_timestamp=\"1389649903\", oauth_token=\"7c2f9a41-b8e3-4d6a-9f05-2e1b7c8d3a60\", oauth_version=\"1.0\""
+            "OAuth oauth_consumer_key=\"Xk4pQ9mZ2vL7rT1w\", oauth_nonce=\"KkLqrO8OnlnRKJFUnwnHvyDpmT5lzyVuPPU38MHKXE\", oauth_signature=\"{signature}\", oauth_signature_method=\"{method}\", oauth_timestamp=\"1389649903\", oauth_token=\"key\", oauth_version=\"1.0\""
         )
     };
     let judged = |value: &str| {
@@ -1935,6 +1936,13 @@ fn an_oauth1_signature_is_no_credential_unless_it_is_plaintext() {
     };
     let hmac = judged(&signed("HMAC-SHA1", "kR6yrQ2vB9xL4mT7pZ1cW8nF3dE%3D"));
     assert!(hmac.is_empty(), "{hmac:?}");
+    let real_token = judged(
+        &signed("HMAC-SHA1", "kR6yrQ2vB9xL4mT7pZ1cW8nF3dE%3D").replace(
+            "oauth_token=\"key\"",
+            "oauth_token=\"3fe7Kq9vN2mZx8Lp4Rw7eT1yB6cD0hJ5\"",
+        ),
+    );
+    assert!(real_token.is_empty(), "{real_token:?}");
     let plaintext = judged(&signed(
         "PLAINTEXT",
         "Hq8vN2kL5mR7pT3wYc1Nd5Fh%26Zq8vN2kL5mR7pT3wYc1Nd",

@@ -218,11 +218,13 @@ fn is_plain_url(text: &str) -> bool {
 
 /// Whether an `Authorization` value is an OAuth 1.0 signature (`OAuth oauth_consumer_key="..",
 /// oauth_token="..", oauth_signature="..", ...`, RFC 5849 section 3.5.1): the consumer key
-/// and the token are the public halves of their pairs, and sign nothing without the
-/// secrets, which the header never holds; the signature covers one request, its nonce and
-/// its time. Not with the `PLAINTEXT` method, whose signature *is* the two secrets, nor a
-/// value with any parameter OAuth 1.0 does not define (`OAuth <token>`, an OAuth 2 bearer
-/// token some APIs take under that scheme, is judged as a token).
+/// and the token are the identifiers of their pairs, which the protocol sends in the clear
+/// with every request, and sign nothing without the shared secrets, which the header never
+/// holds; the signature covers one request, its nonce and its time. Not with the
+/// `PLAINTEXT` method, whose signature *is* the two secrets, nor a value with any parameter
+/// OAuth 1.0 does not define (`OAuth <token>`, an OAuth 2 bearer token some APIs take under
+/// that scheme's name). A token secret, where a cassette holds one (`oauth_token_secret=` in
+/// a token response), is judged by its name.
 fn is_oauth1_signature(text: &str) -> bool {
     let Some((scheme, params)) = text.split_once(char::is_whitespace) else {
         return false;
@@ -365,6 +367,9 @@ pub fn rejected(value: &str) -> Option<&'static str> {
 /// describes itself).
 pub(crate) fn rejected_in(value: &str, own: &[String]) -> Option<&'static str> {
     let text = value.trim();
+    if is_oauth1_signature(text) {
+        return Some(reason::OAUTH1_SIGNED);
+    }
     if let Some(why) = rejected_whole(text) {
         return Some(why);
     }
@@ -446,8 +451,6 @@ fn rejected_whole(text: &str) -> Option<&'static str> {
         Some(reason::REDACTED_PEM)
     } else if is_plain_url(text) {
         Some(reason::PLAIN_URL)
-    } else if is_oauth1_signature(text) {
-        Some(reason::OAUTH1_SIGNED)
     } else {
         None
     }

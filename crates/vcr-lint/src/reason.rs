@@ -131,7 +131,7 @@ pub(super) const TOO_LARGE_TO_SCAN: &str = "it decompresses past 100 times its r
 pub(super) const HIDDEN_TOO_LARGE: &str = "gzip inside a layer it encodes (base64 in a JSON string) inflates past 8 MiB: the zip-bomb guard of the hidden layers stops there, and what lies past it was not read";
 
 /// A URL with no user-info under a credential's name.
-pub(super) const OAUTH1_SIGNED: &str = "an OAuth 1.0 signature: a consumer key and a token, the public halves of their pairs, and a signature for one request (its nonce and time); the secrets that sign are never sent";
+pub(super) const OAUTH1_SIGNED: &str = "an OAuth 1.0 signature: a consumer key and a token, identifiers the protocol sends in the clear, and a signature for one request (its nonce and time); the shared secrets that sign are never sent";
 pub(super) const PLAIN_URL: &str = "a URL with no user-info: a service's address, not a credential (the credentials a URL can carry, in its user-info or its query, are judged where they stand)";
 
 /// A value without letters.
