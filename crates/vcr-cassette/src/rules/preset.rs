@@ -131,6 +131,21 @@ pub fn claude_code(machine: &Machine) -> Vec<Rule> {
     rules
 }
 
+/// The preset's regex for `pattern`, compiled once per process: the patterns are the same
+/// for every machine (its values enter as literals), yet a rule set is made for each working
+/// directory, and `verify --staged` made two before checking a file (issue 44). A clone
+/// shares the compiled program.
+fn compiled(pattern: &str) -> Regex {
+    static COMPILED: std::sync::Mutex<Vec<(String, Regex)>> = std::sync::Mutex::new(Vec::new());
+    let mut compiled = COMPILED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, re)) = compiled.iter().find(|(p, _)| p == pattern) {
+        return re.clone();
+    }
+    let re = Regex::new(pattern).expect("preset patterns compile");
+    compiled.push((pattern.to_owned(), re.clone()));
+    re
+}
+
 fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule {
     // Every preset pattern starts with a literal up to its first class or quantifier.
     let needle: String = pattern
@@ -141,7 +156,7 @@ fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule 
         id: id.into(),
         needle: Some(needle),
         action: Action::Regex {
-            re: Regex::new(pattern).expect("preset patterns compile"),
+            re: compiled(pattern),
             replacement: replacement.into(),
             global,
         },
@@ -175,7 +190,7 @@ fn separators(id: &str, placeholder: &str) -> Rule {
         id: id.into(),
         needle: Some(placeholder.to_owned()),
         action: Action::Separators {
-            re: Regex::new(&pattern).expect("separator pattern compiles"),
+            re: compiled(&pattern),
         },
         scope: Scope::Both,
         canonical: canonical_line(id, &pattern, "\\ -> /", Scope::Both),
@@ -203,6 +218,33 @@ mod tests {
             expected,
             "{input:?}"
         );
+    }
+
+    #[test]
+    fn rule_sets_for_two_folders_share_the_compiled_patterns_and_keep_their_own_values() {
+        // The second set reuses the first one's compiled regexes (issue 44); each still
+        // replaces its own folder, and both rewrite as one compiled alone would.
+        let a = set("/work/a", "/home/u/.claude", Platform::Unix);
+        let b = set("/work/b", "/home/v/.claude", Platform::Unix);
+        for (s, cwd, home) in [
+            (&a, "/work/a", "/home/u/.claude"),
+            (&b, "/work/b", "/home/v/.claude"),
+        ] {
+            case(s, &format!("at {cwd}\\src\\x.ts"), "at [CWD]/src/x.ts");
+            case(
+                s,
+                &format!("{home}/settings.json"),
+                "[CONFIG_HOME]/settings.json",
+            );
+            case(
+                s,
+                r#"num_files="7" duration_ms="5" Available commands: x"#,
+                r#"num_files="[NUM]" duration_ms="[DURATION]" Available commands: [COMMANDS]"#,
+            );
+        }
+        case(&a, "at /work/b/x.ts", "at /work/b/x.ts");
+        case(&b, "at /work/a/x.ts", "at /work/a/x.ts");
+        assert_eq!(a.fingerprint(), b.fingerprint());
     }
 
     #[test]
