@@ -131,19 +131,42 @@ pub fn claude_code(machine: &Machine) -> Vec<Rule> {
     rules
 }
 
-/// The preset's regex for `pattern`, compiled once per process: the patterns are the same
-/// for every machine (its values enter as literals), yet a rule set is made for each working
-/// directory, and `verify --staged` made two before checking a file (issue 44). A clone
-/// shares the compiled program.
-fn compiled(pattern: &str) -> Regex {
-    static COMPILED: std::sync::Mutex<Vec<(String, Regex)>> = std::sync::Mutex::new(Vec::new());
-    let mut compiled = COMPILED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, re)) = compiled.iter().find(|(p, _)| p == pattern) {
-        return re.clone();
+/// A preset rule's regex: compiled the first time the rule runs on a string (a run whose
+/// strings hold none of the preset's needles compiles none), and once per process, for the
+/// patterns are the same on every machine (its values enter as literals) while a rule set
+/// is made for each working directory. `verify --staged` compiled them twice before it
+/// checked a file (issue 44).
+#[derive(Debug, Clone)]
+pub(super) struct PresetRegex(std::sync::Arc<PresetPattern>);
+
+#[derive(Debug)]
+struct PresetPattern {
+    pattern: String,
+    compiled: std::sync::OnceLock<Regex>,
+}
+
+impl PresetRegex {
+    /// The process's one regex for `pattern`, not compiled yet.
+    fn new(pattern: &str) -> PresetRegex {
+        static PATTERNS: std::sync::Mutex<Vec<PresetRegex>> = std::sync::Mutex::new(Vec::new());
+        let mut patterns = PATTERNS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = patterns.iter().find(|p| p.0.pattern == pattern) {
+            return known.clone();
+        }
+        let regex = PresetRegex(std::sync::Arc::new(PresetPattern {
+            pattern: pattern.to_owned(),
+            compiled: std::sync::OnceLock::new(),
+        }));
+        patterns.push(regex.clone());
+        regex
     }
-    let re = Regex::new(pattern).expect("preset patterns compile");
-    compiled.push((pattern.to_owned(), re.clone()));
-    re
+
+    /// The compiled regex (compiled now if it was not).
+    pub(super) fn get(&self) -> &Regex {
+        self.0
+            .compiled
+            .get_or_init(|| Regex::new(&self.0.pattern).expect("preset patterns compile"))
+    }
 }
 
 fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule {
@@ -156,7 +179,7 @@ fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule 
         id: id.into(),
         needle: Some(needle),
         action: Action::Regex {
-            re: compiled(pattern),
+            re: PresetRegex::new(pattern),
             replacement: replacement.into(),
             global,
         },
@@ -190,7 +213,7 @@ fn separators(id: &str, placeholder: &str) -> Rule {
         id: id.into(),
         needle: Some(placeholder.to_owned()),
         action: Action::Separators {
-            re: compiled(&pattern),
+            re: PresetRegex::new(&pattern),
         },
         scope: Scope::Both,
         canonical: canonical_line(id, &pattern, "\\ -> /", Scope::Both),
@@ -242,6 +265,14 @@ mod tests {
                 r#"num_files="[NUM]" duration_ms="[DURATION]" Available commands: [COMMANDS]"#,
             );
         }
+        // Each regex runs only where its own needle is: one rule's needle present does not
+        // make another rule match, nor stop it.
+        case(
+            &a,
+            r#"[CWD]\a cost_usd="4" num_files=3"#,
+            r#"[CWD]/a cost_usd="[COST]" num_files=3"#,
+        );
+        case(&a, "Available commands x", "Available commands x");
         case(&a, "at /work/b/x.ts", "at /work/b/x.ts");
         case(&b, "at /work/a/x.ts", "at /work/a/x.ts");
         assert_eq!(a.fingerprint(), b.fingerprint());
