@@ -134,9 +134,16 @@ impl Context {
         if !working_dir.is_dir() {
             anyhow::bail!("-C {}: no such directory", working_dir.display());
         }
+        // git is started here, not on the thread that waits for it: a new thread may wait
+        // milliseconds for a core on a busy machine, and git's run is most of a hook's
+        // (issue 44).
         let staged = (ask == Ask::Staged).then(|| {
             let dir = working_dir.clone();
-            std::thread::spawn(move || vcr_project::git::staged(&dir))
+            let started = vcr_project::git::start_staged(&dir);
+            std::thread::spawn(move || match started {
+                Some(started) => started?.finish(),
+                None => vcr_project::git::staged(&dir),
+            })
         });
         let overrides = Overrides {
             platform: global.platform.map(|p| match p {

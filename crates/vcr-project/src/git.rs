@@ -121,19 +121,70 @@ pub fn merge_base(top: &Path, a: &str, b: &str) -> Result<String, GitError> {
 /// since), and is read from disk; only the others are read from git, through one
 /// `git cat-file --batch` (issue 44: each process is paid on every commit).
 pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
-    let top = toplevel(dir)?;
-    let raw = git(
-        &top,
-        &[
-            "diff",
-            "--cached",
-            "--raw",
-            "-z",
-            "--no-abbrev",
-            "--diff-filter=ACMR",
-        ],
-    )?;
-    let entries = parse_raw(&raw).ok_or_else(|| GitError::Output {
+    match start_staged(dir) {
+        Some(started) => started?.finish(),
+        None => PendingStaged::spawn(toplevel(dir)?)?.finish(),
+    }
+}
+
+/// [`staged`] begun: `git diff --cached --raw` started, where the top folder is known without
+/// git (`None` where only git can tell, see [`toplevel`]; [`staged`] then asks it).
+///
+/// A pre-commit hook pays for every millisecond before git starts, and a thread may wait
+/// some for a core on a busy machine: the caller starts git on its own thread, at once, and
+/// finishes on another while it does other work (issue 44).
+pub fn start_staged(dir: &Path) -> Option<Result<PendingStaged, GitError>> {
+    toplevel_by_marker(dir).map(PendingStaged::spawn)
+}
+
+/// The arguments of the one `git diff` that [`staged`] starts.
+const STAGED_DIFF: [&str; 6] = [
+    "diff",
+    "--cached",
+    "--raw",
+    "-z",
+    "--no-abbrev",
+    "--diff-filter=ACMR",
+];
+
+/// A `git diff --cached --raw` running for [`staged`] ([`start_staged`]).
+#[derive(Debug)]
+pub struct PendingStaged {
+    top: PathBuf,
+    child: std::process::Child,
+}
+
+impl PendingStaged {
+    fn spawn(top: PathBuf) -> Result<PendingStaged, GitError> {
+        let child = Command::new("git")
+            .arg("-C")
+            .arg(&top)
+            .args(STAGED_DIFF)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(GitError::Spawn)?;
+        Ok(PendingStaged { top, child })
+    }
+
+    /// Waits for git, and reads the staged contents ([`staged`]).
+    pub fn finish(self) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
+        let PendingStaged { top, child } = self;
+        let output = child.wait_with_output().map_err(GitError::Spawn)?;
+        if !output.status.success() {
+            return Err(GitError::Failed {
+                command: STAGED_DIFF.join(" "),
+                stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
+            });
+        }
+        staged_contents(&top, &output.stdout)
+    }
+}
+
+/// The staged contents of what `git diff --cached --raw` printed, in the repository at `top`.
+fn staged_contents(top: &Path, raw: &[u8]) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
+    let entries = parse_raw(raw).ok_or_else(|| GitError::Output {
         command: "diff --cached --raw".into(),
     })?;
     let mut out = BTreeMap::new();
@@ -153,7 +204,7 @@ pub fn staged(dir: &Path) -> Result<BTreeMap<PathBuf, Vec<u8>>, GitError> {
         }
     }
     let (paths, requests): (Vec<PathBuf>, Vec<Vec<u8>>) = from_git.into_iter().unzip();
-    for (path, content) in paths.into_iter().zip(cat_blobs(&top, requests)?) {
+    for (path, content) in paths.into_iter().zip(cat_blobs(top, requests)?) {
         out.insert(path, content);
     }
     Ok(out)
@@ -627,5 +678,80 @@ mod tests {
         std::fs::create_dir_all(top.join("w")).unwrap();
         std::fs::write(top.join("w/.git"), "gitdir: elsewhere\n").unwrap();
         assert_eq!(toplevel_by_marker(&top.join("w")), Some(top.join("w")));
+    }
+
+    /// git run in a temp repository, with no user configuration and no hook's variables.
+    fn git_in(top: &Path, args: &[&str]) {
+        let status = Command::new("git")
+            .arg("-C")
+            .arg(top)
+            .args(args)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("GIT_INDEX_FILE")
+            .status()
+            .unwrap();
+        assert!(status.success(), "git {args:?}");
+    }
+
+    #[test]
+    fn staged_started_early_reads_the_index_as_staged_does() {
+        if DISCOVERY_VARIABLES
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+        {
+            // Run inside a hook: only git finds the repository; `staged` is tested there.
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        git_in(&top, &["init", "-q"]);
+        std::fs::create_dir_all(top.join("fixtures")).unwrap();
+        std::fs::write(top.join("fixtures/a.json"), "{\"a\": 1}\n").unwrap();
+        std::fs::write(top.join("fixtures/b.json"), "{\"b\": 1}\n").unwrap();
+        git_in(&top, &["add", "-A"]);
+        // Edited after it was staged: the staged bytes are git's, not the file's.
+        std::fs::write(top.join("fixtures/b.json"), "{\"b\": 2}\n").unwrap();
+        let started = start_staged(&top.join("fixtures"))
+            .expect("the top folder is found by its marker")
+            .unwrap();
+        let files = started.finish().unwrap();
+        assert_eq!(files, staged(&top.join("fixtures")).unwrap());
+        let want: BTreeMap<PathBuf, Vec<u8>> = [
+            (top.join("fixtures/a.json"), b"{\"a\": 1}\n".to_vec()),
+            (top.join("fixtures/b.json"), b"{\"b\": 1}\n".to_vec()),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(files, want);
+        // Inside `.git` only git can tell where the top folder is: nothing is started.
+        assert!(start_staged(&top.join(".git")).is_none());
+    }
+
+    #[test]
+    fn staged_started_early_names_the_command_git_refused() {
+        if DISCOVERY_VARIABLES
+            .iter()
+            .any(|v| std::env::var_os(v).is_some())
+        {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let top = std::fs::canonicalize(dir.path()).unwrap();
+        git_in(&top, &["init", "-q"]);
+        std::fs::write(top.join(".git/index"), "not an index").unwrap();
+        let error = start_staged(&top).unwrap().unwrap().finish().unwrap_err();
+        match error {
+            GitError::Failed { command, stderr } => {
+                assert_eq!(
+                    command,
+                    "diff --cached --raw -z --no-abbrev --diff-filter=ACMR"
+                );
+                assert!(stderr.contains("index"), "git's own words: {stderr}");
+            }
+            other => panic!("not git's refusal: {other:?}"),
+        }
     }
 }

@@ -21,7 +21,6 @@ mod preset;
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use regex::Regex;
 use sha2::{Digest, Sha256};
 
 use vcr_regex::{JsRegex, Limit, PatternError, Stopped};
@@ -64,7 +63,7 @@ pub struct Rule {
 enum Action {
     /// A preset pattern for the `regex` crate, already in JavaScript's meaning.
     Regex {
-        re: Regex,
+        re: preset::PresetRegex,
         replacement: String,
         global: bool,
     },
@@ -78,7 +77,7 @@ enum Action {
     Literal { needle: String, replacement: String },
     /// After a placeholder, turn `\\` and `\` into `/` up to the next whitespace, quote or
     /// angle bracket (Claude Code's separator normalisation).
-    Separators { re: Regex },
+    Separators { re: preset::PresetRegex },
     /// If the value contains `needle`, the whole value becomes `value`.
     Collapse { needle: String, value: String },
     /// A machine value that is empty here (no such folder): nothing to replace, where
@@ -222,6 +221,17 @@ impl Rule {
 
     /// The rewritten text when the rule matched `s`.
     pub fn rewrite(&self, s: &str) -> Result<Option<String>, RuleError> {
+        // A preset regex is compiled the first time it runs: a string without the rule's own
+        // needle (the pattern's literal start, or the placeholder) cannot match, and must not
+        // cost its compilation (issue 44).
+        if matches!(
+            self.action,
+            Action::Regex { .. } | Action::Separators { .. }
+        ) && let Some(needle) = &self.needle
+            && memchr::memmem::find(s.as_bytes(), needle.as_bytes()).is_none()
+        {
+            return Ok(None);
+        }
         Ok(match &self.action {
             Action::Regex {
                 re,
@@ -230,9 +240,9 @@ impl Rule {
             } => {
                 // Replacements of preset rules hold no `$`, so they are inserted as is.
                 let out = if *global {
-                    re.replace_all(s, regex::NoExpand(replacement))
+                    re.get().replace_all(s, regex::NoExpand(replacement))
                 } else {
-                    re.replace(s, regex::NoExpand(replacement))
+                    re.get().replace(s, regex::NoExpand(replacement))
                 };
                 owned(out)
             }
@@ -251,9 +261,11 @@ impl Rule {
                 replacement,
             } => memchr::memmem::find(s.as_bytes(), needle.as_bytes())
                 .map(|_| s.replace(needle.as_str(), replacement)),
-            Action::Separators { re } => owned(re.replace_all(s, |caps: &regex::Captures<'_>| {
-                caps[0].replace("\\\\", "/").replace('\\', "/")
-            })),
+            Action::Separators { re } => {
+                owned(re.get().replace_all(s, |caps: &regex::Captures<'_>| {
+                    caps[0].replace("\\\\", "/").replace('\\', "/")
+                }))
+            }
             Action::Collapse { needle, value } => {
                 (s.contains(needle.as_str()) && s != value.as_str()).then(|| value.clone())
             }

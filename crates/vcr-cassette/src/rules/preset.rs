@@ -131,6 +131,44 @@ pub fn claude_code(machine: &Machine) -> Vec<Rule> {
     rules
 }
 
+/// A preset rule's regex: compiled the first time the rule runs on a string (a run whose
+/// strings hold none of the preset's needles compiles none), and once per process, for the
+/// patterns are the same on every machine (its values enter as literals) while a rule set
+/// is made for each working directory. `verify --staged` compiled them twice before it
+/// checked a file (issue 44).
+#[derive(Debug, Clone)]
+pub(super) struct PresetRegex(std::sync::Arc<PresetPattern>);
+
+#[derive(Debug)]
+struct PresetPattern {
+    pattern: String,
+    compiled: std::sync::OnceLock<Regex>,
+}
+
+impl PresetRegex {
+    /// The process's one regex for `pattern`, not compiled yet.
+    fn new(pattern: &str) -> PresetRegex {
+        static PATTERNS: std::sync::Mutex<Vec<PresetRegex>> = std::sync::Mutex::new(Vec::new());
+        let mut patterns = PATTERNS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = patterns.iter().find(|p| p.0.pattern == pattern) {
+            return known.clone();
+        }
+        let regex = PresetRegex(std::sync::Arc::new(PresetPattern {
+            pattern: pattern.to_owned(),
+            compiled: std::sync::OnceLock::new(),
+        }));
+        patterns.push(regex.clone());
+        regex
+    }
+
+    /// The compiled regex (compiled now if it was not).
+    pub(super) fn get(&self) -> &Regex {
+        self.0
+            .compiled
+            .get_or_init(|| Regex::new(&self.0.pattern).expect("preset patterns compile"))
+    }
+}
+
 fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule {
     // Every preset pattern starts with a literal up to its first class or quantifier.
     let needle: String = pattern
@@ -141,7 +179,7 @@ fn regex_rule(id: &str, pattern: &str, replacement: &str, global: bool) -> Rule 
         id: id.into(),
         needle: Some(needle),
         action: Action::Regex {
-            re: Regex::new(pattern).expect("preset patterns compile"),
+            re: PresetRegex::new(pattern),
             replacement: replacement.into(),
             global,
         },
@@ -175,7 +213,7 @@ fn separators(id: &str, placeholder: &str) -> Rule {
         id: id.into(),
         needle: Some(placeholder.to_owned()),
         action: Action::Separators {
-            re: Regex::new(&pattern).expect("separator pattern compiles"),
+            re: PresetRegex::new(&pattern),
         },
         scope: Scope::Both,
         canonical: canonical_line(id, &pattern, "\\ -> /", Scope::Both),
@@ -203,6 +241,41 @@ mod tests {
             expected,
             "{input:?}"
         );
+    }
+
+    #[test]
+    fn rule_sets_for_two_folders_share_the_compiled_patterns_and_keep_their_own_values() {
+        // The second set reuses the first one's compiled regexes (issue 44); each still
+        // replaces its own folder, and both rewrite as one compiled alone would.
+        let a = set("/work/a", "/home/u/.claude", Platform::Unix);
+        let b = set("/work/b", "/home/v/.claude", Platform::Unix);
+        for (s, cwd, home) in [
+            (&a, "/work/a", "/home/u/.claude"),
+            (&b, "/work/b", "/home/v/.claude"),
+        ] {
+            case(s, &format!("at {cwd}\\src\\x.ts"), "at [CWD]/src/x.ts");
+            case(
+                s,
+                &format!("{home}/settings.json"),
+                "[CONFIG_HOME]/settings.json",
+            );
+            case(
+                s,
+                r#"num_files="7" duration_ms="5" Available commands: x"#,
+                r#"num_files="[NUM]" duration_ms="[DURATION]" Available commands: [COMMANDS]"#,
+            );
+        }
+        // Each regex runs only where its own needle is: one rule's needle present does not
+        // make another rule match, nor stop it.
+        case(
+            &a,
+            r#"[CWD]\a cost_usd="4" num_files=3"#,
+            r#"[CWD]/a cost_usd="[COST]" num_files=3"#,
+        );
+        case(&a, "Available commands x", "Available commands x");
+        case(&a, "at /work/b/x.ts", "at /work/b/x.ts");
+        case(&b, "at /work/a/x.ts", "at /work/a/x.ts");
+        assert_eq!(a.fingerprint(), b.fingerprint());
     }
 
     #[test]
