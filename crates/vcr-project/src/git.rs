@@ -696,18 +696,26 @@ mod tests {
         assert!(status.success(), "git {args:?}");
     }
 
-    #[test]
-    fn staged_started_early_reads_the_index_as_staged_does() {
+    /// A new repository in a temp dir, and its top folder; `None` inside a hook, where only
+    /// git finds the repository (`staged` is tested there).
+    fn new_repository() -> Option<(tempfile::TempDir, PathBuf)> {
         if DISCOVERY_VARIABLES
             .iter()
             .any(|v| std::env::var_os(v).is_some())
         {
-            // Run inside a hook: only git finds the repository; `staged` is tested there.
-            return;
+            return None;
         }
         let dir = tempfile::tempdir().unwrap();
         let top = std::fs::canonicalize(dir.path()).unwrap();
         git_in(&top, &["init", "-q"]);
+        Some((dir, top))
+    }
+
+    #[test]
+    fn staged_started_early_reads_the_index_as_staged_does() {
+        let Some((_dir, top)) = new_repository() else {
+            return;
+        };
         std::fs::create_dir_all(top.join("fixtures")).unwrap();
         std::fs::write(top.join("fixtures/a.json"), "{\"a\": 1}\n").unwrap();
         std::fs::write(top.join("fixtures/b.json"), "{\"b\": 1}\n").unwrap();
@@ -732,15 +740,9 @@ mod tests {
 
     #[test]
     fn staged_started_early_names_the_command_git_refused() {
-        if DISCOVERY_VARIABLES
-            .iter()
-            .any(|v| std::env::var_os(v).is_some())
-        {
+        let Some((_dir, top)) = new_repository() else {
             return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let top = std::fs::canonicalize(dir.path()).unwrap();
-        git_in(&top, &["init", "-q"]);
+        };
         std::fs::write(top.join(".git/index"), "not an index").unwrap();
         let error = start_staged(&top).unwrap().unwrap().finish().unwrap_err();
         match error {
