@@ -417,11 +417,54 @@ impl<'a> Object<'a> {
         if !needs_order && !has_duplicates {
             return Object { entries };
         }
-        let mut object = Object::new();
-        for (k, v) in entries {
-            object.insert(k, v);
+        if entries.len() <= LINEAR_KEY_SCAN {
+            let mut object = Object::new();
+            for (k, v) in entries {
+                object.insert(k, v);
+            }
+            return object;
         }
-        object
+        // As many `insert`s would give, in O(n log n): each key where it first appeared with
+        // the last value given it, then the array indices moved first in numeric order (an
+        // object of 40,000 year or id keys took each key a scan of those before it).
+        let n = entries.len();
+        // For each key's first place, the place of its last value.
+        let mut last = vec![usize::MAX; n];
+        {
+            let mut first: std::collections::HashMap<&str, usize> =
+                std::collections::HashMap::with_capacity(n);
+            for (j, (k, _)) in entries.iter().enumerate() {
+                match first.entry(k.as_str()) {
+                    std::collections::hash_map::Entry::Occupied(e) => last[*e.get()] = j,
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(j);
+                        last[j] = j;
+                    }
+                }
+            }
+        }
+        let mut slots: Vec<Option<(Str<'a>, Value<'a>)>> = entries.into_iter().map(Some).collect();
+        let mut unique: Vec<(Str<'a>, Value<'a>)> = Vec::with_capacity(n);
+        for i in 0..n {
+            if last[i] == usize::MAX {
+                continue;
+            }
+            let Some((key, mut value)) = slots[i].take() else {
+                continue;
+            };
+            if last[i] != i
+                && let Some((_, v)) = slots[last[i]].take()
+            {
+                value = v;
+            }
+            unique.push((key, value));
+        }
+        let (mut indices, names): (Vec<_>, Vec<_>) = unique
+            .into_iter()
+            .partition(|(k, _)| array_index(k.as_str()).is_some());
+        indices.sort_by_key(|(k, _)| array_index(k.as_str()));
+        indices.extend(names);
+        Object { entries: indices }
     }
 
     /// Removes `key`, returning its value.
