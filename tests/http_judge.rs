@@ -2008,3 +2008,25 @@ fn a_uuid_under_a_session_header_is_an_id_and_a_token_is_not() {
         "{found:?}"
     );
 }
+
+/// An id a test made that Azure's test recorder keeps in the cassette's `Variables` (or
+/// `Names`) is read back on replay instead of made again: not a `leak/uuid` (issue 41: 343
+/// cassettes of an Azure SDK blocked). The same id kept nowhere else is one a run makes.
+#[test]
+fn an_id_the_recorder_keeps_for_replay_is_no_run_made_uuid() {
+    let cassette = |variables: &str| {
+        format!(
+            r#"{{"Entries":[{{"RequestUri":"/subscriptions/7d2e9c41-5b3a-4f8e-9c17-2a6b0e4d8f53/resourcegroups/rg20c63426?api-version=2021-01-01","EncodedRequestUri":"L3N1YnM=","RequestMethod":"PUT","RequestBody":"{{}}","RequestHeaders":{{}},"ResponseHeaders":{{}},"ResponseBody":"{{}}","StatusCode":201}}],"Names":{{"CanCreate":["rg20c63426"]}},"Variables":{{{variables}}}}}"#
+        )
+    };
+    let kept = errors(
+        "SessionRecords/CanCreate.json",
+        &cassette(r#""SubscriptionId":"7d2e9c41-5b3a-4f8e-9c17-2a6b0e4d8f53""#),
+    );
+    assert!(kept.is_empty(), "{kept:?}");
+    let made = errors(
+        "SessionRecords/CanCreate.json",
+        &cassette(r#""SubscriptionId":"00000000-0000-0000-0000-000000000000""#),
+    );
+    assert!(made.iter().any(|f| f.contains("leak/uuid")), "{made:?}");
+}

@@ -858,9 +858,23 @@ struct Collect<'a> {
     exchanges: Vec<Exchange>,
     /// What the requests so far did, this window's and the earlier windows'.
     sessions: Sessions,
+    /// The ranges of the file that no interaction holds (the recorder's own fields).
+    outside: &'a [(u32, u32)],
 }
 
 impl<'a> Collect<'a> {
+    /// Whether the file holds `value` outside its interactions, where a recorder keeps what
+    /// it hands back on replay: Azure's test recorders keep the ids a test made in
+    /// `Variables` and `Names`, and the test reads them back instead of making new ones.
+    fn kept_by_recorder(&self, value: &str) -> bool {
+        let finder = memchr::memmem::Finder::new(value.as_bytes());
+        self.outside.iter().any(|&(start, end)| {
+            self.file
+                .get(start as usize..end as usize)
+                .is_some_and(|range| finder.find(range).is_some())
+        })
+    }
+
     /// Whether `side` is a response sent while no request so far had carried a credential
     /// or a login: what the server hands to everyone.
     fn anonymous(&self, side: Side, interaction: usize) -> bool {
@@ -1704,6 +1718,7 @@ fn collect<'a>(
         named: Vec::new(),
         exchanges: Vec::new(),
         sessions,
+        outside: &cassette.outside,
     };
     for (i, interaction) in cassette.interactions.iter().enumerate() {
         let exchange = Exchange::of(interaction, &c.sessions);
@@ -1968,7 +1983,7 @@ fn scan_texts(
                 let earlier = handed_out
                     .get(hit.text.as_str())
                     .is_some_and(|&first| first < text.interaction);
-                if !volatile(&hit, text) || earlier {
+                if !volatile(&hit, text) || earlier || c.kept_by_recorder(&hit.text) {
                     continue;
                 }
                 let exchange = c.exchanges.get(text.interaction);
