@@ -1889,23 +1889,50 @@ fn scan_texts(
     leaks: &mut Vec<HttpLeak>,
     mut defer: Option<(&mut Vec<(HttpLeak, usize)>, usize)>,
 ) {
-    // Every hit with the text it is in and that text's characters, its offsets made the
-    // text's own: the joined texts in one scan, each large text where it is.
-    let mut hits: Vec<(Hit, &Text, &str)> = Vec::new();
-    for mut hit in scanner.scan(c.joined.as_bytes()) {
-        let text = &c.texts[c.texts.partition_point(|t| t.start <= hit.start) - 1];
+    // Every hit, its offsets made its text's own: the joined texts in one scan, each large
+    // text where it is. The hits stay in the scans' own lists, found again with their text
+    // when judged, and each becomes a leak as it is judged: a scalar of 16,000 secrets held
+    // its hits, a list of them with their texts, and a list of leaks waiting for their paths,
+    // all at once, 30 times the file (issue 43).
+    let mut joined = scanner.scan(c.joined.as_bytes());
+    // The index of the text each joined hit is in (the texts are ordered in the buffer).
+    let mut joined_in: Vec<u32> = Vec::with_capacity(joined.len());
+    for hit in &mut joined {
+        let i = c.texts.partition_point(|t| t.start <= hit.start) - 1;
+        let text = &c.texts[i];
         hit.start -= text.start;
         hit.end -= text.start;
-        hits.push((hit, text, &c.joined[text.start..text.end]));
+        joined_in.push(i as u32);
     }
-    for (text, content) in &c.large {
-        for hit in scanner.scan(content.as_bytes()) {
-            hits.push((hit, text, content));
+    let mut large: Vec<(usize, Vec<Hit>)> = Vec::new();
+    for (i, (_, content)) in c.large.iter().enumerate() {
+        let found = scanner.scan(content.as_bytes());
+        if !found.is_empty() {
+            large.push((i, found));
         }
     }
-    if hits.is_empty() {
+    if joined.is_empty() && large.is_empty() {
         return;
     }
+    // Each hit with the text it is in and that text's characters, in the order they were
+    // found: the joined texts', then each large text's.
+    let joined_text = |i: u32| {
+        let text = &c.texts[i as usize];
+        (text, &c.joined[text.start..text.end])
+    };
+    let located = || {
+        joined
+            .iter()
+            .zip(&joined_in)
+            .map(|(hit, &i)| {
+                let (text, content) = joined_text(i);
+                (hit, text, content)
+            })
+            .chain(large.iter().flat_map(|(i, found)| {
+                let (text, content) = &c.large[*i];
+                found.iter().map(move |hit| (hit, text, *content))
+            }))
+    };
     // What each interaction's request holds, for echoes of a home folder in its response.
     let request_holds = |interaction: usize, needle: &str| {
         let first = c.texts.partition_point(|t| t.interaction < interaction);
@@ -1930,34 +1957,36 @@ fn scan_texts(
     // The first interaction whose response holds each id or time a matched request sent.
     let handed_out = first_responses(
         c,
-        hits.iter()
+        located()
             .filter(|(hit, text, _)| volatile(hit, text))
             .map(|(hit, _, _)| hit.text.as_str()),
     );
     // The copies judged by their name already, by place and value (a set: a file can hold
     // a key per interaction, issue 25).
-    let judged: std::collections::HashSet<(Option<usize>, &str)> = leaks
+    let named = std::mem::take(leaks);
+    let judged: std::collections::HashSet<(Option<usize>, &str)> = named
         .iter()
         .map(|n| (n.offset, n.hit.text.as_str()))
         .collect();
-    // Each leak with its text, and whether it is an id or time left open in this window.
-    let mut pending: Vec<(HttpLeak, &Text, bool)> = Vec::new();
-    for (hit, text, content) in hits {
+    // Each leak as it is judged, with whether it is an id or time left open in this window,
+    // and the leaves whose paths are named after, one walk per body: (body, ordinal, whether
+    // deferred, index).
+    let judge = |hit: Hit, text: &Text, content: &str| -> Option<(HttpLeak, bool)> {
         let mut open = false;
         let mut why = String::new();
         let severity = match hit.family {
             // No scan finds what the body decoding did not read.
-            LeakFamily::Unscanned => continue,
-            LeakFamily::Secret if text.public => continue,
+            LeakFamily::Unscanned => return None,
+            LeakFamily::Secret if text.public => return None,
             LeakFamily::Secret
                 if PAGE_KEYS.contains(&hit.detector)
-                    && matches!(text.path, TextPath::Leaf { body, .. } if c.bodies[body].public_page)
-                    // A vendor's secret key written under a key's name is still one.
-                    && !scanner.scan(hit.text.as_bytes()).iter().any(|inner| {
-                        inner.family == LeakFamily::Secret && !PAGE_KEYS.contains(&inner.detector)
-                    }) =>
+                        && matches!(text.path, TextPath::Leaf { body, .. } if c.bodies[body].public_page)
+                        // A vendor's secret key written under a key's name is still one.
+                        && !scanner.scan(hit.text.as_bytes()).iter().any(|inner| {
+                            inner.family == LeakFamily::Secret && !PAGE_KEYS.contains(&inner.detector)
+                        }) =>
             {
-                continue;
+                return None;
             }
             LeakFamily::Secret => Severity::Error,
             LeakFamily::Path if hit.detector == MACHINE_PATH => Severity::Error,
@@ -1984,12 +2013,12 @@ fn scan_texts(
                     .get(hit.text.as_str())
                     .is_some_and(|&first| first < text.interaction);
                 if !volatile(&hit, text) || earlier || c.kept_by_recorder(&hit.text) {
-                    continue;
+                    return None;
                 }
                 let exchange = c.exchanges.get(text.interaction);
                 match run_made(exchange, &hit, text.place == URL_PLACE, content) {
                     Some(reason) => why = reason,
-                    None => continue,
+                    None => return None,
                 }
                 open = true;
                 Severity::Error
@@ -2002,7 +2031,7 @@ fn scan_texts(
         // A copy a name already judged (a query parameter's value, found again by the key's
         // own pattern in the URL's text) is one copy, not "once more in this file".
         if hit.family == LeakFamily::Secret && judged.contains(&(offset, hit.text.as_str())) {
-            continue;
+            return None;
         }
         let mut path = match text.path {
             TextPath::Field(path) => path.to_owned(),
@@ -2028,29 +2057,58 @@ fn scan_texts(
             repeats: 0,
             why,
         };
-        pending.push((leak, text, open));
-    }
-    let mut wanted: Vec<(usize, usize, usize)> = pending
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (_, text, _))| match text.path {
-            TextPath::Leaf { body, ordinal } => Some((body, ordinal, i)),
+        Some((leak, open))
+    };
+    let mut wanted: Vec<(usize, usize, bool, usize)> = Vec::new();
+    let mut place = |hit: Hit, text: &Text, content: &str| {
+        let Some((leak, open)) = judge(hit, text, content) else {
+            return;
+        };
+        let leaf = match text.path {
+            TextPath::Leaf { body, ordinal } => Some((body, ordinal)),
             _ => None,
-        })
-        .collect();
+        };
+        let deferred = match &mut defer {
+            Some((deferred, base)) if open => {
+                deferred.push((leak, *base + text.interaction));
+                Some(deferred.len() - 1)
+            }
+            _ => {
+                leaks.push(leak);
+                None
+            }
+        };
+        if let Some((body, ordinal)) = leaf {
+            wanted.push(match deferred {
+                Some(i) => (body, ordinal, true, i),
+                None => (body, ordinal, false, leaks.len() - 1),
+            });
+        }
+    };
+    for (hit, i) in joined.into_iter().zip(joined_in) {
+        let (text, content) = joined_text(i);
+        place(hit, text, content);
+    }
+    for (i, found) in large {
+        let (text, content) = &c.large[i];
+        for hit in found {
+            place(hit, text, content);
+        }
+    }
     wanted.sort_unstable();
     for group in wanted.chunk_by(|a, b| a.0 == b.0) {
-        let ordinals: Vec<usize> = group.iter().map(|&(_, ordinal, _)| ordinal).collect();
+        let ordinals: Vec<usize> = group.iter().map(|&(_, ordinal, _, _)| ordinal).collect();
         let paths = c.bodies[group[0].0].leaf_paths(&ordinals);
-        for (&(_, _, i), path) in group.iter().zip(paths) {
-            pending[i].0.path = path;
+        for (&(_, _, deferred, i), path) in group.iter().zip(paths) {
+            match (&mut defer, deferred) {
+                (Some((d, _)), true) => d[i].0.path = path,
+                _ => leaks[i].path = path,
+            }
         }
     }
-    for (leak, text, open) in pending {
-        match &mut defer {
-            Some((deferred, base)) if open => deferred.push((leak, *base + text.interaction)),
-            _ => leaks.push(leak),
-        }
+    // What the names judged come first, as they came.
+    if !named.is_empty() {
+        leaks.splice(0..0, named);
     }
 }
 
