@@ -1903,13 +1903,13 @@ fn scan_texts(
     // all at once, 30 times the file (issue 43).
     let mut joined = scanner.scan(c.joined.as_bytes());
     // The index of the text each joined hit is in (the texts are ordered in the buffer).
-    let mut joined_in: Vec<u32> = Vec::with_capacity(joined.len());
+    let mut joined_in: Vec<usize> = Vec::with_capacity(joined.len());
     for hit in &mut joined {
         let i = c.texts.partition_point(|t| t.start <= hit.start) - 1;
         let text = &c.texts[i];
         hit.start -= text.start;
         hit.end -= text.start;
-        joined_in.push(i as u32);
+        joined_in.push(i);
     }
     let mut large: Vec<(usize, Vec<Hit>)> = Vec::new();
     for (i, (_, content)) in c.large.iter().enumerate() {
@@ -1923,8 +1923,8 @@ fn scan_texts(
     }
     // Each hit with the text it is in and that text's characters, in the order they were
     // found: the joined texts', then each large text's.
-    let joined_text = |i: u32| {
-        let text = &c.texts[i as usize];
+    let joined_text = |i: usize| {
+        let text = &c.texts[i];
         (text, &c.joined[text.start..text.end])
     };
     let located = || {
@@ -1975,9 +1975,7 @@ fn scan_texts(
         .iter()
         .map(|n| (n.offset, n.hit.text.as_str()))
         .collect();
-    // Each leak as it is judged, with whether it is an id or time left open in this window,
-    // and the leaves whose paths are named after, one walk per body: (body, ordinal, whether
-    // deferred, index).
+    // A hit judged: its leak, and whether it is an id or time left open in this window.
     let judge = |hit: Hit, text: &Text, content: &str| -> Option<(HttpLeak, bool)> {
         let mut open = false;
         let mut why = String::new();
@@ -2066,7 +2064,10 @@ fn scan_texts(
         };
         Some((leak, open))
     };
+    // The leaves whose paths are named after, one walk per body: (body, ordinal, whether the
+    // leak was deferred, its index there or in `leaks`).
     let mut wanted: Vec<(usize, usize, bool, usize)> = Vec::new();
+    // Each leak goes where it belongs as it is judged.
     let mut place = |hit: Hit, text: &Text, content: &str| {
         let Some((leak, open)) = judge(hit, text, content) else {
             return;
