@@ -244,7 +244,8 @@ impl Reindent {
         {
             let start = end + found;
             let next_quote = start + opening.len() - 1;
-            if start == 0 || source.as_bytes()[start - 1] != b'\n' {
+            // Only where it opens a line (`start` is past the first scalar's quote).
+            if source.as_bytes()[start - 1] != b'\n' {
                 end = start + opening.len();
                 continue;
             }

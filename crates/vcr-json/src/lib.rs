@@ -417,13 +417,6 @@ impl<'a> Object<'a> {
         if !needs_order && !has_duplicates {
             return Object { entries };
         }
-        if entries.len() <= LINEAR_KEY_SCAN {
-            let mut object = Object::new();
-            for (k, v) in entries {
-                object.insert(k, v);
-            }
-            return object;
-        }
         // As many `insert`s would give, in O(n log n): each key where it first appeared with
         // the last value given it, then the array indices moved first in numeric order (an
         // object of 40,000 year or id keys took each key a scan of those before it).
