@@ -2030,3 +2030,173 @@ fn an_id_the_recorder_keeps_for_replay_is_no_run_made_uuid() {
     );
     assert!(made.iter().any(|f| f.contains("leak/uuid")), "{made:?}");
 }
+
+/// A vendor's key header that no list holds (`x-lc-hook-key`, `ftx-key`) is judged by its
+/// value: a random key is an error; a UUID (a request's id), a WebSocket nonce, an
+/// idempotency or cache key, or words are not. Regression (issue 41): a blind set held 128
+/// files that sent such a key and passed.
+#[test]
+fn a_vendor_key_header_with_a_random_value_is_an_error() {
+    let header = |name: &str, value: &str| {
+        errors(
+            "cassettes/key.yaml",
+            &vcrpy(
+                &format!("      {name}:\n      - {value}\n"),
+                "https://api.example.com/1.1/classes/Todo",
+                "{}",
+                "",
+            ),
+        )
+    };
+    let random = "2iCbUZDgEF0sQk7mR4tWx9Lp";
+    assert!(!header("x-lc-hook-key", random).is_empty(), "a hook key");
+    assert!(!header("FTX-KEY", random).is_empty(), "an exchange's key");
+    for (name, value, why) in [
+        (
+            "x-lc-hook-key",
+            "376bf3a1-8c2e-4d7f-9b1a-5e6c7d8f9a0b",
+            "a UUID",
+        ),
+        (
+            "Sec-WebSocket-Key",
+            "dGhlIHNhbXBsZSBub25jZQ==",
+            "a protocol nonce",
+        ),
+        ("Idempotency-Key", random, "a retry's id"),
+        ("X-Cache-Key", random, "a cache's key"),
+        ("x-lc-hook-key", "hook-key-for-the-tests", "words"),
+    ] {
+        assert!(header(name, value).is_empty(), "{why}");
+    }
+}
+
+/// A URL in a page's escaped markup ends at its escaped quote: `https://github.com&quot;,
+/// &quot;email&quot;:&quot;help@example.com` holds no password. A password in a URL written
+/// plainly still is one. Regression (issue 41): 81 files of a blind set failed on such a page.
+#[test]
+fn a_url_in_escaped_markup_holds_no_password() {
+    let page = "<script>window.env = {&quot;github&quot;:&quot;https://github.com&quot;,&quot;support_email&quot;:&quot;support@example.com&quot;}</script>";
+    let found = errors(
+        "cassettes/page.yaml",
+        &vcrpy("", "https://app.example.com/", page, ""),
+    );
+    assert!(found.is_empty(), "{found:?}");
+    let plain = "clone https://deploy:Zq8vN2kL5mR7pT3wYc1N@git.example.com/app.git";
+    let found = errors(
+        "cassettes/clone.yaml",
+        &vcrpy("", "https://app.example.com/", plain, ""),
+    );
+    assert!(
+        found.iter().any(|f| f.contains("url-credentials")),
+        "{found:?}"
+    );
+}
+
+/// A session a server set while the cassette shows no credential, sent back by the client,
+/// is a visit's, unless the project's recorder removes the `Authorization` its requests
+/// carried (vcrpy's `filter_headers`): then it answered a login, and it is an error that
+/// names the source. Regression (issue 41): 119 files of a blind set held the session of an
+/// API login whose Basic credentials vcrpy had removed, and passed.
+#[test]
+fn a_session_after_a_removed_login_is_an_error_where_the_recorder_removes_it() {
+    let session = "3dc933aedb17acddf8dda4ac9c6f18ce";
+    let cassette = format!(
+        "interactions:\n- request:\n    body: null\n    headers:\n      Accept:\n      - application/json\n    method: GET\n    uri: https://foreman.example.com/api/status\n  response:\n    body:\n      string: '{{\"status\":200}}'\n    headers:\n      Set-Cookie:\n      - _session_id={session}; path=/; secure; HttpOnly\n    status:\n      code: 200\n      message: OK\n- request:\n    body: null\n    headers:\n      Cookie:\n      - _session_id={session}\n    method: GET\n    uri: https://foreman.example.com/api/architectures\n  response:\n    body:\n      string: '{{\"results\":[]}}'\n    headers: {{}}\n    status:\n      code: 200\n      message: OK\nversion: 1\n"
+    );
+    let verify = |wrapper: Option<&str>| {
+        let t = TestDir::new();
+        t.write("tests/fixtures/architecture-0.yml", &cassette);
+        if let Some(source) = wrapper {
+            t.write("tests/vcr_wrapper.py", source);
+        }
+        let run = t.vcr(&["verify", "--format", "json", "tests/fixtures"]);
+        let messages: Vec<String> = run.json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "error")
+            .map(|f| f["message"].as_str().unwrap().to_owned())
+            .collect();
+        (run.code, messages)
+    };
+    let (code, found) = verify(None);
+    assert_eq!(code, Some(0), "a visit's session: {found:?}");
+    let (code, found) = verify(Some(
+        "import vcr\n\nFILTER_REQUEST_HEADERS = ['Authorization', 'Cookie']\n\nwith vcr.use_cassette(path, filter_headers=FILTER_REQUEST_HEADERS):\n    run()\n",
+    ));
+    assert_eq!(code, Some(1), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|m| m.contains("_session_id") && m.contains("tests/vcr_wrapper.py")),
+        "the error names the session and the source: {found:?}"
+    );
+    // A recorder told to remove something else says nothing of a login.
+    let (code, found) = verify(Some("import vcr\nvcr.VCR(filter_headers=['User-Agent'])\n"));
+    assert_eq!(code, Some(0), "{found:?}");
+}
+
+/// What a link made to be handed out holds (a public dashboard's `share_token`, an
+/// activity map's `embed_token`) is published by whoever shares it; the same value under
+/// `access_token` is a credential. Regression (issue 41): 10 files of two blind sets.
+#[test]
+fn share_and_embed_tokens_are_no_credentials() {
+    let value = "fasjyydbcgwwc2uc9Kq7vZ2mXw9Lr4Tb8Yc1NdHs3pQ";
+    let body = |name: &str| {
+        errors(
+            "cassettes/share.yaml",
+            &vcrpy(
+                "",
+                "https://api.example.com/api/v1/dashboard/shared",
+                &format!(
+                    "{{\"{name}\": \"{value}\", \"public_url\": \"https://p.example.com/sb/x\"}}"
+                ),
+                "      Content-Type:\n      - application/json\n",
+            ),
+        )
+    };
+    assert!(body("share_token").is_empty());
+    assert!(body("embed_token").is_empty());
+    assert!(!body("access_token").is_empty());
+}
+
+/// A private key the repository keeps as a test's key file (`spec/support/test_rsa`, no
+/// extension; `server.pem`) is published there: the cassette that sends it gets a warning
+/// naming the file, not an error. Regression (issue 41): 4 files of a blind set.
+#[test]
+fn a_private_key_the_repository_keeps_in_a_key_file_is_a_warning() {
+    let key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAwwuwmtxV5vZwAuZKSEPrgdmu0oSZI8D74zSUrCNa5s9mfHlw\nzCzhFtPKhlwYxVpQ7WZBrQMNlPFJmhyj3Cd2DPkrObMNLEVEq8vN2kL5mR7pT3wY\nc1Nd5FhXa4Zq8vN2kL5mR7pT3wYc1Nd5FhXa4Bq9XvL2mP8rT5wY1nB4cD7eF0gH\n-----END RSA PRIVATE KEY-----\n";
+    let escaped = key.replace('\n', "\\n");
+    let cassette = format!(
+        "interactions:\n- request:\n    body: '{{\"hostname\":\"hostname\",\"private_key\":\"{escaped}\"}}'\n    headers:\n      Content-Type:\n      - application/json\n    method: POST\n    uri: https://ci.example.com/api/v1.1/project/x/ssh-key\n  response:\n    body:\n      string: ''\n    headers: {{}}\n    status:\n      code: 201\n      message: Created\nversion: 1\n"
+    );
+    for file in [
+        None,
+        Some("spec/support/test_rsa"),
+        Some("spec/fixtures/server.pem"),
+    ] {
+        let t = TestDir::new();
+        t.write("spec/cassettes/ssh_key.yml", &cassette);
+        if let Some(file) = file {
+            t.write(file, key);
+        }
+        let run = t.vcr(&["verify", "--format", "json", "spec/cassettes/ssh_key.yml"]);
+        let findings = run.json()["findings"].as_array().unwrap().clone();
+        let key_findings: Vec<_> = findings
+            .iter()
+            .filter(|f| f["id"] == "leak/secret")
+            .collect();
+        assert!(!key_findings.is_empty(), "{file:?}: {findings:?}");
+        match file {
+            None => assert_eq!(run.code, Some(1), "{findings:?}"),
+            Some(file) => {
+                assert_eq!(run.code, Some(0), "{file}: {findings:?}");
+                assert!(
+                    key_findings.iter().all(|f| f["severity"] == "warning"
+                        && f["message"].as_str().unwrap().contains(file)),
+                    "{file}: {findings:?}"
+                );
+            }
+        }
+    }
+}

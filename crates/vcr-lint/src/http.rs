@@ -74,6 +74,14 @@ pub struct HttpLeak {
     pub why: String,
 }
 
+/// The reason of a session cookie that counts only where the project's recorder removes the
+/// credentials its requests carry (vcrpy's `filter_headers` naming `Authorization`): a
+/// server set it while the cassette shows no request that signed in, which is a visit's
+/// session, or a login's whose credentials the recorder removed. The cassette cannot tell;
+/// the project's configuration can, so whoever reads it decides (issue 41: 119 files of a
+/// blind set held such a session).
+pub use super::reason::SESSION_OF_REMOVED_LOGIN;
+
 /// Request headers whose value is a credential whatever its shape.
 const CREDENTIAL_HEADERS: &[&str] = &[
     "authorization",
@@ -182,6 +190,44 @@ fn credential_header_by_name(name: &str, side: Side) -> bool {
             // A request's session header carries a session; a response's names one (an
             // Azure ML model session, a request's trace).
             || (side == Side::Request && lower.contains("session")))
+}
+
+/// Whether a request header's name ends in `-key` or `_key` and names no key that is not a
+/// secret: a WebSocket handshake's nonce, a file's permission descriptor, a retry's
+/// idempotency key, a cache or partition key. What else a client sends under such a name
+/// (`x-lc-hook-key`, `ftx-key`, `ok-access-key`) is a vendor's API key; in the labelled
+/// sets, 128 files leaked one under a name no list held (issue 41).
+fn names_a_vendor_key(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    (lower.ends_with("-key") || lower.ends_with("_key"))
+        && ![
+            "websocket",
+            "permission",
+            "idempotency",
+            "idempotent",
+            "cache",
+            "partition",
+            "routing",
+            "dedup",
+            "lock",
+            "public",
+        ]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// Whether a header's value reads as a random key: at least 16 characters of a token's
+/// alphabet, letters and digits both, not a UUID, not the 24 characters of base64 that a
+/// 16-byte nonce makes. A name that says `key` alone is weak evidence; the value's shape
+/// carries the rest (an id, a word, a number is no key).
+fn is_random_key(value: &str) -> bool {
+    let nonce = value.len() == 24 && value.ends_with("==");
+    value.len() >= 16
+        && !nonce
+        && !credential::is_uuid(value)
+        && super::placeholder::is_token_charset(value)
+        && value.bytes().any(|b| b.is_ascii_digit())
+        && value.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
 /// Query parameters whose value is a credential.
@@ -624,6 +670,12 @@ const NOT_A_SECRET: &[&str] = &[
     // A request's idempotency key (AWS's `ClientRequestToken`, `idempotencyToken`).
     "idempotency",
     "idempotent",
+    // What a link made to be handed out holds (a dashboard's public `share_token`, an
+    // activity map's `embed_token`): published by whoever shares it. In two blind sets, 10
+    // files held one and none was labelled a leak (issue 41).
+    "share",
+    "shared",
+    "embed",
 ];
 
 /// Whether a name has a word of [`NOT_A_SECRET`] (`page-token`, `csrf-token`).
@@ -945,7 +997,13 @@ impl<'a> Collect<'a> {
             // in the labelled sets, 58 files hold such a header and none a credential.
             let conversation = credential::is_uuid(value.text.trim())
                 && (names_a_session(name) || ends_in_session(name));
-            if !conversation && is_credential_header(name, side) {
+            // A vendor's key header (`x-lc-hook-key`) that no list holds: a credential when
+            // its value is a random key, not a UUID (a request's id) nor a word.
+            let vendor_key = side == Side::Request
+                && !conversation
+                && names_a_vendor_key(name)
+                && is_random_key(value.text.trim());
+            if !conversation && (vendor_key || is_credential_header(name, side)) {
                 // `accessKey=...; secretKey=...` (Tenable's `X-ApiKeys`): each value judged
                 // by the name beside it.
                 let pairs = key_value_pairs(&value.text);
@@ -992,12 +1050,13 @@ impl<'a> Collect<'a> {
                     let Some((cookie_name, cookie_value)) = cookie.trim().split_once('=') else {
                         continue;
                     };
-                    if side == Side::Request
+                    // A session a server set while no request carried a credential is a
+                    // visit's, unless the recorder removed the credentials the requests
+                    // carried: judged, and marked so that only a project whose recorder
+                    // removes them reports it (`SESSION_OF_REMOVED_LOGIN`).
+                    let visit = side == Side::Request
                         && !signed_in
-                        && self.sessions.anonymous.contains(cookie.trim())
-                    {
-                        continue;
-                    }
+                        && self.sessions.anonymous.contains(cookie.trim());
                     // A cookie's value may be quoted (RFC 6265: `sid="7bea..."`).
                     let cookie_value = body::percent_decode(cookie_value.trim_matches('"'));
                     if is_session_credential(cookie_name, &cookie_value)
@@ -1010,6 +1069,10 @@ impl<'a> Collect<'a> {
                                 cookie.find(hit.text.as_str()).map(|i| start + this + i)
                             })
                             .or(at);
+                        let mut hit = hit;
+                        if visit {
+                            hit.reason = SESSION_OF_REMOVED_LOGIN;
+                        }
                         let mut leak = leaf_leak(hit, "", (None, None), self.file, path, place);
                         leak.offset = offset;
                         self.named.push(leak);

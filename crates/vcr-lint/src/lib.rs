@@ -586,6 +586,22 @@ fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
+/// Whether `text` holds an HTML character reference to a character no URL holds unescaped
+/// (a quote, `<`, `>`, a space): `&quot;`, `&#34;`, `&#x22;`, `&#39;`, `&apos;`, `&lt;`,
+/// `&gt;`, `&nbsp;`. The URL detector stops at these characters written plainly; in markup
+/// they come escaped.
+fn ends_in_markup(text: &[u8]) -> bool {
+    const REFERENCES: &[&[u8]] = &[
+        b"&quot;", b"&#34;", b"&#x22;", b"&#39;", b"&#x27;", b"&apos;", b"&lt;", b"&gt;", b"&#60;",
+        b"&#62;", b"&nbsp;", b"&#32;",
+    ];
+    memchr::memchr_iter(b'&', text).any(|at| {
+        REFERENCES
+            .iter()
+            .any(|r| text.len() >= at + r.len() && text[at..at + r.len()].eq_ignore_ascii_case(r))
+    })
+}
+
 /// A path may start here: not inside a word, a longer path or a URL (`file://` excepted).
 fn path_boundary_before(bytes: &[u8], start: usize) -> bool {
     match escape::byte_before(bytes, start) {
@@ -707,6 +723,12 @@ fn classify(
                 .rposition(|&b| b == b'@')
                 .ok_or(reason::NO_PASSWORD)?;
             let userinfo = text.get(scheme_end..at).ok_or(reason::NO_PASSWORD)?;
+            // In a page's markup (`{&quot;url&quot;:&quot;https://github.com&quot;,
+            // &quot;email&quot;:&quot;help@example.com`) an escaped quote ends the URL: a
+            // user-info that holds one is no user-info. 81 files of a blind set (issue 41).
+            if ends_in_markup(userinfo) {
+                return Err(reason::ESCAPED_URL_END);
+            }
             let colon = userinfo
                 .iter()
                 .position(|&b| b == b':')

@@ -184,6 +184,19 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         })
         || is_env_name(v)
         || is_env_reference(v)
+        || is_named_id(v)
+}
+
+/// Whether a value is a variable's name and an id: `API_TOKEN_d2d45845-8aa3-...`, what a
+/// test configuration makes to stand for a credential, unique per run and named after what
+/// it stands for. A key has no variable's name in front of it.
+fn is_named_id(value: &str) -> bool {
+    const UUID: usize = 36;
+    value.len() > UUID + 1
+        && value.is_char_boundary(value.len() - UUID)
+        && value.as_bytes()[value.len() - UUID - 1] == b'_'
+        && super::credential::is_uuid(&value[value.len() - UUID..])
+        && is_env_name(&value[..value.len() - UUID - 1])
 }
 
 /// A value that names the environment variable it comes from the way config tools write it
@@ -743,11 +756,16 @@ mod tests {
             "%password%",
             "ENV-cloud9_password",
             "env:API_TOKEN",
+            // A variable's name and a run's id, what a test configuration makes.
+            "API_TOKEN_d2d45845-8aa3-492d-8e04-e7ab46240f6e",
         ] {
             assert!(is_placeholder_value(v), "{v}");
         }
         for v in [
             "hunter22",
+            // An id after random capitals, or after no name at all.
+            "QXZWKT_d2d45845-8aa3-492d-8e04-e7ab46240f6e",
+            "_d2d45845-8aa3-492d-8e04-e7ab46240f6e",
             // Random, between two `%` by chance.
             "%tHYvhGiM+6?w-p%N%",
             "a8f3K2m9",

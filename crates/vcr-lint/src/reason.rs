@@ -67,6 +67,14 @@ pub(super) const FAKE_JWT: &str =
 pub(super) const REDACTED_PEM: &str = "a PEM block whose body is a placeholder";
 /// A URL without a password.
 pub(super) const NO_PASSWORD: &str = "the URL's user-info holds no password";
+/// A session cookie sent back after a server set it while no request the cassette holds
+/// carried a credential: a visit's, unless the project's recorder removes the requests'
+/// credentials before they are written (see [`crate::http::SESSION_OF_REMOVED_LOGIN`]).
+pub const SESSION_OF_REMOVED_LOGIN: &str = "a session cookie the client sent back, set in answer to requests whose credentials the project's recorder removes before writing them (`filter_headers`): the requests signed in, and the session is theirs";
+/// A URL whose user-info holds a character reference of markup (`&quot;`, `&#39;`, `&lt;`):
+/// the URL ended where that character stands, and what follows is the page's text.
+pub(super) const ESCAPED_URL_END: &str =
+    "the URL ends at an escaped quote or bracket of markup (`&quot;`): no user-info follows";
 /// A URL whose password is the user's name.
 pub(super) const PASSWORD_IS_USER: &str = "the URL's password is its user's name";
 /// A URL whose password is a placeholder.

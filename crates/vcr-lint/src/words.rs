@@ -109,6 +109,17 @@ pub(crate) fn typed(value: &str, own: &[&str]) -> Option<Typed> {
         if piece.bytes().all(|b| b.is_ascii_digit()) {
             continue;
         }
+        // An acronym set apart by spaces (`RSA Private Key`, a spec's stand-in for a key):
+        // capitals alone, at most five, in a value with a space. Like a number, it neither
+        // makes nor breaks a value of words: no random key holds a space.
+        let acronym = (2..=5).contains(&piece.len())
+            && (start == 0 || bytes[start - 1] == b' ')
+            && (end == bytes.len() || bytes[end] == b' ')
+            && bytes.contains(&b' ')
+            && value[start..end].bytes().all(|b| b.is_ascii_uppercase());
+        if acronym {
+            continue;
+        }
         own_only = false;
         any = true;
         if piece.len() == 1 {
@@ -268,6 +279,9 @@ mod tests {
             // R vcr projects filter a header with a sentence about it.
             ("My bearer token is safe", "Authorization", Typed::Words),
             ("My oauth token is safe", "Authorization", Typed::Words),
+            // An acronym among words, set apart by spaces.
+            ("RSA Private Key", "private_key", Typed::OwnName),
+            ("the RSA key of CI", "password", Typed::Words),
             // A product's tier after its words (an Azure SKU under `_skuToken`).
             ("ManagedDiskS4", "_skuToken", Typed::Words),
         ] {
@@ -284,6 +298,9 @@ mod tests {
             "hunter2",
             // Two letters glued to others are no word, sentence or not.
             "ab is Kq7vZ2mXw9",
+            // Capitals with no word beside them, or glued to others.
+            "QXZ WVTK",
+            "RSAKq7vZ2mXw9 key",
             "isKq7vZ2mXw9Lr4T",
             // One letter and a number end a value only after two words.
             "DiskS4",

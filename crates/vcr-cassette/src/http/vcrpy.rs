@@ -459,15 +459,34 @@ fn pytest_plugin(run: &RecordRun<'_>) -> Option<Plugin> {
 /// same source assigns it; each entry is a name or a `(name, replacement)` pair, whose
 /// first string is the name.
 pub fn filtered_query_parameters(source: &str) -> Vec<String> {
-    const KEY: &str = "filter_query_parameters";
+    setting_names(source, "filter_query_parameters")
+}
+
+/// The request headers a Python source tells vcrpy to filter (`filter_headers`, in the same
+/// places as [`filtered_query_parameters`]), lower-cased: vcrpy removes them (or writes the
+/// replacement a pair gives) before the request is written, so a request the cassette shows
+/// without `Authorization` may have carried one.
+pub fn filtered_headers(source: &str) -> Vec<String> {
+    let mut names: Vec<String> = setting_names(source, "filter_headers")
+        .into_iter()
+        .map(|n| n.to_ascii_lowercase())
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The names a vcrpy setting `key` lists wherever a source sets it (see
+/// [`filtered_query_parameters`]), sorted, without repeats.
+fn setting_names(source: &str, key: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (at, _) in source.match_indices(KEY) {
+    for (at, _) in source.match_indices(key) {
         let before = source[..at].chars().next_back();
-        let after = source[at + KEY.len()..].chars().next();
+        let after = source[at + key.len()..].chars().next();
         if before.is_some_and(is_ident) || after.is_some_and(is_ident) {
             continue;
         }
-        let rest = source[at + KEY.len()..].trim_start_matches(|c: char| {
+        let rest = source[at + key.len()..].trim_start_matches(|c: char| {
             c.is_whitespace() || matches!(c, '"' | '\'' | ':' | '=')
         });
         let list = if rest.starts_with(['[', '(']) {
@@ -557,7 +576,7 @@ fn first_strings(list: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Plugin, filtered_query_parameters, pytest_plugin, runs_pytest};
+    use super::{Plugin, filtered_headers, filtered_query_parameters, pytest_plugin, runs_pytest};
     use crate::http::recorder::RecordRun;
 
     fn words(line: &str) -> Vec<String> {
@@ -1151,6 +1170,11 @@ my_filter_query_parameters = ["not_this"]
         assert_eq!(
             filtered_query_parameters(source),
             ["api_key", "filesessionid", "leaseid", "sig", "token"]
+        );
+        assert_eq!(filtered_headers(source), ["authorization"]);
+        assert_eq!(
+            filtered_headers("H = ['Authorization', ('Cookie', 'x')]\nvcr.VCR(filter_headers=H)"),
+            ["authorization", "cookie"]
         );
         // A name that no list is assigned to, and no setting at all.
         assert!(filtered_query_parameters("vcr.VCR(filter_query_parameters=PARAMS)").is_empty());

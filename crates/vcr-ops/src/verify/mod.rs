@@ -273,6 +273,14 @@ impl Checks {
         self.published.filters_query(name)
     }
 
+    /// The source file that tells the project's recorder to remove the requests'
+    /// `Authorization` header before writing them, if one does: a session a server set
+    /// while the cassette shows no credential then answered a login whose credential was
+    /// removed (`vcr_lint::http::SESSION_OF_REMOVED_LOGIN`).
+    pub(crate) fn removes_credentials(&self) -> Option<&str> {
+        self.published.filters_header("authorization")
+    }
+
     /// Whether the cassette at `path` (relative to the project root) is replayed with the
     /// clock frozen at its recording: a `<name>.freeze` file beside it, which DataDog's API
     /// clients write with every cassette and read back to set the test clock, so a time in
@@ -314,6 +322,11 @@ impl Checks {
     pub fn reports_leak(&self, rel: &str, leak: &vcr_lint::http::HttpLeak) -> bool {
         let id = leak.hit.family.id();
         if self.level(id, leak.severity).is_none() {
+            return false;
+        }
+        if leak.hit.reason == vcr_lint::http::SESSION_OF_REMOVED_LOGIN
+            && self.removes_credentials().is_none()
+        {
             return false;
         }
         let mut finding = Finding::new(id, leak.severity, rel, String::new());

@@ -112,6 +112,9 @@ struct Index {
     /// The query parameters the project's Python sources tell vcrpy to filter, each with
     /// the first file that does.
     filtered_query: HashMap<String, String>,
+    /// The request headers (lower-case) the project's Python sources tell vcrpy to filter,
+    /// each with the first file that does.
+    filtered_headers: HashMap<String, String>,
 }
 
 impl Index {
@@ -142,6 +145,13 @@ impl Published {
     pub(super) fn filters_query(&self, name: &str) -> Option<&str> {
         let index = self.index.get_or_init(|| read(&self.root));
         index.filtered_query.get(name).map(String::as_str)
+    }
+
+    /// The source file that tells the project's recorder to remove the request header
+    /// `name` (lower-case; vcrpy's `filter_headers`) before it writes a request.
+    pub(super) fn filters_header(&self, name: &str) -> Option<&str> {
+        let index = self.index.get_or_init(|| read(&self.root));
+        index.filtered_headers.get(name).map(String::as_str)
     }
 
     /// The source file that holds `value` (a secret as the judge found it: a key, the
@@ -244,7 +254,8 @@ fn read(root: &Path) -> Index {
     let mut index = Index::default();
     let mut files = 0;
     // Hidden files and what git is told to ignore are skipped, in a repository or not
-    // (`require_git(false)`): an export of a project keeps its `.gitignore`.
+    // (`require_git(false)`): an export of a project keeps its `.gitignore`. A hidden
+    // `.env` is where teams keep their real keys: never published.
     let walk = ignore::WalkBuilder::new(root)
         .follow_links(false)
         .hidden(true)
@@ -283,10 +294,11 @@ fn read(root: &Path) -> Index {
             continue;
         }
         let source = entry.file_type().is_some_and(|t| t.is_file())
-            && path
+            && (path
                 .extension()
                 .and_then(|e| e.to_str())
                 .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+                || is_key_file(path))
             && entry.metadata().is_ok_and(|m| m.len() <= MAX_FILE);
         if !source {
             continue;
@@ -302,6 +314,14 @@ fn read(root: &Path) -> Index {
             for name in vcr_cassette::http::vcrpy::filtered_query_parameters(&text) {
                 index
                     .filtered_query
+                    .entry(name)
+                    .or_insert_with(|| rel.clone());
+            }
+        }
+        if rel.ends_with(".py") && text.contains("filter_headers") {
+            for name in vcr_cassette::http::vcrpy::filtered_headers(&text) {
+                index
+                    .filtered_headers
                     .entry(name)
                     .or_insert_with(|| rel.clone());
             }
@@ -356,6 +376,22 @@ const DATA_EXTENSIONS: &[&str] = &["yml", "yaml", "json"];
 
 /// How much of a named data file is sniffed for a cassette's shape.
 const HEAD: usize = 8 << 10;
+
+/// Whether a file is a key or certificate a test loads (`spec/support/test_rsa`,
+/// `fixtures/server.key`): a PEM file, by its extension or, without one, by its first line.
+/// A private key a test sends is published where the repository keeps it.
+fn is_key_file(path: &Path) -> bool {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(e) => ["pem", "key"].contains(&e.to_ascii_lowercase().as_str()),
+        None => {
+            let mut head = [0u8; 11];
+            std::fs::File::open(path)
+                .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+                .is_ok()
+                && &head == b"-----BEGIN "
+        }
+    }
+}
 
 /// `path` relative to `root`, `/`-separated.
 fn relative(root: &Path, path: &Path) -> String {

@@ -52,6 +52,17 @@ impl Keep<'_> {
             {
                 continue;
             }
+            // A session set while the cassette shows no credential is a visit's, unless the
+            // project's recorder removes the credentials its requests carried (issue 41).
+            if finding.reason.as_deref() == Some(vcr_lint::http::SESSION_OF_REMOVED_LOGIN) {
+                let Some(file) = self.checks.removes_credentials() else {
+                    continue;
+                };
+                finding.message = format!(
+                    "{} (set in answer to requests whose `Authorization` the recorder removes, in `{file}`)",
+                    finding.message
+                );
+            }
             // A time in a cassette replayed with the clock frozen at its recording is the
             // same on every run.
             if finding.id == FindingId::LeakTimestamp && self.checks.frozen_clock(&finding.path) {
