@@ -772,6 +772,21 @@ impl Recorder for Generic {
         }
     }
 
+    /// Azure's .NET recorder before the test-proxy (`Microsoft.Azure.Test.HttpRecorder`,
+    /// whose records hold `EncodedRequestUri` beside `RequestUri`) matches a request by its
+    /// method and its URI (`SimpleRecordMatcher`, `PermissiveRecordMatcher`: the method and
+    /// the encoded path and query), never by its body; the test-proxy compares bodies.
+    fn match_on_in(&self, head: &[u8]) -> &'static [&'static str] {
+        let head = &head[..head.len().min(1 << 16)];
+        if self.kind == Kind::Azure
+            && memchr::memmem::find(head, b"\"EncodedRequestUri\"").is_some()
+        {
+            &["method", "uri"]
+        } else {
+            self.default_match_on()
+        }
+    }
+
     fn filter(&self, what: Filtered<'_>, _: Option<&str>) -> Option<String> {
         match (self.kind, what) {
             (Kind::Generic, _) => None,
@@ -944,6 +959,12 @@ mod tests {
             r#"{"Entries":[{"RequestUri":"https://h/a","RequestMethod":"GET","RequestHeaders":{"Authorization":"Sanitized"},"RequestBody":null,"StatusCode":200,"ResponseHeaders":{},"ResponseBody":{"value":1}}],"Variables":{}}"#,
         );
         assert_eq!(azure.format.name(), "Azure test-proxy");
+        // The test-proxy compares bodies; the .NET recorder before it (`EncodedRequestUri`)
+        // matches the method and the URI only.
+        let proxy = br#"{"Entries":[{"RequestUri":"https://h/a","RequestMethod":"PUT"}],"Variables":{}}"#;
+        let old = br#"{"Entries":[{"RequestUri":"https://h/a","EncodedRequestUri":"aA==","RequestMethod":"PUT"}],"Names":{},"Variables":{}}"#;
+        assert_eq!(azure.format.match_on_in(proxy), ["method", "uri", "body"]);
+        assert_eq!(azure.format.match_on_in(old), ["method", "uri"]);
         let entry = &azure.interactions[0];
         assert_eq!(entry.path, "Entries[0]");
         assert_eq!(entry.request.method.text, "GET");
