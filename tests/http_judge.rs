@@ -2221,3 +2221,54 @@ fn azures_older_recorder_matches_no_body() {
     let proxy = errors("SessionRecords/Images.json", &entry(""));
     assert!(proxy.iter().any(|f| f.contains("leak/uuid")), "{proxy:?}");
 }
+
+/// A home folder whose user the repository's sources write (`userName = "tirekicker"`, the
+/// admin of a VM a test creates) is the test's account: a warning naming the source. The
+/// same folder with no source that names its user is an error. Regression (issue 41): 22
+/// clean cassettes of a blind set failed on a test VM's home folder.
+#[test]
+fn a_home_folder_of_a_user_the_sources_name_is_a_warning() {
+    let cassette = vcrpy(
+        "",
+        "https://management.example.com/vm/1",
+        "ok",
+        "",
+    )
+    .replace(
+        "    body: null\n",
+        "    body: '{\"osProfile\": {\"ssh\": {\"path\": \"/home/tirekicker/.ssh/authorized_keys\"}}}'\n",
+    );
+    for source in [None, Some("src/test/java/VmTests.java")] {
+        let t = TestDir::new();
+        t.write("session-records/canCreateVm.yaml", &cassette);
+        if let Some(file) = source {
+            t.write(
+                file,
+                "class VmTests {\n    final String userName = \"tirekicker\";\n}\n",
+            );
+        }
+        let run = t.vcr(&[
+            "verify",
+            "--format",
+            "json",
+            "session-records/canCreateVm.yaml",
+        ]);
+        let homes: Vec<serde_json::Value> = run.json()["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["detector"] == "user-home")
+            .cloned()
+            .collect();
+        assert!(!homes.is_empty(), "{source:?}");
+        match source {
+            None => assert!(homes.iter().any(|f| f["severity"] == "error"), "{homes:?}"),
+            Some(file) => {
+                let named = |f: &serde_json::Value| {
+                    f["severity"] == "warning" && f["message"].as_str().unwrap().contains(file)
+                };
+                assert!(homes.iter().all(named), "{homes:?}");
+            }
+        }
+    }
+}

@@ -530,6 +530,12 @@ fn home_user(path: &[u8]) -> Option<std::ops::Range<usize>> {
     (len > 0).then_some(start..start + len)
 }
 
+/// The user name of a home folder's path as a finding holds it (`/home/tirekicker/.ssh`,
+/// `C:\\Users\\jane\\AppData`), if it has one.
+pub fn home_folder_user(path: &str) -> Option<&str> {
+    home_user(path.as_bytes()).map(|user| &path[user])
+}
+
 /// `path` with the user name at `user` hidden but for its first character.
 fn hide_user(path: &str, user: std::ops::Range<usize>) -> String {
     let name = &path[user.clone()];
