@@ -171,7 +171,10 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         || v.contains("{{")
         || v.contains("${")
         || v.starts_with('$')
-        || v.ends_with("...")
+        // A value cut short for display (`sk-...`, `ya29.a0AfH6SM...`); not a long one that
+        // runs on in dots: Google's service-account tokens (`ya29.c.` and some 230 random
+        // characters) are padded with dots to 1,024 (issue 41: 8 files of a blind set).
+        || (v.ends_with("...") && v.trim_end_matches('.').len() < ELLIPSIS_CUT)
         || v.ends_with('…')
         || PLACEHOLDER_WORDS.contains(&lower.as_str())
         || v.contains("****")
@@ -186,6 +189,10 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         || is_env_reference(v)
         || is_named_id(v)
 }
+
+/// The longest text before a trailing `...` that is taken for a value cut short: what a
+/// document or a log shows of a key before its ellipsis is a prefix, never 64 characters.
+const ELLIPSIS_CUT: usize = 64;
 
 /// Whether a value is a variable's name and an id: `API_TOKEN_d2d45845-8aa3-...`, what a
 /// test configuration makes to stand for a credential, unique per run and named after what
@@ -758,9 +765,17 @@ mod tests {
             "env:API_TOKEN",
             // A variable's name and a run's id, what a test configuration makes.
             "API_TOKEN_d2d45845-8aa3-492d-8e04-e7ab46240f6e",
+            "ya29.a0AfH6SMBx...",
         ] {
             assert!(is_placeholder_value(v), "{v}");
         }
+        // A service-account token padded with dots is whole.
+        let padded = format!(
+            "ya29.c.b0AXv0zTOU9-p50a{}{}",
+            "Kq7vZ2mXw9Lr4Tb8".repeat(12),
+            ".".repeat(700)
+        );
+        assert!(!is_placeholder_value(&padded));
         for v in [
             "hunter22",
             // An id after random capitals, or after no name at all.
