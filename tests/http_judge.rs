@@ -661,7 +661,7 @@ fn no_output_prints_a_secret() {
     ];
     let cassette = |tweak: &str| {
         format!(
-            "interactions:\n- request:\n    body: '{{\"password\": \"{field}\"}}'\n    headers:\n      Cookie:\n      - sessionid={cookie}\n      X-Api-Key:\n      - {header}\n    method: POST\n    uri: https://api.example.com/v1/login?token={query}\n  response:\n    body:\n      string: '{{\"next\": \"https://files.example.com/o?Signature={url}\", \"n\": \"{tweak}\"}}'\n    headers:\n      Set-Cookie:\n      - _app_session={set_cookie}; path=/\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
+            "interactions:\n- request:\n    body: '{{\"password\": \"{field}\"}}'\n    headers:\n      Cookie:\n      - sessionid={cookie}\n      X-Api-Key:\n      - {header}\n    method: POST\n    uri: https://api.example.com/v1/login?token={query}\n  response:\n    body:\n      string: '{{\"next\": \"https://files.example.com/o?Expires=1735689600&Signature={url}\", \"n\": \"{tweak}\"}}'\n    headers:\n      Set-Cookie:\n      - _app_session={set_cookie}; path=/\n    status:\n      code: 200\n      message: OK\nversion: 1\n",
             field = secrets[4].1,
             cookie = secrets[0].1,
             header = secrets[3].1,
@@ -2271,4 +2271,37 @@ fn a_home_folder_of_a_user_the_sources_name_is_a_warning() {
             }
         }
     }
+}
+
+/// A `signature` that signs one request (PubNub's `signature=v2.<hmac>` beside the request's
+/// `timestamp`) is bound to that request and no credential; one in a link signed to be used
+/// again, which says until when or whose key signed it (S3's `Expires`, a SAS's `se`), is.
+/// Regression (issue 41): 40 clean files of a blind set failed on request signatures.
+#[test]
+fn a_request_signature_is_no_credential_and_a_signed_links_is() {
+    let url = |query: &str| {
+        errors(
+            "cassettes/signed.yaml",
+            &vcrpy(
+                "",
+                &format!("https://ps.example.com/v2/presence/sub-key/demo?{query}"),
+                "{}",
+                "",
+            ),
+        )
+    };
+    let sig = "v2.Kq7vZ2mXw9Lr4Tb8Yc1Nd5Fh3JkQ7x9q2Zp";
+    assert!(url(&format!("pnsdk=Ruby&timestamp=1660000000&signature={sig}")).is_empty());
+    assert!(
+        !url(&format!(
+            "Expires=1735689600&AWSAccessKeyId=AKIAABCDEFGHIJKLMNOP&Signature={sig}"
+        ))
+        .is_empty()
+    );
+    assert!(
+        !url(&format!(
+            "sv=2021-08-06&se=2030-01-01T00%3A00%3A00Z&sp=r&sig={sig}"
+        ))
+        .is_empty()
+    );
 }

@@ -27,9 +27,21 @@ pub(super) fn query_names(url: &str) -> impl Iterator<Item = String> + '_ {
 /// `+`, `/` and `=` each their own way (`%2B` beside a bare `/` in real presigned URLs).
 pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, String)> {
     let mut found = Vec::new();
+    // Whether the URL is a link signed to be handed out (presigned, SAS, CloudFront): it
+    // says until when, or whose key signed it.
+    let mut presigned = None;
     for (raw_name, raw_value) in query_pairs(url) {
         let name = body::percent_decode(raw_name);
         if !is_one_of(&name, CREDENTIAL_PARAMETERS) && !super::names_a_session(&name) {
+            continue;
+        }
+        // A bare `signature` signs one request (PubNub's, with the request's `timestamp`;
+        // an API's HMAC of its query): bound to that request and its moment, no key. Only a
+        // link that carries an expiry or its signer's key id is one to use again (issue 41:
+        // 40 clean files of a blind set failed on request signatures).
+        if is_one_of(&name, &["signature", "sig"])
+            && !*presigned.get_or_insert_with(|| is_signed_link(url))
+        {
             continue;
         }
         let value = body::percent_decode(raw_value);
@@ -44,6 +56,32 @@ pub(super) fn parameter_credentials(url: &str, as_written: bool) -> Vec<(Hit, St
         }
     }
     found
+}
+
+/// The query parameters of a link signed to be used again: an expiry or the signing key's
+/// id (S3's `Expires`/`AWSAccessKeyId`, Azure SAS's `se`/`si`/`sv`, CloudFront's
+/// `Expires`/`Policy`/`Key-Pair-Id`, Google's `GoogleAccessId`, `X-Amz-*`, `X-Goog-*`).
+const SIGNED_LINK_PARAMETERS: &[&str] = &[
+    "expires",
+    "expiry",
+    "expiration",
+    "exp",
+    "se",
+    "si",
+    "sv",
+    "policy",
+    "key-pair-id",
+    "awsaccesskeyid",
+    "googleaccessid",
+    "x-amz-expires",
+    "x-amz-credential",
+    "x-goog-expires",
+    "x-goog-credential",
+];
+
+/// Whether `url` is a link signed to be used again ([`SIGNED_LINK_PARAMETERS`]).
+fn is_signed_link(url: &str) -> bool {
+    query_pairs(url).any(|(name, _)| is_one_of(&body::percent_decode(name), SIGNED_LINK_PARAMETERS))
 }
 
 /// Words of a URL's path that say the segment after them is a one-time secret: a ticket,
