@@ -425,3 +425,27 @@ fn cassettes_named_after_their_tests_are_found_below_recording_folders() {
         .stdout_has("same behaviour")
         .stdout_has("server https://api-v2launch.trakt.tv -> https://api.trakt.tv");
 }
+
+/// A Maven or Cargo `target` folder is build output and never read, unless the repository
+/// keeps it: in a git repository that does not ignore it, its cassettes are the project's
+/// (a project kept its recorded sessions in `target/test-classes`, issue 41) and are judged.
+/// Outside a repository, or ignored, it stays unread.
+#[test]
+fn a_build_folder_the_repository_keeps_is_read() {
+    let t = TestDir::new();
+    t.write("pom.xml", "<project/>\n");
+    t.write("target/test-classes/fixtures/kept.yaml", go_vcr());
+    t.write(
+        "src/test/resources/fixtures/clean.yaml",
+        go_vcr().replace(KEY, "<REDACTED>"),
+    );
+    // No repository: build output.
+    t.vcr(&["verify"]).code(0).stdout_has("checked 1 file");
+    common::git(&t.root, &["init", "-q"]);
+    t.vcr(&["verify"])
+        .code(1)
+        .stdout_has("target/test-classes/fixtures/kept.yaml")
+        .stdout_has("checked 2 files");
+    t.write(".gitignore", "target/\n");
+    t.vcr(&["verify"]).code(0).stdout_has("checked 1 file");
+}

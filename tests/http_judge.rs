@@ -2305,3 +2305,80 @@ fn a_request_signature_is_no_credential_and_a_signed_links_is() {
         .is_empty()
     );
 }
+
+/// A JWT is judged by its claims: one that names no audience, subject, scope, client or user
+/// and states facts (an attestation service's report of an enclave) or holds times alone is
+/// a signed statement, no credential; an access token that names its audience, and a GitHub
+/// App's JWT (an issuer and times: the app authenticating), are. Regression (issue 41): 40
+/// clean files of a blind set held attestation tokens under `token`.
+#[test]
+fn a_jwt_that_names_no_one_is_a_statement_and_an_access_token_is_not() {
+    let answer = |token: &str| {
+        errors(
+            "recordings/Attest.yaml",
+            &vcrpy(
+                "",
+                "https://shared.attest.example.net/attest/SgxEnclave",
+                &format!("{{\"token\": \"{token}\"}}"),
+                "      Content-Type:\n      - application/json\n",
+            ),
+        )
+    };
+    let report = {
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        format!(
+            "{}.{}.Zk3q9XvL2mP8rT5wY1nB4cD7eF0gH6jK",
+            b64(
+                r#"{"alg":"RS256","jku":"https://shared.attest.example.net/certs","kid":"k1","typ":"JWT"}"#
+            ),
+            b64(
+                r#"{"exp":1700003600,"iat":1700000000,"iss":"https://shared.attest.example.net","jti":"9f2c","x-ms-attestation-type":"sgx","x-ms-sgx-mrenclave":"4b1c3f","x-ms-ver":"1.0"}"#
+            )
+        )
+    };
+    assert!(answer(&report).is_empty(), "an attestation's report");
+    let nonce = jwt(r#"{"iat":1700000000,"exp":1700000300}"#);
+    assert!(answer(&nonce).is_empty(), "a proof's nonce");
+    let access = jwt(
+        r#"{"aud":"https://management.example.com","iss":"https://login.example.com/t/","exp":1700003600,"oid":"7d2e9c41"}"#,
+    );
+    assert!(!answer(&access).is_empty(), "an access token");
+    let app = jwt(r#"{"iss":"123456","iat":1700000000,"exp":1700000600}"#);
+    assert!(!answer(&app).is_empty(), "an app's JWT");
+    // An account's or a host's id says whose token it is.
+    for claims in [
+        r#"{"exp":1700003600,"id":"58213","orig_iat":1700000000}"#,
+        r#"{"exp":1700003600,"host_id":12,"iat":1700000000,"jti":"a1"}"#,
+        r#"{"exp":1700003600,"accountId":"7d2e9c41","kind":"session"}"#,
+        // Claims in a vendor's own words, with no published keys: a session's.
+        r#"{"exp":1700003600,"iat":1700000000,"iss":"cloud","xuu":"42","xcu":"7"}"#,
+    ] {
+        assert!(!answer(&jwt(claims)).is_empty(), "{claims}");
+    }
+}
+
+/// Google's service-account access tokens (`ya29.c.` and some 230 random characters) are
+/// padded with dots to 1,024: a whole token, not one cut short (`ya29.a0AfH6SM...`).
+/// Regression (issue 41): 8 files of a blind set sent one and passed.
+#[test]
+fn a_token_padded_with_dots_is_whole_and_one_cut_short_is_not() {
+    let header = |token: &str| {
+        errors(
+            "recordings/query.yaml",
+            &vcrpy(
+                &format!("      Authorization:\n      - Bearer {token}\n"),
+                "https://bigquery.example.com/bigquery/v2/projects/p/queries",
+                "{}",
+                "",
+            ),
+        )
+    };
+    let padded = format!(
+        "ya29.c.b0AXv0zTOU9-p50a{}{}",
+        "Kq7vZ2mXw9Lr4Tb8".repeat(14),
+        ".".repeat(790)
+    );
+    assert!(!header(&padded).is_empty(), "a padded token");
+    assert!(header("ya29.a0AfH6SMBx...").is_empty(), "a token cut short");
+}

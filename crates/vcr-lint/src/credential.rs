@@ -392,6 +392,9 @@ pub(crate) fn rejected_in(value: &str, own: &[String]) -> Option<&'static str> {
     if credential.starts_with("eyJ") && placeholder::is_fake_jwt(credential) {
         return Some(reason::FAKE_JWT);
     }
+    if credential.starts_with("eyJ") && placeholder::is_statement_jwt(credential) {
+        return Some(reason::STATEMENT_JWT);
+    }
     if is_reference(credential) {
         return Some(reason::REFERENCE);
     }

@@ -690,6 +690,9 @@ fn classify(
                 if placeholder::is_fake_jwt(&s) {
                     return Err(reason::FAKE_JWT);
                 }
+                if placeholder::is_statement_jwt(&s) {
+                    return Err(reason::STATEMENT_JWT);
+                }
                 return Ok(whole(mask(&s), reason::JWT));
             }
             Ok(whole(mask(&s), reason::TOKEN))

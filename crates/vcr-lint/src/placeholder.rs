@@ -345,6 +345,94 @@ pub(super) fn is_fake_jwt(token: &str) -> bool {
     subject.is_some_and(|claim| fake(claim)) || (claims.get("iss").is_none() && fake("name"))
 }
 
+/// Claims that say whom a JWT is for or who may use it: an audience, a subject, a scope or
+/// role, a client, an account, a session.
+const WHO_CLAIMS: &[&str] = &[
+    "aud",
+    "sub",
+    "scp",
+    "scope",
+    "scopes",
+    "roles",
+    "role",
+    "permissions",
+    "azp",
+    "appid",
+    "app_id",
+    "client_id",
+    "cid",
+    "oid",
+    "uid",
+    "user_id",
+    "userid",
+    "email",
+    "upn",
+    "unique_name",
+    "username",
+    "preferred_username",
+    "sid",
+    "session_id",
+    "tid",
+    "act",
+    "cnf",
+];
+
+/// Whether a claim's name is an id's (`id`, `host_id`, `userId`, `accountID`): whose token it
+/// is (TheTVDB's `{"id": ..}`, a host's registration token). A name with a hyphen is a
+/// namespaced statement's (`x-ms-sgx-product-id`), not an account's.
+fn names_an_id(claim: &str) -> bool {
+    !claim.contains('-')
+        && (claim.eq_ignore_ascii_case("id")
+            || claim.to_ascii_lowercase().ends_with("_id")
+            || claim.ends_with("Id")
+            || claim.ends_with("ID"))
+}
+
+/// The claims every JWT may hold that say nothing of what it is for (RFC 7519's registered
+/// claims, less the audience and subject).
+const TIME_CLAIMS: &[&str] = &["iss", "iat", "exp", "nbf", "jti"];
+
+/// Whether a JWT is a signed statement, not a bearer credential: its claims name no one it
+/// is for or who may use it ([`WHO_CLAIMS`], an id's name), and either its header says where
+/// anyone fetches the keys that verify it (`jku`, `x5u`: an attestation service's report of
+/// an enclave, made for third parties to check) or it holds times alone and no issuer (a
+/// proof's nonce). A token of an issuer and times only (a GitHub App's JWT: `iss`, `iat`,
+/// `exp`) authenticates its issuer, and one of claims in a vendor's own words (`xuu`,
+/// `xcu`) may name its user: both stay credentials. Regression (issue 41): 40 clean files of
+/// a blind set held attestation tokens under `token`.
+pub(super) fn is_statement_jwt(token: &str) -> bool {
+    let mut parts = token.split('.');
+    let (Some(header), Some(payload)) = (parts.next(), parts.next()) else {
+        return false;
+    };
+    let header_names = jwt_segment_names(header).unwrap_or_default();
+    let Some(raw) = jwt_segment_names(payload) else {
+        return false;
+    };
+    let names: Vec<String> = raw.iter().map(|k| k.to_ascii_lowercase()).collect();
+    if names.is_empty()
+        || names.iter().any(|n| WHO_CLAIMS.contains(&n.as_str()))
+        || raw.iter().any(|k| names_an_id(k))
+    {
+        return false;
+    }
+    let published_keys = header_names.iter().any(|n| n == "jku" || n == "x5u");
+    let times_alone = names.iter().all(|n| TIME_CLAIMS.contains(&n.as_str()))
+        && !names.iter().any(|n| n == "iss");
+    published_keys || times_alone
+}
+
+/// The member names of a JWT segment (base64url of a JSON object), if it is one.
+fn jwt_segment_names(segment: &str) -> Option<Vec<String>> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(segment.trim_end_matches('='))
+        .ok()?;
+    let value = vcr_json::parse(&bytes).ok()?;
+    let object = value.as_object()?;
+    Some(object.iter().map(|(k, _)| k.as_str().to_owned()).collect())
+}
+
 /// More words of made-up accounts (`testuser:testpass`, `admin:admin`).
 const FAKE_USER_WORDS: &[&str] = &[
     "user",
@@ -595,6 +683,14 @@ const MAX_PREFIX: usize = 16;
 /// A token-shaped value that is not a real token: redacted (`sk-ant-***`, `...XXXX`),
 /// documentation examples (`AKIAIOSFODNN7EXAMPLE`), or too uniform to be random.
 pub(super) fn is_placeholder_token(token: &str) -> bool {
+    // A long token padded with dots (Google's service-account tokens, to 1,024 characters)
+    // is judged without its padding: no value cut short shows 64 characters first.
+    let unpadded = token.trim_end_matches('.');
+    let token = if unpadded.len() >= ELLIPSIS_CUT && unpadded.len() + 3 <= token.len() {
+        unpadded
+    } else {
+        token
+    };
     if ["****", "…", "..."].iter().any(|w| token.contains(w)) || has_marker(token, TOKEN_MARKERS)
     {
         return true;
@@ -776,6 +872,8 @@ mod tests {
             ".".repeat(700)
         );
         assert!(!is_placeholder_value(&padded));
+        assert!(!is_placeholder_token(&padded));
+        assert!(is_placeholder_token("ya29.a0AfH6SMBx..."));
         for v in [
             "hunter22",
             // An id after random capitals, or after no name at all.

@@ -60,6 +60,8 @@ pub(super) const INSIDE_A_PATH: &str = "part of a longer path or word";
 pub(super) const PLACEHOLDER_TOKEN: &str = "a placeholder token (redacted with `***` or `...`, a marker such as FAKE, EXAMPLE or XXXX standing as a word, padding, or too few distinct characters to be random)";
 /// A placeholder value.
 pub(super) const PLACEHOLDER: &str = "a placeholder (wrapped, marked with a word such as REDACTED or YOUR standing as a word, one repeated character, fake words, or an environment variable's name)";
+/// A JWT that names no one it is for: a signed statement.
+pub(super) const STATEMENT_JWT: &str = "a JWT whose claims name no audience, subject, scope, client or user: a signed statement (an attestation's report, a proof's nonce), no bearer credential";
 /// A JWT with made-up claims.
 pub(super) const FAKE_JWT: &str =
     "a JWT whose claims are made up (its subject or, without an issuer, its name is test words)";

@@ -249,6 +249,9 @@ fn literals(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// What reads the names a vcrpy setting lists from a Python source.
+type Reader = fn(&str) -> Vec<String>;
+
 /// Reads the sources under `root`.
 fn read(root: &Path) -> Index {
     let mut index = Index::default();
@@ -310,20 +313,27 @@ fn read(root: &Path) -> Index {
         let text = String::from_utf8_lossy(&bytes);
         let rel = relative(root, path);
         named_data.extend(data_names(&text, &rel));
-        if rel.ends_with(".py") && text.contains("filter_query_parameters") {
-            for name in vcr_cassette::http::vcrpy::filtered_query_parameters(&text) {
-                index
-                    .filtered_query
-                    .entry(name)
-                    .or_insert_with(|| rel.clone());
-            }
-        }
-        if rel.ends_with(".py") && text.contains("filter_headers") {
-            for name in vcr_cassette::http::vcrpy::filtered_headers(&text) {
-                index
-                    .filtered_headers
-                    .entry(name)
-                    .or_insert_with(|| rel.clone());
+        if rel.ends_with(".py") {
+            use vcr_cassette::http::vcrpy;
+            // vcrpy's filters, each name with the first source that sets it.
+            let settings: [(&str, Reader, &mut HashMap<String, String>); 2] = [
+                (
+                    "filter_query_parameters",
+                    vcrpy::filtered_query_parameters,
+                    &mut index.filtered_query,
+                ),
+                (
+                    "filter_headers",
+                    vcrpy::filtered_headers,
+                    &mut index.filtered_headers,
+                ),
+            ];
+            for (setting, names, kept) in settings {
+                if text.contains(setting) {
+                    for name in names(&text) {
+                        kept.entry(name).or_insert_with(|| rel.clone());
+                    }
+                }
             }
         }
         index.add(&text, &rel);

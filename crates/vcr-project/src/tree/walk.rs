@@ -55,6 +55,15 @@ const BESIDE_MANIFEST: &[(&str, &[&str])] = &[
     ("target", &["Cargo.toml", "pom.xml"]),
 ];
 
+/// Whether a build folder beside its manifest is one the repository keeps: a Maven or Cargo
+/// `target` in a git repository that git does not ignore (committed, or about to be: one
+/// project keeps its recorded sessions in `target/test-classes`, issue 41). A build folder
+/// outside a repository, or ignored, is build output; `vendor` is dependencies' whatever git
+/// says of it.
+fn committed(rules: &Rules, name: &str, ignored: bool) -> bool {
+    name == "target" && rules.repo.is_some() && !ignored
+}
+
 /// Whether a folder named `name` is never entered whatever it holds (what `vcr diff` also
 /// leaves out of a git revision, whose folders cannot be looked into).
 pub fn is_skipped_name(name: &str) -> bool {
@@ -571,7 +580,9 @@ fn read<R>(job: Job, policy: &Policy<'_>, visit: &Visit<'_, R>) -> Vec<Node<R>> 
             continue;
         }
         let name = name.to_string_lossy();
-        if is_skipped_name(&name) || beside_manifest.contains(&&*name) {
+        if is_skipped_name(&name)
+            || (beside_manifest.contains(&&*name) && !committed(&rules, &name, entry_ignored))
+        {
             continue;
         }
         let mut key = path.as_os_str().as_encoded_bytes().to_vec();
