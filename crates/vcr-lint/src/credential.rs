@@ -389,11 +389,10 @@ pub(crate) fn rejected_in(value: &str, own: &[String]) -> Option<&'static str> {
     if placeholder::is_public_key(credential) {
         return Some(reason::PUBLIC_KEY);
     }
-    if credential.starts_with("eyJ") && placeholder::is_fake_jwt(credential) {
-        return Some(reason::FAKE_JWT);
-    }
-    if credential.starts_with("eyJ") && placeholder::is_statement_jwt(credential) {
-        return Some(reason::STATEMENT_JWT);
+    if credential.starts_with("eyJ")
+        && let Some(why) = placeholder::jwt_rejected(credential)
+    {
+        return Some(why);
     }
     if is_reference(credential) {
         return Some(reason::REFERENCE);

@@ -216,18 +216,18 @@ fn names_a_vendor_key(name: &str) -> bool {
         .any(|w| lower.contains(w))
 }
 
-/// Whether a header's value reads as a random key: at least 16 characters of a token's
-/// alphabet, letters and digits both, not a UUID, not the 24 characters of base64 that a
-/// 16-byte nonce makes. A name that says `key` alone is weak evidence; the value's shape
-/// carries the rest (an id, a word, a number is no key).
+/// Whether a header's value reads as a random key: random-shaped
+/// ([`credential::is_random_shaped`]: a token's alphabet, not words, not a UUID), at least
+/// 16 characters, letters and digits both, not the 24 characters of base64 that a 16-byte
+/// nonce makes. A name that says `key` alone is weak evidence; the value's shape carries the
+/// rest (an id, a word, a number is no key).
 fn is_random_key(value: &str) -> bool {
     let nonce = value.len() == 24 && value.ends_with("==");
     value.len() >= 16
         && !nonce
-        && !credential::is_uuid(value)
-        && super::placeholder::is_token_charset(value)
         && value.bytes().any(|b| b.is_ascii_digit())
         && value.bytes().any(|b| b.is_ascii_alphabetic())
+        && credential::is_random_shaped(value)
 }
 
 /// Query parameters whose value is a credential.

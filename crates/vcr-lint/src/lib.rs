@@ -687,11 +687,8 @@ fn classify(
                 return Err(reason::PLACEHOLDER_TOKEN);
             }
             if detector.name == "jwt" {
-                if placeholder::is_fake_jwt(&s) {
-                    return Err(reason::FAKE_JWT);
-                }
-                if placeholder::is_statement_jwt(&s) {
-                    return Err(reason::STATEMENT_JWT);
+                if let Some(why) = placeholder::jwt_rejected(&s) {
+                    return Err(why);
                 }
                 return Ok(whole(mask(&s), reason::JWT));
             }

@@ -172,9 +172,8 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
         || v.contains("${")
         || v.starts_with('$')
         // A value cut short for display (`sk-...`, `ya29.a0AfH6SM...`); not a long one that
-        // runs on in dots: Google's service-account tokens (`ya29.c.` and some 230 random
-        // characters) are padded with dots to 1,024 (issue 41: 8 files of a blind set).
-        || (v.ends_with("...") && v.trim_end_matches('.').len() < ELLIPSIS_CUT)
+        // runs on in dots ([`without_padding`]).
+        || without_padding(v).ends_with("...")
         || v.ends_with('…')
         || PLACEHOLDER_WORDS.contains(&lower.as_str())
         || v.contains("****")
@@ -193,6 +192,18 @@ pub(super) fn is_placeholder_value(value: &str) -> bool {
 /// The longest text before a trailing `...` that is taken for a value cut short: what a
 /// document or a log shows of a key before its ellipsis is a prefix, never 64 characters.
 const ELLIPSIS_CUT: usize = 64;
+
+/// A long value padded with dots, without its padding (Google's service-account tokens,
+/// `ya29.c.` and some 230 random characters, are padded with dots to 1,024: issue 41, 8
+/// files of a blind set); any other value as it is, a trailing `...` included.
+fn without_padding(value: &str) -> &str {
+    let unpadded = value.trim_end_matches('.');
+    if unpadded.len() >= ELLIPSIS_CUT && unpadded.len() + 3 <= value.len() {
+        unpadded
+    } else {
+        value
+    }
+}
 
 /// Whether a value is a variable's name and an id: `API_TOKEN_d2d45845-8aa3-...`, what a
 /// test configuration makes to stand for a credential, unique per run and named after what
@@ -311,25 +322,46 @@ const LEET: &[(u8, u8)] = &[
     (b'7', b't'),
 ];
 
+/// Why a JWT is no credential, judged by its claims (each segment decoded once): made up
+/// ([`fake_claims`]) or a signed statement ([`statement_claims`]).
+pub(super) fn jwt_rejected(token: &str) -> Option<&'static str> {
+    let mut parts = token.split('.');
+    let (header, payload) = (parts.next()?, parts.next()?);
+    with_segment(payload, |claims| {
+        if fake_claims(claims) {
+            Some(super::reason::FAKE_JWT)
+        } else if statement_claims(header, claims) {
+            Some(super::reason::STATEMENT_JWT)
+        } else {
+            None
+        }
+    })
+    .flatten()
+}
+
+/// Whether a JWT's claims say it was made up ([`fake_claims`]).
+pub(super) fn is_fake_jwt(token: &str) -> bool {
+    token
+        .split('.')
+        .nth(1)
+        .and_then(|payload| with_segment(payload, fake_claims))
+        .unwrap_or(false)
+}
+
+/// What `read` makes of a JWT segment's JSON object (base64url), if the segment is one.
+fn with_segment<R>(segment: &str, read: impl FnOnce(&vcr_json::Object<'_>) -> R) -> Option<R> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(segment.trim_end_matches('='))
+        .ok()?;
+    let value = vcr_json::parse(&bytes).ok()?;
+    Some(read(value.as_object()?))
+}
+
 /// Whether a JWT's claims say it was made up: its subject (or, without one, its name or
 /// issuer) is fake words (`{"sub": "test"}`, `{"sub": "1234567890", "name": "John Doe"}` is
 /// not, being a real-looking example that is still a token shape).
-pub(super) fn is_fake_jwt(token: &str) -> bool {
-    use base64::Engine;
-    let Some(payload) = token.split('.').nth(1) else {
-        return false;
-    };
-    let Ok(bytes) =
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload.trim_end_matches('='))
-    else {
-        return false;
-    };
-    let Ok(value) = vcr_json::parse(&bytes) else {
-        return false;
-    };
-    let Some(claims) = value.as_object() else {
-        return false;
-    };
+fn fake_claims(claims: &vcr_json::Object<'_>) -> bool {
     let fake = |claim: &str| {
         claims
             .get(claim)
@@ -392,7 +424,7 @@ fn names_an_id(claim: &str) -> bool {
 /// claims, less the audience and subject).
 const TIME_CLAIMS: &[&str] = &["iss", "iat", "exp", "nbf", "jti"];
 
-/// Whether a JWT is a signed statement, not a bearer credential: its claims name no one it
+/// Whether a JWT's claims make it a signed statement, not a bearer credential: they name no one it
 /// is for or who may use it ([`WHO_CLAIMS`], an id's name), and either its header says where
 /// anyone fetches the keys that verify it (`jku`, `x5u`: an attestation service's report of
 /// an enclave, made for third parties to check) or it holds times alone and no issuer (a
@@ -400,15 +432,8 @@ const TIME_CLAIMS: &[&str] = &["iss", "iat", "exp", "nbf", "jti"];
 /// `exp`) authenticates its issuer, and one of claims in a vendor's own words (`xuu`,
 /// `xcu`) may name its user: both stay credentials. Regression (issue 41): 40 clean files of
 /// a blind set held attestation tokens under `token`.
-pub(super) fn is_statement_jwt(token: &str) -> bool {
-    let mut parts = token.split('.');
-    let (Some(header), Some(payload)) = (parts.next(), parts.next()) else {
-        return false;
-    };
-    let header_names = jwt_segment_names(header).unwrap_or_default();
-    let Some(raw) = jwt_segment_names(payload) else {
-        return false;
-    };
+fn statement_claims(header: &str, claims: &vcr_json::Object<'_>) -> bool {
+    let raw: Vec<&str> = claims.iter().map(|(k, _)| k.as_str()).collect();
     let names: Vec<String> = raw.iter().map(|k| k.to_ascii_lowercase()).collect();
     if names.is_empty()
         || names.iter().any(|n| WHO_CLAIMS.contains(&n.as_str()))
@@ -416,21 +441,15 @@ pub(super) fn is_statement_jwt(token: &str) -> bool {
     {
         return false;
     }
-    let published_keys = header_names.iter().any(|n| n == "jku" || n == "x5u");
+    let published_keys = with_segment(header, |header| {
+        header
+            .iter()
+            .any(|(k, _)| matches!(k.as_str(), "jku" | "x5u"))
+    })
+    .unwrap_or(false);
     let times_alone = names.iter().all(|n| TIME_CLAIMS.contains(&n.as_str()))
         && !names.iter().any(|n| n == "iss");
     published_keys || times_alone
-}
-
-/// The member names of a JWT segment (base64url of a JSON object), if it is one.
-fn jwt_segment_names(segment: &str) -> Option<Vec<String>> {
-    use base64::Engine;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(segment.trim_end_matches('='))
-        .ok()?;
-    let value = vcr_json::parse(&bytes).ok()?;
-    let object = value.as_object()?;
-    Some(object.iter().map(|(k, _)| k.as_str().to_owned()).collect())
 }
 
 /// More words of made-up accounts (`testuser:testpass`, `admin:admin`).
@@ -683,14 +702,8 @@ const MAX_PREFIX: usize = 16;
 /// A token-shaped value that is not a real token: redacted (`sk-ant-***`, `...XXXX`),
 /// documentation examples (`AKIAIOSFODNN7EXAMPLE`), or too uniform to be random.
 pub(super) fn is_placeholder_token(token: &str) -> bool {
-    // A long token padded with dots (Google's service-account tokens, to 1,024 characters)
-    // is judged without its padding: no value cut short shows 64 characters first.
-    let unpadded = token.trim_end_matches('.');
-    let token = if unpadded.len() >= ELLIPSIS_CUT && unpadded.len() + 3 <= token.len() {
-        unpadded
-    } else {
-        token
-    };
+    // A long token padded with dots is judged without its padding.
+    let token = without_padding(token);
     if ["****", "…", "..."].iter().any(|w| token.contains(w)) || has_marker(token, TOKEN_MARKERS)
     {
         return true;

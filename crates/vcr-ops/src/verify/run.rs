@@ -25,6 +25,29 @@ struct Keep<'c> {
 }
 
 impl Keep<'_> {
+    /// The source file that publishes what `finding` found (`raw`), what it publishes and
+    /// why that is no leak: a secret the sources hold, or a home folder whose user they name.
+    fn published(
+        &self,
+        finding: &Finding,
+        raw: Option<&str>,
+    ) -> Option<(&str, &'static str, &'static str)> {
+        let (value, what, why) = match finding.id {
+            FindingId::LeakSecret => (
+                raw?,
+                "the repository publishes this value outside its cassettes",
+                "test data it chose to publish",
+            ),
+            FindingId::LeakPath => (
+                vcr_lint::home_folder_user(raw?)?,
+                "the repository's sources name this user",
+                "an account the tests make",
+            ),
+            _ => return None,
+        };
+        Some((self.checks.published_in(value)?, what, why))
+    }
+
     /// Filters `findings` (one file's, one scenario's, or what is found across files), sorts
     /// them by file, line, column and id, counts them, and hands them on.
     fn keep(&mut self, findings: Vec<(Finding, Option<String>)>, outcome: &mut Outcome) {
@@ -68,29 +91,15 @@ impl Keep<'_> {
             if finding.id == FindingId::LeakTimestamp && self.checks.frozen_clock(&finding.path) {
                 continue;
             }
-            // A secret the repository publishes in its own sources is test data it chose to
-            // publish: a warning that names the file (issue 41).
-            if finding.id == FindingId::LeakSecret
-                && finding.severity == Severity::Error
-                && let Some(file) = raw.as_deref().and_then(|r| self.checks.published_in(r))
+            // What the repository's own sources publish is its tests' data: a secret they
+            // hold, a home folder whose user they name (`userName = "tirekicker"`, the admin
+            // of a VM a test creates). A warning that names the file (issue 41).
+            if finding.severity == Severity::Error
+                && let Some((file, what, why)) = self.published(&finding, raw.as_deref())
             {
                 finding.severity = Severity::Warning;
                 finding.message = format!(
-                    "{} (the repository publishes this value outside its cassettes, in `{file}`: test data it chose to publish, so a warning)",
-                    finding.message
-                );
-            }
-            // A home folder whose user the repository's sources write (`userName =
-            // "tirekicker"`, the admin of a VM the test creates) is the test's account, not a
-            // person's machine: a warning that names the file (issue 41).
-            if finding.id == FindingId::LeakPath
-                && finding.severity == Severity::Error
-                && let Some(user) = raw.as_deref().and_then(vcr_lint::home_folder_user)
-                && let Some(file) = self.checks.published_in(user)
-            {
-                finding.severity = Severity::Warning;
-                finding.message = format!(
-                    "{} (the repository's sources name this user, in `{file}`: an account the tests make, so a warning)",
+                    "{} ({what}, in `{file}`: {why}, so a warning)",
                     finding.message
                 );
             }
